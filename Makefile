@@ -1,0 +1,40 @@
+# framesweep: `make demo` and `make test` set up a fresh Debian 12 machine (as root) and run.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+ENV := source scripts/env.sh &&
+BIN := bin/framesweep
+GO_TEST_TIMEOUT ?= 60m
+
+.PHONY: all deps build test test-short vet check demo bench clean
+
+all: build
+
+# Idempotent: installs the missing Debian packages, npm files and Go modules, and nothing else.
+deps:
+	bash scripts/deps.sh
+
+build: deps
+	$(ENV) go build -o $(BIN) ./cmd/framesweep
+
+# Static checks: gofmt, vet, cgo only at the edges, pure-Go packages build without cgo.
+check:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(ENV) go vet ./...
+	bash scripts/check-cgo.sh
+
+test: deps
+	$(MAKE) check
+	$(ENV) go build -o $(BIN) ./cmd/framesweep
+	$(ENV) FRAMESWEEP_BIN=$(CURDIR)/$(BIN) go test -race -timeout $(GO_TEST_TIMEOUT) ./...
+
+test-short: deps
+	$(ENV) go test -short ./...
+
+demo: build
+	bash scripts/demo.sh
+
+bench: build
+	$(ENV) go test -run '^$$' -bench . -benchtime 3x ./... | tee bench.out
+
+clean:
+	rm -rf bin bench.out

@@ -1,0 +1,55 @@
+// Command framesweep is the CLI of the framesweep engine: every subcommand is a thin shell over a package.
+//
+// Conventions (DESIGN.md "Stable surface"): JSON on stdout, logs on stderr, exit status 0 on success,
+// 1 on a handled error (one line naming the file and the cause), 2 on bad usage.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand. run returns the process exit status.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is the explicit table of subcommands (no init-time registration).
+var commands = map[string]command{
+	"version": {"print the engine and library versions", runVersion},
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "framesweep: unknown command %q (see framesweep help)\n", args[0])
+		return exitUsage
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: framesweep COMMAND [ARGS]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+}

@@ -1,0 +1,12 @@
+# Build environment shared by the Makefile, CI and developers: source it before `go build/test`
+# by hand so the cgo cache keys match the Makefile's (otherwise llama.cpp recompiles, ~4 min).
+_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if grep -q -m1 avx2 /proc/cpuinfo 2>/dev/null; then _isa=x86-64-v3; else _isa=x86-64-v2; fi
+export CGO_ENABLED=1
+export CGO_CFLAGS="-O3 -march=${_isa}"
+export CGO_CXXFLAGS="-O3 -march=${_isa}"
+# miniaudio.h (from the malgo module) for the vendored llama.cpp mtmd build; Debian's nlohmann/stb headers.
+export CGO_CPPFLAGS="-I${_root}/third_party/include -I/usr/include/stb"
+export FRAMESWEEP_ORT_LIB="${_root}/third_party/onnxruntime/libonnxruntime.so.1"
+export FRAMESWEEP_OCR_MODEL="${_root}/third_party/ocr-models/ch_ppocr_mobile_v2.0_cls_infer.onnx"
+unset _isa
