@@ -1,0 +1,56 @@
+// Package rgb holds the packed RGB24 image type that every stage hands to the next (decode → resize →
+// cache/llm). It is pure Go and has no dependencies, so pure-Go packages can use it.
+package rgb
+
+import "fmt"
+
+// Image is a packed 8-bit RGB image: pixel (x, y) starts at Pix[y*Stride+3*x].
+type Image struct {
+	W, H   int
+	Stride int // bytes per row, ≥ 3*W
+	Pix    []byte
+}
+
+// New allocates a W×H image with a tight stride.
+func New(w, h int) *Image {
+	return &Image{W: w, H: h, Stride: 3 * w, Pix: make([]byte, 3*w*h)}
+}
+
+// Validate reports whether the image's geometry is consistent with its buffer.
+func (m *Image) Validate() error {
+	switch {
+	case m == nil:
+		return fmt.Errorf("rgb: nil image")
+	case m.W <= 0 || m.H <= 0:
+		return fmt.Errorf("rgb: bad size %dx%d", m.W, m.H)
+	case m.Stride < 3*m.W:
+		return fmt.Errorf("rgb: stride %d < 3*width %d", m.Stride, 3*m.W)
+	case len(m.Pix) < (m.H-1)*m.Stride+3*m.W:
+		return fmt.Errorf("rgb: buffer of %d bytes too small for %dx%d stride %d", len(m.Pix), m.W, m.H, m.Stride)
+	}
+	return nil
+}
+
+// Row returns the 3*W bytes of row y.
+func (m *Image) Row(y int) []byte { return m.Pix[y*m.Stride : y*m.Stride+3*m.W] }
+
+// Packed returns the pixels as one tight H×W×3 buffer (a copy only when the stride has padding).
+func (m *Image) Packed() []byte {
+	if m.Stride == 3*m.W {
+		return m.Pix[:3*m.W*m.H]
+	}
+	out := make([]byte, 0, 3*m.W*m.H)
+	for y := 0; y < m.H; y++ {
+		out = append(out, m.Row(y)...)
+	}
+	return out
+}
+
+// Clone returns a tightly packed deep copy, so it outlives a borrowed buffer.
+func (m *Image) Clone() *Image {
+	c := New(m.W, m.H)
+	for y := 0; y < m.H; y++ {
+		copy(c.Row(y), m.Row(y))
+	}
+	return c
+}
