@@ -1,0 +1,43 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors; wrap them in *Error so callers can test with errors.Is and read Op/Path with errors.As.
+var (
+	ErrBadSpec        = errors.New("bad runtime spec")
+	ErrUnknownEngine  = errors.New("unknown runtime engine")
+	ErrModel          = errors.New("bad model file")
+	ErrBadImage       = errors.New("bad image")
+	ErrBadRequest     = errors.New("bad request")
+	ErrTooManyImages  = errors.New("too many images for the model or server")
+	ErrContextTooLong = errors.New("prompt longer than the context")
+	ErrServer         = errors.New("server error")
+	ErrClosed         = errors.New("runtime closed")
+)
+
+// Error carries the operation and the file or URL it concerns.
+type Error struct {
+	Op   string // e.g. "open", "answer", "load model"
+	Path string // model file, server URL, or "" when none applies
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("llm: %s: %v", e.Op, e.Err)
+	}
+	return fmt.Sprintf("llm: %s %s: %v", e.Op, e.Path, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an *Error whose cause wraps sentinel with a formatted detail.
+func Errorf(op, path string, sentinel error, format string, a ...any) error {
+	if format == "" {
+		return &Error{Op: op, Path: path, Err: sentinel}
+	}
+	return &Error{Op: op, Path: path, Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, a...))}
+}

@@ -1,0 +1,127 @@
+package llm
+
+import (
+	"context"
+
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+// Tensor is a dense float32 input for tensor models (llm/onnx), already in the model's layout.
+type Tensor struct {
+	Name  string // model input name; "" means the model's first input
+	Shape []int64
+	Data  []float32
+}
+
+// Request is one question. Frames may be empty: text-only requests are first-class.
+type Request struct {
+	Frames   []*rgb.Image
+	Tensors  []Tensor
+	Question string
+	// Options are the answer options as shown to the model, e.g. "A. a cat"; the letter before the
+	// first '.' or ')' (or the position, A, B, … when there is none) is the option's label.
+	Options   []string
+	Subtitles string // Video-MME subtitle setting; "" for none
+	Template  string // template id (TemplateIDs); "" means TemplateGeneric
+	// Prompt, when set, replaces the template's rendering (the template still parses the answer).
+	Prompt      *Prompt
+	Temperature float64 // 0 = greedy (the default)
+	MaxTokens   int     // 0 = DefaultMaxTokens
+	Seed        int64
+}
+
+// DefaultMaxTokens bounds generation when Request.MaxTokens is 0: answers are a letter or a short phrase.
+const DefaultMaxTokens = 32
+
+// Response is one answer.
+type Response struct {
+	Text   string `json:"text"`
+	Choice string `json:"choice"` // the extracted option letter, "" when none could be extracted
+	// Probs has one entry per option letter and sums to 1 (nil when the backend cannot score options).
+	Probs            map[string]float64 `json:"probs"`
+	PromptTokens     int                `json:"prompt_tokens"`
+	CompletionTokens int                `json:"completion_tokens"`
+	LatencyS         float64            `json:"latency_s"`
+	Template         string             `json:"template"`
+}
+
+// Runtime answers requests. Implementations are safe for concurrent use unless documented otherwise,
+// and Close is idempotent.
+type Runtime interface {
+	Answer(ctx context.Context, req *Request) (*Response, error)
+	Close() error
+}
+
+// Letters returns the option labels of opts: "A" for "A. cat" or "(A) cat", else the positional letter.
+func Letters(opts []string) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		if l, _ := splitOption(o); l != "" {
+			out[i] = l
+		} else {
+			out[i] = string(rune('A' + i))
+		}
+	}
+	return out
+}
+
+// splitOption splits "A. text", "A) text", "(A) text" into ("A", "text"); ("", o) when o has no label.
+func splitOption(o string) (letter, text string) {
+	s := o
+	if len(s) >= 3 && s[0] == '(' && isUpper(s[1]) && s[2] == ')' {
+		return s[1:2], trimLeftSpace(s[3:])
+	}
+	if len(s) >= 2 && isUpper(s[0]) && (s[1] == '.' || s[1] == ')' || s[1] == ':') {
+		return s[0:1], trimLeftSpace(s[2:])
+	}
+	return "", o
+}
+
+func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
+
+func trimLeftSpace(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
+
+// Validate checks what every backend needs before doing work.
+func (r *Request) Validate() error {
+	if r == nil {
+		return Errorf("answer", "", ErrBadRequest, "nil request")
+	}
+	if r.Question == "" && r.Prompt == nil {
+		return Errorf("answer", "", ErrBadRequest, "empty question")
+	}
+	if len(r.Options) > 26 {
+		return Errorf("answer", "", ErrBadRequest, "%d options (at most 26)", len(r.Options))
+	}
+	seen := map[string]bool{}
+	for _, l := range Letters(r.Options) {
+		if seen[l] {
+			return Errorf("answer", "", ErrBadRequest, "option letter %s appears twice", l)
+		}
+		seen[l] = true
+	}
+	for i, f := range r.Frames {
+		if err := f.Validate(); err != nil {
+			return Errorf("answer", "", ErrBadImage, "frame %d: %v", i, err)
+		}
+	}
+	if _, err := TemplateByID(r.Template); err != nil {
+		return err
+	}
+	if r.Temperature < 0 || r.MaxTokens < 0 {
+		return Errorf("answer", "", ErrBadRequest, "temperature %g / max tokens %d", r.Temperature, r.MaxTokens)
+	}
+	return nil
+}
+
+// MaxTok returns the effective generation bound.
+func (r *Request) MaxTok() int {
+	if r.MaxTokens > 0 {
+		return r.MaxTokens
+	}
+	return DefaultMaxTokens
+}
