@@ -20,6 +20,7 @@ type command struct {
 // commands is the explicit table of subcommands (no init-time registration).
 var commands = map[string]command{
 	"version": {"print the engine and library versions", runVersion},
+	"worker":  {"internal: run one supervised decode job (JSON on stdin/stdout)", runWorker},
 }
 
 func main() {

@@ -1,0 +1,175 @@
+package worker
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// errUnknownOp is reported (code "unknown_op") for an op the worker does not know.
+var errUnknownOp = errors.New("unknown op")
+
+// Main is the worker side of the protocol: `framesweep worker [--rlimit-data BYTES]` reads one Request
+// from stdin, answers on stdout, logs on stderr. It returns 0 after "done", 1 after a handled "error",
+// 2 on bad usage or an unreadable request. Anything else (a signal, a Go crash exit) is a crash to the
+// parent.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("framesweep worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rlimit := fs.Int64("rlimit-data", 0, "set RLIMIT_DATA to this many bytes before any work (0: unchanged)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "framesweep worker: unexpected argument %q (the job comes on stdin)\n", fs.Arg(0))
+		return 2
+	}
+	if *rlimit > 0 {
+		lim := syscall.Rlimit{Cur: uint64(*rlimit), Max: uint64(*rlimit)}
+		if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &lim); err != nil {
+			fmt.Fprintf(stderr, "framesweep worker: setrlimit RLIMIT_DATA %d: %v\n", *rlimit, err)
+			return 2
+		}
+	}
+	var req Request
+	if err := json.NewDecoder(io.LimitReader(stdin, maxRequest)).Decode(&req); err != nil {
+		fmt.Fprintf(stderr, "framesweep worker: reading the request from stdin: %v\n", err)
+		return 2
+	}
+	bw := bufio.NewWriterSize(stdout, 1<<20)
+	code := serve(&req, bw, stderr)
+	if err := bw.Flush(); err != nil {
+		fmt.Fprintf(stderr, "framesweep worker: writing stdout: %v\n", err)
+		return 2
+	}
+	return code
+}
+
+// serve runs one request and writes its terminal message.
+func serve(req *Request, w io.Writer, stderr io.Writer) int {
+	var err error
+	if os.Getenv(EnvTestOps) == "1" {
+		if op, ok := testOps[req.Op]; ok {
+			err = op(req, w)
+			return finish(w, stderr, req, nil, err)
+		}
+	}
+	op, ok := ops[req.Op]
+	if !ok {
+		return finish(w, stderr, req, nil, fmt.Errorf("worker: %w %q", errUnknownOp, req.Op))
+	}
+	stats, err := op(req, w)
+	return finish(w, stderr, req, stats, err)
+}
+
+// finish writes "done" (with stats) or "error" (with the sentinel code and one-line message).
+func finish(w, stderr io.Writer, req *Request, stats any, err error) int {
+	if err != nil {
+		msg := err.Error()
+		if werr := writeMsg(w, &header{Type: msgError, Code: errorCode(err), Message: msg}, nil); werr != nil {
+			fmt.Fprintf(stderr, "framesweep worker: %v\n", werr)
+		}
+		return 1
+	}
+	h := &header{Type: msgDone}
+	if stats != nil {
+		b, merr := json.Marshal(stats)
+		if merr != nil {
+			fmt.Fprintf(stderr, "framesweep worker: %v\n", merr)
+			return 2
+		}
+		h.Stats = b
+	}
+	if werr := writeMsg(w, h, nil); werr != nil {
+		fmt.Fprintf(stderr, "framesweep worker: %v\n", werr)
+		return 2
+	}
+	return 0
+}
+
+// opFunc runs one op, writing "info"/"frame" messages to w, and returns the stats for "done".
+type opFunc func(req *Request, w io.Writer) (any, error)
+
+// testOps misbehave on purpose so tests can prove the supervisor contains them. Reachable only with
+// FRAMESWEEP_WORKER_TESTOPS=1 in the worker's environment.
+var testOps = map[string]func(req *Request, w io.Writer) error{
+	// hang: never answers (as a decoder stuck in C would).
+	"hang": func(*Request, io.Writer) error {
+		for {
+			time.Sleep(time.Hour)
+		}
+	},
+	// crash: a SIGSEGV; the Go runtime prints a report and exits with status 2, exactly what a segfault
+	// inside FFmpeg (cgo) looks like from outside.
+	"crash": func(*Request, io.Writer) error {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+		time.Sleep(time.Minute)
+		return nil
+	},
+	// abort: die by a signal (GOTRACEBACK=crash behaviour), as an abort() with the default handler does.
+	"abort": func(*Request, io.Writer) error {
+		debug.SetTraceback("crash")
+		var p *int
+		*p = 1 // deliberate nil dereference
+		return nil
+	},
+	// alloc: touch Arg bytes (default 16 MiB) at a time, forever, until the watchdog kills it.
+	"alloc": func(req *Request, _ io.Writer) error {
+		step := req.Arg
+		if step <= 0 {
+			step = 16 << 20
+		}
+		var hold [][]byte
+		for {
+			b := make([]byte, step)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			hold = append(hold, b)
+			time.Sleep(time.Millisecond)
+		}
+	},
+	// spawn: start a child process (in the worker's process group), report its pid, then hang; proves a
+	// kill reaches the whole group.
+	"spawn": func(_ *Request, w io.Writer) error {
+		c := exec.Command("sleep", "300")
+		if err := c.Start(); err != nil {
+			return err
+		}
+		if err := writeMsg(w, &header{Type: msgInfo, Info: []byte(strconv.Itoa(c.Process.Pid))}, nil); err != nil {
+			return err
+		}
+		if f, ok := w.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		for {
+			time.Sleep(time.Hour)
+		}
+	},
+	// exit: exit with status Arg without answering.
+	"exit": func(req *Request, _ io.Writer) error {
+		os.Exit(int(req.Arg))
+		return nil
+	},
+	// garbage: write something that is not the protocol.
+	"garbage": func(_ *Request, w io.Writer) error {
+		_, _ = io.WriteString(w, "this is not a message\n")
+		if f, ok := w.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		os.Exit(0)
+		return nil
+	},
+}

@@ -1,0 +1,25 @@
+// Package worker runs decoding in supervised child processes, so a crash, hang or memory blow-up inside
+// FFmpeg becomes an error for one video instead of the end of a sweep.
+//
+// The parent (Runner, Probe, Read) re-executes the framesweep binary as `framesweep worker` in its own
+// process group, with a deadline (SIGKILL to the group on expiry) and a memory limit (a watchdog polling
+// VmRSS in /proc/PID/status, plus an RLIMIT_DATA backstop the worker sets on itself at start-up). How the
+// process ended becomes a typed *Error: ErrWorkerCrashed (signal or exit status), ErrWorkerTimeout,
+// ErrWorkerMemory, ErrProtocol, ErrStart, with the last stderr line. A handled decode error comes back as
+// a *RemoteError that still matches the decode sentinels with errors.Is.
+//
+// # Protocol
+//
+// stdin: one JSON Request, e.g. {"op":"read","path":"v.mp4","indices":[0,5,99],"options":{"threads":1}}.
+// stdout: a sequence of messages, each one JSON line:
+//
+//	{"type":"info","info":{…}}                       probe result (op "probe")
+//	{"type":"frame","index":5,"pts":…,"seconds":…,"w":W,"h":H,"bytes":3·W·H}  followed by the raw RGB24 bytes
+//	{"type":"done","stats":{…}}                      success; exit status 0
+//	{"type":"error","code":"…","message":"…"}        handled failure; exit status 1
+//
+// Frames arrive in increasing index order, once per distinct index (the parent fans duplicates out).
+// stderr: free-form logs. Test-only ops (hang, crash, abort, alloc, spawn, exit, garbage) exist for the
+// supervisor's tests and are reachable only when FRAMESWEEP_WORKER_TESTOPS=1 is in the worker's
+// environment.
+package worker

@@ -1,0 +1,4 @@
+package worker
+
+// ops are the production ops.
+var ops = map[string]opFunc{}

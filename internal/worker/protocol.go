@@ -1,0 +1,145 @@
+package worker
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Request is the one JSON object the parent writes to the worker's stdin (followed by EOF).
+type Request struct {
+	Op      string  `json:"op"` // "probe" | "read" (test ops: "hang" "crash" "abort" "alloc" "spawn" "exit" "garbage")
+	Path    string  `json:"path,omitempty"`
+	Indices []int   `json:"indices,omitempty"`
+	Options Options `json:"options"`
+	// Arg parameterises test ops ("alloc": bytes per step, "exit": the status).
+	Arg int64 `json:"arg,omitempty"`
+}
+
+// Options are the decode options that travel to the worker (a JSON-able mirror of decode.Options).
+type Options struct {
+	HWAccel      string `json:"hwaccel,omitempty"`        // "", "cuda", "vaapi", "auto"
+	Threads      int    `json:"threads,omitempty"`        // 0: FFmpeg's default
+	NoAutorotate bool   `json:"no_autorotate,omitempty"`  // keep stored orientation
+	MaxFrameArea int    `json:"max_frame_area,omitempty"` // 0: decode's default
+	// Width/Height, when both > 0, make the worker resize each frame (kernel Resize) before sending it,
+	// so a 1080p video costs the pipe 448×448×3 bytes per frame, not 1920×1080×3.
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+	Resize string `json:"resize,omitempty"` // resize kernel name; "" = resize package default
+}
+
+// Message types on the worker's stdout. Each message is one JSON line; a "frame" line is followed by
+// exactly Bytes raw bytes (H rows of 3·W bytes, RGB24, no padding). A job ends with "done" or "error".
+const (
+	msgFrame = "frame"
+	msgInfo  = "info"
+	msgDone  = "done"
+	msgError = "error"
+)
+
+// header is one message line.
+type header struct {
+	Type    string          `json:"type"`
+	Index   int             `json:"index,omitempty"`
+	PTS     int64           `json:"pts,omitempty"`
+	Seconds float64         `json:"seconds,omitempty"`
+	W       int             `json:"w,omitempty"`
+	H       int             `json:"h,omitempty"`
+	Bytes   int             `json:"bytes,omitempty"`
+	Info    json.RawMessage `json:"info,omitempty"`  // "info": the probe result
+	Stats   json.RawMessage `json:"stats,omitempty"` // "done": the op's statistics
+	Code    string          `json:"code,omitempty"`  // "error": sentinel code (see codes.go)
+	Message string          `json:"message,omitempty"`
+}
+
+// Bounds on what the parent accepts, so a confused or hostile worker cannot make it allocate without limit.
+const (
+	maxHeaderBytes = 64 << 20 // a probe with per-frame detail of a long video is a few MB
+	maxFrameBytes  = 3 * 16384 * 16384
+	maxRequest     = 64 << 20
+)
+
+// writeMsg writes one message line and its payload.
+func writeMsg(w io.Writer, h *header, payload []byte) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if len(payload) > 0 {
+		_, err = w.Write(payload)
+	}
+	return err
+}
+
+// msgReader reads messages from the worker's stdout, reusing one payload buffer.
+type msgReader struct {
+	r   *bufio.Reader
+	buf []byte
+}
+
+func newMsgReader(r io.Reader) *msgReader { return &msgReader{r: bufio.NewReaderSize(r, 1<<20)} }
+
+// next returns the next message and its payload (valid until the next call). io.EOF means the stream
+// ended cleanly between messages.
+func (m *msgReader) next() (*header, []byte, error) {
+	line, err := m.readLine()
+	if err != nil {
+		return nil, nil, err
+	}
+	var h header
+	if err := json.Unmarshal(line, &h); err != nil {
+		return nil, nil, fmt.Errorf("bad message line %.80q: %v", line, err)
+	}
+	if h.Type != msgFrame {
+		return &h, nil, nil
+	}
+	if h.W <= 0 || h.H <= 0 || h.Bytes != 3*h.W*h.H || h.Bytes > maxFrameBytes {
+		return nil, nil, fmt.Errorf("bad frame header %dx%d with %d bytes", h.W, h.H, h.Bytes)
+	}
+	if cap(m.buf) < h.Bytes {
+		m.buf = make([]byte, h.Bytes)
+	}
+	m.buf = m.buf[:h.Bytes]
+	if _, err := io.ReadFull(m.r, m.buf); err != nil {
+		return nil, nil, fmt.Errorf("frame %d payload: %w", h.Index, unexpected(err))
+	}
+	return &h, m.buf, nil
+}
+
+func (m *msgReader) readLine() ([]byte, error) {
+	var acc []byte
+	for {
+		chunk, err := m.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			acc = append(acc, chunk...)
+			if len(acc) > maxHeaderBytes {
+				return nil, fmt.Errorf("message line longer than %d bytes", maxHeaderBytes)
+			}
+			continue
+		}
+		if err != nil {
+			if err == io.EOF && len(acc)+len(chunk) == 0 {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("truncated message line: %w", unexpected(err))
+		}
+		if acc != nil {
+			chunk = append(acc, chunk...)
+		}
+		return bytes.TrimSuffix(chunk, []byte("\n")), nil
+	}
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,322 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+// EnvTestOps enables the test-only ops (hang, crash, abort, alloc, spawn, exit, garbage) in a worker when set to
+// "1". Only tests set it; without it those ops are rejected as unknown.
+const EnvTestOps = "FRAMESWEEP_WORKER_TESTOPS"
+
+// Limits bound one job.
+type Limits struct {
+	// Timeout is the job's deadline (0: only the caller's context bounds it). On expiry the whole process
+	// group is killed with SIGKILL.
+	Timeout time.Duration
+	// Memory is the resident-set limit in bytes (0: none). A watchdog polls /proc/PID/status and kills the
+	// group when VmRSS exceeds it; the worker also sets RLIMIT_DATA to a looser backstop (see backstop) so
+	// an allocation burst between two polls cannot take the machine down.
+	Memory int64
+}
+
+// Runner starts supervised workers. The zero value re-executes the current binary as `<exe> worker`.
+type Runner struct {
+	Exe    string    // worker binary; "" = os.Executable()
+	Args   []string  // arguments before the worker's own flags; nil = ["worker"]
+	Env    []string  // extra environment (KEY=VALUE), added to the parent's
+	Limits Limits    // per-job limits
+	Log    io.Writer // the worker's stderr is copied here; nil = discarded (the last line is kept anyway)
+	// Poll is the memory watchdog's period (0: 10 ms).
+	Poll time.Duration
+}
+
+// Frame is one frame received from a worker. Pix is borrowed: valid until the callback returns.
+type Frame struct {
+	rgb.Image
+	Index   int     // frame index in presentation order
+	PTS     int64   // in the stream's time base
+	Seconds float64 // presentation time
+}
+
+// backstop is the RLIMIT_DATA given to a worker whose RSS limit is mem. RLIMIT_DATA counts committed
+// private writable mappings (Go maps heap arenas 64 MiB at a time, threads get 8 MiB stacks), which is
+// more than RSS, so it sits well above the watchdog's limit and only catches runaway bursts.
+func backstop(mem int64) int64 { return 2*mem + 512<<20 }
+
+// job is one running worker process.
+type job struct {
+	req     *Request
+	limits  Limits
+	stderr  *tailWriter
+	peakRSS atomic.Int64
+	memKill atomic.Bool
+}
+
+// run executes req in a fresh worker and hands every message to handle. It returns the worker's
+// RemoteError when the op failed, an *Error when the process failed, or handle's own error.
+func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, payload []byte) error) error {
+	exe := r.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
+		}
+	}
+	args := append([]string(nil), r.Args...)
+	if r.Args == nil {
+		args = []string{"worker"}
+	}
+	if r.Limits.Memory > 0 {
+		args = append(args, "--rlimit-data", strconv.FormatInt(backstop(r.Limits.Memory), 10))
+	}
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
+	}
+	jctx, cancel := ctx, context.CancelFunc(func() {})
+	if r.Limits.Timeout > 0 {
+		jctx, cancel = context.WithTimeout(ctx, r.Limits.Timeout)
+	}
+	defer cancel()
+
+	j := &job{req: req, limits: r.Limits, stderr: newTailWriter(r.Log)}
+	cmd := exec.CommandContext(jctx, exe, args...)
+	cmd.Env = append(os.Environ(), r.Env...)
+	cmd.Stdin = bytes.NewReader(reqJSON)
+	cmd.Stderr = j.stderr
+	// Own process group so a kill reaches anything the worker spawned; die with the parent.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = 2 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
+	}
+	if err := cmd.Start(); err != nil {
+		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
+	}
+	pid := cmd.Process.Pid
+
+	stopWatch := make(chan struct{})
+	var watchDone sync.WaitGroup
+	if r.Limits.Memory > 0 {
+		poll := r.Poll
+		if poll <= 0 {
+			poll = 10 * time.Millisecond
+		}
+		watchDone.Add(1)
+		go func() {
+			defer watchDone.Done()
+			j.watch(pid, poll, stopWatch)
+		}()
+	}
+
+	terminal, remote, protoErr, handleErr := j.consume(stdout, handle)
+	if handleErr != nil || protoErr != nil {
+		// The consumer gave up or the stream is unusable: do not wait for the worker to finish.
+		_ = killGroup(pid)
+	}
+	// Drain so a worker blocked on a full pipe can exit (its output no longer matters).
+	_, _ = io.Copy(io.Discard, stdout)
+	waitErr := cmd.Wait()
+	close(stopWatch)
+	watchDone.Wait()
+
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			j.notePeak(ru.Maxrss << 10) // Linux reports KiB
+		}
+	}
+	if handleErr != nil {
+		return handleErr
+	}
+	return j.classify(jctx, ctx, cmd.ProcessState, waitErr, terminal, remote, protoErr)
+}
+
+// consume reads messages until a terminal one or the end of the stream.
+func (j *job) consume(stdout io.Reader, handle func(*header, []byte) error) (terminal bool, remote *RemoteError, protoErr, handleErr error) {
+	mr := newMsgReader(stdout)
+	for {
+		h, payload, err := mr.next()
+		if err == io.EOF {
+			return false, nil, nil, nil // the process ended without an answer: classify decides why
+		}
+		if err != nil {
+			return false, nil, err, nil
+		}
+		switch h.Type {
+		case msgError:
+			return true, &RemoteError{Path: j.req.Path, Op: j.req.Op, Code: h.Code, Message: h.Message}, nil, nil
+		case msgDone:
+			if err := handle(h, nil); err != nil {
+				return true, nil, nil, err
+			}
+			return true, nil, nil, nil
+		case msgFrame, msgInfo:
+			if err := handle(h, payload); err != nil {
+				return false, nil, nil, err
+			}
+		default:
+			return false, nil, fmt.Errorf("unknown message type %q", h.Type), nil
+		}
+	}
+}
+
+// classify turns how the process ended into the job's result. Kills by the supervisor win over whatever
+// the process printed, since they explain it.
+func (j *job) classify(jctx, parent context.Context, ps *os.ProcessState, waitErr error, terminal bool, remote *RemoteError, protoErr error) error {
+	e := &Error{Path: j.req.Path, Op: j.req.Op, ExitCode: -1, PeakRSS: j.peakRSS.Load(), Limit: j.limits.Memory,
+		Stderr: j.stderr.headline()}
+	if ps != nil {
+		e.ExitCode = ps.ExitCode()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal()
+		}
+	}
+	abnormal := ps == nil || !ps.Exited() || e.ExitCode > 1
+	switch {
+	case j.memKill.Load():
+		e.Kind = ErrWorkerMemory
+	case parent.Err() == context.Canceled:
+		return fmt.Errorf("%s: worker %s: %w", j.req.Path, j.req.Op, context.Canceled)
+	case jctx.Err() == context.DeadlineExceeded && !terminal:
+		e.Kind = ErrWorkerTimeout
+	case abnormal && j.limits.Memory > 0 && e.PeakRSS > j.limits.Memory:
+		e.Kind = ErrWorkerMemory
+	case abnormal:
+		e.Kind = ErrWorkerCrashed
+		e.Err = waitErr
+	case protoErr != nil:
+		e.Kind, e.Err = ErrProtocol, protoErr
+	case !terminal:
+		e.Kind, e.Err = ErrProtocol, errors.New("worker exited without a result")
+	case remote != nil:
+		return remote
+	default:
+		return nil
+	}
+	return e
+}
+
+// watch polls the worker's RSS and kills its group when it exceeds the limit.
+func (j *job) watch(pid int, poll time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		rss, ok := readRSS(pid)
+		if ok {
+			j.notePeak(rss)
+			if rss > j.limits.Memory {
+				j.memKill.Store(true)
+				_ = killGroup(pid)
+				return
+			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (j *job) notePeak(v int64) {
+	for {
+		old := j.peakRSS.Load()
+		if v <= old || j.peakRSS.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// readRSS returns VmRSS of pid in bytes.
+func readRSS(pid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest) // "123456 kB"
+			if len(f) >= 1 {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// killGroup sends SIGKILL to the worker's process group (its pgid is its pid: Setpgid).
+func killGroup(pid int) error {
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if err == syscall.ESRCH {
+		return nil
+	}
+	return err
+}
+
+// tailWriter forwards the worker's stderr and keeps its last few KiB.
+type tailWriter struct {
+	mu   sync.Mutex
+	fwd  io.Writer
+	tail []byte
+}
+
+const tailMax = 8 << 10
+
+func newTailWriter(fwd io.Writer) *tailWriter { return &tailWriter{fwd: fwd} }
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.fwd != nil {
+		_, _ = t.fwd.Write(p) // a failing log must not fail the job
+	}
+	t.tail = append(t.tail, p...)
+	if len(t.tail) > tailMax {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-tailMax:]...)
+	}
+	return len(p), nil
+}
+
+// headline picks the line that explains the end for a human: the first panic/fatal/signal line of a Go
+// crash report when there is one (the lines after it are a stack dump), else the last non-empty line.
+// It is for messages only; nothing classifies errors by it.
+func (t *tailWriter) headline() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(string(t.tail), "\n")
+	last := ""
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		if last == "" {
+			last = l
+		}
+	}
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "SIG") {
+			return l
+		}
+	}
+	return last
+}
