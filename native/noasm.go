@@ -1,0 +1,16 @@
+//go:build !amd64 || !cgo || noasm
+
+package native
+
+import "github.com/framesweep/framesweep/internal/rgb"
+
+// Without the C kernels every level is Generic (detect never selects another).
+const haveAsm = false
+
+func horizontalAsm(l Level, p *Plan, dst, src *rgb.Image, firstRow, rows int) {
+	horizontalGeneric(&p.h, dst, src, firstRow, rows)
+}
+
+func verticalAsm(l Level, a *axis, start []int32, dst, src *rgb.Image) {
+	verticalGeneric(a, start, dst, src)
+}

@@ -1,0 +1,300 @@
+package native
+
+import (
+	"math"
+	"sync"
+
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+// Filter is a Pillow resampling filter.
+type Filter int
+
+const (
+	Bilinear Filter = iota // Pillow Image.BILINEAR (support 1)
+	Bicubic                // Pillow Image.BICUBIC, Keys cubic a = -0.5 (support 2)
+	Lanczos                // Pillow Image.LANCZOS, 3-lobed (support 3)
+)
+
+func (f Filter) String() string {
+	switch f {
+	case Bilinear:
+		return "bilinear"
+	case Bicubic:
+		return "bicubic"
+	case Lanczos:
+		return "lanczos"
+	}
+	return "filter(?)"
+}
+
+// precisionBits is Pillow's PRECISION_BITS: 8 bits of result, 2 for overflow and sign, 22 of fraction.
+const precisionBits = 32 - 8 - 2
+
+// Pillow's filters, in double as in Resample.c. Products are wrapped in float64() so the Go compiler
+// cannot fuse them into FMAs, which would change the last bit (Pillow's build does not use FMA).
+func bilinearFilter(x float64) float64 {
+	if x < 0 {
+		x = -x
+	}
+	if x < 1 {
+		return 1 - x
+	}
+	return 0
+}
+
+func bicubicFilter(x float64) float64 {
+	const a = -0.5
+	if x < 0 {
+		x = -x
+	}
+	if x < 1 {
+		return float64(float64(float64((a+2.0)*x)-(a+3.0))*x*x) + 1
+	}
+	if x < 2 {
+		return float64(float64(float64(float64(float64(x-5)*x)+8)*x)-4) * a
+	}
+	return 0
+}
+
+func sincFilter(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	x = float64(x * math.Pi)
+	return math.Sin(x) / x
+}
+
+func lanczosFilter(x float64) float64 {
+	if -3 <= x && x < 3 {
+		return float64(sincFilter(x) * sincFilter(x/3))
+	}
+	return 0
+}
+
+func (f Filter) fn() (func(float64) float64, float64) {
+	switch f {
+	case Bilinear:
+		return bilinearFilter, 1
+	case Bicubic:
+		return bicubicFilter, 2
+	case Lanczos:
+		return lanczosFilter, 3
+	}
+	return nil, 0
+}
+
+// axis holds one pass's coefficients exactly as Pillow's precompute_coeffs + normalize_coeffs_8bpc
+// produce them: for output i, taps start[i] .. start[i]+n[i]-1 with 22-bit fixed-point weights
+// k[i*ksize : i*ksize+n[i]].
+type axis struct {
+	ksize int
+	start []int32
+	n     []int32
+	k     []int32
+}
+
+// precompute mirrors Pillow's precompute_coeffs for box (0, inSize) and normalize_coeffs_8bpc.
+func precompute(f Filter, inSize, outSize int) axis {
+	filter, fsupport := f.fn()
+	scale := float64(float32(inSize)) / float64(outSize) // (double)(in1 - in0) / outSize, in1-in0 in float
+	filterscale := scale
+	if filterscale < 1 {
+		filterscale = 1
+	}
+	support := fsupport * filterscale
+	ksize := int(math.Ceil(support))*2 + 1
+	a := axis{ksize: ksize, start: make([]int32, outSize), n: make([]int32, outSize), k: make([]int32, outSize*ksize)}
+	w := make([]float64, ksize)
+	for xx := 0; xx < outSize; xx++ {
+		center := float64((float64(xx) + 0.5) * scale)
+		ss := 1.0 / filterscale
+		xmin := int(center - support + 0.5) // C truncation toward zero, as Pillow
+		if xmin < 0 {
+			xmin = 0
+		}
+		xmax := int(center + support + 0.5)
+		if xmax > inSize {
+			xmax = inSize
+		}
+		xmax -= xmin
+		ww := 0.0
+		for x := 0; x < xmax; x++ {
+			v := filter(float64((float64(x+xmin) - center + 0.5) * ss))
+			w[x] = v
+			ww += v
+		}
+		k := a.k[xx*ksize : xx*ksize+ksize]
+		for x := 0; x < xmax; x++ {
+			v := w[x]
+			if ww != 0 {
+				v /= ww
+			}
+			if v < 0 {
+				k[x] = int32(-0.5 + float64(v*(1<<precisionBits)))
+			} else {
+				k[x] = int32(0.5 + float64(v*(1<<precisionBits)))
+			}
+		}
+		a.start[xx] = int32(xmin)
+		a.n[xx] = int32(xmax)
+	}
+	return a
+}
+
+// Plan is a precomputed Pillow resample from inW×inH to outW×outH with one filter. It holds only Go
+// memory and is safe for concurrent use by several goroutines.
+type Plan struct {
+	Filter            Filter
+	InW, InH          int
+	OutW, OutH        int
+	needH, needV      bool
+	h, v              axis
+	rowFirst, rowLast int     // source rows the vertical pass reads: [rowFirst, rowLast)
+	vStartShift       []int32 // v.start - rowFirst (rows of the horizontal pass's output)
+	simd              simdCoeffs
+	tmpPool           sync.Pool
+}
+
+// NewPlan precomputes a resample. Sizes must be positive and at most 1<<15 per side.
+func NewPlan(f Filter, inW, inH, outW, outH int) (*Plan, error) {
+	if fn, _ := f.fn(); fn == nil {
+		return nil, errf("resample", ErrBadArgument, "unknown filter %d", int(f))
+	}
+	const maxSide = 1 << 15
+	for _, s := range []int{inW, inH, outW, outH} {
+		if s <= 0 || s > maxSide {
+			return nil, errf("resample", ErrBadSize, "%dx%d -> %dx%d (each side must be 1..%d)", inW, inH, outW, outH, maxSide)
+		}
+	}
+	p := &Plan{Filter: f, InW: inW, InH: inH, OutW: outW, OutH: outH}
+	// Pillow's need_horizontal / need_vertical for the default box (0, 0, inW, inH).
+	p.needH = outW != inW
+	p.needV = outH != inH
+	p.v = precompute(f, inH, outH)
+	p.rowFirst = int(p.v.start[0])
+	p.rowLast = int(p.v.start[outH-1] + p.v.n[outH-1])
+	p.vStartShift = make([]int32, outH)
+	for i := range p.vStartShift {
+		p.vStartShift[i] = p.v.start[i] - int32(p.rowFirst)
+	}
+	if p.needH {
+		p.h = precompute(f, inW, outW)
+		p.simd = buildSIMDCoeffs(p.h)
+	}
+	return p, nil
+}
+
+func (p *Plan) check(dst, src *rgb.Image) error {
+	if err := src.Validate(); err != nil {
+		return errf("resample", ErrBadSize, "source: %v", err)
+	}
+	if err := dst.Validate(); err != nil {
+		return errf("resample", ErrBadSize, "destination: %v", err)
+	}
+	if src.W != p.InW || src.H != p.InH || dst.W != p.OutW || dst.H != p.OutH {
+		return errf("resample", ErrBadSize, "plan is %dx%d -> %dx%d, got %dx%d -> %dx%d",
+			p.InW, p.InH, p.OutW, p.OutH, src.W, src.H, dst.W, dst.H)
+	}
+	return nil
+}
+
+// Resample resizes src into dst (sizes as the plan) with the current dispatch level; the result is
+// byte-identical to Pillow 9.4's Image.resize((OutW, OutH), filter) of the same RGB image.
+func (p *Plan) Resample(dst, src *rgb.Image) error {
+	return p.ResampleLevel(CurrentLevel(), dst, src)
+}
+
+// ResampleLevel is Resample at an explicit level (a level above Best falls back to Generic).
+func (p *Plan) ResampleLevel(l Level, dst, src *rgb.Image) error {
+	if err := p.check(dst, src); err != nil {
+		return err
+	}
+	if l > best {
+		l = Generic
+	}
+	switch {
+	case !p.needH && !p.needV: // Pillow returns a copy
+		for y := 0; y < src.H; y++ {
+			copy(dst.Row(y), src.Row(y))
+		}
+		return nil
+	case !p.needV:
+		p.horizontal(l, dst, src, 0, src.H)
+		return nil
+	case !p.needH:
+		p.vertical(l, dst, src, p.v.start)
+		return nil
+	}
+	rows := p.rowLast - p.rowFirst
+	tmp := p.getTmp(rows)
+	defer p.tmpPool.Put(tmp)
+	p.horizontal(l, tmp, src, p.rowFirst, rows)
+	p.vertical(l, dst, tmp, p.vStartShift)
+	return nil
+}
+
+func (p *Plan) getTmp(rows int) *rgb.Image {
+	if t, ok := p.tmpPool.Get().(*rgb.Image); ok {
+		return t
+	}
+	return rgb.New(p.OutW, rows)
+}
+
+func (p *Plan) horizontal(l Level, dst, src *rgb.Image, firstRow, rows int) {
+	if l == Generic || !haveAsm {
+		horizontalGeneric(&p.h, dst, src, firstRow, rows)
+		return
+	}
+	horizontalAsm(l, p, dst, src, firstRow, rows)
+}
+
+func (p *Plan) vertical(l Level, dst, src *rgb.Image, start []int32) {
+	if l == Generic || !haveAsm {
+		verticalGeneric(&p.v, start, dst, src)
+		return
+	}
+	verticalAsm(l, &p.v, start, dst, src)
+}
+
+// simdCoeffs are the horizontal weights laid out for the vector kernels (see resample_amd64.c):
+// pairs for AVX2 ([k0 k0 k0 k1 k1 k1 0 0] per two taps) and quads for AVX-512
+// ([k0×3 k1×3 k2×3 k3×3 0 0 0 0] per four taps), zero-padded.
+type simdCoeffs struct {
+	pairs, quads     []int32
+	pairN, quadN     []int32 // groups per output pixel
+	pairOff, quadOff []int32 // offset in int32 of each output pixel's groups
+}
+
+func buildSIMDCoeffs(a axis) simdCoeffs {
+	var s simdCoeffs
+	out := len(a.n)
+	s.pairN, s.quadN = make([]int32, out), make([]int32, out)
+	s.pairOff, s.quadOff = make([]int32, out), make([]int32, out)
+	for i := 0; i < out; i++ {
+		n := int(a.n[i])
+		k := a.k[i*a.ksize : i*a.ksize+n]
+		np, nq := (n+1)/2, (n+3)/4
+		s.pairN[i], s.quadN[i] = int32(np), int32(nq)
+		s.pairOff[i], s.quadOff[i] = int32(len(s.pairs)), int32(len(s.quads))
+		for g := 0; g < np; g++ {
+			var v [8]int32
+			for t := 0; t < 2; t++ {
+				if j := 2*g + t; j < n {
+					v[3*t], v[3*t+1], v[3*t+2] = k[j], k[j], k[j]
+				}
+			}
+			s.pairs = append(s.pairs, v[:]...)
+		}
+		for g := 0; g < nq; g++ {
+			var v [16]int32
+			for t := 0; t < 4; t++ {
+				if j := 4*g + t; j < n {
+					v[3*t], v[3*t+1], v[3*t+2] = k[j], k[j], k[j]
+				}
+			}
+			s.quads = append(s.quads, v[:]...)
+		}
+	}
+	return s
+}
