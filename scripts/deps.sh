@@ -51,5 +51,8 @@ if [ -f go.mod ]; then
   MALGO=$(go mod download -json github.com/gen2brain/malgo@v0.11.24 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   mkdir -p "$TP/include"
   if [ ! -f "$TP/include/miniaudio.h" ] && [ -n "$MALGO" ]; then cp "$MALGO/miniaudio.h" "$TP/include/miniaudio.h"; chmod 644 "$TP/include/miniaudio.h"; fi
+  # mtmd-helper.cpp includes "miniaudio/miniaudio.h": provide that path too.
+  mkdir -p "$TP/include/miniaudio"
+  if [ ! -f "$TP/include/miniaudio/miniaudio.h" ] && [ -f "$TP/include/miniaudio.h" ]; then cp "$TP/include/miniaudio.h" "$TP/include/miniaudio/miniaudio.h"; fi
 fi
 echo "deps: ok" >&2
