@@ -1,0 +1,224 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/fileblob" // file:// URLs; object-store drivers are linked by the scale-out work
+	"gocloud.dev/gcerrors"
+)
+
+// backend is the storage under a Store: names are slash-separated paths relative to its root.
+type backend interface {
+	put(ctx context.Context, name string, data []byte) error
+	get(ctx context.Context, name string, max int64) ([]byte, error)
+	exists(ctx context.Context, name string) (bool, error)
+	list(ctx context.Context, prefix string) ([]string, error)
+	where(name string) string
+	close() error
+}
+
+// tempPrefix marks in-flight local writes; listings skip them and Verify counts leftovers.
+const tempPrefix = ".tmp-"
+
+// dirBackend writes a local directory with the crash-safe protocol
+// temp file → fsync → rename → fsync(dir). fileblob does temp+rename without any fsync (and puts its
+// temp files in os.TempDir, which may be another filesystem), so local paths do not go through it.
+type dirBackend struct{ root string }
+
+func (d *dirBackend) where(name string) string {
+	return filepath.Join(d.root, filepath.FromSlash(name))
+}
+
+func (d *dirBackend) put(_ context.Context, name string, data []byte) error {
+	full := d.where(name)
+	dir := filepath.Dir(full)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// rename is atomic: a concurrent writer of the same name replaces identical bytes.
+	if err := os.Rename(tmp, full); err != nil {
+		return err
+	}
+	ok = true
+	// The rename is durable only once the directory is synced; the parent too, in case MkdirAll
+	// just created dir.
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(dir))
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func (d *dirBackend) get(_ context.Context, name string, max int64) ([]byte, error) {
+	f, err := os.Open(d.where(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > max {
+		return nil, wrapf(ErrTooLarge, "%d bytes > %d", st.Size(), max)
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, err
+	}
+	// A file that grew after Stat is not the object we sized.
+	if n, _ := f.Read(make([]byte, 1)); n != 0 {
+		return nil, wrapf(ErrCorrupt, "file changed while reading")
+	}
+	return b, nil
+}
+
+func (d *dirBackend) exists(_ context.Context, name string) (bool, error) {
+	_, err := os.Stat(d.where(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (d *dirBackend) list(_ context.Context, prefix string) ([]string, error) {
+	var out []string
+	root := d.where(prefix)
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if e.IsDir() || strings.HasPrefix(e.Name(), tempPrefix) {
+			return nil
+		}
+		rel, err := filepath.Rel(d.root, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+func (d *dirBackend) close() error { return nil }
+
+// tempFiles lists leftover temp files of interrupted writes under prefix.
+func (d *dirBackend) tempFiles(prefix string) []string {
+	var out []string
+	filepath.WalkDir(d.where(prefix), func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), tempPrefix) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// blobBackend stores through a gocloud.dev/blob bucket (object stores publish a write atomically
+// on Close; for file:// URLs use ?no_tmp_dir=1&metadata=skip so the temp file sits beside the
+// object and no sidecar is written).
+type blobBackend struct {
+	url    string
+	bucket *blob.Bucket
+}
+
+func (b *blobBackend) where(name string) string { return strings.TrimRight(b.url, "/") + "/" + name }
+
+func (b *blobBackend) put(ctx context.Context, name string, data []byte) error {
+	return b.bucket.WriteAll(ctx, name, data, &blob.WriterOptions{ContentType: "application/octet-stream"})
+}
+
+func (b *blobBackend) get(ctx context.Context, name string, max int64) ([]byte, error) {
+	r, err := b.bucket.NewReader(ctx, name, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if r.Size() > max {
+		return nil, wrapf(ErrTooLarge, "%d bytes > %d", r.Size(), max)
+	}
+	return io.ReadAll(io.LimitReader(r, max+1))
+}
+
+func (b *blobBackend) exists(ctx context.Context, name string) (bool, error) {
+	return b.bucket.Exists(ctx, name)
+}
+
+func (b *blobBackend) list(ctx context.Context, prefix string) ([]string, error) {
+	var out []string
+	it := b.bucket.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		o, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !o.IsDir && !strings.HasSuffix(o.Key, ".attrs") && !strings.HasSuffix(o.Key, ".tmp") {
+			out = append(out, o.Key)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (b *blobBackend) close() error {
+	if b.bucket == nil {
+		return nil
+	}
+	err := b.bucket.Close()
+	b.bucket = nil
+	return err
+}
