@@ -1,0 +1,61 @@
+package sampler
+
+import "errors"
+
+// Sentinel errors; match them with errors.Is. Every error returned by this package is an *Error
+// that wraps exactly one of them.
+var (
+	// ErrUnknown: the preset or policy name is not known.
+	ErrUnknown = errors.New("unknown preset or policy")
+	// ErrBudget: the request cannot be satisfied by this video (e.g. qwen nframes > total frames).
+	ErrBudget = errors.New("frame budget cannot be satisfied by the video")
+	// ErrVideo: the video description is unusable (no frames, fps not positive).
+	ErrVideo = errors.New("invalid video description")
+	// ErrRequest: the request's parameters are invalid for this sampler.
+	ErrRequest = errors.New("invalid sampling request")
+	// ErrGrid: the grid file is malformed or inconsistent.
+	ErrGrid = errors.New("invalid grid")
+)
+
+// Error carries the context of a failure: the file (grid or video) if any, the operation (a
+// sampler name, "grid", …) and a human-readable detail. Err is one of the sentinels above.
+type Error struct {
+	Path   string
+	Op     string
+	Detail string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	s := ""
+	if e.Path != "" {
+		s = e.Path + ": "
+	}
+	if e.Op != "" {
+		s += e.Op + ": "
+	}
+	if e.Detail != "" {
+		s += e.Detail
+	} else if e.Err != nil {
+		s += e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func errf(sentinel error, op, detail string) error {
+	return &Error{Op: op, Detail: detail, Err: sentinel}
+}
+
+// WithPath returns err with Path set when err is an *Error without a path; other errors are
+// returned unchanged. Callers that know the file (a video, a grid) use it to name it.
+func WithPath(err error, path string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Path == "" {
+		c := *e
+		c.Path = path
+		return &c
+	}
+	return err
+}

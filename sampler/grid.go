@@ -1,0 +1,512 @@
+package sampler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits that keep a hostile or mistaken grid file bounded in time and memory.
+const (
+	maxGridBytes   = 1 << 20
+	maxGridConfigs = 100000
+)
+
+// GridSpec is the YAML grid file, field for field (docs/sampler.md describes each field).
+type GridSpec struct {
+	Name        string    `yaml:"name"`
+	Frames      []int     `yaml:"frames"`
+	SampleFPS   []float64 `yaml:"sample_fps"`
+	Policies    []string  `yaml:"policies"`
+	Presets     []string  `yaml:"presets"`
+	Seeds       []uint64  `yaml:"seeds"`
+	Resolutions []string  `yaml:"resolutions"`
+	Pipelines   []string  `yaml:"pipelines"`
+	TextOnly    bool      `yaml:"text_only"`
+	Options     Options   `yaml:"options"`
+	Model       *Model    `yaml:"model"`
+	IsoCompute  bool      `yaml:"iso_compute"`
+}
+
+// Options are applied to every config's Request.
+type Options struct {
+	Torch       Torch `yaml:"torch"`
+	ForceLast   bool  `yaml:"force_last"`
+	ForceSample bool  `yaml:"force_sample"`
+	MinFrames   int   `yaml:"min_frames"`
+	MaxFrames   int   `yaml:"max_frames"`
+}
+
+// Model is the context ceiling of a matched grid: a config fits when
+// tokens_per_frame × frames + prompt_tokens ≤ context.
+type Model struct {
+	Name                string         `yaml:"name"`
+	Context             int            `yaml:"context"`
+	PromptTokens        int            `yaml:"prompt_tokens"`
+	TokensPerFrame      int            `yaml:"tokens_per_frame"`
+	TokensPerResolution map[string]int `yaml:"tokens_per_resolution"`
+	OverContext         string         `yaml:"over_context"` // "flag" (default) or "drop"
+}
+
+// Pipelines of DESIGN.md: raw decoded frames, or a JPEG q75 round trip as VLMEvalKit does.
+const (
+	PipelineRaw    = "raw"
+	PipelineCached = "cached"
+)
+
+// Config is one point of the grid.
+type Config struct {
+	ID           string  `json:"id"`
+	Frames       int     `json:"frames,omitempty"`     // frame budget; 0 in fps mode and for text-only
+	SampleFPS    float64 `json:"sample_fps,omitempty"` // fps mode
+	Policy       string  `json:"policy,omitempty"`
+	Preset       string  `json:"preset,omitempty"`
+	Seed         uint64  `json:"seed"`
+	Resolution   string  `json:"resolution,omitempty"` // geometry spec string, validated by resize/
+	Pipeline     string  `json:"pipeline,omitempty"`
+	TextOnly     bool    `json:"text_only,omitempty"`
+	VisualTokens int     `json:"visual_tokens,omitempty"` // frames × tokens per frame, when known
+	OverContext  bool    `json:"over_context,omitempty"`  // matched grid: above the model's context
+	IsoGroup     string  `json:"iso_group,omitempty"`     // configs with equal visual tokens
+
+	request Request
+	sampler Sampler
+	ladder  []int // nested: the grid's budgets
+}
+
+// Request is the sampling request this config makes.
+func (c *Config) Request() Request { return c.request }
+
+// Plan samples one video for this config. A text-only config has an empty plan.
+func (c *Config) Plan(v Video) (Plan, error) {
+	if c.TextOnly {
+		return Plan{Policy: "text-only", Indices: []int{}, TimestampsS: []float64{}}, nil
+	}
+	if c.sampler == nil {
+		return Plan{}, errf(ErrGrid, c.ID, "config was not built by ParseGrid")
+	}
+	if c.Policy == "nested" && c.Frames > 0 {
+		if err := v.check(c.ID); err != nil {
+			return Plan{}, err
+		}
+		if c.Frames > v.Frames {
+			return Plan{}, errf(ErrBudget, c.ID, fmt.Sprintf("%d frames requested from a video of %d frames", c.Frames, v.Frames))
+		}
+		// Nest among the budgets this video can satisfy, so a short video does not fail the small ones.
+		var ladder []int
+		for _, b := range c.ladder {
+			if b <= v.Frames {
+				ladder = append(ladder, b)
+			}
+		}
+		plans, err := Ladder(v, append(ladder, c.Frames))
+		if err != nil {
+			return Plan{}, err
+		}
+		return plans[len(plans)-1], nil
+	}
+	p, err := c.sampler.Plan(v, c.request)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			ce := *e
+			ce.Op = c.ID + ": " + e.Op
+			return Plan{}, &ce
+		}
+		return Plan{}, err
+	}
+	return p, nil
+}
+
+// Grid is an expanded grid spec.
+type Grid struct {
+	Spec    GridSpec
+	Configs []Config
+	Dropped []string // matched grid with over_context: drop: ids of the configs left out
+}
+
+// LoadGrid reads and parses a grid file; errors name the file.
+func LoadGrid(path string) (*Grid, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Path: path, Op: "grid", Detail: err.Error(), Err: ErrGrid}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxGridBytes+1))
+	if err != nil {
+		return nil, &Error{Path: path, Op: "grid", Detail: err.Error(), Err: ErrGrid}
+	}
+	g, err := ParseGrid(data)
+	return g, WithPath(err, path)
+}
+
+func gridErr(format string, a ...any) error {
+	return errf(ErrGrid, "grid", fmt.Sprintf(format, a...))
+}
+
+// ParseGrid parses a YAML grid (unknown fields are errors) and expands it into configs.
+func ParseGrid(data []byte) (*Grid, error) {
+	if len(data) > maxGridBytes {
+		return nil, gridErr("file larger than %d bytes", maxGridBytes)
+	}
+	var spec GridSpec
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&spec); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, gridErr("empty grid file")
+		}
+		return nil, gridErr("malformed YAML: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return Expand(spec)
+}
+
+type samplerEntry struct {
+	s      Sampler
+	preset bool
+}
+
+// Expand validates a spec and builds its configs: frames × samplers × seeds × resolutions ×
+// pipelines, then sample_fps × fps-capable samplers × …, then the text-only config.
+func Expand(spec GridSpec) (*Grid, error) {
+	if err := validateSpec(&spec); err != nil {
+		return nil, err
+	}
+	var entries []samplerEntry
+	for _, n := range spec.Policies {
+		s, err := LookupPolicy(n)
+		if err != nil {
+			return nil, gridErr("policies: %v", err)
+		}
+		entries = append(entries, samplerEntry{s, false})
+	}
+	for _, n := range spec.Presets {
+		s, err := LookupPreset(n)
+		if err != nil {
+			return nil, gridErr("presets: %v", err)
+		}
+		entries = append(entries, samplerEntry{s, true})
+	}
+	if len(entries) == 0 && !spec.TextOnly {
+		return nil, gridErr("no policies or presets (and no text_only config)")
+	}
+	if len(entries) > 0 && len(spec.Frames) == 0 && len(spec.SampleFPS) == 0 {
+		return nil, gridErr("no frames or sample_fps budgets")
+	}
+	resolutions := spec.Resolutions
+	if len(resolutions) == 0 {
+		resolutions = []string{""}
+	}
+	pipelines := spec.Pipelines
+	if len(pipelines) == 0 {
+		pipelines = []string{PipelineRaw}
+	}
+	seeds := spec.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{0}
+	}
+	// Bound the product before building anything.
+	total := (len(spec.Frames) + len(spec.SampleFPS)) * len(entries) * len(seeds) * len(resolutions) * len(pipelines)
+	if total > maxGridConfigs {
+		return nil, gridErr("%d configs exceed the limit of %d", total, maxGridConfigs)
+	}
+	g := &Grid{Spec: spec}
+	base := Request{Torch: spec.Options.Torch, ForceLast: spec.Options.ForceLast, ForceSample: spec.Options.ForceSample,
+		MinFrames: spec.Options.MinFrames, MaxFrames: spec.Options.MaxFrames}
+	for _, e := range entries {
+		name := e.s.Name()
+		_, hasFPS := e.s.Modes()
+		random := strings.HasPrefix(name, "random")
+		needsFPS := false
+		if s, ok := e.s.(*sampler); ok {
+			needsFPS = s.needsFPS
+		}
+		if needsFPS && len(spec.SampleFPS) == 0 {
+			return nil, gridErr("policy %q needs sample_fps values", name)
+		}
+		if !hasFPS && len(spec.Frames) == 0 {
+			return nil, gridErr("%q has no fps mode and the grid has no frames budgets", name)
+		}
+		type budget struct {
+			n int
+			f float64
+		}
+		var budgets []budget
+		if !needsFPS {
+			for _, n := range spec.Frames {
+				budgets = append(budgets, budget{n: n})
+			}
+		}
+		if hasFPS {
+			for _, f := range spec.SampleFPS {
+				budgets = append(budgets, budget{f: f})
+			}
+		}
+		seedList := []uint64{0}
+		if random {
+			seedList = seeds
+		}
+		for _, b := range budgets {
+			for _, seed := range seedList {
+				for _, res := range resolutions {
+					for _, pipe := range pipelines {
+						c := Config{Frames: b.n, SampleFPS: b.f, Seed: seed, Resolution: res, Pipeline: pipe, sampler: e.s}
+						if e.preset {
+							c.Preset = name
+						} else {
+							c.Policy = name
+						}
+						c.request = base
+						c.request.Frames, c.request.SampleFPS, c.request.Seed = b.n, b.f, seed
+						if name == "nested" {
+							c.ladder = spec.Frames
+						}
+						c.ID = configID(c, random)
+						g.Configs = append(g.Configs, c)
+					}
+				}
+			}
+		}
+	}
+	if spec.TextOnly {
+		g.Configs = append(g.Configs, Config{ID: "text-only", TextOnly: true})
+	}
+	seen := map[string]bool{}
+	for _, c := range g.Configs {
+		if seen[c.ID] {
+			return nil, gridErr("two configs get the id %q (resolutions that differ only in punctuation?)", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	if err := g.applyModel(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func validateSpec(spec *GridSpec) error {
+	for _, n := range spec.Frames {
+		if n < 1 || n > 1<<20 {
+			return gridErr("frames: budget %d is outside [1, %d]", n, 1<<20)
+		}
+	}
+	if dup := firstDup(spec.Frames); dup != "" {
+		return gridErr("frames: %s listed twice", dup)
+	}
+	for _, f := range spec.SampleFPS {
+		if !(f > 0) || math.IsInf(f, 0) || f > 1000 {
+			return gridErr("sample_fps: %v is not in (0, 1000]", f)
+		}
+	}
+	if dup := firstDup(spec.SampleFPS); dup != "" {
+		return gridErr("sample_fps: %s listed twice", dup)
+	}
+	if dup := firstDup(spec.Seeds); dup != "" {
+		return gridErr("seeds: %s listed twice", dup)
+	}
+	if dup := firstDup(append(slices.Clone(spec.Policies), spec.Presets...)); dup != "" {
+		return gridErr("policies/presets: %s listed twice", dup)
+	}
+	for _, r := range spec.Resolutions {
+		if strings.TrimSpace(r) == "" || len(r) > 200 {
+			return gridErr("resolutions: empty or over-long geometry spec %q", r)
+		}
+	}
+	if dup := firstDup(spec.Resolutions); dup != "" {
+		return gridErr("resolutions: %s listed twice", dup)
+	}
+	for _, p := range spec.Pipelines {
+		if p != PipelineRaw && p != PipelineCached {
+			return gridErr("pipelines: unknown pipeline %q (want raw or cached)", p)
+		}
+	}
+	if dup := firstDup(spec.Pipelines); dup != "" {
+		return gridErr("pipelines: %s listed twice", dup)
+	}
+	switch spec.Options.Torch {
+	case "", Torch2, Torch2NoFMA, Torch113AVX2, Torch113AVX512:
+	default:
+		return gridErr("options.torch: unknown torch variant %q (want 2, 2-nofma, 1.13-avx2 or 1.13-avx512)", spec.Options.Torch)
+	}
+	if spec.Options.MinFrames < 0 || spec.Options.MaxFrames < 0 {
+		return gridErr("options: min_frames/max_frames must not be negative")
+	}
+	if m := spec.Model; m != nil {
+		if m.Context < 1 {
+			return gridErr("model.context must be ≥ 1")
+		}
+		if m.PromptTokens < 0 || m.TokensPerFrame < 0 {
+			return gridErr("model: prompt_tokens and tokens_per_frame must not be negative")
+		}
+		for r, t := range m.TokensPerResolution {
+			if t < 1 {
+				return gridErr("model.tokens_per_resolution[%q] must be ≥ 1", r)
+			}
+			if !slices.Contains(spec.Resolutions, r) {
+				return gridErr("model.tokens_per_resolution: %q is not one of the grid's resolutions", r)
+			}
+		}
+		switch m.OverContext {
+		case "", "flag", "drop":
+		default:
+			return gridErr("model.over_context: %q (want flag or drop)", m.OverContext)
+		}
+	}
+	if spec.IsoCompute && (spec.Model == nil || (spec.Model.TokensPerFrame == 0 && len(spec.Model.TokensPerResolution) == 0)) {
+		return gridErr("iso_compute needs model.tokens_per_frame or model.tokens_per_resolution")
+	}
+	return nil
+}
+
+func firstDup[T comparable](xs []T) string {
+	seen := map[T]bool{}
+	for _, x := range xs {
+		if seen[x] {
+			return fmt.Sprint(x)
+		}
+		seen[x] = true
+	}
+	return ""
+}
+
+// configID is deterministic and human-readable: f16-uniform-448x448-raw, fps2-qwen2.5-vl-raw,
+// f8-random-s3-raw.
+func configID(c Config, random bool) string {
+	var b strings.Builder
+	if c.Frames > 0 {
+		b.WriteString("f" + strconv.Itoa(c.Frames))
+	} else {
+		b.WriteString("fps" + strings.ReplaceAll(strconv.FormatFloat(c.SampleFPS, 'g', -1, 64), ".", "p"))
+	}
+	b.WriteString("-")
+	if c.Preset != "" {
+		b.WriteString(c.Preset)
+	} else {
+		b.WriteString(c.Policy)
+	}
+	if random {
+		b.WriteString("-s" + strconv.FormatUint(c.Seed, 10))
+	}
+	if c.Resolution != "" {
+		b.WriteString("-" + idPart(c.Resolution))
+	}
+	b.WriteString("-" + c.Pipeline)
+	return b.String()
+}
+
+// idPart keeps [a-z0-9.x] of a geometry spec and turns every other run of characters into "_".
+func idPart(s string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' {
+			b.WriteRune(r)
+			under = false
+		} else if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	return b.String()
+}
+
+// TokensPerFrame is the model's visual tokens per frame at a resolution (0 when unknown).
+func (g *Grid) TokensPerFrame(resolution string) int {
+	m := g.Spec.Model
+	if m == nil {
+		return 0
+	}
+	if t, ok := m.TokensPerResolution[resolution]; ok {
+		return t
+	}
+	return m.TokensPerFrame
+}
+
+// FitsContext reports the total tokens of a config sampling n frames and whether they fit the
+// model's context; known is false without a model section or tokens per frame.
+func (g *Grid) FitsContext(c *Config, n int) (tokens int, fits, known bool) {
+	m := g.Spec.Model
+	if m == nil {
+		return 0, true, false
+	}
+	if c.TextOnly {
+		return m.PromptTokens, m.PromptTokens <= m.Context, true
+	}
+	tpf := g.TokensPerFrame(c.Resolution)
+	if tpf == 0 {
+		return 0, true, false
+	}
+	tokens = tpf*n + m.PromptTokens
+	return tokens, tokens <= m.Context, true
+}
+
+// applyModel computes visual tokens, the over-context flag (or drops those configs) and iso-compute
+// groups. fps-mode configs are checked with options.max_frames when it is set; otherwise their
+// frame count is known only per video (use FitsContext with the plan's length).
+func (g *Grid) applyModel() error {
+	m := g.Spec.Model
+	if m == nil {
+		return nil
+	}
+	kept := g.Configs[:0]
+	for _, c := range g.Configs {
+		n := c.Frames
+		if n == 0 && !c.TextOnly {
+			n = g.Spec.Options.MaxFrames
+		}
+		if n > 0 || c.TextOnly {
+			tokens, fits, known := g.FitsContext(&c, n)
+			if known {
+				c.VisualTokens = tokens - m.PromptTokens
+				c.OverContext = !fits
+			}
+		}
+		if c.OverContext && m.OverContext == "drop" {
+			g.Dropped = append(g.Dropped, c.ID)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	g.Configs = kept
+	if g.Spec.IsoCompute {
+		count := map[int]int{}
+		for _, c := range g.Configs {
+			if c.Frames > 0 && c.VisualTokens > 0 {
+				count[c.VisualTokens]++
+			}
+		}
+		for i := range g.Configs {
+			c := &g.Configs[i]
+			if c.Frames > 0 && c.VisualTokens > 0 && count[c.VisualTokens] > 1 {
+				c.IsoGroup = "iso-" + strconv.Itoa(c.VisualTokens)
+			}
+		}
+	}
+	return nil
+}
+
+// ConfigPlan is one config's plan for a video, or the reason it has none.
+type ConfigPlan struct {
+	Config Config
+	Plan   Plan
+	Err    error
+}
+
+// PlanAll samples a video for every config. A config that fails keeps its error; the others go on.
+func (g *Grid) PlanAll(v Video) []ConfigPlan {
+	out := make([]ConfigPlan, len(g.Configs))
+	for i := range g.Configs {
+		c := &g.Configs[i]
+		p, err := c.Plan(v)
+		out[i] = ConfigPlan{Config: *c, Plan: p, Err: err}
+	}
+	return out
+}
