@@ -257,43 +257,38 @@ func (p *Plan) vertical(l Level, dst, src *rgb.Image, start []int32) {
 	verticalAsm(l, &p.v, start, dst, src)
 }
 
-// simdCoeffs are the horizontal weights laid out for the vector kernels (see resample_amd64.c):
-// pairs for AVX2 ([k0 k0 k0 k1 k1 k1 0 0] per two taps) and quads for AVX-512
-// ([k0×3 k1×3 k2×3 k3×3 0 0 0 0] per four taps), zero-padded.
+// simdCoeffs are the horizontal weights laid out for the vector kernels (see resample_amd64.c): per
+// output pixel, groups of four taps; per group 16 int16 "lo" words then 16 "hi" words, where each weight
+// k = hi<<15 + lo exactly, placed as [k0 k1 k0 k1 k0 k1 0 0 | k2 k3 k2 k3 k2 k3 0 0] (zero-padded).
 type simdCoeffs struct {
-	pairs, quads     []int32
-	pairN, quadN     []int32 // groups per output pixel
-	pairOff, quadOff []int32 // offset in int32 of each output pixel's groups
+	groups []int16
+	n, off []int32 // groups per output pixel, index of its first group
 }
 
 func buildSIMDCoeffs(a axis) simdCoeffs {
 	var s simdCoeffs
 	out := len(a.n)
-	s.pairN, s.quadN = make([]int32, out), make([]int32, out)
-	s.pairOff, s.quadOff = make([]int32, out), make([]int32, out)
+	s.n, s.off = make([]int32, out), make([]int32, out)
 	for i := 0; i < out; i++ {
 		n := int(a.n[i])
 		k := a.k[i*a.ksize : i*a.ksize+n]
-		np, nq := (n+1)/2, (n+3)/4
-		s.pairN[i], s.quadN[i] = int32(np), int32(nq)
-		s.pairOff[i], s.quadOff[i] = int32(len(s.pairs)), int32(len(s.quads))
-		for g := 0; g < np; g++ {
-			var v [8]int32
-			for t := 0; t < 2; t++ {
-				if j := 2*g + t; j < n {
-					v[3*t], v[3*t+1], v[3*t+2] = k[j], k[j], k[j]
-				}
-			}
-			s.pairs = append(s.pairs, v[:]...)
-		}
-		for g := 0; g < nq; g++ {
-			var v [16]int32
+		ng := (n + 3) / 4
+		s.n[i], s.off[i] = int32(ng), int32(len(s.groups)/32)
+		for g := 0; g < ng; g++ {
+			var lo, hi [16]int16
 			for t := 0; t < 4; t++ {
-				if j := 4*g + t; j < n {
-					v[3*t], v[3*t+1], v[3*t+2] = k[j], k[j], k[j]
+				j := 4*g + t
+				if j >= n {
+					continue
+				}
+				l, h := int16(k[j]&0x7fff), int16(k[j]>>15)
+				base := 8*(t/2) + t%2 // lane t/2, word t%2 of each pair
+				for c := 0; c < 3; c++ {
+					lo[base+2*c], hi[base+2*c] = l, h
 				}
 			}
-			s.quads = append(s.quads, v[:]...)
+			s.groups = append(s.groups, lo[:]...)
+			s.groups = append(s.groups, hi[:]...)
 		}
 	}
 	return s

@@ -15,85 +15,107 @@ static inline uint8_t clip8(int32_t v) {
     return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v;
 }
 
-// Horizontal pass, AVX2: two taps per vector. Loads 8 bytes at each pixel pair (6 used); the caller
-// guarantees 8 readable bytes past the last pixel of every row passed in (see horizontalAsm).
+// Horizontal pass: four taps per 256-bit vector with vpmaddwd. Each 22-bit weight k is split exactly
+// as k = hi*2^15 + lo (lo in 0..32767, hi = k>>15), so two 16x16->32 multiply-adds reproduce the int32
+// product sums mod 2^32, which is all Pillow's int32 arithmetic keeps. One 16-byte load covers the four
+// pixels (12 bytes); a shuffle makes 16-bit words [Ra Rb Ga Gb Ba Bb 0 0] per 128-bit lane (taps 0,1 in
+// lane 0, taps 2,3 in lane 1). Coefficients per group: 16 words lo, then 16 words hi (buildSIMDCoeffs).
+// The caller guarantees 16 readable bytes past the last pixel of every row passed in.
 __attribute__((target("avx2")))
 static void h_avx2(const uint8_t *src, ptrdiff_t ss, int rows, uint8_t *dst, ptrdiff_t ds, int out_w,
-                   const int32_t *xmin, const int32_t *ng, const int32_t *goff, const int32_t *co) {
-    const __m256i sh = _mm256_setr_epi32(3, 4, 5, 0, 0, 0, 0, 0);
+                   const int32_t *xmin, const int32_t *ng, const int32_t *goff, const int16_t *co) {
+    const __m256i ctl = _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1,
+                                         6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1);
+    const __m128i half = _mm_set1_epi32(HALF);
     for (int y = 0; y < rows; y++) {
         const uint8_t *in = src + y * ss;
         uint8_t *out = dst + y * ds;
         for (int x = 0; x < out_w; x++) {
             const uint8_t *p = in + 3 * xmin[x];
-            const int32_t *k = co + goff[x];
+            const __m256i *k = (const __m256i *)(co + 32 * (ptrdiff_t)goff[x]);
             int n = ng[x];
-            __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
-            int g = 0;
-            for (; g + 1 < n; g += 2) {
-                __m256i v0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 6 * g)));
-                __m256i v1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 6 * g + 6)));
-                acc0 = _mm256_add_epi32(acc0, _mm256_mullo_epi32(v0, _mm256_loadu_si256((const __m256i *)(k + 8 * g))));
-                acc1 = _mm256_add_epi32(acc1, _mm256_mullo_epi32(v1, _mm256_loadu_si256((const __m256i *)(k + 8 * g + 8))));
+            __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+            for (int g = 0; g < n; g++) {
+                __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + 12 * g)));
+                v = _mm256_shuffle_epi8(v, ctl);
+                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(v, _mm256_loadu_si256(k + 2 * g)));
+                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(v, _mm256_loadu_si256(k + 2 * g + 1)));
             }
-            if (g < n) {
-                __m256i v0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 6 * g)));
-                acc0 = _mm256_add_epi32(acc0, _mm256_mullo_epi32(v0, _mm256_loadu_si256((const __m256i *)(k + 8 * g))));
+            __m256i s = _mm256_add_epi32(_mm256_slli_epi32(hi, 15), lo);
+            __m128i r = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            r = _mm_srai_epi32(_mm_add_epi32(r, half), PRECISION_BITS);
+            r = _mm_packus_epi16(_mm_packs_epi32(r, r), r); // saturating packs == clip8
+            uint32_t px = (uint32_t)_mm_cvtsi128_si32(r);
+            if (x + 1 < out_w) {
+                memcpy(out + 3 * x, &px, 4); // the 4th byte is overwritten by the next pixel
+            } else {
+                out[3 * x] = (uint8_t)px;
+                out[3 * x + 1] = (uint8_t)(px >> 8);
+                out[3 * x + 2] = (uint8_t)(px >> 16);
             }
-            acc0 = _mm256_add_epi32(acc0, acc1);
-            acc0 = _mm256_add_epi32(acc0, _mm256_permutevar8x32_epi32(acc0, sh));
-            int32_t r[8];
-            _mm256_storeu_si256((__m256i *)r, acc0);
-            out[3 * x + 0] = clip8(r[0] + HALF);
-            out[3 * x + 1] = clip8(r[1] + HALF);
-            out[3 * x + 2] = clip8(r[2] + HALF);
         }
     }
 }
 
-// Horizontal pass, AVX-512: four taps per vector; loads 16 bytes per pixel quad (12 used).
+// Horizontal pass, AVX-512: the same four-tap groups for two source rows at once (row y in the low
+// 256 bits, row y+1 in the high 256 bits), sharing each coefficient load.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx2")))
 static void h_avx512(const uint8_t *src, ptrdiff_t ss, int rows, uint8_t *dst, ptrdiff_t ds, int out_w,
-                     const int32_t *xmin, const int32_t *ng, const int32_t *goff, const int32_t *co) {
-    const __m512i sh6 = _mm512_setr_epi32(6, 7, 8, 9, 10, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m256i sh3 = _mm256_setr_epi32(3, 4, 5, 0, 0, 0, 0, 0);
-    for (int y = 0; y < rows; y++) {
-        const uint8_t *in = src + y * ss;
-        uint8_t *out = dst + y * ds;
+                     const int32_t *xmin, const int32_t *ng, const int32_t *goff, const int16_t *co) {
+    const __m512i ctl = _mm512_broadcast_i64x4(_mm256_setr_epi8(
+        0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1,
+        6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1));
+    const __m128i half = _mm_set1_epi32(HALF);
+    int y = 0;
+    for (; y + 1 < rows; y += 2) {
+        const uint8_t *in0 = src + y * ss, *in1 = in0 + ss;
+        uint8_t *out0 = dst + y * ds, *out1 = out0 + ds;
         for (int x = 0; x < out_w; x++) {
-            const uint8_t *p = in + 3 * xmin[x];
-            const int32_t *k = co + goff[x];
+            const uint8_t *p0 = in0 + 3 * xmin[x], *p1 = in1 + 3 * xmin[x];
+            const int16_t *k = co + 32 * (ptrdiff_t)goff[x];
             int n = ng[x];
-            __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
-            int g = 0;
-            for (; g + 1 < n; g += 2) {
-                __m512i v0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 12 * g)));
-                __m512i v1 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 12 * g + 12)));
-                acc0 = _mm512_add_epi32(acc0, _mm512_mullo_epi32(v0, _mm512_loadu_si512(k + 16 * g)));
-                acc1 = _mm512_add_epi32(acc1, _mm512_mullo_epi32(v1, _mm512_loadu_si512(k + 16 * g + 16)));
+            __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+            for (int g = 0; g < n; g++) {
+                __m512i v = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p0 + 12 * g)));
+                v = _mm512_mask_broadcast_i32x4(v, 0xFF00, _mm_loadu_si128((const __m128i *)(p1 + 12 * g)));
+                v = _mm512_shuffle_epi8(v, ctl);
+                __m512i kl = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(k + 32 * g)));
+                __m512i kh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(k + 32 * g + 16)));
+                lo = _mm512_add_epi32(lo, _mm512_madd_epi16(v, kl));
+                hi = _mm512_add_epi32(hi, _mm512_madd_epi16(v, kh));
             }
-            if (g < n) {
-                __m512i v0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p + 12 * g)));
-                acc0 = _mm512_add_epi32(acc0, _mm512_mullo_epi32(v0, _mm512_loadu_si512(k + 16 * g)));
+            __m512i s = _mm512_add_epi32(_mm512_slli_epi32(hi, 15), lo);
+            // lanes (128-bit): 0,1 = row y; 2,3 = row y+1.
+            __m256i a = _mm512_castsi512_si256(s), b = _mm512_extracti64x4_epi64(s, 1);
+            __m128i r0 = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+            __m128i r1 = _mm_add_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+            r0 = _mm_srai_epi32(_mm_add_epi32(r0, half), PRECISION_BITS);
+            r1 = _mm_srai_epi32(_mm_add_epi32(r1, half), PRECISION_BITS);
+            __m128i r = _mm_packus_epi16(_mm_packs_epi32(r0, r1), r0);
+            uint64_t px = (uint64_t)_mm_cvtsi128_si64(r);
+            if (x + 1 < out_w) {
+                uint32_t a0 = (uint32_t)px, a1 = (uint32_t)(px >> 32);
+                memcpy(out0 + 3 * x, &a0, 4);
+                memcpy(out1 + 3 * x, &a1, 4);
+            } else {
+                out0[3 * x] = (uint8_t)px;
+                out0[3 * x + 1] = (uint8_t)(px >> 8);
+                out0[3 * x + 2] = (uint8_t)(px >> 16);
+                out1[3 * x] = (uint8_t)(px >> 32);
+                out1[3 * x + 1] = (uint8_t)(px >> 40);
+                out1[3 * x + 2] = (uint8_t)(px >> 48);
             }
-            acc0 = _mm512_add_epi32(acc0, acc1);
-            // lanes 0..11 hold R G B for taps 0..3: fold 6..11 onto 0..5, then 3..5 onto 0..2.
-            acc0 = _mm512_add_epi32(acc0, _mm512_permutexvar_epi32(sh6, acc0));
-            __m256i a = _mm512_castsi512_si256(acc0);
-            a = _mm256_add_epi32(a, _mm256_permutevar8x32_epi32(a, sh3));
-            int32_t r[8];
-            _mm256_storeu_si256((__m256i *)r, a);
-            out[3 * x + 0] = clip8(r[0] + HALF);
-            out[3 * x + 1] = clip8(r[1] + HALF);
-            out[3 * x + 2] = clip8(r[2] + HALF);
         }
+    }
+    if (y < rows) {
+        h_avx2(src + y * ss, ss, rows - y, dst + y * ds, ds, out_w, xmin, ng, goff, co);
     }
 }
 
 void native_resample_h(int level, const uint8_t *src, ptrdiff_t src_stride, int rows,
                        uint8_t *dst, ptrdiff_t dst_stride, int out_w,
                        const int32_t *xmin, const int32_t *ngroups, const int32_t *goff,
-                       const int32_t *coeffs) {
+                       const int16_t *coeffs) {
     if (level >= 2) {
         h_avx512(src, src_stride, rows, dst, dst_stride, out_w, xmin, ngroups, goff, coeffs);
     } else {

@@ -15,17 +15,13 @@ import (
 	"github.com/framesweep/framesweep/internal/rgb"
 )
 
-// overread is how far past a row's last pixel the horizontal kernels may load (AVX-512: 13 bytes).
+// overread is how far past a row's last pixel the horizontal kernels may load (13 bytes).
 const overread = 16
 
 func i32p(s []int32) *C.int32_t { return (*C.int32_t)(unsafe.Pointer(&s[0])) }
 
 func horizontalAsm(l Level, p *Plan, dst, src *rgb.Image, firstRow, rows int) {
-	xmin := p.h.start
-	ng, off, co := p.simd.pairN, p.simd.pairOff, p.simd.pairs
-	if l >= AVX512 {
-		ng, off, co = p.simd.quadN, p.simd.quadOff, p.simd.quads
-	}
+	xmin, ng, off, co := p.h.start, p.simd.n, p.simd.off, p.simd.groups
 	// Rows whose vector loads would run past the end of src.Pix (normally only the buffer's last row)
 	// are copied into a padded scratch row, so C never reads memory it was not given.
 	safe := rows
@@ -35,7 +31,7 @@ func horizontalAsm(l Level, p *Plan, dst, src *rgb.Image, firstRow, rows int) {
 	run := func(in []byte, stride, n int, out []byte) {
 		C.native_resample_h(C.int(l), (*C.uint8_t)(unsafe.Pointer(&in[0])), C.ptrdiff_t(stride), C.int(n),
 			(*C.uint8_t)(unsafe.Pointer(&out[0])), C.ptrdiff_t(dst.Stride), C.int(dst.W),
-			i32p(xmin), i32p(ng), i32p(off), i32p(co))
+			i32p(xmin), i32p(ng), i32p(off), (*C.int16_t)(unsafe.Pointer(&co[0])))
 	}
 	if safe > 0 {
 		run(src.Pix[firstRow*src.Stride:], src.Stride, safe, dst.Pix)

@@ -5,7 +5,7 @@
 void native_resample_h(int level, const uint8_t *src, ptrdiff_t src_stride, int rows,
                        uint8_t *dst, ptrdiff_t dst_stride, int out_w,
                        const int32_t *xmin, const int32_t *ngroups, const int32_t *goff,
-                       const int32_t *coeffs);
+                       const int16_t *coeffs);
 void native_resample_v(int level, const uint8_t *src, ptrdiff_t src_stride,
                        uint8_t *dst, ptrdiff_t dst_stride, int row_bytes, int out_h,
                        const int32_t *ymin, const int32_t *n, const int32_t *k, int ksize);
