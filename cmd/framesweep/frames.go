@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+// frameTransform turns a decoded frame into the image written to disk. The default writes the frame
+// at source size; `--size`/`--preset` (owned by resize/) plug in here by returning another transform.
+type frameTransform func(f *decode.Frame) (*rgb.Image, error)
+
+func sourceSize(f *decode.Frame) (*rgb.Image, error) { return &f.Image, nil }
+
+// runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--no-autorotate] [--hwaccel X]
+func runFrames(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("frames", stderr)
+	idxFlag := fs.String("indices", "", "comma-separated frame indices (required)")
+	out := fs.String("out", "", "output directory (required)")
+	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation/reflection")
+	hw := fs.String("hwaccel", "", "hardware decoding: none, cuda, vaapi, auto")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagParseStatus(err)
+	}
+	if len(pos) != 1 {
+		return usageErr(stderr, "frames", "want exactly one VIDEO, got %d arguments", len(pos))
+	}
+	if *out == "" {
+		return usageErr(stderr, "frames", "--out DIR is required")
+	}
+	indices, err := parseIndices(*idxFlag)
+	if err != nil {
+		return usageErr(stderr, "frames", "--indices: %v", err)
+	}
+	if _, err := decode.ParseHWAccel(*hw); err != nil {
+		return usageErr(stderr, "frames", "%v", err)
+	}
+	return extractFrames(pos[0], indices, *out, decode.Options{NoAutorotate: *noRot, HWAccel: *hw}, sourceSize, stdout, stderr)
+}
+
+func parseIndices(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("required (e.g. --indices 0,5,99)")
+	}
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", p)
+		}
+		if n < 0 {
+			return nil, fmt.Errorf("negative index %d", n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+type framesResult struct {
+	Path    string       `json:"path"`
+	Out     string       `json:"out"`
+	Written []string     `json:"written"`
+	Indices []int        `json:"indices"`
+	PTSS    []float64    `json:"pts_s"`
+	Stats   decode.Stats `json:"stats"`
+}
+
+func extractFrames(video string, indices []int, dir string, opts decode.Options, tf frameTransform, stdout, stderr io.Writer) int {
+	v, err := decode.Open(video, opts)
+	if err != nil {
+		return failErr(stderr, "frames", err)
+	}
+	defer v.Close()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return failErr(stderr, "frames", err)
+	}
+	res := framesResult{Path: video, Out: dir}
+	st, err := v.Read(indices, func(f *decode.Frame) error {
+		img, err := tf(f)
+		if err != nil {
+			return err
+		}
+		name := filepath.Join(dir, fmt.Sprintf("%06d.png", f.Index))
+		if err := writePNG(name, img); err != nil {
+			return err
+		}
+		res.Written = append(res.Written, name)
+		res.Indices = append(res.Indices, f.Index)
+		res.PTSS = append(res.PTSS, f.Seconds)
+		return nil
+	})
+	res.Stats = st
+	if err != nil {
+		if len(res.Written) > 0 {
+			_ = writeJSON(stdout, res)
+		}
+		return failErr(stderr, "frames", err)
+	}
+	if err := writeJSON(stdout, res); err != nil {
+		return failErr(stderr, "frames", err)
+	}
+	return exitOK
+}
+
+// writePNG writes an 8-bit RGB PNG (image.NRGBA with opaque alpha would add a channel; png encodes
+// an opaque NRGBA as RGB, so the file is RGB).
+func writePNG(name string, m *rgb.Image) error {
+	im := image.NewNRGBA(image.Rect(0, 0, m.W, m.H))
+	for y := 0; y < m.H; y++ {
+		row := m.Row(y)
+		dst := im.Pix[y*im.Stride : y*im.Stride+4*m.W]
+		for x := 0; x < m.W; x++ {
+			dst[4*x], dst[4*x+1], dst[4*x+2], dst[4*x+3] = row[3*x], row[3*x+1], row[3*x+2], 255
+		}
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := png.Encode(w, im); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/framesweep/framesweep/decode"
+)
+
+// runProbe: framesweep probe VIDEO [--json] [--frames-detail] [--no-autorotate] [--hwaccel X]
+func runProbe(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("probe", stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	detail := fs.Bool("frames-detail", false, "add per-frame pts_s and key")
+	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation/reflection")
+	hw := fs.String("hwaccel", "", "hardware decoding: none, cuda, vaapi, auto")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: framesweep probe VIDEO [--json] [--frames-detail] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagParseStatus(err)
+	}
+	if len(pos) != 1 {
+		return usageErr(stderr, "probe", "want exactly one VIDEO, got %d arguments", len(pos))
+	}
+	if _, err := decode.ParseHWAccel(*hw); err != nil {
+		return usageErr(stderr, "probe", "%v", err)
+	}
+	v, err := decode.Open(pos[0], decode.Options{NoAutorotate: *noRot, HWAccel: *hw})
+	if err != nil {
+		return failErr(stderr, "probe", err)
+	}
+	defer v.Close()
+	info := v.Info()
+	if *detail {
+		info = v.WithFramesDetail()
+	}
+	if *asJSON || *detail {
+		if err := writeJSON(stdout, info); err != nil {
+			return failErr(stderr, "probe", err)
+		}
+		return exitOK
+	}
+	hdr := "?"
+	if info.FramesHeader != nil {
+		hdr = fmt.Sprint(*info.FramesHeader)
+	}
+	fmt.Fprintf(stdout, "%s: %s %s %s %dx%d (out %dx%d, rotation %d, autorotate applied %v)\n",
+		info.Path, info.Container, info.Codec, info.PixFmt, info.Width, info.Height, info.OutWidth, info.OutHeight,
+		info.Rotation, info.Orientation.Applied)
+	fmt.Fprintf(stdout, "  frames %d (header %s), %.3f fps, duration %.3f s, start %.3f s, keyframes %d, vfr %v, hwaccel %s\n",
+		info.Frames, hdr, info.FPS, info.DurationS, info.StartS, info.Keyframes, info.VFR, info.HWAccel)
+	if info.HWAccelFallback != "" {
+		fmt.Fprintf(stdout, "  hwaccel fallback: %s\n", info.HWAccelFallback)
+	}
+	return exitOK
+}

@@ -1,0 +1,137 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/asticode/go-astiav"
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+// converter turns decoded frames into RGB24 through the same libavfilter chain the ffmpeg 5.1 CLI builds
+// for `-pix_fmt rgb24`: the autorotate filters, then a scale filter with the CLI's default sws flags
+// ("bicubic", from fftools' sws_dict), whose colour matrix and range come from each frame ("auto").
+// Using the library's own graph is what makes the output bit-exact, 10-bit and 4:4:4 included.
+type converter struct {
+	orient string // filter chain for the orientation ("" = none)
+
+	g         *astiav.FilterGraph
+	src, sink *astiav.FilterContext
+	key       convKey
+	out       *astiav.Frame
+	img       rgb.Image
+}
+
+type convKey struct {
+	w, h     int
+	pixFmt   astiav.PixelFormat
+	sar      astiav.Rational
+	timeBase astiav.Rational
+}
+
+const swsFlagsCLI = "bicubic" // fftools/ffmpeg_opt.c (5.1): av_dict_set(&ost->sws_dict, "flags", "bicubic", 0)
+
+func newConverter(orient string) *converter {
+	return &converter{orient: orient, out: astiav.AllocFrame()}
+}
+
+func (c *converter) freeGraph() {
+	if c.g != nil {
+		c.g.Free() // frees the filter contexts too
+		c.g, c.src, c.sink = nil, nil, nil
+	}
+}
+
+// Close releases the graph and the frame; idempotent.
+func (c *converter) Close() {
+	if c == nil {
+		return
+	}
+	c.freeGraph()
+	if c.out != nil {
+		c.out.Free()
+		c.out = nil
+	}
+}
+
+func (c *converter) configure(k convKey) error {
+	c.freeGraph()
+	g := astiav.AllocFilterGraph()
+	if g == nil {
+		return errors.New("cannot allocate a filter graph")
+	}
+	c.g = g
+	g.SetThreadCount(1) // the conversion filters are not threaded in 5.1; avoid spawning idle workers
+	sar := k.sar
+	if sar.Num() <= 0 || sar.Den() <= 0 {
+		sar = astiav.NewRational(0, 1)
+	}
+	var err error
+	c.src, err = g.NewFilterContext(astiav.FindFilterByName("buffer"), "in", astiav.FilterArgs{
+		"pix_fmt":      strconv.Itoa(int(k.pixFmt)),
+		"pixel_aspect": strconv.Itoa(sar.Num()) + "/" + strconv.Itoa(sar.Den()),
+		"time_base":    k.timeBase.String(),
+		"video_size":   strconv.Itoa(k.w) + "x" + strconv.Itoa(k.h),
+	})
+	if err != nil {
+		return fmt.Errorf("buffer source: %w", err)
+	}
+	c.sink, err = g.NewFilterContext(astiav.FindFilterByName("buffersink"), "out", nil)
+	if err != nil {
+		return fmt.Errorf("buffer sink: %w", err)
+	}
+	outputs := astiav.AllocFilterInOut()
+	inputs := astiav.AllocFilterInOut()
+	defer outputs.Free()
+	defer inputs.Free()
+	outputs.SetName("in")
+	outputs.SetFilterContext(c.src)
+	outputs.SetPadIdx(0)
+	outputs.SetNext(nil)
+	inputs.SetName("out")
+	inputs.SetFilterContext(c.sink)
+	inputs.SetPadIdx(0)
+	inputs.SetNext(nil)
+	chain := "scale=flags=" + swsFlagsCLI + ",format=pix_fmts=rgb24"
+	if c.orient != "" {
+		chain = c.orient + "," + chain
+	}
+	if err := g.Parse(chain, inputs, outputs); err != nil {
+		return fmt.Errorf("filter chain %q: %w", chain, err)
+	}
+	if err := g.Configure(); err != nil {
+		return fmt.Errorf("filter chain %q: %w", chain, err)
+	}
+	c.key = k
+	return nil
+}
+
+// convert returns the RGB24 image of f; the image's buffer is reused by the next call.
+func (c *converter) convert(f *astiav.Frame, tb astiav.Rational) (*rgb.Image, error) {
+	k := convKey{w: f.Width(), h: f.Height(), pixFmt: f.PixelFormat(), sar: f.SampleAspectRatio(), timeBase: tb}
+	if c.g == nil || k != c.key {
+		if err := c.configure(k); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.src.BuffersrcAddFrame(f, astiav.NewBuffersrcFlags(astiav.BuffersrcFlagKeepRef)); err != nil {
+		return nil, fmt.Errorf("filter input: %w", err)
+	}
+	c.out.Unref()
+	if err := c.sink.BuffersinkGetFrame(c.out, astiav.NewBuffersinkFlags()); err != nil {
+		return nil, fmt.Errorf("filter output: %w", err)
+	}
+	w, h := c.out.Width(), c.out.Height()
+	need := 3 * w * h
+	if cap(c.img.Pix) < need {
+		c.img.Pix = make([]byte, need)
+	}
+	c.img.W, c.img.H, c.img.Stride, c.img.Pix = w, h, 3*w, c.img.Pix[:need]
+	if _, err := c.out.ImageCopyToBuffer(c.img.Pix, 1); err != nil {
+		c.out.Unref()
+		return nil, fmt.Errorf("copy RGB: %w", err)
+	}
+	c.out.Unref()
+	return &c.img, nil
+}

@@ -1,0 +1,97 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel causes. Every error returned by this package wraps one of them (errors.Is), inside an *Error
+// that names the file and the operation.
+var (
+	ErrNoVideoStream    = errors.New("no video stream")
+	ErrUnsupportedCodec = errors.New("unsupported codec (no decoder in this FFmpeg)")
+	ErrTooLarge         = errors.New("frame area exceeds the limit")
+	ErrTooManyStreams   = errors.New("stream count exceeds the limit")
+	ErrOutOfRange       = errors.New("frame index out of range")
+	ErrCorrupt          = errors.New("corrupt or unreadable data")
+	ErrNetworkProtocol  = errors.New("only local files are accepted (no URLs or protocols)")
+	ErrEmpty            = errors.New("empty file")
+	ErrNoFrames         = errors.New("video stream has no frames")
+	ErrNotFound         = errors.New("file not found or not readable")
+	ErrClosed           = errors.New("video is closed")
+	ErrBadOption        = errors.New("bad option")
+	ErrFrameFailed      = errors.New("frame failed to decode")
+)
+
+// Error is the error type of this package: the file, the operation and the cause, in one line.
+type Error struct {
+	Path string
+	Op   string // "open", "probe", "index", "read", "decode", "convert", "hwaccel"
+	Err  error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s: %v", e.Path, e.Op, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// RangeError reports a requested index outside [0, NumFrames). It matches ErrOutOfRange.
+type RangeError struct {
+	Index, NumFrames int
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("frame index %d out of range: the video has %d frames (0..%d)", e.Index, e.NumFrames, e.NumFrames-1)
+}
+func (e *RangeError) Is(target error) bool { return target == ErrOutOfRange }
+
+// FrameError reports one requested frame that the decoder did not produce (corrupt data, a decoder
+// error). The frame is never replaced by a neighbour. It matches ErrFrameFailed.
+type FrameError struct {
+	Index int
+	PTS   int64
+	Err   error // the decoder's cause when known
+}
+
+func (e *FrameError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("frame %d (pts %d) failed to decode: %v", e.Index, e.PTS, e.Err)
+	}
+	return fmt.Sprintf("frame %d (pts %d) failed to decode: the decoder produced no picture for it", e.Index, e.PTS)
+}
+func (e *FrameError) Is(target error) bool { return target == ErrFrameFailed }
+func (e *FrameError) Unwrap() error        { return e.Err }
+
+// FailedFrames returns the indices of every *FrameError inside err (as returned by Read), ascending.
+func FailedFrames(err error) []int {
+	var out []int
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if fe, ok := e.(*FrameError); ok {
+			out = append(out, fe.Index)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
+func wrap(path, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return &Error{Path: path, Op: op, Err: err}
+}

@@ -1,0 +1,497 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/asticode/go-astiav"
+)
+
+// Rational is a time base or frame rate (no C type crosses the package boundary).
+type Rational struct {
+	Num int `json:"num"`
+	Den int `json:"den"`
+}
+
+// Float64 returns Num/Den (0 when Den is 0).
+func (r Rational) Float64() float64 {
+	if r.Den == 0 {
+		return 0
+	}
+	return float64(r.Num) / float64(r.Den)
+}
+
+// Index is the frame index built by the demux scan, in presentation order: entry i describes frame i.
+type Index struct {
+	TimeBase Rational  // of PTS
+	PTS      []int64   // stream time base
+	Seconds  []float64 // PTS × TimeBase
+	Key      []bool    // the frame's packet is a keyframe (random access point)
+}
+
+// packetInfo is one packet of the primary video stream, in decode (file) order.
+type packetInfo struct {
+	pts, dts, pos int64
+	key, discard  bool
+	frames        int // pictures the decoder outputs for it (0: discarded or hidden)
+}
+
+// Video is an opened video file with its frame index. It owns all FFmpeg state; Close releases it.
+type Video struct {
+	path string
+	opts Options
+
+	fc          *astiav.FormatContext
+	streamIndex int
+	atStart     bool // fc was just opened: the next packet read is the first one
+
+	pkts      []packetInfo
+	idx       Index
+	frameDpos []int // decode position (index into pkts) of each frame's packet
+	ptsFrame  map[int64]int
+	posDpos   map[int64]int
+	counting  bool // timestamps unusable: frames are identified by output order, never by seeking
+
+	info   Info
+	orient Orientation // what Read applies
+	hw     HWChoice
+	hwType astiav.HardwareDeviceType
+
+	closed bool
+}
+
+// Open opens path (a local file) with the limits in opts and runs the index scan.
+func Open(path string, opts Options) (*Video, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, wrap(path, "open", err)
+	}
+	if err := checkLocalPath(path); err != nil {
+		return nil, wrap(path, "open", err)
+	}
+	v := &Video{path: path, opts: o}
+	if err := v.openInput(); err != nil {
+		v.Close()
+		return nil, wrap(path, "open", err)
+	}
+	if err := v.scan(); err != nil {
+		v.Close()
+		return nil, wrap(path, "index", err)
+	}
+	v.setupHW()
+	v.buildInfo()
+	return v, nil
+}
+
+// Probe opens path, returns its Info and closes it.
+func Probe(path string, opts Options) (Info, error) {
+	v, err := Open(path, opts)
+	if err != nil {
+		return Info{}, err
+	}
+	defer v.Close()
+	return v.Info(), nil
+}
+
+// checkLocalPath accepts plain local file paths only: FFmpeg would otherwise open URLs and protocol
+// chains (http://, concat:, pipe:, ...). The path is later passed as "file:<abs path>" with a "file"
+// protocol whitelist, so a colon in a file name is never taken for a protocol.
+func checkLocalPath(path string) error {
+	if path == "" {
+		return fmt.Errorf("%w: empty path", ErrNotFound)
+	}
+	if strings.Contains(path, "://") {
+		return ErrNetworkProtocol
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file", ErrNotFound)
+	}
+	if st.Size() == 0 {
+		return ErrEmpty
+	}
+	return nil
+}
+
+// openInput opens (or re-opens) the demuxer and selects the primary video stream.
+func (v *Video) openInput() error {
+	if v.fc != nil {
+		v.fc.CloseInput()
+		v.fc.Free()
+		v.fc = nil
+	}
+	abs, err := filepath.Abs(v.path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	fc := astiav.AllocFormatContext()
+	if fc == nil {
+		return errors.New("cannot allocate a format context")
+	}
+	d := astiav.NewDictionary()
+	defer d.Free()
+	_ = d.Set("protocol_whitelist", "file", 0)
+	_ = d.Set("probesize", strconv.FormatInt(v.opts.ProbeSize, 10), 0)
+	_ = d.Set("analyzeduration", strconv.FormatInt(v.opts.AnalyzeDuration.Microseconds(), 10), 0)
+	_ = d.Set("max_streams", strconv.Itoa(v.opts.MaxStreams+1), 0)
+	if err := fc.OpenInput("file:"+abs, nil, d); err != nil {
+		fc.Free() // avformat_open_input frees the context on failure; Free on nil is a no-op
+		return classifyOpenErr(err)
+	}
+	v.fc = fc
+	if n := fc.NbStreams(); n > v.opts.MaxStreams {
+		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
+	}
+	if err := fc.FindStreamInfo(nil); err != nil {
+		return classifyOpenErr(err)
+	}
+	if n := fc.NbStreams(); n > v.opts.MaxStreams {
+		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
+	}
+	v.streamIndex = -1
+	for _, s := range fc.Streams() {
+		if s.CodecParameters().MediaType() == astiav.MediaTypeVideo {
+			v.streamIndex = s.Index()
+			break
+		}
+	}
+	if v.streamIndex < 0 {
+		return ErrNoVideoStream
+	}
+	cp := v.stream().CodecParameters()
+	if astiav.FindDecoder(cp.CodecID()) == nil {
+		return fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID()))
+	}
+	if w, h := cp.Width(), cp.Height(); w*h > v.opts.MaxFrameArea || w < 0 || h < 0 {
+		return fmt.Errorf("%w: %dx%d > %d pixels", ErrTooLarge, w, h, v.opts.MaxFrameArea)
+	}
+	v.atStart = true
+	return nil
+}
+
+func (v *Video) stream() *astiav.Stream { return v.fc.Streams()[v.streamIndex] }
+
+func codecName(id astiav.CodecID) string {
+	n := id.Name()
+	if n == "" || n == "none" {
+		return "unknown codec (no decoder)"
+	}
+	return n
+}
+
+// classifyOpenErr maps FFmpeg's open errors to our causes, keeping FFmpeg's error in the chain.
+func classifyOpenErr(err error) error {
+	switch {
+	case errors.Is(err, astiav.ErrProtocolNotFound):
+		return fmt.Errorf("%w: %w", ErrNetworkProtocol, err)
+	case errors.Is(err, astiav.ErrDecoderNotFound):
+		return fmt.Errorf("%w: %w", ErrUnsupportedCodec, err)
+	case errors.Is(err, astiav.ErrEio), errors.Is(err, astiav.ErrEperm):
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return fmt.Errorf("%w: %w", ErrCorrupt, err)
+}
+
+// scan demuxes every packet of the primary video stream (no decoding) and builds the frame index.
+func (v *Video) scan() error {
+	pkt := astiav.AllocPacket()
+	defer pkt.Free()
+	v.pkts = v.pkts[:0]
+	codec := v.stream().CodecParameters().CodecID()
+	for {
+		err := v.fc.ReadFrame(pkt)
+		if errors.Is(err, astiav.ErrEof) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%w: demuxing stopped after %d video packets: %w", ErrCorrupt, len(v.pkts), err)
+		}
+		if pkt.StreamIndex() == v.streamIndex {
+			fl := pkt.Flags()
+			p := packetInfo{pts: pkt.Pts(), dts: pkt.Dts(), pos: pkt.Pos(),
+				key: fl.Has(astiav.PacketFlagKey), discard: fl.Has(astiav.PacketFlagDiscard), frames: 1}
+			switch {
+			case p.discard:
+				// Edit lists: the decoder drops frames from packets flagged discard (FFmpeg decode.c).
+				p.frames = 0
+			case codec == astiav.CodecIDVp9:
+				p.frames = vp9ShownFrames(pkt.Data())
+			case codec == astiav.CodecIDVp8:
+				p.frames = vp8ShownFrames(pkt.Data())
+			}
+			v.pkts = append(v.pkts, p)
+		}
+		pkt.Unref()
+	}
+	v.atStart = false
+	return v.buildIndex()
+}
+
+func (v *Video) buildIndex() error {
+	st := v.stream()
+	tb := Rational{st.TimeBase().Num(), st.TimeBase().Den()}
+	type fr struct {
+		pts  int64
+		key  bool
+		dpos int
+	}
+	var frames []fr
+	counting := false
+	for d, p := range v.pkts {
+		for k := 0; k < p.frames; k++ {
+			if p.pts == astiav.NoPtsValue || k > 0 {
+				counting = true
+			}
+			frames = append(frames, fr{pts: p.pts, key: p.key, dpos: d})
+		}
+	}
+	if len(frames) == 0 {
+		return ErrNoFrames
+	}
+	if !counting {
+		sort.SliceStable(frames, func(i, j int) bool { return frames[i].pts < frames[j].pts })
+		for i := 1; i < len(frames); i++ {
+			if frames[i].pts == frames[i-1].pts {
+				counting = true // duplicate timestamps: pts cannot identify frames
+				break
+			}
+		}
+	}
+	if counting {
+		// Frames in decode order; timestamps from dts when every packet has one, else synthesized
+		// from the nominal frame rate (raw elementary streams carry none).
+		sort.SliceStable(frames, func(i, j int) bool { return frames[i].dpos < frames[j].dpos })
+		useDts := true
+		for i, f := range frames {
+			d := v.pkts[f.dpos].dts
+			if d == astiav.NoPtsValue || (i > 0 && d <= v.pkts[frames[i-1].dpos].dts) {
+				useDts = false
+				break
+			}
+		}
+		if useDts {
+			for i := range frames {
+				frames[i].pts = v.pkts[frames[i].dpos].dts
+			}
+		} else {
+			r := st.AvgFrameRate()
+			if r.Num() <= 0 || r.Den() <= 0 {
+				r = st.RFrameRate()
+			}
+			if r.Num() <= 0 || r.Den() <= 0 {
+				r = astiav.NewRational(25, 1)
+			}
+			tb = Rational{r.Den(), r.Num()}
+			for i := range frames {
+				frames[i].pts = int64(i)
+			}
+		}
+	}
+	n := len(frames)
+	v.counting = counting
+	v.idx = Index{TimeBase: tb, PTS: make([]int64, n), Seconds: make([]float64, n), Key: make([]bool, n)}
+	v.frameDpos = make([]int, n)
+	v.ptsFrame = make(map[int64]int, n)
+	for i, f := range frames {
+		v.idx.PTS[i] = f.pts
+		v.idx.Seconds[i] = float64(f.pts) * float64(tb.Num) / float64(tb.Den)
+		v.idx.Key[i] = f.key
+		v.frameDpos[i] = f.dpos
+		v.ptsFrame[f.pts] = i
+	}
+	v.posDpos = make(map[int64]int, len(v.pkts))
+	for d, p := range v.pkts {
+		if p.pos >= 0 {
+			if _, dup := v.posDpos[p.pos]; dup {
+				v.posDpos = nil // positions do not identify packets here; fall back to timestamps
+				break
+			}
+			v.posDpos[p.pos] = d
+		}
+	}
+	return nil
+}
+
+// vp9ShownFrames counts the frames a VP9 packet makes the decoder output: hidden (alt-ref) frames are
+// decoded but not shown; a superframe bundles several. Unparseable data counts as one frame so a
+// broken packet is reported as a failed frame instead of silently vanishing from the index.
+func vp9ShownFrames(b []byte) int {
+	if len(b) == 0 {
+		return 1
+	}
+	last := b[len(b)-1]
+	if last&0xe0 == 0xc0 {
+		nf := int(last&7) + 1
+		mag := int((last>>3)&3) + 1
+		sz := 2 + mag*nf
+		if len(b) >= sz && b[len(b)-sz] == last {
+			p := len(b) - sz + 1
+			off, shown := 0, 0
+			for i := 0; i < nf; i++ {
+				fs := 0
+				for k := 0; k < mag; k++ {
+					fs |= int(b[p]) << (8 * k)
+					p++
+				}
+				if fs == 0 || off+fs > len(b)-sz {
+					return 1
+				}
+				shown += vp9FrameShown(b[off : off+fs])
+				off += fs
+			}
+			if shown == 0 {
+				return 0
+			}
+			return shown
+		}
+	}
+	return vp9FrameShown(b)
+}
+
+func vp9FrameShown(b []byte) int {
+	if len(b) == 0 {
+		return 1
+	}
+	bit := func(i int) int { return int(b[0]>>(7-i)) & 1 }
+	if b[0]>>6 != 2 { // frame_marker
+		return 1
+	}
+	profile := bit(2) | bit(3)<<1
+	i := 4
+	if profile == 3 {
+		i++ // reserved_zero
+	}
+	if bit(i) == 1 { // show_existing_frame
+		return 1
+	}
+	// frame_type, then show_frame
+	if i+2 > 7 {
+		return 1
+	}
+	return bit(i + 2)
+}
+
+// vp8ShownFrames reads show_frame from the VP8 frame tag (RFC 6386 §9.1).
+func vp8ShownFrames(b []byte) int {
+	if len(b) < 3 {
+		return 1
+	}
+	return int(b[0]>>4) & 1
+}
+
+// NumFrames is the number of frames in the index.
+func (v *Video) NumFrames() int { return len(v.idx.PTS) }
+
+// Index returns the frame index (shared: do not modify).
+func (v *Video) Index() Index { return v.idx }
+
+// Path returns the path given to Open.
+func (v *Video) Path() string { return v.path }
+
+// Close releases every FFmpeg resource. It is idempotent.
+func (v *Video) Close() error {
+	if v == nil || v.closed {
+		return nil
+	}
+	v.closed = true
+	if v.fc != nil {
+		v.fc.CloseInput()
+		v.fc.Free()
+		v.fc = nil
+	}
+	return nil
+}
+
+func (v *Video) setupHW() {
+	req, _ := ParseHWAccel(v.opts.HWAccel)
+	cp := v.stream().CodecParameters()
+	t := traitsOf(cp)
+	v.hw = SelectHW(req, t)
+	if v.hw.Device == "" {
+		return
+	}
+	// Device creation is the real availability check; a machine without the GPU/driver fails here.
+	tries := []HWAccel{v.hw.Device}
+	if req == HWAuto && v.hw.Device == HWCUDA {
+		if ok, _ := vaapiSupports(t); ok {
+			tries = append(tries, HWVAAPI)
+		}
+	}
+	var reasons []string
+	for _, dev := range tries {
+		typ := astiav.FindHardwareDeviceTypeByName(string(dev))
+		if typ == astiav.HardwareDeviceTypeNone {
+			reasons = append(reasons, string(dev)+": device type not built into this FFmpeg")
+			continue
+		}
+		if hwPixFmt(astiav.FindDecoder(cp.CodecID()), typ) == astiav.PixelFormatNone {
+			reasons = append(reasons, fmt.Sprintf("%s: the %s decoder has no %s hardware config", dev, codecName(cp.CodecID()), dev))
+			continue
+		}
+		hdc, err := astiav.CreateHardwareDeviceContext(typ, "", nil)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("%s: device creation failed: %v", dev, err))
+			continue
+		}
+		releaseHWDevice(hdc)
+		v.hw = HWChoice{Device: dev}
+		v.hwType = typ
+		return
+	}
+	v.hw = HWChoice{Fallback: strings.Join(reasons, "; ")}
+}
+
+// releaseHWDevice drops a device reference: go-astiav v0.16 has no Free for it, but a codec context
+// takes ownership of the reference it is given and releases it in Free.
+func releaseHWDevice(hdc *astiav.HardwareDeviceContext) {
+	cc := astiav.AllocCodecContext(nil)
+	if cc == nil {
+		return
+	}
+	cc.SetHardwareDeviceContext(hdc)
+	cc.Free()
+}
+
+func hwPixFmt(c *astiav.Codec, typ astiav.HardwareDeviceType) astiav.PixelFormat {
+	if c == nil {
+		return astiav.PixelFormatNone
+	}
+	for _, p := range c.HardwareConfigs() {
+		if p.MethodFlags().Has(astiav.CodecHardwareConfigMethodFlagHwDeviceCtx) && p.HardwareDeviceType() == typ {
+			return p.PixelFormat()
+		}
+	}
+	return astiav.PixelFormatNone
+}
+
+// traitsOf derives codec, bit depth and chroma subsampling from the stream's pixel format name.
+func traitsOf(cp *astiav.CodecParameters) StreamTraits {
+	t := StreamTraits{Codec: codecName(cp.CodecID()), BitDepth: 8, Chroma: "420"}
+	pf := cp.PixelFormat().String()
+	switch {
+	case strings.Contains(pf, "444"), strings.HasPrefix(pf, "gbr"):
+		t.Chroma = "444"
+	case strings.Contains(pf, "422"):
+		t.Chroma = "422"
+	case strings.HasPrefix(pf, "gray"):
+		t.Chroma = "400"
+	}
+	for _, d := range []int{16, 14, 12, 10, 9} {
+		if strings.Contains(pf, "p"+strconv.Itoa(d)) || strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(pf, "le"), "be"), strconv.Itoa(d)) {
+			t.BitDepth = d
+			break
+		}
+	}
+	return t
+}
+
+var _ = math.Abs
