@@ -1,0 +1,200 @@
+package llamacpp
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/llm/internal/testframes"
+	"github.com/framesweep/framesweep/llm/testmodel"
+)
+
+var tiny testmodel.Paths
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "llamacpp-test")
+	if err != nil {
+		panic(err)
+	}
+	tiny, err = testmodel.Write(dir, testmodel.DefaultSeed)
+	if err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 && LiveHandles() != 0 {
+		println("leak: LiveHandles() =", LiveHandles())
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func open(t *testing.T, spec string) llm.Runtime {
+	t.Helper()
+	rt, err := llm.Registry{"llamacpp": Open}.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+func checkProbs(t *testing.T, resp *llm.Response, letters ...string) {
+	t.Helper()
+	if len(resp.Probs) != len(letters) {
+		t.Fatalf("probs %v: want one per option %v", resp.Probs, letters)
+	}
+	var sum float64
+	for _, l := range letters {
+		p, ok := resp.Probs[l]
+		if !ok || p < 0 || p > 1 || math.IsNaN(p) {
+			t.Fatalf("probs %v: bad entry for %s", resp.Probs, l)
+		}
+		sum += p
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Fatalf("probs %v sum to %v", resp.Probs, sum)
+	}
+}
+
+func TestAnswerVideoFrames(t *testing.T) {
+	video := testframes.Path(testframes.Video)
+	if video == "" {
+		t.Skip("../shared/testdata not present")
+	}
+	fr, err := testframes.Extract(video, []int{0, 30, 60, 90}, 56, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := open(t, "llamacpp:model="+tiny.Model+",mmproj="+tiny.Mmproj+",threads=2,ctx=2048")
+	req := &llm.Request{
+		Frames:   fr,
+		Question: "What is the animal in the video?",
+		Options:  []string{"A. a bunny", "B. a bird", "C. a squirrel", "D. a fish"},
+		Template: llm.TemplateVideoMME,
+	}
+	resp, err := rt.Answer(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("text %q choice %q probs %v prompt %d completion %d latency %.3fs", resp.Text, resp.Choice, resp.Probs, resp.PromptTokens, resp.CompletionTokens, resp.LatencyS)
+	checkProbs(t, resp, "A", "B", "C", "D")
+	if resp.Template != llm.TemplateVideoMME || resp.Choice != llm.ExtractVideoMME(resp.Text) {
+		t.Errorf("template %q choice %q for text %q", resp.Template, resp.Choice, resp.Text)
+	}
+	// Each 28×28 image becomes 4 patch embeddings: the prompt must hold 16 image positions more than text-only.
+	textOnly, err := rt.Answer(context.Background(), &llm.Request{Question: req.Question, Options: req.Options, Template: req.Template})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProbs(t, textOnly, "A", "B", "C", "D")
+	if got := resp.PromptTokens - textOnly.PromptTokens; got != 16 {
+		t.Errorf("image positions = %d, want 16 (4 frames × 4 patches)", got)
+	}
+	// Greedy decoding is deterministic, and the frames change the answer distribution.
+	again, err := rt.Answer(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Text != resp.Text || again.Probs["A"] != resp.Probs["A"] {
+		t.Errorf("not deterministic: %q %v vs %q %v", resp.Text, resp.Probs, again.Text, again.Probs)
+	}
+	if textOnly.Probs["A"] == resp.Probs["A"] {
+		t.Errorf("frames did not change the letter distribution: %v", resp.Probs)
+	}
+}
+
+func TestMLVUAndSampling(t *testing.T) {
+	rt := open(t, "llamacpp:model="+tiny.Model+",chat=plain,threads=1")
+	req := &llm.Request{Question: "Which?", Options: []string{"red", "green", "blue", "cyan", "pink", "gold"},
+		Template: llm.TemplateMLVU, Temperature: 1, Seed: 7, MaxTokens: 8}
+	a, err := rt.Answer(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProbs(t, a, "A", "B", "C", "D", "E", "F")
+	if a.CompletionTokens > 8 || a.Template != llm.TemplateMLVU {
+		t.Errorf("%+v", a)
+	}
+	b, _ := rt.Answer(context.Background(), req)
+	if a.Text != b.Text {
+		t.Errorf("same seed, different text: %q %q", a.Text, b.Text)
+	}
+}
+
+func TestBadModelFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := os.ReadFile(tiny.Model)
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := map[string]string{
+		"missing":   filepath.Join(dir, "nope.gguf"),
+		"empty":     write("empty.gguf", nil),
+		"text":      write("text.gguf", []byte("hello, not a model")),
+		"truncated": write("trunc.gguf", good[:len(good)/2]),
+		"header":    write("header.gguf", append([]byte("GGUF\x03\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\x7f"), make([]byte, 64)...)),
+		"dir":       dir,
+	}
+	for name, p := range cases {
+		_, err := New(p, "", Options{Threads: 1})
+		var e *llm.Error
+		if !errors.Is(err, llm.ErrModel) || !errors.As(err, &e) || e.Path != p {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	// A text model given as the projector, and a projector given as the model.
+	if _, err := New(tiny.Model, tiny.Model, Options{}); !errors.Is(err, llm.ErrModel) || !strings.Contains(err.Error(), "projector") {
+		t.Errorf("model as mmproj: %v", err)
+	}
+	if _, err := New(tiny.Mmproj, "", Options{}); !errors.Is(err, llm.ErrModel) {
+		t.Errorf("mmproj as model: %v", err)
+	}
+	if _, err := (llm.Registry{"llamacpp": Open}).Open("llamacpp:mmproj=x"); !errors.Is(err, llm.ErrBadSpec) {
+		t.Errorf("spec without model: %v", err)
+	}
+	if LiveHandles() != 0 {
+		t.Errorf("failed opens left %d handles", LiveHandles())
+	}
+}
+
+func TestLeakCheck(t *testing.T) {
+	before := LiveHandles()
+	for i := 0; i < 2; i++ {
+		rt, err := New(tiny.Model, tiny.Mmproj, Options{Threads: 1, Context: 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if LiveHandles() != before+5 {
+			t.Errorf("open runtime holds %d handles, want 5", LiveHandles()-before)
+		}
+		if _, err := rt.Answer(context.Background(), &llm.Request{Question: "q", Options: []string{"A. x", "B. y"}, MaxTokens: 2}); err != nil {
+			t.Fatal(err)
+		}
+		rt.Close()
+		rt.Close() // idempotent
+		if _, err := rt.Answer(context.Background(), &llm.Request{Question: "q"}); !errors.Is(err, llm.ErrClosed) {
+			t.Errorf("answer after close: %v", err)
+		}
+	}
+	if LiveHandles() != before {
+		t.Errorf("LiveHandles = %d after Close, want %d", LiveHandles(), before)
+	}
+}
+
+func TestContextTooLong(t *testing.T) {
+	rt := open(t, "llamacpp:model="+tiny.Model+",ctx=64,threads=1")
+	_, err := rt.Answer(context.Background(), &llm.Request{Question: strings.Repeat("long question ", 20), Options: []string{"A. x"}})
+	if !errors.Is(err, llm.ErrContextTooLong) {
+		t.Errorf("err = %v", err)
+	}
+}

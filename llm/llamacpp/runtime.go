@@ -1,0 +1,394 @@
+package llamacpp
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/framesweep/framesweep/llm"
+	"github.com/ollama/ollama/llama"
+	"github.com/ollama/ollama/ml"
+)
+
+// live counts C handles currently owned by open Runtimes.
+var live atomic.Int64
+
+// LiveHandles returns the number of llama.cpp handles (models, contexts, mtmd contexts, batches) alive.
+func LiveHandles() int64 { return live.Load() }
+
+var backendOnce sync.Once
+
+const batchSize = 512
+
+// Runtime is one loaded model (+ projector). Requests are served one at a time (a llama context is not
+// safe for concurrent use); Close is idempotent.
+type Runtime struct {
+	mu       sync.Mutex
+	model    *llama.Model
+	lctx     *llama.Context
+	mtmd     *llama.MtmdContext
+	tokens   *llama.Batch
+	embeds   *llama.Batch
+	letters  map[string][]int // option letter -> token ids whose text is the letter, with or without a leading space
+	bos      map[int]bool     // tokens the model adds at the start (BOS)
+	path     string
+	mmproj   string
+	nctx     int
+	chat     string
+	embdSize int
+}
+
+// Open opens a runtime from a parsed spec (llm.Opener).
+func Open(sp llm.Spec) (llm.Runtime, error) {
+	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat"); err != nil {
+		return nil, err
+	}
+	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
+	if err != nil {
+		return nil, err
+	}
+	nctx, err := sp.Int("ctx", 4096, 64)
+	if err != nil {
+		return nil, err
+	}
+	chat := sp.Params["chat"]
+	if chat == "" {
+		chat = "chatml"
+	}
+	if chat != "chatml" && chat != "plain" {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: chat=%q (want chatml or plain)", chat)
+	}
+	return New(sp.Params["model"], sp.Params["mmproj"], Options{Threads: threads, Context: nctx, Chat: chat})
+}
+
+// Options are the load settings.
+type Options struct {
+	Threads int    // CPU threads for the text model
+	Context int    // context length in tokens
+	Chat    string // "chatml" (Qwen-style turns) or "plain"
+}
+
+// New loads model (and mmproj when not "") after checking both files in Go.
+func New(model, mmproj string, o Options) (*Runtime, error) {
+	if o.Threads <= 0 {
+		o.Threads = runtime.NumCPU()
+	}
+	if o.Context <= 0 {
+		o.Context = 4096
+	}
+	if o.Chat == "" {
+		o.Chat = "chatml"
+	}
+	if _, err := CheckGGUF(model, false); err != nil {
+		return nil, err
+	}
+	if mmproj != "" {
+		if _, err := CheckGGUF(mmproj, true); err != nil {
+			return nil, err
+		}
+	}
+	backendOnce.Do(llama.BackendInit)
+	r := &Runtime{path: model, mmproj: mmproj, nctx: o.Context, chat: o.Chat}
+	m, err := llama.LoadModelFromFile(model, llama.ModelParams{UseMmap: true})
+	if err != nil {
+		return nil, llm.Errorf("load model", model, llm.ErrModel, "llama.cpp could not load it")
+	}
+	r.model = m
+	live.Add(1)
+	fail := func(err error) (*Runtime, error) {
+		r.Close()
+		return nil, err
+	}
+	lc, err := llama.NewContextWithModel(m, llama.NewContextParams(o.Context, batchSize, 1, o.Threads, ml.FlashAttentionDisabled, ""))
+	if err != nil {
+		return fail(llm.Errorf("load model", model, llm.ErrModel, "create context: %v", err))
+	}
+	r.lctx = lc
+	live.Add(1)
+	r.embdSize = m.NEmbd()
+	if r.tokens, err = llama.NewBatch(batchSize, 1, 0); err != nil {
+		return fail(llm.Errorf("load model", model, llm.ErrModel, "%v", err))
+	}
+	live.Add(1)
+	if mmproj != "" {
+		mt, err := llama.NewMtmdContext(lc, mmproj)
+		if err != nil {
+			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)"))
+		}
+		r.mtmd = mt
+		live.Add(1)
+		if r.embeds, err = llama.NewBatch(batchSize, 1, r.embdSize); err != nil {
+			return fail(llm.Errorf("load model", model, llm.ErrModel, "%v", err))
+		}
+		live.Add(1)
+	}
+	r.letters = letterTokens(m)
+	r.bos = map[int]bool{}
+	if ids, err := m.Tokenize("", true, false); err == nil {
+		for _, id := range ids {
+			r.bos[id] = true
+		}
+	}
+	return r, nil
+}
+
+// dropBOS removes BOS tokens from an image's text chunk.
+func (r *Runtime) dropBOS(toks []int) []int {
+	out := toks[:0:0]
+	for _, t := range toks {
+		if !r.bos[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// letterTokens maps each capital letter to the tokens whose text is that letter, bare or after a space.
+func letterTokens(m *llama.Model) map[string][]int {
+	out := map[string][]int{}
+	for id := range m.NumVocab() {
+		p := m.TokenToPiece(id)
+		t := strings.TrimLeft(p, " ")
+		if len(t) == 1 && t[0] >= 'A' && t[0] <= 'Z' && len(p)-len(t) <= 1 {
+			out[t] = append(out[t], id)
+		}
+	}
+	return out
+}
+
+// Close frees every C handle; it is idempotent.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.embeds != nil {
+		r.embeds.Free()
+		r.embeds = nil
+		live.Add(-1)
+	}
+	if r.tokens != nil {
+		r.tokens.Free()
+		r.tokens = nil
+		live.Add(-1)
+	}
+	if r.mtmd != nil {
+		r.mtmd.Free()
+		r.mtmd = nil
+		live.Add(-1)
+	}
+	if r.lctx != nil {
+		freeContext(r.lctx)
+		r.lctx = nil
+		live.Add(-1)
+	}
+	if r.model != nil {
+		llama.FreeModel(r.model)
+		r.model = nil
+		live.Add(-1)
+	}
+	return nil
+}
+
+// piece is one prompt segment: text tokens or image embeddings.
+type piece struct {
+	tokens []int
+	embeds [][]float32
+}
+
+func (r *Runtime) renderTurns(p llm.Prompt) (pre, post string) {
+	if r.chat == "plain" {
+		if p.System != "" {
+			pre = p.System + "\n"
+		}
+		return pre, p.User + "\n" + p.AssistantPrefix
+	}
+	if p.System != "" {
+		pre = "<|im_start|>system\n" + p.System + "<|im_end|>\n"
+	}
+	pre += "<|im_start|>user\n"
+	return pre, p.User + "<|im_end|>\n<|im_start|>assistant\n" + p.AssistantPrefix
+}
+
+// Answer runs one request: prompt (+ frames) prefill, logits of the option letters at the first answer
+// position, then greedy (or seeded, when Temperature > 0) generation up to MaxTokens.
+func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Tensors) > 0 {
+		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "llamacpp takes frames, not tensors")
+	}
+	prompt, tpl, err := llm.Render(req)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.model == nil {
+		return nil, llm.Errorf("answer", r.path, llm.ErrClosed, "")
+	}
+	if len(req.Frames) > 0 && r.mtmd == nil {
+		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "%d frames but no mmproj in the spec", len(req.Frames))
+	}
+	start := time.Now()
+	pre, post := r.renderTurns(prompt)
+	var pieces []piece
+	toks, err := r.model.Tokenize(pre, true, true)
+	if err != nil {
+		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tokenize: %v", err)
+	}
+	pieces = append(pieces, piece{tokens: toks})
+	for i, f := range req.Frames {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		png, err := llm.EncodePNG(f)
+		if err != nil {
+			return nil, err
+		}
+		chunks, err := r.mtmd.MultimodalTokenize(r.lctx, png)
+		if err != nil {
+			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d: %v", i, err)
+		}
+		for _, c := range chunks {
+			if c.Embed != nil {
+				if n := len(pieces); n > 0 && pieces[n-1].tokens == nil {
+					pieces[n-1].embeds = append(pieces[n-1].embeds, c.Embed)
+				} else {
+					pieces = append(pieces, piece{embeds: [][]float32{c.Embed}})
+				}
+			} else if toks := r.dropBOS(c.Tokens); len(toks) > 0 {
+				// The wrapper tokenizes each image's marker text with add_special, which yields a BOS;
+				// a BOS in mid-prompt is not what any chat template produces, so it is dropped.
+				pieces = append(pieces, piece{tokens: toks})
+			}
+		}
+	}
+	toks, err = r.model.Tokenize(post, false, true)
+	if err != nil {
+		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tokenize: %v", err)
+	}
+	pieces = append(pieces, piece{tokens: toks})
+	nPrompt := 0
+	for _, p := range pieces {
+		nPrompt += len(p.tokens) + len(p.embeds)
+	}
+	if nPrompt+req.MaxTok() > r.nctx {
+		return nil, llm.Errorf("answer", r.path, llm.ErrContextTooLong, "%d prompt tokens + %d to generate > ctx %d", nPrompt, req.MaxTok(), r.nctx)
+	}
+
+	r.lctx.KvCacheClear()
+	pos := 0
+	var logits []float32
+	for pi, p := range pieces {
+		last := pi == len(pieces)-1
+		if p.tokens != nil {
+			if logits, err = r.decode(r.tokens, len(p.tokens), &pos, last, func(i int) ([]float32, int) { return nil, p.tokens[i] }); err != nil {
+				return nil, err
+			}
+		} else {
+			if logits, err = r.decode(r.embeds, len(p.embeds), &pos, last, func(i int) ([]float32, int) { return p.embeds[i], 0 }); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if logits == nil {
+		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "empty prompt")
+	}
+
+	letters := llm.Letters(req.Options)
+	var probs map[string]float64
+	if len(letters) > 0 {
+		scores := map[string][]float64{}
+		for _, l := range letters {
+			for _, id := range r.letters[l] {
+				scores[l] = append(scores[l], float64(logits[id]))
+			}
+		}
+		probs = llm.LetterProbs(scores, letters)
+	}
+
+	var rng *rand.Rand
+	if req.Temperature > 0 {
+		rng = rand.New(rand.NewPCG(uint64(req.Seed), 0x5eed))
+	}
+	var text strings.Builder
+	n := 0
+	for n < req.MaxTok() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tok := pick(logits, req.Temperature, rng)
+		if r.model.TokenIsEog(tok) {
+			break
+		}
+		text.WriteString(r.model.TokenToPiece(tok))
+		n++
+		if n == req.MaxTok() {
+			break
+		}
+		if logits, err = r.decode(r.tokens, 1, &pos, true, func(int) ([]float32, int) { return nil, tok }); err != nil {
+			return nil, err
+		}
+	}
+	resp := &llm.Response{
+		Text:             text.String(),
+		Probs:            probs,
+		PromptTokens:     nPrompt,
+		CompletionTokens: n,
+		LatencyS:         time.Since(start).Seconds(),
+	}
+	llm.Finish(resp, req, tpl)
+	return resp, nil
+}
+
+// decode feeds n entries (tokens or embeddings) in batch-sized slices; when wantLogits, it returns the
+// logits of the last entry.
+func (r *Runtime) decode(b *llama.Batch, n int, pos *int, wantLogits bool, at func(int) ([]float32, int)) ([]float32, error) {
+	for i := 0; i < n; {
+		b.Clear()
+		for ; i < n && b.NumTokens() < b.Size(); i++ {
+			e, t := at(i)
+			b.Add(t, e, *pos, wantLogits && i == n-1, 0)
+			*pos++
+		}
+		if err := r.lctx.Decode(b); err != nil {
+			return nil, llm.Errorf("answer", r.path, llm.ErrContextTooLong, "llama_decode: %v", err)
+		}
+	}
+	if !wantLogits {
+		return nil, nil
+	}
+	return r.lctx.GetLogitsIth(b.NumTokens() - 1), nil
+}
+
+// pick is greedy at temperature 0, else a seeded draw from softmax(logits/T).
+func pick(logits []float32, temp float64, rng *rand.Rand) int {
+	best := 0
+	for i, v := range logits {
+		if v > logits[best] {
+			best = i
+		}
+	}
+	if temp <= 0 || rng == nil {
+		return best
+	}
+	mx := float64(logits[best])
+	var sum float64
+	w := make([]float64, len(logits))
+	for i, v := range logits {
+		w[i] = math.Exp((float64(v) - mx) / temp)
+		sum += w[i]
+	}
+	u := rng.Float64() * sum
+	for i, x := range w {
+		if u -= x; u <= 0 {
+			return i
+		}
+	}
+	return best
+}
