@@ -1,0 +1,60 @@
+package resize
+
+import (
+	"fmt"
+
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+// Target is one output of FanOut: a size and a kernel name ("" means DefaultKernel).
+type Target struct {
+	W, H   int
+	Kernel string
+}
+
+// FanOut makes every target from one source frame. Each kernel family prepares the source once and
+// reuses it for all its targets (OpenCV: one Mat copy; torch: one float32 conversion; Pillow kernels
+// read the bytes directly), and Resizers come from New's cache, so a grid of configs on the same video
+// costs one preparation per family plus the resizes. A target equal to the source size is a copy for
+// pil-* (as Pillow) and is still filtered for the others.
+func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
+	if err := src.Validate(); err != nil {
+		return nil, &Error{Op: "fanout", Err: ErrBadSize, Msg: "source: " + err.Error()}
+	}
+	out := make([]*rgb.Image, len(targets))
+	var mat *cvMat
+	defer func() { _ = mat.Close() }()
+	var f32 []float32
+	for i, t := range targets {
+		kernel := t.Kernel
+		if kernel == "" {
+			kernel = DefaultKernel
+		}
+		r, err := New(kernel, src.W, src.H, t.W, t.H)
+		if err != nil {
+			return nil, fmt.Errorf("target %d: %w", i, err)
+		}
+		dst := rgb.New(t.W, t.H)
+		switch rr := r.(type) {
+		case *cvResizer:
+			if mat == nil {
+				if mat, err = newCVMat(src); err != nil {
+					return nil, &Error{Op: "fanout", Kernel: kernel, Err: ErrOpenCV, Msg: err.Error()}
+				}
+			}
+			err = rr.resizeMat(dst, mat)
+		case *torchResizer:
+			if f32 == nil {
+				f32 = toFloat(src, make([]float32, 3*src.W*src.H))
+			}
+			rr.resizeShared(dst, f32)
+		default:
+			err = r.Resize(dst, src)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("target %d: %w", i, err)
+		}
+		out[i] = dst
+	}
+	return out, nil
+}
