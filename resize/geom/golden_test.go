@@ -270,3 +270,29 @@ func TestForPreset(t *testing.T) {
 		}
 	}
 }
+
+// TestQwenCapTruncation pins Python's int(min_pixels * 1.05): with a rounded source area of exactly
+// 564480 and min_pixels = (564480 − 0.25)/1.05 the cap is 564479 (truncated), so the frame shrinks;
+// rounding the product instead would keep 1008×560.
+func TestQwenCapTruncation(t *testing.T) {
+	spec := "qwen2.5-vl:total_pixels=1000,min_pixels=" + ftoa((564480-0.25)/1.05)
+	g := mustParse(t, spec)
+	minP, maxP, err := g.(Qwen).Caps(64)
+	if err != nil || maxP != 564479 || minP != (564480-0.25)/1.05 {
+		t.Fatalf("caps %v %v %v", minP, maxP, err)
+	}
+	l, err := g.Layout(1008, 560, 64)
+	if err != nil || l.Resize != (Size{980, 532}) {
+		t.Fatalf("%v %v, want 980x532", l.Resize, err)
+	}
+	// 0.0.14 with its float default total (117964800.0): 768 frames → cap 307200.0 (SAMPLING.md §2).
+	if _, maxP, _ := mustParse(t, "qwen3-vl").(Qwen).Caps(768); maxP != 307200 {
+		t.Fatalf("qwen3-vl cap at 768 frames = %v", maxP)
+	}
+	if _, maxP, _ := mustParse(t, "qwen2.5-vl").(Qwen).Caps(768); maxP != 235200 {
+		t.Fatalf("qwen2.5-vl cap at 768 frames = %v", maxP)
+	}
+	if _, maxP, _ := mustParse(t, "vlmevalkit/qwen2.5-vl-forvideo").(Named).Geometry.(Qwen).Caps(128); maxP != 301056 {
+		t.Fatalf("ForVideo cap at 128 frames = %v", maxP)
+	}
+}
