@@ -58,7 +58,9 @@ func checkLayout(t *testing.T, g Geometry, l Layout) {
 	if r.W < 1 || r.H < 1 || int64(r.W)*int64(r.H) > MaxOutputPixels {
 		t.Fatalf("%s: resize %v", g, r)
 	}
-	inside := func(c Rect) bool { return c.X >= 0 && c.Y >= 0 && c.W > 0 && c.H > 0 && c.X+c.W <= r.W && c.Y+c.H <= r.H }
+	inside := func(c Rect) bool {
+		return c.X >= 0 && c.Y >= 0 && c.W > 0 && c.H > 0 && c.X+c.W <= r.W && c.Y+c.H <= r.H
+	}
 	if l.Crop != nil && !inside(*l.Crop) {
 		t.Fatalf("%s: crop %+v outside %v", g, *l.Crop, r)
 	}
