@@ -1,0 +1,15 @@
+// Package openai is the llm backend for OpenAI-compatible chat servers (vLLM, SGLang, llama-server,
+// ollama): frames as base64 data-URL image_url parts (JPEG or PNG), explicit sampling parameters
+// (temperature, top_p 1, seed, max_tokens), logprobs + top_logprobs turned into option probabilities,
+// retries with exponential backoff on 5xx, timeouts and connection errors, typed errors on 4xx
+// (too many images, context too long) parsed from vLLM/SGLang/OpenAI/ollama error bodies, and a
+// concurrency limit.
+//
+// Spec: openai:url=http://HOST:PORT/v1,model=NAME[,image=jpeg|png,quality=N,concurrency=N,timeout=60s,
+// retries=N,top_logprobs=N (0 = off),prefill=on|off]
+//
+// Confidence: at the first answer position (the first generated token that is not only whitespace or
+// "("), each option letter's probability is the sum over its token variants ("A", " A", "ĠA", "▁A") in
+// top_logprobs. Letters absent from top_logprobs get 0, then the options are renormalised. When the
+// server returns no logprobs, Response.Probs is nil.
+package openai

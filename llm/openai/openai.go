@@ -1,0 +1,449 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/framesweep/framesweep/llm"
+)
+
+// StatusError is a non-2xx reply; it unwraps to the llm sentinel it was classified as
+// (ErrTooManyImages, ErrContextTooLong, ErrBadRequest, ErrServer).
+type StatusError struct {
+	Status  int
+	Message string
+	Kind    error
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%v: HTTP %d: %s", e.Kind, e.Status, e.Message)
+}
+
+func (e *StatusError) Unwrap() error { return e.Kind }
+
+// Options configure a Client.
+type Options struct {
+	Image       string        // "jpeg" (default) or "png"
+	Quality     int           // JPEG quality, default 95
+	Concurrency int           // requests in flight at once, default 4
+	Timeout     time.Duration // per attempt, default 120 s
+	Retries     int           // extra attempts after a 5xx/timeout/connection error, default 3
+	TopLogprobs int           // 0 = 20 (vLLM's default --max-logprobs cap); < 0 = no logprobs
+	NoPrefill   bool          // fold nothing into a final assistant message (servers that reject continue_final_message)
+	Backoff     time.Duration // first retry delay, doubled each time; default 500 ms
+}
+
+// Client talks to one server and model. It is safe for concurrent use.
+type Client struct {
+	base   string
+	model  string
+	o      Options
+	sem    chan struct{}
+	http   *http.Client
+	closed atomic.Bool
+}
+
+// Open opens a client from a parsed spec (llm.Opener).
+func Open(sp llm.Spec) (llm.Runtime, error) {
+	if err := sp.Check([]string{"url", "model"}, "image", "quality", "concurrency", "timeout", "retries", "top_logprobs", "prefill"); err != nil {
+		return nil, err
+	}
+	var o Options
+	var err error
+	o.Image = sp.Params["image"]
+	if o.Quality, err = sp.Int("quality", 95, 1); err != nil {
+		return nil, err
+	}
+	if o.Concurrency, err = sp.Int("concurrency", 4, 1); err != nil {
+		return nil, err
+	}
+	if o.Retries, err = sp.Int("retries", 3, 0); err != nil {
+		return nil, err
+	}
+	if o.TopLogprobs, err = sp.Int("top_logprobs", 20, 0); err != nil {
+		return nil, err
+	}
+	if o.TopLogprobs == 0 {
+		o.TopLogprobs = -1
+	}
+	if o.Timeout, err = sp.Duration("timeout", 120*time.Second); err != nil {
+		return nil, err
+	}
+	switch sp.Params["prefill"] {
+	case "", "on":
+	case "off":
+		o.NoPrefill = true
+	default:
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: prefill=%q (want on or off)", sp.Params["prefill"])
+	}
+	return New(sp.Params["url"], sp.Params["model"], o)
+}
+
+// New returns a client for the server at base (".../v1").
+func New(base, model string, o Options) (*Client, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, llm.Errorf("parse spec", base, llm.ErrBadSpec, "url must be http(s)://HOST:PORT/v1")
+	}
+	switch o.Image {
+	case "":
+		o.Image = "jpeg"
+	case "jpeg", "png":
+	default:
+		return nil, llm.Errorf("parse spec", base, llm.ErrBadSpec, "image=%q (want jpeg or png)", o.Image)
+	}
+	if o.Quality <= 0 || o.Quality > 100 {
+		o.Quality = 95
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 120 * time.Second
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 500 * time.Millisecond
+	}
+	if o.TopLogprobs == 0 {
+		o.TopLogprobs = 20
+	}
+	if o.TopLogprobs > 20 {
+		o.TopLogprobs = 20 // OpenAI's cap, and vLLM's default --max-logprobs
+	}
+	return &Client{
+		base:  strings.TrimRight(base, "/"),
+		model: model,
+		o:     o,
+		sem:   make(chan struct{}, o.Concurrency),
+		http:  &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: o.Concurrency}},
+	}, nil
+}
+
+// Close releases idle connections; it is idempotent. Requests after Close fail with ErrClosed.
+func (c *Client) Close() error {
+	if c.closed.CompareAndSwap(false, true) {
+		c.http.CloseIdleConnections()
+	}
+	return nil
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type part struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"` // string or []part
+}
+
+type chatRequest struct {
+	Model                string    `json:"model"`
+	Messages             []message `json:"messages"`
+	Temperature          float64   `json:"temperature"`
+	TopP                 float64   `json:"top_p"`
+	Seed                 int64     `json:"seed"`
+	MaxTokens            int       `json:"max_tokens"`
+	Logprobs             bool      `json:"logprobs"`
+	TopLogprobs          int       `json:"top_logprobs,omitempty"`
+	Stream               bool      `json:"stream"`
+	ContinueFinalMessage bool      `json:"continue_final_message,omitempty"` // vLLM/SGLang: continue the prefilled assistant turn
+	AddGenerationPrompt  *bool     `json:"add_generation_prompt,omitempty"`
+}
+
+type topLogprob struct {
+	Token   string  `json:"token"`
+	Logprob float64 `json:"logprob"`
+}
+
+type tokenLogprob struct {
+	Token       string       `json:"token"`
+	Logprob     float64      `json:"logprob"`
+	TopLogprobs []topLogprob `json:"top_logprobs"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		Logprobs *struct {
+			Content []tokenLogprob `json:"content"`
+		} `json:"logprobs"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// buildRequest renders the chat request for req.
+func (c *Client) buildRequest(req *llm.Request, p llm.Prompt) (*chatRequest, error) {
+	var msgs []message
+	if p.System != "" {
+		msgs = append(msgs, message{Role: "system", Content: p.System})
+	}
+	if len(req.Frames) == 0 {
+		msgs = append(msgs, message{Role: "user", Content: p.User})
+	} else {
+		parts := make([]part, 0, len(req.Frames)+1)
+		for i, f := range req.Frames {
+			var b []byte
+			var err error
+			mime := "image/jpeg"
+			if c.o.Image == "png" {
+				b, err = llm.EncodePNG(f)
+				mime = "image/png"
+			} else {
+				b, err = llm.EncodeJPEG(f, c.o.Quality)
+			}
+			if err != nil {
+				return nil, llm.Errorf("answer", c.base, llm.ErrBadImage, "frame %d: %v", i, err)
+			}
+			parts = append(parts, part{Type: "image_url", ImageURL: &imageURL{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)}})
+		}
+		parts = append(parts, part{Type: "text", Text: p.User})
+		msgs = append(msgs, message{Role: "user", Content: parts})
+	}
+	cr := &chatRequest{
+		Model:       c.model,
+		Messages:    msgs,
+		Temperature: req.Temperature,
+		TopP:        1,
+		Seed:        req.Seed,
+		MaxTokens:   req.MaxTok(),
+		Logprobs:    c.o.TopLogprobs > 0,
+	}
+	if c.o.TopLogprobs > 0 {
+		cr.TopLogprobs = c.o.TopLogprobs
+	}
+	if p.AssistantPrefix != "" && !c.o.NoPrefill {
+		no := false
+		cr.Messages = append(cr.Messages, message{Role: "assistant", Content: p.AssistantPrefix})
+		cr.ContinueFinalMessage, cr.AddGenerationPrompt = true, &no
+	}
+	return cr, nil
+}
+
+// Answer sends one request, retrying 5xx replies, timeouts and connection errors with backoff.
+func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if c.closed.Load() {
+		return nil, llm.Errorf("answer", c.base, llm.ErrClosed, "")
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Tensors) > 0 {
+		return nil, llm.Errorf("answer", c.base, llm.ErrBadRequest, "openai takes frames, not tensors")
+	}
+	p, tpl, err := llm.Render(req)
+	if err != nil {
+		return nil, err
+	}
+	cr, err := c.buildRequest(req, p)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(cr)
+	if err != nil {
+		return nil, llm.Errorf("answer", c.base, llm.ErrBadRequest, "%v", err)
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-c.sem }()
+
+	start := time.Now()
+	var out *chatResponse
+	delay := c.o.Backoff
+	for attempt := 0; ; attempt++ {
+		out, err = c.post(ctx, body)
+		if err == nil || !retryable(err) || attempt >= c.o.Retries || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		delay *= 2
+	}
+	if err != nil {
+		return nil, &llm.Error{Op: "answer", Path: c.base + "/chat/completions", Err: err}
+	}
+	if len(out.Choices) == 0 {
+		return nil, llm.Errorf("answer", c.base, llm.ErrServer, "reply has no choices")
+	}
+	ch := out.Choices[0]
+	resp := &llm.Response{
+		Text:             ch.Message.Content,
+		PromptTokens:     out.Usage.PromptTokens,
+		CompletionTokens: out.Usage.CompletionTokens,
+		LatencyS:         time.Since(start).Seconds(),
+	}
+	if ch.Logprobs != nil {
+		resp.Probs = OptionProbs(ch.Logprobs.Content, llm.Letters(req.Options))
+	}
+	llm.Finish(resp, req, tpl)
+	return resp, nil
+}
+
+// retryable: server-side failures and transport trouble, never a 4xx.
+func retryable(err error) bool {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Status >= 500
+	}
+	return !errors.Is(err, context.Canceled)
+}
+
+func (c *Client) post(ctx context.Context, body []byte) (*chatResponse, error) {
+	actx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(actx, http.MethodPost, c.base+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", llm.ErrBadSpec, err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(hr)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: timeout after %v", llm.ErrServer, c.o.Timeout)
+		}
+		return nil, fmt.Errorf("%w: %v", llm.ErrServer, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading reply: %v", llm.ErrServer, err)
+	}
+	if res.StatusCode/100 != 2 {
+		return nil, classify(res.StatusCode, data)
+	}
+	var out chatResponse
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("%w: reply is not chat JSON: %v", llm.ErrServer, err)
+	}
+	return &out, nil
+}
+
+// classify turns an error reply into a StatusError. Servers report limits only in prose, so the message
+// is matched against the phrases vLLM, SGLang, OpenAI and ollama use.
+func classify(status int, body []byte) *StatusError {
+	msg := errorMessage(body)
+	e := &StatusError{Status: status, Message: msg, Kind: llm.ErrBadRequest}
+	lower := strings.ToLower(msg)
+	switch {
+	case status >= 500:
+		e.Kind = llm.ErrServer
+	case strings.Contains(lower, "limit-mm-per-prompt") ||
+		(strings.Contains(lower, "at most") && strings.Contains(lower, "image")) ||
+		strings.Contains(lower, "too many images"):
+		e.Kind = llm.ErrTooManyImages
+	case strings.Contains(lower, "context length") || strings.Contains(lower, "context_length") ||
+		strings.Contains(lower, "too long") || strings.Contains(lower, "maximum context") ||
+		strings.Contains(lower, "exceeds the max") || status == http.StatusRequestEntityTooLarge:
+		e.Kind = llm.ErrContextTooLong
+	}
+	return e
+}
+
+// errorMessage extracts the message from {"error":{"message":…}} (OpenAI, vLLM ≥0.6), {"message":…}
+// (vLLM/SGLang "object":"error"), {"error":"…"} (ollama, llama-server) or {"detail":…} (FastAPI).
+func errorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		if len(v.Error) > 0 {
+			var s string
+			if json.Unmarshal(v.Error, &s) == nil && s != "" {
+				return s
+			}
+			var o struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
+				return o.Message
+			}
+		}
+		if v.Message != "" {
+			return v.Message
+		}
+		if v.Detail != nil {
+			return fmt.Sprint(v.Detail)
+		}
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// normalizeToken maps raw tokenizer spellings to text: "ĠA" (byte-level BPE) and "▁A" (SentencePiece).
+func normalizeToken(t string) string {
+	t = strings.ReplaceAll(t, "Ġ", " ")
+	t = strings.ReplaceAll(t, "▁", " ")
+	return t
+}
+
+// answerLetter returns the letter a token spells, bare or after whitespace, or "".
+func answerLetter(tok string) string {
+	t := strings.TrimLeft(normalizeToken(tok), " \t\n")
+	if len(t) == 1 && t[0] >= 'A' && t[0] <= 'Z' {
+		return t
+	}
+	return ""
+}
+
+// OptionProbs computes option probabilities from chat logprobs at the first answer position: the first
+// generated token that is not only whitespace or "(". Variants of a letter add up; absent letters get 0
+// before renormalisation; nil when no option letter is among that position's top_logprobs.
+func OptionProbs(content []tokenLogprob, letters []string) map[string]float64 {
+	for _, tl := range content {
+		if strings.Trim(normalizeToken(tl.Token), " \t\n(") == "" {
+			continue
+		}
+		scores := map[string][]float64{}
+		seen := map[string]bool{}
+		add := func(tok string, lp float64) {
+			if seen[tok] || math.IsNaN(lp) {
+				return
+			}
+			seen[tok] = true
+			if l := answerLetter(tok); l != "" {
+				scores[l] = append(scores[l], lp)
+			}
+		}
+		for _, t := range tl.TopLogprobs {
+			add(t.Token, t.Logprob)
+		}
+		add(tl.Token, tl.Logprob) // the sampled token, in case top_logprobs omits it
+		return llm.LetterProbs(scores, letters)
+	}
+	return nil
+}
