@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/framesweep/framesweep/resize/geom"
 )
 
 // Limits that keep a hostile or mistaken grid file bounded in time and memory.
@@ -53,6 +55,7 @@ type Model struct {
 	PromptTokens        int            `yaml:"prompt_tokens"`
 	TokensPerFrame      int            `yaml:"tokens_per_frame"`
 	TokensPerResolution map[string]int `yaml:"tokens_per_resolution"`
+	SourceSize          string         `yaml:"source_size"`  // WxH: derive tokens from each resolution's geometry
 	OverContext         string         `yaml:"over_context"` // "flag" (default) or "drop"
 }
 
@@ -70,17 +73,21 @@ type Config struct {
 	Policy       string  `json:"policy,omitempty"`
 	Preset       string  `json:"preset,omitempty"`
 	Seed         uint64  `json:"seed"`
-	Resolution   string  `json:"resolution,omitempty"` // geometry spec string, validated by resize/
+	Resolution   string  `json:"resolution,omitempty"` // geometry spec string (resize/geom.Parse)
 	Pipeline     string  `json:"pipeline,omitempty"`
 	TextOnly     bool    `json:"text_only,omitempty"`
 	VisualTokens int     `json:"visual_tokens,omitempty"` // frames × tokens per frame, when known
 	OverContext  bool    `json:"over_context,omitempty"`  // matched grid: above the model's context
 	IsoGroup     string  `json:"iso_group,omitempty"`     // configs with equal visual tokens
 
-	request Request
-	sampler Sampler
-	ladder  []int // nested: the grid's budgets
+	request  Request
+	sampler  Sampler
+	ladder   []int // nested: the grid's budgets
+	geometry geom.Geometry
 }
+
+// Geometry is the parsed resolution of the config; nil when the grid lists no resolutions.
+func (c *Config) Geometry() geom.Geometry { return c.geometry }
 
 // Request is the sampling request this config makes.
 func (c *Config) Request() Request { return c.request }
@@ -131,6 +138,10 @@ type Grid struct {
 	Spec    GridSpec
 	Configs []Config
 	Dropped []string // matched grid with over_context: drop: ids of the configs left out
+
+	geoms map[string]geom.Geometry
+	srcW  int // model.source_size, 0 when not given
+	srcH  int
 }
 
 // LoadGrid reads and parses a grid file; errors name the file.
@@ -184,14 +195,14 @@ func Expand(spec GridSpec) (*Grid, error) {
 	for _, n := range spec.Policies {
 		s, err := LookupPolicy(n)
 		if err != nil {
-			return nil, gridErr("policies: %v", err)
+			return nil, errf(ErrUnknown, "grid", "policies: "+err.Error())
 		}
 		entries = append(entries, samplerEntry{s, false})
 	}
 	for _, n := range spec.Presets {
 		s, err := LookupPreset(n)
 		if err != nil {
-			return nil, gridErr("presets: %v", err)
+			return nil, errf(ErrUnknown, "grid", "presets: "+err.Error())
 		}
 		entries = append(entries, samplerEntry{s, true})
 	}
@@ -218,7 +229,13 @@ func Expand(spec GridSpec) (*Grid, error) {
 	if total > maxGridConfigs {
 		return nil, gridErr("%d configs exceed the limit of %d", total, maxGridConfigs)
 	}
-	g := &Grid{Spec: spec}
+	g := &Grid{Spec: spec, geoms: map[string]geom.Geometry{}}
+	for _, r := range spec.Resolutions {
+		g.geoms[r], _ = geom.Parse(r) // validated above
+	}
+	if spec.Model != nil && spec.Model.SourceSize != "" {
+		g.srcW, g.srcH, _ = parseWxH(spec.Model.SourceSize)
+	}
 	base := Request{Torch: spec.Options.Torch, ForceLast: spec.Options.ForceLast, ForceSample: spec.Options.ForceSample,
 		MinFrames: spec.Options.MinFrames, MaxFrames: spec.Options.MaxFrames}
 	for _, e := range entries {
@@ -258,7 +275,7 @@ func Expand(spec GridSpec) (*Grid, error) {
 			for _, seed := range seedList {
 				for _, res := range resolutions {
 					for _, pipe := range pipelines {
-						c := Config{Frames: b.n, SampleFPS: b.f, Seed: seed, Resolution: res, Pipeline: pipe, sampler: e.s}
+						c := Config{Frames: b.n, SampleFPS: b.f, Seed: seed, Resolution: res, Pipeline: pipe, sampler: e.s, geometry: g.geoms[res]}
 						if e.preset {
 							c.Preset = name
 						} else {
@@ -266,6 +283,9 @@ func Expand(spec GridSpec) (*Grid, error) {
 						}
 						c.request = base
 						c.request.Frames, c.request.SampleFPS, c.request.Seed = b.n, b.f, seed
+						if b.n > 0 { // min/max frames clamp fps modes only
+							c.request.MinFrames, c.request.MaxFrames = 0, 0
+						}
 						if name == "nested" {
 							c.ladder = spec.Frames
 						}
@@ -323,6 +343,11 @@ func validateSpec(spec *GridSpec) error {
 	if dup := firstDup(spec.Resolutions); dup != "" {
 		return gridErr("resolutions: %s listed twice", dup)
 	}
+	for _, r := range spec.Resolutions {
+		if _, err := geom.Parse(r); err != nil {
+			return gridErr("resolutions: %v", err)
+		}
+	}
 	for _, p := range spec.Pipelines {
 		if p != PipelineRaw && p != PipelineCached {
 			return gridErr("pipelines: unknown pipeline %q (want raw or cached)", p)
@@ -360,8 +385,13 @@ func validateSpec(spec *GridSpec) error {
 			return gridErr("model.over_context: %q (want flag or drop)", m.OverContext)
 		}
 	}
-	if spec.IsoCompute && (spec.Model == nil || (spec.Model.TokensPerFrame == 0 && len(spec.Model.TokensPerResolution) == 0)) {
-		return gridErr("iso_compute needs model.tokens_per_frame or model.tokens_per_resolution")
+	if m := spec.Model; m != nil && m.SourceSize != "" {
+		if _, _, err := parseWxH(m.SourceSize); err != nil {
+			return gridErr("model.source_size: %v", err)
+		}
+	}
+	if spec.IsoCompute && (spec.Model == nil || (spec.Model.TokensPerFrame == 0 && len(spec.Model.TokensPerResolution) == 0 && spec.Model.SourceSize == "")) {
+		return gridErr("iso_compute needs model.tokens_per_frame, model.tokens_per_resolution or model.source_size")
 	}
 	return nil
 }
@@ -402,12 +432,12 @@ func configID(c Config, random bool) string {
 	return b.String()
 }
 
-// idPart keeps [a-z0-9.x] of a geometry spec and turns every other run of characters into "_".
+// idPart keeps [a-z0-9.-] of a geometry spec and turns every other run of characters into "_".
 func idPart(s string) string {
 	var b strings.Builder
 	under := false
 	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' || r == '-' {
 			b.WriteRune(r)
 			under = false
 		} else if !under {
@@ -418,34 +448,57 @@ func idPart(s string) string {
 	return b.String()
 }
 
-// TokensPerFrame is the model's visual tokens per frame at a resolution (0 when unknown).
-func (g *Grid) TokensPerFrame(resolution string) int {
+// TokensFor is the number of visual tokens a config spends on n frames: model.tokens_per_resolution
+// or model.tokens_per_frame times n when given, otherwise the resolution's geometry (resize/geom)
+// applied to model.source_size (which accounts for Qwen's two-frame temporal patches). known is false
+// when neither is available.
+func (g *Grid) TokensFor(c *Config, n int) (tokens int, known bool) {
 	m := g.Spec.Model
-	if m == nil {
-		return 0
+	if m == nil || c.TextOnly {
+		return 0, m != nil
 	}
-	if t, ok := m.TokensPerResolution[resolution]; ok {
-		return t
+	if t, ok := m.TokensPerResolution[c.Resolution]; ok {
+		return t * n, true
 	}
-	return m.TokensPerFrame
+	if m.TokensPerFrame > 0 {
+		return m.TokensPerFrame * n, true
+	}
+	if c.geometry != nil && g.srcW > 0 && n > 0 {
+		l, err := c.geometry.Layout(g.srcW, g.srcH, n)
+		if err == nil && l.Tokens > 0 {
+			return l.TokensFor(n), true
+		}
+	}
+	return 0, false
 }
 
-// FitsContext reports the total tokens of a config sampling n frames and whether they fit the
-// model's context; known is false without a model section or tokens per frame.
+// FitsContext reports the total tokens (visual + prompt) of a config sampling n frames and whether
+// they fit the model's context; known is false without a model section or a token count.
 func (g *Grid) FitsContext(c *Config, n int) (tokens int, fits, known bool) {
 	m := g.Spec.Model
 	if m == nil {
 		return 0, true, false
 	}
-	if c.TextOnly {
-		return m.PromptTokens, m.PromptTokens <= m.Context, true
-	}
-	tpf := g.TokensPerFrame(c.Resolution)
-	if tpf == 0 {
+	v, known := g.TokensFor(c, n)
+	if !known {
 		return 0, true, false
 	}
-	tokens = tpf*n + m.PromptTokens
+	tokens = v + m.PromptTokens
 	return tokens, tokens <= m.Context, true
+}
+
+func parseWxH(s string) (w, h int, err error) {
+	a, b, ok := strings.Cut(s, "x")
+	if ok {
+		w, err = strconv.Atoi(a)
+		if err == nil {
+			h, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || w < 1 || h < 1 || w > geom.MaxSide || h > geom.MaxSide {
+		return 0, 0, fmt.Errorf("%q is not WxH with sides 1..%d", s, geom.MaxSide)
+	}
+	return w, h, nil
 }
 
 // applyModel computes visual tokens, the over-context flag (or drops those configs) and iso-compute
@@ -477,15 +530,20 @@ func (g *Grid) applyModel() error {
 	}
 	g.Configs = kept
 	if g.Spec.IsoCompute {
-		count := map[int]int{}
+		// A group is worth naming only when it trades frames for pixels: equal visual tokens
+		// reached with at least two different frame budgets.
+		budgets := map[int]map[int]bool{}
 		for _, c := range g.Configs {
 			if c.Frames > 0 && c.VisualTokens > 0 {
-				count[c.VisualTokens]++
+				if budgets[c.VisualTokens] == nil {
+					budgets[c.VisualTokens] = map[int]bool{}
+				}
+				budgets[c.VisualTokens][c.Frames] = true
 			}
 		}
 		for i := range g.Configs {
 			c := &g.Configs[i]
-			if c.Frames > 0 && c.VisualTokens > 0 && count[c.VisualTokens] > 1 {
+			if c.Frames > 0 && c.VisualTokens > 0 && len(budgets[c.VisualTokens]) > 1 {
 				c.IsoGroup = "iso-" + strconv.Itoa(c.VisualTokens)
 			}
 		}

@@ -1,0 +1,229 @@
+package sampler
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestExampleGrid(t *testing.T) {
+	g, err := LoadGrid("../examples/grid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (3 uniform + 3 nested + 3×2 random + (3+1) qwen + (3+1) lmms-eval) × 3 resolutions × 2 pipelines + text-only
+	if len(g.Configs) != 121 {
+		t.Fatalf("%d configs", len(g.Configs))
+	}
+	ids := map[string]*Config{}
+	for i := range g.Configs {
+		c := &g.Configs[i]
+		if ids[c.ID] != nil {
+			t.Fatalf("duplicate id %s", c.ID)
+		}
+		ids[c.ID] = c
+	}
+	for _, id := range []string{"f16-uniform-448x448-raw", "f8-random-s1-224x224-cached", "fps1-qwen2.5-vl-qwen2.5-vl-raw", "text-only"} {
+		if ids[id] == nil {
+			t.Fatalf("no config %s", id)
+		}
+	}
+	c := ids["f32-uniform-448x448-raw"]
+	if c.VisualTokens != 32*256 || !c.OverContext || c.Geometry() == nil {
+		t.Fatalf("matched grid: %+v", c)
+	}
+	if a, b := ids["f8-uniform-448x448-raw"], ids["f32-uniform-224x224-raw"]; a.IsoGroup == "" || a.IsoGroup != b.IsoGroup || a.OverContext {
+		t.Fatalf("iso groups %q %q", a.IsoGroup, b.IsoGroup)
+	}
+	// Qwen geometry at the 1920x1080 source: 560x1008 → 720 tokens per 2 frames (SAMPLING.md §1).
+	if q := ids["f8-uniform-qwen2.5-vl-raw"]; q.VisualTokens != 4*720 {
+		t.Fatalf("qwen geometry tokens %d", q.VisualTokens)
+	}
+	// Deterministic: the same file gives the same ids in the same order.
+	g2, _ := LoadGrid("../examples/grid.yaml")
+	for i := range g.Configs {
+		if g.Configs[i].ID != g2.Configs[i].ID {
+			t.Fatal("ids not deterministic")
+		}
+	}
+	// Every config plans a 60 s video; the union is what one decode pass needs.
+	v := Video{Frames: 1800, FPS: 30}
+	var plans []Plan
+	for _, cp := range g.PlanAll(v) {
+		if cp.Err != nil {
+			t.Fatalf("%s: %v", cp.Config.ID, cp.Err)
+		}
+		plans = append(plans, cp.Plan)
+	}
+	u := Union(plans...)
+	if u.Size == 0 || u.Size >= u.Requested || u.Shared == 0 {
+		t.Fatalf("union %+v", u)
+	}
+	// nested configs in the grid are subsets of each other.
+	p8, _ := ids["f8-nested-448x448-raw"].Plan(v)
+	p32, _ := ids["f32-nested-448x448-raw"].Plan(v)
+	for _, x := range p8.Indices {
+		if !slices.Contains(p32.Indices, x) {
+			t.Fatalf("nested f8 frame %d not in f32", x)
+		}
+	}
+	tp, err := ids["text-only"].Plan(v)
+	if err != nil || len(tp.Indices) != 0 || tp.Policy != "text-only" {
+		t.Fatalf("text-only plan %+v %v", tp, err)
+	}
+}
+
+func TestGridPlanErrors(t *testing.T) {
+	g, err := ParseGrid([]byte("frames: [4, 64]\npolicies: [nested, uniform]\npresets: [qwen2.5-vl]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Video{Frames: 20, FPS: 10}
+	var failed []string
+	for _, cp := range g.PlanAll(v) {
+		if cp.Err != nil {
+			if !errors.Is(cp.Err, ErrBudget) || !strings.Contains(cp.Err.Error(), cp.Config.ID) {
+				t.Fatalf("%s: %v", cp.Config.ID, cp.Err)
+			}
+			failed = append(failed, cp.Config.ID)
+		} else if len(cp.Plan.Indices) != cp.Config.Frames {
+			t.Fatalf("%s: %v", cp.Config.ID, cp.Plan.Indices)
+		}
+	}
+	// The 4-frame nested config still works on a 20-frame video: the ladder keeps budgets that fit.
+	if !slices.Equal(failed, []string{"f64-nested-raw", "f64-uniform-raw", "f64-qwen2.5-vl-raw"}) {
+		t.Fatalf("failed %v", failed)
+	}
+}
+
+func TestGridDrop(t *testing.T) {
+	g, err := ParseGrid([]byte(`
+frames: [8, 16, 32]
+policies: [uniform]
+resolutions: ["448x448"]
+text_only: true
+model: {context: 4096, prompt_tokens: 100, tokens_per_frame: 256, over_context: drop}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range g.Configs {
+		ids = append(ids, c.ID)
+	}
+	if !slices.Equal(ids, []string{"f8-uniform-448x448-raw", "text-only"}) || !slices.Equal(g.Dropped, []string{"f16-uniform-448x448-raw", "f32-uniform-448x448-raw"}) {
+		t.Fatalf("kept %v dropped %v", ids, g.Dropped)
+	}
+}
+
+func TestGridErrors(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		err        error
+		msg        string
+	}{
+		{"empty", "", ErrGrid, "empty"},
+		{"malformed", "frames: [8\n", ErrGrid, "malformed"},
+		{"unknown field", "frames: [8]\npolicies: [uniform]\nframez: 3\n", ErrGrid, "framez"},
+		{"unknown preset", "frames: [8]\npresets: [qwen9]\n", ErrUnknown, "qwen9"},
+		{"policy as preset", "frames: [8]\npresets: [uniform]\n", ErrUnknown, "uniform"},
+		{"no samplers", "frames: [8]\n", ErrGrid, "no policies"},
+		{"no budgets", "policies: [uniform]\n", ErrGrid, "no frames"},
+		{"zero budget", "frames: [0]\npolicies: [uniform]\n", ErrGrid, "budget 0"},
+		{"dup budget", "frames: [8, 8]\npolicies: [uniform]\n", ErrGrid, "twice"},
+		{"bad fps", "sample_fps: [-1]\npolicies: [fps]\n", ErrGrid, "sample_fps"},
+		{"fps policy without fps", "frames: [8]\npolicies: [fps]\n", ErrGrid, "needs sample_fps"},
+		{"frames-only preset without frames", "sample_fps: [1]\npresets: [videomme]\n", ErrGrid, "no fps mode"},
+		{"bad pipeline", "frames: [8]\npolicies: [uniform]\npipelines: [jpeg]\n", ErrGrid, "jpeg"},
+		{"bad resolution", "frames: [8]\npolicies: [uniform]\nresolutions: [\"abc\"]\n", ErrGrid, "resolutions"},
+		{"bad torch", "frames: [8]\npolicies: [uniform]\noptions: {torch: \"9\"}\n", ErrGrid, "torch"},
+		{"bad context", "frames: [8]\npolicies: [uniform]\nmodel: {context: 0}\n", ErrGrid, "context"},
+		{"iso without tokens", "frames: [8]\npolicies: [uniform]\niso_compute: true\n", ErrGrid, "iso_compute"},
+		{"tokens for unknown resolution", "frames: [8]\npolicies: [uniform]\nmodel: {context: 10, tokens_per_resolution: {\"1x1\": 3}}\n", ErrGrid, "1x1"},
+		{"bad source size", "frames: [8]\npolicies: [uniform]\nmodel: {context: 10, source_size: big}\n", ErrGrid, "source_size"},
+		{"too many configs", "frames: [" + budgetsCSV(400) + "]\npolicies: [random]\nseeds: [" + budgetsCSV(400) + "]\n", ErrGrid, "limit"},
+		{"negative seed", "frames: [8]\npolicies: [random]\nseeds: [-1]\n", ErrGrid, "malformed"},
+		{"id collision", "frames: [8]\npolicies: [uniform]\nresolutions: [\"maxpix:100\", \"maxpix: 100\"]\n", ErrGrid, "id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseGrid([]byte(c.yaml))
+			if !errors.Is(err, c.err) || !strings.Contains(err.Error(), c.msg) {
+				t.Fatalf("err = %v, want %v containing %q", err, c.err, c.msg)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+		})
+	}
+}
+
+func budgetsCSV(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strconv.Itoa(i + 1)
+	}
+	return strings.Join(parts, ",")
+}
+
+func TestLoadGridNamesFile(t *testing.T) {
+	_, err := LoadGrid(filepath.Join(t.TempDir(), "missing.yaml"))
+	var e *Error
+	if !errors.As(err, &e) || !strings.HasSuffix(e.Path, "missing.yaml") || !errors.Is(err, ErrGrid) {
+		t.Fatalf("err = %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(p, []byte("frames: [8]\npresets: [nope]\n"), 0o644)
+	_, err = LoadGrid(p)
+	if !strings.HasPrefix(err.Error(), p+": ") || !errors.Is(err, ErrUnknown) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func FuzzParseGrid(f *testing.F) {
+	if data, err := os.ReadFile("../examples/grid.yaml"); err == nil {
+		f.Add(data)
+	}
+	for _, s := range []string{
+		"frames: [8]\npolicies: [uniform]\n",
+		"frames: [1, 2, 3]\npolicies: [nested, random, random-segment]\nseeds: [0, 18446744073709551615]\n",
+		"sample_fps: [0.5, 2]\npolicies: [fps, dense-start]\npresets: [vlmevalkit, llava-video]\n",
+		"text_only: true\n",
+		"frames: [4]\npresets: [internvl3]\nresolutions: [\"internvl3:max_num=4\"]\nmodel: {context: 100, source_size: 640x480}\niso_compute: true\n",
+		"{}", "[]", "frames: {a: 1}", "frames: [8]\npolicies: [uniform]\n---\nfoo: 1\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := ParseGrid(data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for i := range g.Configs {
+			c := &g.Configs[i]
+			if c.ID == "" || seen[c.ID] {
+				t.Fatalf("bad or duplicate id %q", c.ID)
+			}
+			seen[c.ID] = true
+			if i < 50 { // keep each input fast
+				p, err := c.Plan(Video{Frames: 37, FPS: 12.5})
+				if err == nil {
+					for _, x := range p.Indices {
+						if x < 0 || x >= 37 {
+							t.Fatalf("%s: index %d", c.ID, x)
+						}
+					}
+				}
+			}
+		}
+	})
+}
