@@ -1,0 +1,760 @@
+package audit
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Options steer Analyze. Use DefaultOptions and override fields.
+type Options struct {
+	Seed          uint64  // bootstrap and fold seed, recorded in the output
+	Resamples     int     // bootstrap resamples (METRICS.md: 1000); 0 turns intervals off
+	Epsilon       float64 // open-ended regression margin on the 0–1 score scale
+	DefaultPolicy string  // the sampling policy of the main grid (sampling recovery, terminal ties)
+	Cascade       CascadeOptions
+	// NoCascade skips the automatic cascade (one is still run when Cascade.Budgets is set).
+	NoCascade bool
+}
+
+// DefaultOptions are METRICS.md's defaults: seed 1, 1000 resamples, ε = 0.05, default policy "uniform".
+func DefaultOptions() Options {
+	return Options{Seed: 1, Resamples: 1000, Epsilon: 0.05, DefaultPolicy: "uniform"}
+}
+
+// Interval is a percentile bootstrap 95% interval.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Pair holds the flows between a cheaper config (From) and a costlier one (To).
+type Pair struct {
+	From            string  `json:"from"`
+	To              string  `json:"to"`
+	Adjacent        bool    `json:"adjacent"` // To's cost level directly follows From's
+	Rescued         int     `json:"rescued"`
+	Harmed          int     `json:"harmed"`
+	Churn           int     `json:"churn"`
+	Net             float64 `json:"net"`
+	StateChangeRate float64 `json:"state_change_rate"`
+	McNemarP        float64 `json:"mcnemar_p"`
+}
+
+// Metrics are the multiple-choice metrics of METRICS.md over one population (all items, one category, one
+// duration). Pointer fields are null when undefined (no items, no text-only config, no unique top config).
+type Metrics struct {
+	Items                          int                `json:"items"`
+	Accuracy                       map[string]float64 `json:"accuracy"`
+	BestFixed                      *float64           `json:"best_fixed"`
+	BestFixedConfig                string             `json:"best_fixed_config,omitempty"`
+	OracleAccuracy                 *float64           `json:"oracle_accuracy"`
+	OracleHeadroom                 *float64           `json:"oracle_headroom"`
+	OracleHeadroomCI               *Interval          `json:"oracle_headroom_ci"`
+	VisualConfusionRate            *float64           `json:"visual_confusion_rate"`
+	VisualConfusionRateCI          *Interval          `json:"visual_confusion_rate_ci"`
+	VisualConfusionRateVisualOnly  *float64           `json:"visual_confusion_rate_visual_only"`
+	TerminalRegressionRate         *float64           `json:"terminal_regression_rate"`
+	TerminalConfig                 string             `json:"terminal_config,omitempty"`
+	TextCorrectItems               *int               `json:"text_correct_items"`
+	TextOverwriteRate              *float64           `json:"text_overwrite_rate"`
+	TextOverwriteRateOfTextCorrect *float64           `json:"text_overwrite_rate_of_text_correct"`
+	TextOverwriteAllVisualRate     *float64           `json:"text_overwrite_all_visual_rate"`
+	UnstableRate                   *float64           `json:"unstable_rate"`
+	Pairs                          []Pair             `json:"pairs"`
+}
+
+// Dropped explains the items left out of the paired analysis.
+type Dropped struct {
+	Count           int            `json:"count"`
+	TotalItems      int            `json:"total_items"`
+	MissingByConfig map[string]int `json:"missing_by_config"`
+	Examples        []string       `json:"examples"`
+	Reason          string         `json:"reason"`
+}
+
+// Pattern is one trajectory (correctness per config, in Result.Configs order restricted to multiple-choice
+// configs: '1' correct, '0' wrong) and how many paired items follow it.
+type Pattern struct {
+	Pattern string `json:"pattern"`
+	Count   int    `json:"count"`
+	Label   string `json:"label"`
+}
+
+// BootstrapInfo records how the intervals were drawn.
+type BootstrapInfo struct {
+	Seed      uint64 `json:"seed"`
+	Resamples int    `json:"resamples"`
+	PRNG      string `json:"prng"`
+	Interval  string `json:"interval"`
+}
+
+// Result is the whole audit; its JSON encoding is `framesweep audit --json`.
+type Result struct {
+	Metrics
+	DroppedItems         Dropped             `json:"dropped_items"`
+	Configs              []*Config           `json:"configs"`
+	MCConfigs            []string            `json:"mc_configs"`
+	Categories           map[string]*Metrics `json:"categories"`
+	Durations            map[string]*Metrics `json:"durations"`
+	Bootstrap            BootstrapInfo       `json:"bootstrap"`
+	Patterns             []Pattern           `json:"patterns"`
+	PatternsOther        int                 `json:"patterns_other"`
+	NoiseFloor           []NoiseFloor        `json:"noise_floor"`
+	OpenEnded            *OpenEnded          `json:"open_ended"`
+	Cascade              *CascadeResult      `json:"cascade"`
+	SamplingRecoveryRate *float64            `json:"sampling_recovery_rate"`
+	SamplingRecovery     *SamplingRecovery   `json:"sampling_recovery"`
+	IsoCompute           []IsoGroup          `json:"iso_compute"`
+	PipelineFlips        []PipelineFlip      `json:"pipeline_flips"`
+	LetterPrior          *LetterPrior        `json:"letter_prior"`
+	Notes                []string            `json:"notes"`
+}
+
+// dataset is the records arranged as item × config with the primary run of each cell.
+type dataset struct {
+	configs []*Config // display order
+	cidx    map[string]int
+	items   []string // sorted
+	recs    []Record
+	grid    []int32   // len(items)*len(configs), index into recs or -1
+	reruns  [][]int32 // per config: record indices that are not the primary run
+}
+
+func (d *dataset) cell(i, k int) *Record {
+	if j := d.grid[i*len(d.configs)+k]; j >= 0 {
+		return &d.recs[j]
+	}
+	return nil
+}
+
+// build indexes the records, merges config metadata, and separates primary runs from reruns.
+func build(recs []Record) (*dataset, error) {
+	if len(recs) == 0 {
+		return nil, Errorf("", 0, "analyze", ErrEmpty, "no records")
+	}
+	byID := map[string]*Config{}
+	kindSrc := map[string]Source{}
+	var order []*Config
+	itemIdx := map[string]int{}
+	var items []string
+	for i := range recs {
+		r := &recs[i]
+		c := byID[r.Config]
+		if c == nil {
+			c = &Config{ID: r.Config}
+			byID[r.Config] = c
+			order = append(order, c)
+		}
+		kind := "multiple_choice"
+		if r.Score != nil {
+			kind = "open_ended"
+		}
+		if c.Kind == "" {
+			c.Kind, kindSrc[c.ID] = kind, r.Source
+		} else if c.Kind != kind {
+			s := kindSrc[c.ID]
+			return nil, Errorf(r.Source.Path, r.Source.Line, "analyze", ErrInvalid,
+				"config %q mixes correct and score records (first kind at %s:%d)", c.ID, s.Path, s.Line)
+		}
+		if r.ConfigMeta != nil {
+			if err := mergeMeta(c, r.ConfigMeta, r.Source); err != nil {
+				return nil, err
+			}
+		}
+		c.Records++
+		if _, ok := itemIdx[r.ItemID]; !ok {
+			itemIdx[r.ItemID] = len(items)
+			items = append(items, r.ItemID)
+		}
+	}
+	for _, c := range order {
+		c.finishCost()
+	}
+	sortConfigs(order)
+	d := &dataset{configs: order, cidx: map[string]int{}, recs: recs}
+	for k, c := range order {
+		d.cidx[c.ID] = k
+	}
+	sort.Strings(items)
+	for i, it := range items {
+		itemIdx[it] = i
+	}
+	d.items = items
+	C := len(order)
+	d.grid = make([]int32, len(items)*C)
+	for i := range d.grid {
+		d.grid[i] = -1
+	}
+	d.reruns = make([][]int32, C)
+	runsSeen := make([]map[int]bool, C)
+	for j := range recs {
+		r := &recs[j]
+		k := d.cidx[r.Config]
+		slot := &d.grid[itemIdx[r.ItemID]*C+k]
+		if runsSeen[k] == nil {
+			runsSeen[k] = map[int]bool{}
+		}
+		runsSeen[k][r.RunIndex()] = true
+		if *slot < 0 {
+			*slot = int32(j)
+			continue
+		}
+		prev := &recs[*slot]
+		if prev.RunIndex() == r.RunIndex() {
+			what := "declare reruns with distinct \"run\" values"
+			return nil, Errorf(r.Source.Path, r.Source.Line, "analyze", ErrDuplicate,
+				"item %q config %q run %d already recorded at %s:%d (%s)", r.ItemID, r.Config, r.RunIndex(), prev.Source.Path, prev.Source.Line, what)
+		}
+		if r.RunIndex() < prev.RunIndex() {
+			d.reruns[k] = append(d.reruns[k], *slot)
+			*slot = int32(j)
+		} else {
+			d.reruns[k] = append(d.reruns[k], int32(j))
+		}
+	}
+	for k, c := range order {
+		c.Reruns = len(runsSeen[k]) - 1
+	}
+	return d, nil
+}
+
+// Analyze computes the audit of METRICS.md from records.
+func Analyze(recs []Record, opt Options) (*Result, error) {
+	if opt.Resamples < 0 || opt.Epsilon < 0 {
+		return nil, Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
+	}
+	d, err := build(recs)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Configs:    d.configs,
+		Categories: map[string]*Metrics{},
+		Durations:  map[string]*Metrics{},
+		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
+			PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
+			Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"},
+		NoiseFloor:    noiseFloor(d),
+		IsoCompute:    []IsoGroup{},
+		PipelineFlips: []PipelineFlip{},
+		Patterns:      []Pattern{},
+		Notes:         []string{},
+	}
+	var mc []int
+	for k, c := range d.configs {
+		if c.Kind == "multiple_choice" {
+			mc = append(mc, k)
+			res.MCConfigs = append(res.MCConfigs, c.ID)
+		}
+	}
+	if len(mc) > 0 {
+		if err := analyzeMC(d, mc, opt, res); err != nil {
+			return nil, err
+		}
+	} else {
+		res.Metrics = Metrics{Accuracy: map[string]float64{}, Pairs: []Pair{}}
+		res.DroppedItems = Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
+	}
+	res.OpenEnded = openEnded(d, opt)
+	if !opt.NoCascade || len(opt.Cascade.Budgets) > 0 {
+		cr, note, err := runCascade(d, opt)
+		if err != nil {
+			return nil, err
+		}
+		res.Cascade = cr
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+	}
+	return res, nil
+}
+
+// mcView is the paired multiple-choice matrix: one pattern id per paired item.
+type mcView struct {
+	d      *dataset
+	cfgs   []*Config // the multiple-choice configs, display order
+	ks     []int     // their indices in d.configs
+	paired []int     // item indices (into d.items) present in every mc config
+	pat    []int32   // pattern id per paired item
+	pt     *patternTable
+}
+
+func (v *mcView) correct(pi, j int) bool { // pi: position in paired, j: position in cfgs
+	return v.pt.bits[int(v.pat[pi])*len(v.cfgs)+j] == 1
+}
+
+func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
+	C := len(d.configs)
+	v := &mcView{d: d, ks: mc}
+	for _, k := range mc {
+		v.cfgs = append(v.cfgs, d.configs[k])
+	}
+	drop := Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
+	for i := range d.items {
+		ok, any := true, false
+		for _, k := range mc {
+			if d.grid[i*C+k] < 0 {
+				ok = false
+				drop.MissingByConfig[d.configs[k].ID]++
+			} else {
+				any = true
+			}
+		}
+		if !any {
+			continue // an open-ended-only item
+		}
+		drop.TotalItems++
+		if ok {
+			v.paired = append(v.paired, i)
+		} else {
+			drop.Count++
+			if len(drop.Examples) < 10 {
+				drop.Examples = append(drop.Examples, d.items[i])
+			}
+		}
+	}
+	if drop.Count > 0 {
+		var parts []string
+		for _, c := range v.cfgs {
+			if n := drop.MissingByConfig[c.ID]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d lack config %s", n, c.ID))
+			}
+		}
+		drop.Reason = fmt.Sprintf("%d of %d items lack a record in at least one config (%s); paired analysis keeps only items present in every config",
+			drop.Count, drop.TotalItems, strings.Join(parts, ", "))
+	}
+	res.DroppedItems = drop
+	v.pt = newPatternTable(v.cfgs, opt.DefaultPolicy)
+	v.pat = make([]int32, len(v.paired))
+	key := make([]byte, len(mc))
+	for pi, i := range v.paired {
+		for j, k := range mc {
+			key[j] = '0'
+			if *d.recs[d.grid[i*C+k]].Correct {
+				key[j] = '1'
+			}
+		}
+		v.pat[pi] = v.pt.id(key)
+	}
+	if v.pt.topNote != "" {
+		res.Notes = append(res.Notes, v.pt.topNote)
+	}
+	// Scopes: all items, then each category and duration seen on any multiple-choice record.
+	scopes := map[string][]int32{"all": v.pat}
+	cats, durs := map[string]bool{}, map[string]bool{}
+	catOf := make([]string, len(v.paired))
+	durOf := make([]string, len(v.paired))
+	for i := range d.items {
+		for _, k := range mc {
+			if r := d.cell(i, k); r != nil {
+				if r.Category != "" {
+					cats[r.Category] = true
+				}
+				if r.Duration != "" {
+					durs[r.Duration] = true
+				}
+			}
+		}
+	}
+	for pi, i := range v.paired {
+		catOf[pi], durOf[pi] = itemAttr(d, i, mc)
+		if catOf[pi] != "" {
+			scopes["category:"+catOf[pi]] = append(scopes["category:"+catOf[pi]], v.pat[pi])
+		}
+		if durOf[pi] != "" {
+			scopes["duration:"+durOf[pi]] = append(scopes["duration:"+durOf[pi]], v.pat[pi])
+		}
+	}
+	compute := func(scope string) *Metrics {
+		pats := scopes[scope]
+		m := v.pt.metrics(pats)
+		if len(pats) > 0 && opt.Resamples > 0 {
+			m.OracleHeadroomCI, m.VisualConfusionRateCI = v.pt.bootstrap(pats, opt.Seed, scope, opt.Resamples)
+		}
+		return m
+	}
+	res.Metrics = *compute("all")
+	for c := range cats {
+		res.Categories[c] = compute("category:" + c)
+	}
+	for du := range durs {
+		res.Durations[du] = compute("duration:" + du)
+	}
+	res.Patterns, res.PatternsOther = v.pt.topPatterns(v.pat, 200)
+	sr, srNote := samplingRecovery(v, opt.DefaultPolicy)
+	if sr != nil {
+		res.SamplingRecovery = sr
+		res.SamplingRecoveryRate = sr.Rate
+	} else if srNote != "" {
+		res.Notes = append(res.Notes, srNote)
+	}
+	res.IsoCompute = isoCompute(v)
+	res.PipelineFlips = pipelineFlips(v)
+	res.LetterPrior = letterPrior(v)
+	return nil
+}
+
+// itemAttr is an item's category and duration: the first non-empty value in config display order.
+func itemAttr(d *dataset, i int, ks []int) (cat, dur string) {
+	for _, k := range ks {
+		if r := d.cell(i, k); r != nil {
+			if cat == "" {
+				cat = r.Category
+			}
+			if dur == "" {
+				dur = r.Duration
+			}
+		}
+	}
+	return cat, dur
+}
+
+// patternTable holds, per distinct trajectory, the per-item predicates the metrics count. Every metric of
+// METRICS.md's core table depends on an item only through its trajectory, so each scope is just a count
+// per pattern, and a bootstrap resample only redraws those counts.
+type patternTable struct {
+	cfgs    []*Config
+	byKey   map[string]int32
+	keys    []string
+	bits    []uint8 // P × C
+	top     int     // index of the costliest config, -1 when not unique
+	topNote string
+	text    []int // text-only configs
+	visual  []int
+	levels  []int // cost level per config (-1 unknown)
+
+	oracle, conf, confVis, terminal, textOK, textOver, textAllVis, unstable []bool
+}
+
+func newPatternTable(cfgs []*Config, defPolicy string) *patternTable {
+	pt := &patternTable{cfgs: cfgs, byKey: map[string]int32{}, top: -1}
+	var costs []int64
+	for j, c := range cfgs {
+		if c.TextOnly {
+			pt.text = append(pt.text, j)
+		} else {
+			pt.visual = append(pt.visual, j)
+		}
+		if c.Cost != nil {
+			costs = append(costs, *c.Cost)
+		}
+	}
+	sort.Slice(costs, func(a, b int) bool { return costs[a] < costs[b] })
+	level := map[int64]int{}
+	for _, x := range costs {
+		if _, ok := level[x]; !ok {
+			level[x] = len(level)
+		}
+	}
+	pt.levels = make([]int, len(cfgs))
+	var tops []int
+	for j, c := range cfgs {
+		pt.levels[j] = -1
+		if c.Cost != nil {
+			pt.levels[j] = level[*c.Cost]
+			if pt.levels[j] == len(level)-1 {
+				tops = append(tops, j)
+			}
+		}
+	}
+	switch {
+	case len(tops) == 1:
+		pt.top = tops[0]
+	case len(tops) > 1:
+		// Equal costs are incomparable; the main grid's policy breaks the tie when exactly one top config has it.
+		var def []int
+		var ids []string
+		for _, j := range tops {
+			ids = append(ids, cfgs[j].ID)
+			if cfgs[j].Policy == defPolicy {
+				def = append(def, j)
+			}
+		}
+		if len(def) == 1 {
+			pt.top = def[0]
+		} else {
+			pt.topNote = fmt.Sprintf("terminal_regression_rate undefined: the costliest cost is shared by %s and no single one has policy %q", strings.Join(ids, ", "), defPolicy)
+		}
+	}
+	if len(level) < 2 && pt.top >= 0 {
+		pt.top = -1 // a single cost level has nothing cheaper than the top
+	}
+	return pt
+}
+
+func (pt *patternTable) id(key []byte) int32 {
+	if id, ok := pt.byKey[string(key)]; ok {
+		return id
+	}
+	id := int32(len(pt.keys))
+	s := string(key)
+	pt.byKey[s] = id
+	pt.keys = append(pt.keys, s)
+	for _, b := range key {
+		pt.bits = append(pt.bits, b-'0')
+	}
+	pt.classify(pt.bits[len(pt.bits)-len(key):])
+	return id
+}
+
+// classify evaluates every per-item predicate of METRICS.md for one trajectory.
+func (pt *patternTable) classify(c []uint8) {
+	any, all := false, true
+	for _, b := range c {
+		any = any || b == 1
+		all = all && b == 1
+	}
+	pt.oracle = append(pt.oracle, any)
+	pt.unstable = append(pt.unstable, any && !all)
+	// Confusion: some correct config strictly cheaper than some wrong one ⇔ min cost correct < max cost wrong.
+	confusion := func(skipText bool) bool {
+		minOK, maxBad := int64(-1), int64(-1)
+		for j, b := range c {
+			cf := pt.cfgs[j]
+			if cf.Cost == nil || (skipText && cf.TextOnly) {
+				continue
+			}
+			x := *cf.Cost
+			if b == 1 && (minOK < 0 || x < minOK) {
+				minOK = x
+			}
+			if b == 0 && x > maxBad {
+				maxBad = x
+			}
+		}
+		return minOK >= 0 && minOK < maxBad
+	}
+	pt.conf = append(pt.conf, confusion(false))
+	pt.confVis = append(pt.confVis, confusion(true))
+	term := false
+	if pt.top >= 0 && c[pt.top] == 0 {
+		for j, b := range c {
+			if b == 1 && costLess(pt.cfgs[j], pt.cfgs[pt.top]) {
+				term = true
+				break
+			}
+		}
+	}
+	pt.terminal = append(pt.terminal, term)
+	textOK := false
+	for _, j := range pt.text {
+		textOK = textOK || c[j] == 1
+	}
+	someBad, allBad := false, len(pt.visual) > 0
+	for _, j := range pt.visual {
+		someBad = someBad || c[j] == 0
+		allBad = allBad && c[j] == 0
+	}
+	pt.textOK = append(pt.textOK, textOK)
+	pt.textOver = append(pt.textOver, textOK && someBad)
+	pt.textAllVis = append(pt.textAllVis, textOK && allBad)
+}
+
+func pct(num, den int) *float64 {
+	if den == 0 {
+		return nil
+	}
+	v := 100 * float64(num) / float64(den)
+	return &v
+}
+
+// metrics computes one scope's Metrics from its items' pattern ids.
+func (pt *patternTable) metrics(pats []int32) *Metrics {
+	C := len(pt.cfgs)
+	m := &Metrics{Items: len(pats), Accuracy: map[string]float64{}, Pairs: []Pair{}}
+	n := len(pats)
+	if n == 0 {
+		return m
+	}
+	counts := make([]int, len(pt.keys))
+	for _, p := range pats {
+		counts[p]++
+	}
+	acc := make([]int, C)
+	var oracle, conf, confVis, term, textOK, textOver, textAll, unstable int
+	for p, cnt := range counts {
+		if cnt == 0 {
+			continue
+		}
+		for j := 0; j < C; j++ {
+			acc[j] += cnt * int(pt.bits[p*C+j])
+		}
+		oracle += cnt * b2i(pt.oracle[p])
+		conf += cnt * b2i(pt.conf[p])
+		confVis += cnt * b2i(pt.confVis[p])
+		term += cnt * b2i(pt.terminal[p])
+		textOK += cnt * b2i(pt.textOK[p])
+		textOver += cnt * b2i(pt.textOver[p])
+		textAll += cnt * b2i(pt.textAllVis[p])
+		unstable += cnt * b2i(pt.unstable[p])
+	}
+	best := -1
+	for j, c := range pt.cfgs {
+		m.Accuracy[c.ID] = 100 * float64(acc[j]) / float64(n)
+		// Ties: lowest cost, then (equal or unknown cost) the first in display order.
+		if best < 0 || acc[j] > acc[best] || (acc[j] == acc[best] && costLess(c, pt.cfgs[best])) {
+			best = j
+		}
+	}
+	bf := m.Accuracy[pt.cfgs[best].ID]
+	m.BestFixed, m.BestFixedConfig = &bf, pt.cfgs[best].ID
+	m.OracleAccuracy = pct(oracle, n)
+	h := *m.OracleAccuracy - bf
+	m.OracleHeadroom = &h
+	m.VisualConfusionRate = pct(conf, n)
+	if len(pt.text) > 0 {
+		m.VisualConfusionRateVisualOnly = pct(confVis, n)
+		m.TextCorrectItems = &textOK
+		m.TextOverwriteRate = pct(textOver, n)
+		m.TextOverwriteRateOfTextCorrect = pct(textOver, textOK)
+		if len(pt.visual) > 0 {
+			m.TextOverwriteAllVisualRate = pct(textAll, n)
+		} else {
+			m.TextOverwriteRate = nil
+		}
+	} else {
+		m.VisualConfusionRateVisualOnly = m.VisualConfusionRate
+	}
+	if pt.top >= 0 {
+		m.TerminalRegressionRate = pct(term, n)
+		m.TerminalConfig = pt.cfgs[pt.top].ID
+	}
+	m.UnstableRate = pct(unstable, n)
+	m.Pairs = pt.pairs(counts, n)
+	return m
+}
+
+func (pt *patternTable) pairs(counts []int, n int) []Pair {
+	C := len(pt.cfgs)
+	out := []Pair{}
+	for a := 0; a < C; a++ {
+		for b := 0; b < C; b++ {
+			if !costLess(pt.cfgs[a], pt.cfgs[b]) {
+				continue
+			}
+			var r, h int
+			for p, cnt := range counts {
+				ca, cb := pt.bits[p*C+a], pt.bits[p*C+b]
+				if ca == 0 && cb == 1 {
+					r += cnt
+				} else if ca == 1 && cb == 0 {
+					h += cnt
+				}
+			}
+			out = append(out, Pair{From: pt.cfgs[a].ID, To: pt.cfgs[b].ID, Adjacent: pt.levels[b] == pt.levels[a]+1,
+				Rescued: r, Harmed: h, Churn: r + h, Net: 100 * float64(r-h) / float64(n),
+				StateChangeRate: 100 * float64(r+h) / float64(n), McNemarP: McNemarExact(r, h)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Adjacent != out[j].Adjacent {
+			return out[i].Adjacent
+		}
+		return false
+	})
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// bootstrap draws resamples of the scope's items (with replacement) and returns the 95% percentile
+// intervals of oracle_headroom and visual_confusion_rate. Resamples run in parallel; each has its own
+// documented stream, so the result does not depend on the number of workers.
+func (pt *patternTable) bootstrap(pats []int32, seed uint64, scope string, B int) (*Interval, *Interval) {
+	C, P, n := len(pt.cfgs), len(pt.keys), len(pats)
+	head := make([]float64, B)
+	conf := make([]float64, B)
+	workers := min(runtime.GOMAXPROCS(0), B)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			counts := make([]int, P)
+			acc := make([]int, C)
+			for b := w; b < B; b += workers {
+				clear(counts)
+				g := NewSplitMix64(streamSeed(seed, scope, b))
+				// Two draws per 64-bit output: index = (half × n) >> 32, low half first (see rng.go).
+				n64 := uint64(n)
+				j := 0
+				for ; j+1 < n; j += 2 {
+					x := g.Uint64()
+					counts[pats[(x&0xFFFFFFFF*n64)>>32]]++
+					counts[pats[(x>>32*n64)>>32]]++
+				}
+				if j < n {
+					counts[pats[(g.Uint64()&0xFFFFFFFF*n64)>>32]]++
+				}
+				clear(acc)
+				oracle, cf := 0, 0
+				for p, cnt := range counts {
+					if cnt == 0 {
+						continue
+					}
+					for j := 0; j < C; j++ {
+						acc[j] += cnt * int(pt.bits[p*C+j])
+					}
+					oracle += cnt * b2i(pt.oracle[p])
+					cf += cnt * b2i(pt.conf[p])
+				}
+				best := 0
+				for _, a := range acc {
+					best = max(best, a)
+				}
+				head[b] = 100 * float64(oracle-best) / float64(n)
+				conf[b] = 100 * float64(cf) / float64(n)
+			}
+		}(w)
+	}
+	wg.Wait()
+	h, c := sortedCopy(head), sortedCopy(conf)
+	return &Interval{Percentile(h, 0.025), Percentile(h, 0.975)}, &Interval{Percentile(c, 0.025), Percentile(c, 0.975)}
+}
+
+// topPatterns lists the most frequent trajectories (count desc, then pattern) and the count of the rest.
+func (pt *patternTable) topPatterns(pats []int32, limit int) ([]Pattern, int) {
+	counts := make([]int, len(pt.keys))
+	for _, p := range pats {
+		counts[p]++
+	}
+	ids := make([]int, 0, len(counts))
+	for p, c := range counts {
+		if c > 0 {
+			ids = append(ids, p)
+		}
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		if counts[ids[a]] != counts[ids[b]] {
+			return counts[ids[a]] > counts[ids[b]]
+		}
+		return pt.keys[ids[a]] > pt.keys[ids[b]]
+	})
+	out := []Pattern{}
+	other := 0
+	for i, p := range ids {
+		if i >= limit {
+			other += counts[p]
+			continue
+		}
+		label := "always correct"
+		switch {
+		case !pt.oracle[p]:
+			label = "never correct"
+		case pt.conf[p]:
+			label = "confused"
+		case pt.unstable[p]:
+			label = "rescued"
+		}
+		out = append(out, Pattern{Pattern: pt.keys[p], Count: counts[p], Label: label})
+	}
+	return out, other
+}

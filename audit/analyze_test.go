@@ -1,0 +1,491 @@
+package audit
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func ip(v int) *int         { return &v }
+func bp(v bool) *bool       { return &v }
+func fp(v float64) *float64 { return &v }
+func metaF(frames, w, h int, policy string) *ConfigMeta {
+	return &ConfigMeta{Frames: ip(frames), Width: ip(w), Height: ip(h), Policy: policy}
+}
+
+// grid builds multiple-choice records from patterns: pats[item] is one char per config ('1','0', '-' = no record).
+func grid(cfgs []string, metas map[string]*ConfigMeta, pats map[string]string, cats map[string]string) []Record {
+	var out []Record
+	line := 0
+	for _, it := range sortedKeys(pats) {
+		for k, c := range cfgs {
+			ch := pats[it][k]
+			if ch == '-' {
+				continue
+			}
+			line++
+			r := Record{ItemID: it, Config: c, Correct: bp(ch == '1'), ConfigMeta: metas[c], Category: cats[it], Duration: "short",
+				Source: Source{Path: "mem.jsonl", Line: line}}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	for i := range k {
+		for j := i + 1; j < len(k); j++ {
+			if k[j] < k[i] {
+				k[i], k[j] = k[j], k[i]
+			}
+		}
+	}
+	return k
+}
+
+func near(t *testing.T, name string, got *float64, want float64) {
+	t.Helper()
+	if got == nil {
+		t.Errorf("%s = null, want %.6f", name, want)
+		return
+	}
+	if math.Abs(*got-want) > 1e-9 {
+		t.Errorf("%s = %.9f, want %.9f", name, *got, want)
+	}
+}
+
+func coreRecords() []Record {
+	cfgs := []string{"text", "f8", "f16", "f32"}
+	metas := map[string]*ConfigMeta{
+		"text": {TextOnly: bp(true)},
+		"f8":   metaF(8, 100, 100, "uniform"),
+		"f16":  metaF(16, 100, 100, "uniform"),
+		"f32":  metaF(32, 100, 100, "uniform"),
+	}
+	pats := map[string]string{
+		"i1": "1111", "i2": "0011", "i3": "1000", "i4": "0101", "i5": "0110", "i6": "0000",
+		"i7": "110-", // missing f32: dropped
+	}
+	cats := map[string]string{"i1": "Counting", "i2": "Counting", "i3": "Counting", "i4": "OCR", "i5": "OCR", "i6": "OCR", "i7": "Empty"}
+	return grid(cfgs, metas, pats, cats)
+}
+
+func TestCoreMetrics(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Resamples = 200
+	res, err := Analyze(coreRecords(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Items != 6 || res.DroppedItems.Count != 1 || res.DroppedItems.MissingByConfig["f32"] != 1 || res.DroppedItems.TotalItems != 7 {
+		t.Fatalf("items %d dropped %+v", res.Items, res.DroppedItems)
+	}
+	if !strings.Contains(res.DroppedItems.Reason, "1 lack config f32") {
+		t.Errorf("reason %q", res.DroppedItems.Reason)
+	}
+	wantAcc := map[string]float64{"text": 100.0 / 3, "f8": 50, "f16": 50, "f32": 50}
+	for c, w := range wantAcc {
+		g := res.Accuracy[c]
+		near(t, "accuracy["+c+"]", &g, w)
+	}
+	near(t, "best_fixed", res.BestFixed, 50)
+	if res.BestFixedConfig != "f8" { // tie at 50: lowest cost wins
+		t.Errorf("best_fixed_config %q, want f8", res.BestFixedConfig)
+	}
+	near(t, "oracle_accuracy", res.OracleAccuracy, 500.0/6)
+	near(t, "oracle_headroom", res.OracleHeadroom, 500.0/6-50)
+	near(t, "visual_confusion_rate", res.VisualConfusionRate, 50)
+	near(t, "visual_confusion_rate_visual_only", res.VisualConfusionRateVisualOnly, 100.0/3)
+	near(t, "terminal_regression_rate", res.TerminalRegressionRate, 100.0/3)
+	if res.TerminalConfig != "f32" {
+		t.Errorf("terminal config %q", res.TerminalConfig)
+	}
+	near(t, "text_overwrite_rate", res.TextOverwriteRate, 100.0/6)
+	near(t, "text_overwrite_rate_of_text_correct", res.TextOverwriteRateOfTextCorrect, 50)
+	near(t, "text_overwrite_all_visual_rate", res.TextOverwriteAllVisualRate, 100.0/6)
+	near(t, "unstable_rate", res.UnstableRate, 400.0/6)
+	type pw struct {
+		r, h int
+		adj  bool
+		p    float64
+	}
+	want := map[string]pw{
+		"text>f8": {2, 1, true, 1}, "f8>f16": {1, 1, true, 1}, "f16>f32": {1, 1, true, 1},
+		"f8>f32": {1, 1, false, 1}, "text>f16": {2, 1, false, 1}, "text>f32": {2, 1, false, 1},
+	}
+	if len(res.Pairs) != len(want) {
+		t.Fatalf("%d pairs, want %d: %+v", len(res.Pairs), len(want), res.Pairs)
+	}
+	for _, p := range res.Pairs {
+		w, ok := want[p.From+">"+p.To]
+		if !ok {
+			t.Errorf("unexpected pair %s→%s", p.From, p.To)
+			continue
+		}
+		if p.Rescued != w.r || p.Harmed != w.h || p.Churn != w.r+w.h || p.Adjacent != w.adj || p.McNemarP != w.p {
+			t.Errorf("pair %s→%s = %+v, want %+v", p.From, p.To, p, w)
+		}
+		net, sc := p.Net, p.StateChangeRate
+		near(t, "net "+p.From+">"+p.To, &net, 100*float64(w.r-w.h)/6)
+		near(t, "state_change "+p.From+">"+p.To, &sc, 100*float64(w.r+w.h)/6)
+	}
+	// Per category: Counting = {1111, 0011, 1000}.
+	cm := res.Categories["Counting"]
+	if cm == nil || cm.Items != 3 {
+		t.Fatalf("Counting: %+v", cm)
+	}
+	near(t, "Counting best_fixed", cm.BestFixed, 200.0/3)
+	if cm.BestFixedConfig != "text" { // text, f16, f32 tie at 66.7; text costs 0
+		t.Errorf("Counting best config %q", cm.BestFixedConfig)
+	}
+	near(t, "Counting oracle", cm.OracleAccuracy, 100)
+	near(t, "Counting confusion", cm.VisualConfusionRate, 100.0/3)
+	// An empty category (its only item was dropped) is reported with no items and null metrics.
+	em := res.Categories["Empty"]
+	if em == nil || em.Items != 0 || em.BestFixed != nil || em.OracleHeadroomCI != nil || len(em.Pairs) != 0 {
+		t.Errorf("Empty category: %+v", em)
+	}
+	if d := res.Durations["short"]; d == nil || d.Items != 6 {
+		t.Errorf("duration short: %+v", d)
+	}
+	ci := res.OracleHeadroomCI
+	if ci == nil || ci.Lo > *res.OracleHeadroom || ci.Hi < *res.OracleHeadroom || ci.Lo >= ci.Hi {
+		t.Errorf("headroom CI %+v around %v", ci, *res.OracleHeadroom)
+	}
+	if len(res.Patterns) != 6 || res.Patterns[0].Count != 1 {
+		t.Errorf("patterns %+v", res.Patterns)
+	}
+}
+
+func TestBootstrapDeterministic(t *testing.T) {
+	opt := DefaultOptions()
+	a, err := Analyze(coreRecords(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := runtime.GOMAXPROCS(1)
+	b, err := Analyze(coreRecords(), opt)
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *a.OracleHeadroomCI != *b.OracleHeadroomCI || *a.VisualConfusionRateCI != *b.VisualConfusionRateCI {
+		t.Errorf("intervals depend on worker count: %+v vs %+v", a.OracleHeadroomCI, b.OracleHeadroomCI)
+	}
+	opt.Seed = 99
+	c, _ := Analyze(coreRecords(), opt)
+	if c.Bootstrap.Seed != 99 || a.Bootstrap.Seed != 1 || a.Bootstrap.Resamples != 1000 {
+		t.Errorf("bootstrap info %+v %+v", a.Bootstrap, c.Bootstrap)
+	}
+}
+
+func TestSplitMix64Reference(t *testing.T) {
+	// Reference values of SplitMix64 seeded with 1234567 (Vigna's splitmix64.c).
+	g := NewSplitMix64(1234567)
+	want := []uint64{6457827717110365317, 3203168211198807973, 9817491932198370423}
+	for i, w := range want {
+		if v := g.Uint64(); v != w {
+			t.Fatalf("value %d = %d, want %d", i, v, w)
+		}
+	}
+}
+
+func TestMcNemarExact(t *testing.T) {
+	cases := []struct {
+		b, c int
+		want float64
+	}{{0, 0, 1}, {3, 3, 1}, {0, 5, 0.0625}, {5, 0, 0.0625}, {1, 5, 0.21875}, {2, 1, 1}, {0, 2, 0.5}}
+	for _, tc := range cases {
+		if got := McNemarExact(tc.b, tc.c); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("McNemarExact(%d,%d) = %v, want %v", tc.b, tc.c, got, tc.want)
+		}
+	}
+	// Against exact rational arithmetic for a larger table.
+	b, c := 40, 60
+	sum := new(big.Int)
+	for i := 0; i <= b; i++ {
+		sum.Add(sum, new(big.Int).Binomial(int64(b+c), int64(i)))
+	}
+	r := new(big.Rat).SetFrac(new(big.Int).Mul(sum, big.NewInt(2)), new(big.Int).Lsh(big.NewInt(1), uint(b+c)))
+	want, _ := r.Float64()
+	if got := McNemarExact(b, c); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("McNemarExact(40,60) = %v, want %v", got, want)
+	}
+}
+
+func TestTokenF1(t *testing.T) {
+	cases := []struct {
+		pred string
+		refs []string
+		want float64
+	}{
+		{"The cat sat.", []string{"a cat sat down"}, 0.8},
+		{"", []string{""}, 1},
+		{"the", []string{"a an"}, 1}, // both empty after dropping articles
+		{"", []string{"x"}, 0},
+		{"cat cat", []string{"cat"}, 2.0 / 3},
+		{"red car", []string{"blue bus", "a red car!"}, 1},
+		{"Dog", []string{"cat"}, 0},
+	}
+	for _, tc := range cases {
+		if got := TokenF1(tc.pred, tc.refs...); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("TokenF1(%q, %q) = %v, want %v", tc.pred, tc.refs, got, tc.want)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	v := []float64{1, 2, 3, 4}
+	if p := Percentile(v, 0.5); p != 2.5 {
+		t.Errorf("median %v", p)
+	}
+	if p := Percentile(v, 0.025); math.Abs(p-1.075) > 1e-12 {
+		t.Errorf("p2.5 %v", p)
+	}
+}
+
+// Equal-cost configs are incomparable; the default policy picks the top; sampling recovery and iso-compute.
+func TestTiesIsoAndSamplingRecovery(t *testing.T) {
+	cfgs := []string{"c8", "a16", "b16"}
+	metas := map[string]*ConfigMeta{
+		"c8":  metaF(8, 100, 100, "uniform"),
+		"a16": metaF(16, 100, 100, "uniform"),
+		"b16": metaF(16, 100, 100, "random"),
+	}
+	pats := map[string]string{"j1": "101", "j2": "100", "j3": "001", "j4": "110"}
+	res, err := Analyze(grid(cfgs, metas, pats, nil), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Pairs {
+		if (p.From == "a16" && p.To == "b16") || (p.From == "b16" && p.To == "a16") {
+			t.Errorf("equal-cost configs paired: %+v", p)
+		}
+	}
+	if len(res.Pairs) != 2 {
+		t.Errorf("pairs %+v", res.Pairs)
+	}
+	for _, p := range res.Pairs {
+		if p.From == "c8" && p.To == "a16" && (p.Harmed != 2 || p.Rescued != 0 || p.McNemarP != 0.5) {
+			t.Errorf("c8→a16 %+v", p)
+		}
+	}
+	if res.TerminalConfig != "a16" {
+		t.Errorf("terminal config %q", res.TerminalConfig)
+	}
+	near(t, "terminal", res.TerminalRegressionRate, 50)
+	near(t, "confusion", res.VisualConfusionRate, 75)
+	near(t, "sampling_recovery_rate", res.SamplingRecoveryRate, 50)
+	if sr := res.SamplingRecovery; sr == nil || sr.TerminalRegressions != 2 || sr.Recovered != 1 || sr.ByAlternative["b16"] != 1 {
+		t.Errorf("sampling recovery %+v", sr)
+	}
+	if len(res.IsoCompute) != 1 {
+		t.Fatalf("iso groups %+v", res.IsoCompute)
+	}
+	g := res.IsoCompute[0]
+	if g.Oracle != 75 || g.Accuracy["a16"] != 25 || g.Accuracy["b16"] != 50 || g.OnlyCorrect["a16"] != 1 || g.OnlyCorrect["b16"] != 2 {
+		t.Errorf("iso group %+v", g)
+	}
+	// No text-only config: text metrics are null, not zero.
+	if res.TextOverwriteRate != nil || res.TextCorrectItems != nil {
+		t.Errorf("text metrics without a text config: %v %v", res.TextOverwriteRate, res.TextCorrectItems)
+	}
+}
+
+func TestTopTieWithoutDefaultIsUndefined(t *testing.T) {
+	metas := map[string]*ConfigMeta{"c8": metaF(8, 10, 10, "uniform"), "x": metaF(16, 10, 10, "random"), "y": metaF(16, 10, 10, "dense-start")}
+	res, err := Analyze(grid([]string{"c8", "x", "y"}, metas, map[string]string{"a": "100", "b": "011"}, nil), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TerminalRegressionRate != nil || len(res.Notes) == 0 {
+		t.Errorf("terminal %v notes %v", res.TerminalRegressionRate, res.Notes)
+	}
+}
+
+func TestRerunsNoiseFloor(t *testing.T) {
+	recs := coreRecords()
+	base, err := Analyze(append([]Record(nil), recs...), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run 1 of f8 flips i1 and i2 (2 of the 7 items holding f8).
+	flip := map[string]bool{"i1": true, "i2": true}
+	n := len(recs)
+	for i := 0; i < n; i++ {
+		r := recs[i]
+		if r.Config != "f8" {
+			continue
+		}
+		r.Run = ip(1)
+		c := *r.Correct != flip[r.ItemID]
+		r.Correct = &c
+		recs = append(recs, r)
+	}
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *res.OracleHeadroom != *base.OracleHeadroom || res.Accuracy["f8"] != base.Accuracy["f8"] {
+		t.Errorf("reruns changed the main metrics")
+	}
+	if len(res.NoiseFloor) != 1 {
+		t.Fatalf("noise floor %+v", res.NoiseFloor)
+	}
+	nf := res.NoiseFloor[0]
+	if nf.Config != "f8" || nf.Pairs != 1 || *nf.MeanChurn != 2 {
+		t.Errorf("noise floor %+v", nf)
+	}
+	near(t, "noise churn rate", nf.MeanChurnRate, 200.0/7)
+	for _, c := range res.Configs {
+		if c.ID == "f8" && c.Reruns != 1 {
+			t.Errorf("f8 reruns %d", c.Reruns)
+		}
+	}
+}
+
+func TestRecordErrors(t *testing.T) {
+	recs := coreRecords()
+	recs = append(recs, recs[0])
+	recs[len(recs)-1].Source.Line = 99
+	_, err := Analyze(recs, DefaultOptions())
+	var ae *Error
+	if !errors.Is(err, ErrDuplicate) || !errors.As(err, &ae) || ae.Line != 99 || !strings.Contains(err.Error(), "mem.jsonl:99") {
+		t.Errorf("duplicate: %v", err)
+	}
+	cases := []struct {
+		in   string
+		want error
+	}{
+		{`{"item_id":"a","config":"x"}`, ErrInvalid},
+		{`{"item_id":"a","config":"x","correct":true,"score":0.5}`, ErrInvalid},
+		{`{"item_id":"a","config":"x","score":1.5}`, ErrInvalid},
+		{`{"item_id":"a","config":"x","correct":true,"confidence":-0.1}`, ErrInvalid},
+		{`{"item_id":"","config":"x","correct":true}`, ErrInvalid},
+		{`{"item_id":"a","config":"x","correct":"yes"}`, ErrSyntax},
+		{`{"item_id":"a"`, ErrSyntax},
+		{`{"item_id":"a","config":"x","correct":true} {}`, ErrSyntax},
+	}
+	for _, tc := range cases {
+		_, err := ReadRecords(strings.NewReader("\n"+tc.in+"\n"), "bad.jsonl")
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "bad.jsonl:2") {
+			t.Errorf("%s: got %v, want %v at line 2", tc.in, err, tc.want)
+		}
+	}
+	conflict := `{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":8}}
+{"item_id":"b","config":"x","correct":true,"config_meta":{"frames":16}}`
+	rs, err := ReadRecords(strings.NewReader(conflict), "c.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "c.jsonl:2") {
+		t.Errorf("conflict: %v", err)
+	}
+	mixed := `{"item_id":"a","config":"x","correct":true}
+{"item_id":"b","config":"x","score":0.5}`
+	rs, _ = ReadRecords(strings.NewReader(mixed), "m.jsonl")
+	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, ErrInvalid) {
+		t.Errorf("mixed kinds: %v", err)
+	}
+	if _, err := ReadRecords(strings.NewReader(strings.Repeat("x", MaxLineBytes+10)), "long.jsonl"); !errors.Is(err, ErrTooLong) {
+		t.Errorf("long line: %v", err)
+	}
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	in := `{"item_id":"videomme-001-1","config":"f16","correct":true,"prediction":"B","answer":"B","confidence":0.83,"score":null,"category":"Counting Problem","duration":"short","config_meta":{"frames":16,"text_only":false,"width":448,"height":448,"policy":"uniform","seed":null,"pipeline":"raw"},"latency_s":0.91}`
+	recs, err := ReadRecords(strings.NewReader(in), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	if err := WriteRecords(&sb, recs); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"item_id":"videomme-001-1","config":"f16","correct":true,"prediction":"B","answer":"B","confidence":0.83,"category":"Counting Problem","duration":"short","config_meta":{"frames":16,"text_only":false,"width":448,"height":448,"policy":"uniform","pipeline":"raw"},"latency_s":0.91}` + "\n"
+	if sb.String() != want {
+		t.Errorf("canonical form:\n%s\nwant\n%s", sb.String(), want)
+	}
+	again, err := ReadRecords(strings.NewReader(sb.String()), "y.jsonl")
+	if err != nil || len(again) != 1 || *again[0].ConfigMeta.Width != 448 {
+		t.Errorf("re-read: %v %+v", err, again)
+	}
+}
+
+func TestOpenEnded(t *testing.T) {
+	var recs []Record
+	scores := map[string][2]float64{"q1": {0.5, 0.9}, "q2": {0.8, 0.2}, "q3": {1, 1}}
+	for _, it := range []string{"q1", "q2", "q3"} {
+		for k, c := range []string{"o8", "o16"} {
+			recs = append(recs, Record{ItemID: it, Config: c, Score: fp(scores[it][k]), ConfigMeta: &ConfigMeta{Frames: ip(8 << k)}})
+		}
+	}
+	recs = append(recs, Record{ItemID: "q4", Config: "o8", Score: fp(0.1)}) // missing o16: dropped
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	oe := res.OpenEnded
+	if oe == nil || oe.Items != 3 || oe.Dropped != 1 {
+		t.Fatalf("open-ended %+v", oe)
+	}
+	near(t, "mean o8", fp(oe.MeanScore["o8"]), 230.0/3)
+	near(t, "mean o16", fp(oe.MeanScore["o16"]), 70)
+	near(t, "oracle mean", fp(oe.OracleMean), 90)
+	near(t, "oracle gap", fp(oe.OracleGap), 90-230.0/3)
+	if oe.BestConfig != "o8" || len(oe.Regression) != 1 {
+		t.Fatalf("best %q regressions %+v", oe.BestConfig, oe.Regression)
+	}
+	r := oe.Regression[0]
+	near(t, "regression rate", fp(r.RegressionRate), 100.0/3)
+	near(t, "improved rate", fp(r.ImprovedRate), 100.0/3)
+	near(t, "mean change", fp(r.MeanChange), -20.0/3)
+	if res.Items != 0 || res.BestFixed != nil {
+		t.Errorf("no multiple-choice configs, yet items=%d", res.Items)
+	}
+}
+
+func TestPipelineFlipsAndLetterPrior(t *testing.T) {
+	raw := &ConfigMeta{TextOnly: bp(true), Pipeline: "raw"}
+	var recs []Record
+	gold := []string{"A", "B", "A", "C"}
+	rawOK := []bool{true, true, false, false}
+	cachedOK := []bool{true, false, true, false}
+	for i, g := range gold {
+		it := string(rune('a' + i))
+		recs = append(recs,
+			Record{ItemID: it, Config: "text", Correct: bp(i%2 == 0), Prediction: "A", Answer: g, ConfigMeta: raw},
+			Record{ItemID: it, Config: "r8", Correct: bp(rawOK[i]), Prediction: "(" + g + ")", Answer: g, ConfigMeta: &ConfigMeta{Frames: ip(8), Pipeline: "raw"}},
+			Record{ItemID: it, Config: "k8", Correct: bp(cachedOK[i]), Prediction: "no idea", Answer: g, ConfigMeta: &ConfigMeta{Frames: ip(8), Pipeline: "cached"}})
+	}
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.PipelineFlips) != 1 {
+		t.Fatalf("flips %+v", res.PipelineFlips)
+	}
+	f := res.PipelineFlips[0]
+	if f.Raw != "r8" || f.Cached != "k8" || f.Flips != 2 || f.RawOK != 1 || f.CachOK != 1 || f.Rate != 50 {
+		t.Errorf("flip %+v", f)
+	}
+	lp := res.LetterPrior
+	if lp == nil || lp.Gold["A"] != 50 || lp.Configs["text"]["A"] != 100 || lp.TVDistance["text"] != 50 || lp.TVDistance["r8"] != 0 || lp.Configs["k8"]["other"] != 100 {
+		t.Errorf("letter prior %+v", lp)
+	}
+}
+
+func TestOptionLetter(t *testing.T) {
+	for in, want := range map[string]string{"B": "B", "(C)": "C", "D.": "D", "A) dog": "A", "Answer: B": "B", "b": "B", "Bob": "", "": "", "42": ""} {
+		if got := OptionLetter(in); got != want {
+			t.Errorf("OptionLetter(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

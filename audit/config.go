@@ -1,0 +1,126 @@
+package audit
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Config is one configuration as the audit sees it: its merged metadata and its cost.
+type Config struct {
+	ID       string `json:"id"`
+	Cost     *int64 `json:"cost"` // nil: unknown (frames unknown for a visual config) → incomparable with all
+	Frames   *int   `json:"frames"`
+	TextOnly bool   `json:"text_only"`
+	Width    *int   `json:"width,omitempty"`
+	Height   *int   `json:"height,omitempty"`
+	Policy   string `json:"policy,omitempty"`
+	Preset   string `json:"preset,omitempty"`
+	Seed     *int64 `json:"seed,omitempty"`
+	Pipeline string `json:"pipeline,omitempty"`
+	// CostUnit is "pixels" (frames×width×height), "frames" (size unknown) or "none" (text-only).
+	CostUnit string `json:"cost_unit"`
+	Kind     string `json:"kind"` // "multiple_choice" or "open_ended"
+	Records  int    `json:"records"`
+	Reruns   int    `json:"reruns"` // distinct run values beyond the first
+
+	textOnlySet bool
+}
+
+// costLess reports whether a is strictly cheaper than b; equal or unknown costs are incomparable.
+func costLess(a, b *Config) bool {
+	return a.Cost != nil && b.Cost != nil && *a.Cost < *b.Cost
+}
+
+// sizeKey is "WxH" or "" when unknown.
+func (c *Config) sizeKey() string {
+	if c.Width == nil || c.Height == nil {
+		return ""
+	}
+	return fmt.Sprintf("%dx%d", *c.Width, *c.Height)
+}
+
+// mergeMeta folds one record's config_meta into the config, failing on a disagreement.
+func mergeMeta(c *Config, m *ConfigMeta, src Source) error {
+	conflict := func(field string, a, b any) error {
+		return Errorf(src.Path, src.Line, "config_meta", ErrConflict, "config %q: %s %v here but %v on an earlier record", c.ID, field, b, a)
+	}
+	if m.Frames != nil {
+		if c.Frames != nil && *c.Frames != *m.Frames {
+			return conflict("frames", *c.Frames, *m.Frames)
+		}
+		c.Frames = m.Frames
+	}
+	if m.TextOnly != nil {
+		if c.TextOnly != *m.TextOnly && c.textOnlySet {
+			return conflict("text_only", c.TextOnly, *m.TextOnly)
+		}
+		c.TextOnly, c.textOnlySet = *m.TextOnly, true
+	}
+	if m.Width != nil {
+		if c.Width != nil && *c.Width != *m.Width {
+			return conflict("width", *c.Width, *m.Width)
+		}
+		c.Width = m.Width
+	}
+	if m.Height != nil {
+		if c.Height != nil && *c.Height != *m.Height {
+			return conflict("height", *c.Height, *m.Height)
+		}
+		c.Height = m.Height
+	}
+	if m.Seed != nil {
+		if c.Seed != nil && *c.Seed != *m.Seed {
+			return conflict("seed", *c.Seed, *m.Seed)
+		}
+		c.Seed = m.Seed
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+		val  string
+	}{{"policy", &c.Policy, m.Policy}, {"preset", &c.Preset, m.Preset}, {"pipeline", &c.Pipeline, m.Pipeline}} {
+		if f.val == "" {
+			continue
+		}
+		if *f.dst != "" && *f.dst != f.val {
+			return conflict(f.name, *f.dst, f.val)
+		}
+		*f.dst = f.val
+	}
+	return nil
+}
+
+// finishCost applies METRICS.md: text-only costs 0; a visual config costs frames×width×height, or frames
+// when the size is unknown; frames = 0 means text-only.
+func (c *Config) finishCost() {
+	if c.Frames != nil && *c.Frames == 0 {
+		c.TextOnly = true
+	}
+	switch {
+	case c.TextOnly:
+		z := int64(0)
+		c.Cost, c.CostUnit = &z, "none"
+	case c.Frames == nil:
+		c.Cost, c.CostUnit = nil, "unknown"
+	case c.Width != nil && c.Height != nil:
+		v := int64(*c.Frames) * int64(*c.Width) * int64(*c.Height)
+		c.Cost, c.CostUnit = &v, "pixels"
+	default:
+		v := int64(*c.Frames)
+		c.Cost, c.CostUnit = &v, "frames"
+	}
+}
+
+// sortConfigs orders configs for display: known costs ascending (text-only first), ties by id, unknown last.
+func sortConfigs(cs []*Config) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if (a.Cost == nil) != (b.Cost == nil) {
+			return a.Cost != nil
+		}
+		if a.Cost != nil && *a.Cost != *b.Cost {
+			return *a.Cost < *b.Cost
+		}
+		return a.ID < b.ID
+	})
+}

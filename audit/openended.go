@@ -1,0 +1,111 @@
+package audit
+
+import "fmt"
+
+// OpenEnded holds the open-ended metrics (METRICS.md "Open-ended tasks") over items that have a score in
+// every open-ended config. All values are points (100 · score).
+type OpenEnded struct {
+	Items       int                `json:"items"`
+	Dropped     int                `json:"dropped"`
+	Configs     []string           `json:"configs"`
+	MeanScore   map[string]float64 `json:"mean_score"`
+	BestFixed   float64            `json:"best_fixed"`
+	BestConfig  string             `json:"best_fixed_config"`
+	OracleMean  float64            `json:"oracle_mean"`
+	OracleGap   float64            `json:"oracle_gap"`
+	Epsilon     float64            `json:"epsilon"`
+	Regression  []OERegression     `json:"regression"`
+	DroppedNote string             `json:"dropped_reason,omitempty"`
+}
+
+// OERegression is one ordered pair (From cheaper than To).
+type OERegression struct {
+	From           string  `json:"from"`
+	To             string  `json:"to"`
+	MeanChange     float64 `json:"mean_change"`     // points
+	RegressionRate float64 `json:"regression_rate"` // % of items with s(To) < s(From) − ε
+	ImprovedRate   float64 `json:"improved_rate"`   // % of items with s(To) > s(From) + ε
+}
+
+func openEnded(d *dataset, opt Options) *OpenEnded {
+	var ks []int
+	for k, c := range d.configs {
+		if c.Kind == "open_ended" {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return nil
+	}
+	C := len(d.configs)
+	oe := &OpenEnded{MeanScore: map[string]float64{}, Epsilon: opt.Epsilon, Regression: []OERegression{}}
+	var paired []int
+	for i := range d.items {
+		have, any := 0, false
+		for _, k := range ks {
+			if d.grid[i*C+k] >= 0 {
+				have++
+				any = true
+			}
+		}
+		if have == len(ks) {
+			paired = append(paired, i)
+		} else if any {
+			oe.Dropped++
+		}
+	}
+	if oe.Dropped > 0 {
+		oe.DroppedNote = fmt.Sprintf("%d items lack a score in at least one open-ended config and are left out", oe.Dropped)
+	}
+	oe.Items = len(paired)
+	for _, k := range ks {
+		oe.Configs = append(oe.Configs, d.configs[k].ID)
+	}
+	n := float64(len(paired))
+	if len(paired) == 0 {
+		return oe
+	}
+	s := func(i, k int) float64 { return *d.recs[d.grid[i*C+k]].Score }
+	sums := make([]float64, len(ks))
+	oracle := 0.0
+	for _, i := range paired {
+		best := 0.0
+		for j, k := range ks {
+			v := s(i, k)
+			sums[j] += v
+			best = max(best, v)
+		}
+		oracle += best
+	}
+	bestJ := 0
+	for j, k := range ks {
+		oe.MeanScore[d.configs[k].ID] = 100 * sums[j] / n
+		if sums[j] > sums[bestJ] || (sums[j] == sums[bestJ] && costLess(d.configs[k], d.configs[ks[bestJ]])) {
+			bestJ = j
+		}
+	}
+	oe.BestFixed, oe.BestConfig = 100*sums[bestJ]/n, d.configs[ks[bestJ]].ID
+	oe.OracleMean = 100 * oracle / n
+	oe.OracleGap = oe.OracleMean - oe.BestFixed
+	for _, a := range ks {
+		for _, b := range ks {
+			if !costLess(d.configs[a], d.configs[b]) {
+				continue
+			}
+			var reg, imp int
+			var delta float64
+			for _, i := range paired {
+				sa, sb := s(i, a), s(i, b)
+				delta += sb - sa
+				if sb < sa-opt.Epsilon {
+					reg++
+				} else if sb > sa+opt.Epsilon {
+					imp++
+				}
+			}
+			oe.Regression = append(oe.Regression, OERegression{From: d.configs[a].ID, To: d.configs[b].ID,
+				MeanChange: 100 * delta / n, RegressionRate: 100 * float64(reg) / n, ImprovedRate: 100 * float64(imp) / n})
+		}
+	}
+	return oe
+}

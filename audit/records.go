@@ -1,0 +1,239 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// MaxLineBytes bounds one JSONL line, so a corrupt file cannot make a reader hold unbounded memory.
+const MaxLineBytes = 16 << 20
+
+// Record is one model answer for one item under one configuration (METRICS.md "Records").
+// Pointer fields are optional: nil means unknown, never zero.
+type Record struct {
+	ItemID     string      `json:"item_id"`
+	Config     string      `json:"config"`
+	Run        *int        `json:"run,omitempty"`
+	Correct    *bool       `json:"correct,omitempty"`
+	Score      *float64    `json:"score,omitempty"`
+	Prediction string      `json:"prediction,omitempty"`
+	Answer     string      `json:"answer,omitempty"`
+	Confidence *float64    `json:"confidence,omitempty"`
+	Category   string      `json:"category,omitempty"`
+	Duration   string      `json:"duration,omitempty"`
+	QuestionID string      `json:"question_id,omitempty"`
+	Task       string      `json:"task,omitempty"`
+	ConfigMeta *ConfigMeta `json:"config_meta,omitempty"`
+	LatencyS   *float64    `json:"latency_s,omitempty"`
+
+	// Source locates the record for error messages (file:line); it is not serialised.
+	Source Source `json:"-"`
+}
+
+// Source is where a record was read from.
+type Source struct {
+	Path string
+	Line int
+}
+
+// ConfigMeta describes a configuration. Any record of the config may carry it; missing fields are
+// unknown. Indices (the frame indices fed for this record's video) is per record, used for the cascade's
+// shared frame cost; every other field must agree across the records of one config.
+type ConfigMeta struct {
+	Frames   *int   `json:"frames,omitempty"`
+	TextOnly *bool  `json:"text_only,omitempty"`
+	Width    *int   `json:"width,omitempty"`
+	Height   *int   `json:"height,omitempty"`
+	Policy   string `json:"policy,omitempty"`
+	Preset   string `json:"preset,omitempty"`
+	Seed     *int64 `json:"seed,omitempty"`
+	Pipeline string `json:"pipeline,omitempty"`
+	Indices  []int  `json:"indices,omitempty"`
+}
+
+// RunIndex is the record's run number (0 when the field is absent).
+func (r *Record) RunIndex() int {
+	if r.Run == nil {
+		return 0
+	}
+	return *r.Run
+}
+
+// Validate checks one record against METRICS.md "Records".
+func (r *Record) Validate() error {
+	p, l := r.Source.Path, r.Source.Line
+	switch {
+	case r.ItemID == "":
+		return Errorf(p, l, "validate", ErrInvalid, "missing item_id")
+	case r.Config == "":
+		return Errorf(p, l, "validate", ErrInvalid, "item %q: missing config", r.ItemID)
+	case r.Correct == nil && r.Score == nil:
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: needs correct (multiple choice) or score (open-ended)", r.ItemID, r.Config)
+	case r.Correct != nil && r.Score != nil:
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: has both correct and score", r.ItemID, r.Config)
+	}
+	if r.Score != nil && !(*r.Score >= 0 && *r.Score <= 1) {
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: score %v outside [0,1]", r.ItemID, r.Config, *r.Score)
+	}
+	if r.Confidence != nil && !(*r.Confidence >= 0 && *r.Confidence <= 1) {
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: confidence %v outside [0,1]", r.ItemID, r.Config, *r.Confidence)
+	}
+	if r.LatencyS != nil && !(*r.LatencyS >= 0 && !math.IsInf(*r.LatencyS, 1)) {
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: latency_s %v is negative", r.ItemID, r.Config, *r.LatencyS)
+	}
+	if r.Run != nil && *r.Run < 0 {
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: run %d is negative", r.ItemID, r.Config, *r.Run)
+	}
+	if m := r.ConfigMeta; m != nil {
+		if m.Frames != nil && *m.Frames < 0 {
+			return Errorf(p, l, "validate", ErrInvalid, "config %q: frames %d is negative", r.Config, *m.Frames)
+		}
+		if (m.Width != nil && *m.Width <= 0) || (m.Height != nil && *m.Height <= 0) {
+			return Errorf(p, l, "validate", ErrInvalid, "config %q: width and height must be positive", r.Config)
+		}
+		for _, ix := range m.Indices {
+			if ix < 0 {
+				return Errorf(p, l, "validate", ErrInvalid, "config %q: negative frame index %d", r.Config, ix)
+			}
+		}
+		if m.TextOnly != nil && *m.TextOnly && m.Frames != nil && *m.Frames != 0 {
+			return Errorf(p, l, "validate", ErrInvalid, "config %q: text_only with frames %d", r.Config, *m.Frames)
+		}
+	}
+	return nil
+}
+
+// ReadRecords reads canonical JSONL from r; path names the source in errors. Blank lines are skipped.
+// Every record is validated; the first error (naming file and line) stops the read.
+func ReadRecords(r io.Reader, path string) ([]Record, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var out []Record
+	line := 0
+	for {
+		b, err := readLine(br)
+		if len(b) > 0 || err == nil {
+			line++
+		}
+		if errors.Is(err, ErrTooLong) {
+			return nil, Errorf(path, line, "read", ErrTooLong, "over %d bytes", MaxLineBytes)
+		}
+		if err != nil && err != io.EOF {
+			return nil, &Error{Path: path, Line: line, Op: "read", Err: err}
+		}
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			var rec Record
+			dec := json.NewDecoder(bytes.NewReader(t))
+			if derr := dec.Decode(&rec); derr != nil {
+				return nil, Errorf(path, line, "parse", ErrSyntax, "%v", derr)
+			}
+			if dec.More() {
+				return nil, Errorf(path, line, "parse", ErrSyntax, "more than one JSON value on the line")
+			}
+			rec.Source = Source{Path: path, Line: line}
+			if verr := rec.Validate(); verr != nil {
+				return nil, verr
+			}
+			out = append(out, rec)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+	}
+}
+
+// readLine returns one line without its terminator, or ErrTooLong.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > MaxLineBytes {
+			return nil, ErrTooLong
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return buf, err
+		}
+		return buf[:len(buf)-1], nil
+	}
+}
+
+// ReadFile reads one records file.
+func ReadFile(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Path: path, Op: "open", Err: err}
+	}
+	defer f.Close()
+	return ReadRecords(f, path)
+}
+
+// ExpandPaths turns the CLI's positionals into record files: a file stays itself; a directory (a sweep run
+// directory) contributes its records*.jsonl files, or, when it has none, all of its *.jsonl files (sorted).
+func ExpandPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, &Error{Path: p, Op: "open", Err: err}
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(p, "records*.jsonl"))
+		if len(found) == 0 {
+			found, _ = filepath.Glob(filepath.Join(p, "*.jsonl"))
+		}
+		if len(found) == 0 {
+			return nil, Errorf(p, 0, "open", ErrEmpty, "directory holds no *.jsonl records files")
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// ReadPaths reads every file ExpandPaths finds, in order.
+func ReadPaths(paths []string) ([]Record, error) {
+	files, err := ExpandPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	var all []Record
+	for _, f := range files {
+		recs, err := ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	if len(all) == 0 {
+		return nil, Errorf(strings.Join(files, ","), 0, "read", ErrEmpty, "no records in the input")
+	}
+	return all, nil
+}
+
+// WriteRecords writes records as canonical JSONL: one object per line, fields in the order of Record,
+// optional fields omitted when unknown, no HTML escaping.
+func WriteRecords(w io.Writer, recs []Record) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
