@@ -11,6 +11,6 @@ func horizontalAsm(l Level, p *Plan, dst, src *rgb.Image, firstRow, rows int) {
 	horizontalGeneric(&p.h, dst, src, firstRow, rows)
 }
 
-func verticalAsm(l Level, a *axis, start []int32, dst, src *rgb.Image) {
-	verticalGeneric(a, start, dst, src)
+func verticalAsm(l Level, start, n, k []int32, ksize int, dst, src *rgb.Image) {
+	verticalGeneric(start, n, k, ksize, dst, src)
 }

@@ -202,15 +202,25 @@ func (p *Plan) check(dst, src *rgb.Image) error {
 // Resample resizes src into dst (sizes as the plan) with the current dispatch level; the result is
 // byte-identical to Pillow 9.4's Image.resize((OutW, OutH), filter) of the same RGB image.
 func (p *Plan) Resample(dst, src *rgb.Image) error {
-	return p.ResampleLevel(CurrentLevel(), dst, src)
+	return p.run(CurrentLevel(), 1, dst, src)
 }
 
 // ResampleLevel is Resample at an explicit level (a level above Best falls back to Generic).
 func (p *Plan) ResampleLevel(l Level, dst, src *rgb.Image) error {
+	return p.run(l, 1, dst, src)
+}
+
+// ResampleParallel is Resample split into row bands over up to workers goroutines (each pass is
+// banded, with a barrier between them); the bytes are the same as Resample's.
+func (p *Plan) ResampleParallel(workers int, dst, src *rgb.Image) error {
+	return p.run(CurrentLevel(), workers, dst, src)
+}
+
+func (p *Plan) run(l Level, workers int, dst, src *rgb.Image) error {
 	if err := p.check(dst, src); err != nil {
 		return err
 	}
-	if l > best {
+	if l > best || l < Generic {
 		l = Generic
 	}
 	switch {
@@ -220,17 +230,17 @@ func (p *Plan) ResampleLevel(l Level, dst, src *rgb.Image) error {
 		}
 		return nil
 	case !p.needV:
-		p.horizontal(l, dst, src, 0, src.H)
+		p.hBands(l, workers, dst, src, 0, src.H)
 		return nil
 	case !p.needH:
-		p.vertical(l, dst, src, p.v.start)
+		p.vBands(l, workers, dst, src, p.v.start)
 		return nil
 	}
 	rows := p.rowLast - p.rowFirst
 	tmp := p.getTmp(rows)
 	defer p.tmpPool.Put(tmp)
-	p.horizontal(l, tmp, src, p.rowFirst, rows)
-	p.vertical(l, dst, tmp, p.vStartShift)
+	p.hBands(l, workers, tmp, src, p.rowFirst, rows)
+	p.vBands(l, workers, dst, tmp, p.vStartShift)
 	return nil
 }
 
@@ -241,20 +251,62 @@ func (p *Plan) getTmp(rows int) *rgb.Image {
 	return rgb.New(p.OutW, rows)
 }
 
-func (p *Plan) horizontal(l Level, dst, src *rgb.Image, firstRow, rows int) {
-	if l == Generic || !haveAsm {
-		horizontalGeneric(&p.h, dst, src, firstRow, rows)
-		return
-	}
-	horizontalAsm(l, p, dst, src, firstRow, rows)
+// band returns rows [a, b) of m as an image sharing m's pixels.
+func band(m *rgb.Image, a, b int) rgb.Image {
+	return rgb.Image{W: m.W, H: b - a, Stride: m.Stride, Pix: m.Pix[a*m.Stride:]}
 }
 
-func (p *Plan) vertical(l Level, dst, src *rgb.Image, start []int32) {
-	if l == Generic || !haveAsm {
-		verticalGeneric(&p.v, start, dst, src)
+// split calls f on workers contiguous bands of [0, n) concurrently and waits (workers ≥ 2).
+func split(workers, n int, f func(a, b int)) {
+	workers = min(workers, n)
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		a, b := i*n/workers, (i+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(a, b)
+		}()
+	}
+	wg.Wait()
+}
+
+// hBands: dst row y is source row firstRow+y filtered horizontally, for y in [0, rows).
+func (p *Plan) hBands(l Level, workers int, dst, src *rgb.Image, firstRow, rows int) {
+	if workers <= 1 || rows < 2 {
+		p.hBand(l, dst, src, firstRow, 0, rows) // no closure: keeps the serial path allocation-free
 		return
 	}
-	verticalAsm(l, &p.v, start, dst, src)
+	split(workers, rows, func(a, b int) { p.hBand(l, dst, src, firstRow, a, b) })
+}
+
+func (p *Plan) hBand(l Level, dst, src *rgb.Image, firstRow, a, b int) {
+	d := band(dst, a, b)
+	if l == Generic || !haveAsm {
+		horizontalGeneric(&p.h, &d, src, firstRow+a, b-a)
+		return
+	}
+	horizontalAsm(l, p, &d, src, firstRow+a, b-a)
+}
+
+// vBands: dst row yy mixes src rows start[yy] … start[yy]+n[yy]-1.
+func (p *Plan) vBands(l Level, workers int, dst, src *rgb.Image, start []int32) {
+	if workers <= 1 || dst.H < 2 {
+		p.vBand(l, dst, src, start, 0, dst.H)
+		return
+	}
+	split(workers, dst.H, func(a, b int) { p.vBand(l, dst, src, start, a, b) })
+}
+
+func (p *Plan) vBand(l Level, dst, src *rgb.Image, start []int32, a, b int) {
+	v := &p.v
+	d := band(dst, a, b)
+	n, k := v.n[a:b], v.k[a*v.ksize:b*v.ksize]
+	if l == Generic || !haveAsm {
+		verticalGeneric(start[a:b], n, k, v.ksize, &d, src)
+		return
+	}
+	verticalAsm(l, start[a:b], n, k, v.ksize, &d, src)
 }
 
 // simdCoeffs are the horizontal weights laid out for the vector kernels (see resample_amd64.c): per

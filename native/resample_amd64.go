@@ -45,8 +45,8 @@ func horizontalAsm(l Level, p *Plan, dst, src *rgb.Image, firstRow, rows int) {
 	}
 }
 
-func verticalAsm(l Level, a *axis, start []int32, dst, src *rgb.Image) {
+func verticalAsm(l Level, start, n, k []int32, ksize int, dst, src *rgb.Image) {
 	C.native_resample_v(C.int(l), (*C.uint8_t)(unsafe.Pointer(&src.Pix[0])), C.ptrdiff_t(src.Stride),
 		(*C.uint8_t)(unsafe.Pointer(&dst.Pix[0])), C.ptrdiff_t(dst.Stride), C.int(3*dst.W), C.int(dst.H),
-		i32p(start), i32p(a.n), i32p(a.k), C.int(a.ksize))
+		i32p(start), i32p(n), i32p(k), C.int(ksize))
 }

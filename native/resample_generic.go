@@ -37,13 +37,13 @@ func horizontalGeneric(a *axis, dst, src *rgb.Image, firstRow, rows int) {
 }
 
 // verticalGeneric is Pillow's ImagingResampleVertical_8bpc: dst row yy mixes src rows start[yy]…
-func verticalGeneric(a *axis, start []int32, dst, src *rgb.Image) {
+func verticalGeneric(start, nn, kk []int32, ksize int, dst, src *rgb.Image) {
 	const half = 1 << (precisionBits - 1)
 	rowBytes := 3 * dst.W
 	acc := make([]int32, rowBytes)
 	for yy := 0; yy < dst.H; yy++ {
-		ymin, n := int(start[yy]), int(a.n[yy])
-		k := a.k[yy*a.ksize : yy*a.ksize+n]
+		ymin, n := int(start[yy]), int(nn[yy])
+		k := kk[yy*ksize : yy*ksize+n]
 		for i := range acc {
 			acc[i] = half
 		}

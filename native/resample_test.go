@@ -156,6 +156,11 @@ func TestResampleLevelsAgree(t *testing.T) {
 						t.Errorf("%v %v %v pad=%d: %s", l, f, s, pad, firstDiff(got, want))
 					}
 				}
+				p, _ := NewPlan(f, s[0], s[1], s[2], s[3])
+				par := rgb.New(s[2], s[3])
+				if err := p.ResampleParallel(3, par, src); err != nil || !bytes.Equal(par.Pix, want.Pix) {
+					t.Errorf("ResampleParallel %v %v pad=%d: %v %s", f, s, pad, err, firstDiff(par, want))
+				}
 			}
 		}
 	}
