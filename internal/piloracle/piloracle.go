@@ -51,17 +51,15 @@ for c in spec["cases"]:
         im = Image.frombytes("RGB", (c["w"], c["h"]), f.read())
     flt = F[c["filter"]]
     out = im.resize((c["ow"], c["oh"]), flt)
-    reps = spec.get("reps", 0)
-    best = None
-    for _ in range(reps):
+    ts = []
+    for _ in range(spec.get("reps", 0)):
         t0 = time.perf_counter()
         im.resize((c["ow"], c["oh"]), flt)
-        dt = time.perf_counter() - t0
-        best = dt if best is None or dt < best else best
+        ts.append(time.perf_counter() - t0)
     if c.get("out"):
         with open(c["out"], "wb") as f:
             f.write(out.tobytes())
-    res.append(best if best is not None else 0.0)
+    res.append(ts)
 print(json.dumps(res))
 `
 
@@ -71,14 +69,15 @@ func Resize(dir string, cases []Case) ([]*rgb.Image, error) {
 	return outs, err
 }
 
-// Time reports, per case, the fastest of reps calls of Image.resize measured inside Python
-// (time.perf_counter around the call only, so process start and I/O are excluded).
-func Time(dir string, cases []Case, reps int) ([]time.Duration, error) {
+// Time reports, per case, the wall time of each of reps calls of Image.resize measured inside Python
+// (time.perf_counter around the call only, so process start and I/O are excluded; the first call,
+// which produced the output, is a warm-up and not reported).
+func Time(dir string, cases []Case, reps int) ([][]time.Duration, error) {
 	_, t, err := run(dir, cases, reps, false)
 	return t, err
 }
 
-func run(dir string, cases []Case, reps int, want bool) ([]*rgb.Image, []time.Duration, error) {
+func run(dir string, cases []Case, reps int, want bool) ([]*rgb.Image, [][]time.Duration, error) {
 	type jc struct {
 		In     string `json:"in"`
 		Out    string `json:"out,omitempty"`
@@ -121,13 +120,15 @@ func run(dir string, cases []Case, reps int, want bool) ([]*rgb.Image, []time.Du
 	if err != nil {
 		return nil, nil, fmt.Errorf("piloracle: python: %v: %s", err, stderr.String())
 	}
-	var secs []float64
+	var secs [][]float64
 	if err := json.Unmarshal(out, &secs); err != nil {
 		return nil, nil, fmt.Errorf("piloracle: bad output %q: %v", out, err)
 	}
-	times := make([]time.Duration, len(secs))
-	for i, s := range secs {
-		times[i] = time.Duration(s * float64(time.Second))
+	times := make([][]time.Duration, len(secs))
+	for i, ss := range secs {
+		for _, s := range ss {
+			times[i] = append(times[i], time.Duration(s*float64(time.Second)))
+		}
 	}
 	if !want {
 		return nil, times, nil
