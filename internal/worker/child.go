@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/framesweep/framesweep/decode"
 )
 
 // errUnknownOp is reported (code "unknown_op") for an op the worker does not know.
@@ -77,8 +79,12 @@ func serve(req *Request, w io.Writer, stderr io.Writer) int {
 // finish writes "done" (with stats) or "error" (with the sentinel code and one-line message).
 func finish(w, stderr io.Writer, req *Request, stats any, err error) int {
 	if err != nil {
-		msg := err.Error()
-		if werr := writeMsg(w, &header{Type: msgError, Code: errorCode(err), Message: msg}, nil); werr != nil {
+		h := &header{Type: msgError, Code: errorCode(err), Message: err.Error(), Failed: decode.FailedFrames(err)}
+		var re *readError
+		if errors.As(err, &re) {
+			h.Stats, _ = json.Marshal(re.stats)
+		}
+		if werr := writeMsg(w, h, nil); werr != nil {
 			fmt.Fprintf(stderr, "framesweep worker: %v\n", werr)
 		}
 		return 1

@@ -1,15 +1,32 @@
 package worker
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/framesweep/framesweep/decode"
+)
 
 // remoteCodes names the sentinels whose identity survives the process boundary: the worker sends the
 // code of the first one its error matches (errors.Is), and the parent's RemoteError.Is maps it back.
-// The codes are part of the protocol; keep them stable.
+// The codes are part of the protocol; keep them stable. Order matters: the first match wins.
 var remoteCodes = []struct {
 	code string
 	err  error
 }{
 	{"unknown_op", errUnknownOp},
+	{"not_found", decode.ErrNotFound},
+	{"empty", decode.ErrEmpty},
+	{"network_protocol", decode.ErrNetworkProtocol},
+	{"no_video_stream", decode.ErrNoVideoStream},
+	{"unsupported_codec", decode.ErrUnsupportedCodec},
+	{"too_large", decode.ErrTooLarge},
+	{"too_many_streams", decode.ErrTooManyStreams},
+	{"no_frames", decode.ErrNoFrames},
+	{"bad_option", decode.ErrBadOption},
+	{"out_of_range", decode.ErrOutOfRange},
+	{"closed", decode.ErrClosed},
+	{"frame_failed", decode.ErrFrameFailed},
+	{"corrupt", decode.ErrCorrupt},
 }
 
 // errorCode returns the code of the first sentinel err matches, or "".

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
+
+	"github.com/framesweep/framesweep/decode"
 )
 
 // Sentinels for the ways a supervised worker can fail. Every error returned by Probe/Read that comes from
@@ -71,9 +73,23 @@ type RemoteError struct {
 	Op      string
 	Code    string // a key of remoteCodes, or "" when the error matched no known sentinel
 	Message string // the worker's one-line message (already names the file)
+	Failed  []int  // frames the decoder did not produce (decode.FailedFrames works on the error too)
 }
 
 func (e *RemoteError) Error() string { return e.Message }
+
+// Unwrap exposes one *decode.FrameError per failed frame, so decode.FailedFrames and
+// errors.Is(err, decode.ErrFrameFailed) work as they do in process.
+func (e *RemoteError) Unwrap() error {
+	if len(e.Failed) == 0 {
+		return nil
+	}
+	errs := make([]error, len(e.Failed))
+	for i, idx := range e.Failed {
+		errs[i] = &decode.FrameError{Index: idx}
+	}
+	return errors.Join(errs...)
+}
 
 // Is matches the decode sentinel named by Code.
 func (e *RemoteError) Is(target error) bool {

@@ -1,4 +1,71 @@
 package worker
 
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/framesweep/framesweep/decode"
+)
+
 // ops are the production ops.
-var ops = map[string]opFunc{}
+var ops = map[string]opFunc{
+	"probe": opProbe,
+	"read":  opRead,
+}
+
+// opProbe opens the video, sends its Info (with per-frame detail when Detail is set) and closes it.
+func opProbe(req *Request, w io.Writer) (any, error) {
+	v, err := decode.Open(req.Path, req.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	info := v.Info()
+	if req.Detail {
+		info = v.WithFramesDetail()
+	}
+	if err := sendInfo(w, info); err != nil {
+		return nil, err
+	}
+	return nil, v.Close()
+}
+
+// opRead sends the video's Info, then each requested frame (distinct indices, ascending) as it is
+// decoded, and the decode.Stats in "done".
+func opRead(req *Request, w io.Writer) (any, error) {
+	v, err := decode.Open(req.Path, req.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	if err := sendInfo(w, v.Info()); err != nil {
+		return nil, err
+	}
+	var h header
+	st, err := v.Read(req.Indices, func(f *decode.Frame) error {
+		pix := f.Packed()
+		h = header{Type: msgFrame, Index: f.Index, PTS: f.PTS, Seconds: f.Seconds, Key: f.Key, W: f.W, H: f.H, Bytes: len(pix)}
+		return writeMsg(w, &h, pix)
+	})
+	if err != nil {
+		return st, &readError{err: err, stats: st}
+	}
+	return st, v.Close()
+}
+
+// readError carries a failed Read's statistics to finish, which sends them with the error.
+type readError struct {
+	err   error
+	stats decode.Stats
+}
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
+func sendInfo(w io.Writer, info decode.Info) error {
+	b, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	return writeMsg(w, &header{Type: msgInfo, Info: b}, nil)
+}

@@ -6,29 +6,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/framesweep/framesweep/decode"
 )
 
 // Request is the one JSON object the parent writes to the worker's stdin (followed by EOF).
 type Request struct {
-	Op      string  `json:"op"` // "probe" | "read" (test ops: "hang" "crash" "abort" "alloc" "spawn" "exit" "garbage")
-	Path    string  `json:"path,omitempty"`
-	Indices []int   `json:"indices,omitempty"`
-	Options Options `json:"options"`
+	Op      string         `json:"op"` // "probe" | "read" (test ops: "hang" "crash" "abort" "alloc" "spawn" "exit" "garbage")
+	Path    string         `json:"path,omitempty"`
+	Indices []int          `json:"indices,omitempty"`
+	Options decode.Options `json:"options"`
+	Detail  bool           `json:"detail,omitempty"` // "probe": add per-frame pts and keyframe flags
 	// Arg parameterises test ops ("alloc": bytes per step, "exit": the status).
 	Arg int64 `json:"arg,omitempty"`
-}
-
-// Options are the decode options that travel to the worker (a JSON-able mirror of decode.Options).
-type Options struct {
-	HWAccel      string `json:"hwaccel,omitempty"`        // "", "cuda", "vaapi", "auto"
-	Threads      int    `json:"threads,omitempty"`        // 0: FFmpeg's default
-	NoAutorotate bool   `json:"no_autorotate,omitempty"`  // keep stored orientation
-	MaxFrameArea int    `json:"max_frame_area,omitempty"` // 0: decode's default
-	// Width/Height, when both > 0, make the worker resize each frame (kernel Resize) before sending it,
-	// so a 1080p video costs the pipe 448×448×3 bytes per frame, not 1920×1080×3.
-	Width  int    `json:"width,omitempty"`
-	Height int    `json:"height,omitempty"`
-	Resize string `json:"resize,omitempty"` // resize kernel name; "" = resize package default
 }
 
 // Message types on the worker's stdout. Each message is one JSON line; a "frame" line is followed by
@@ -46,6 +36,7 @@ type header struct {
 	Index   int             `json:"index,omitempty"`
 	PTS     int64           `json:"pts,omitempty"`
 	Seconds float64         `json:"seconds,omitempty"`
+	Key     bool            `json:"key,omitempty"`
 	W       int             `json:"w,omitempty"`
 	H       int             `json:"h,omitempty"`
 	Bytes   int             `json:"bytes,omitempty"`
@@ -53,6 +44,7 @@ type header struct {
 	Stats   json.RawMessage `json:"stats,omitempty"` // "done": the op's statistics
 	Code    string          `json:"code,omitempty"`  // "error": sentinel code (see codes.go)
 	Message string          `json:"message,omitempty"`
+	Failed  []int           `json:"failed,omitempty"` // "error": frames the decoder did not produce
 }
 
 // Bounds on what the parent accepts, so a confused or hostile worker cannot make it allocate without limit.

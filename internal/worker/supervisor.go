@@ -65,7 +65,12 @@ type job struct {
 	stderr  *tailWriter
 	peakRSS atomic.Int64
 	memKill atomic.Bool
+	// protoKill: the supervisor killed the worker because its output broke the protocol.
+	protoKill atomic.Bool
 }
+
+// protoGrace is how long a worker whose output broke the protocol may take to exit on its own.
+const protoGrace = time.Second
 
 // run executes req in a fresh worker and hands every message to handle. It returns the worker's
 // RemoteError when the op failed, an *Error when the process failed, or handle's own error.
@@ -127,9 +132,18 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 	}
 
 	terminal, remote, protoErr, handleErr := j.consume(stdout, handle)
-	if handleErr != nil || protoErr != nil {
-		// The consumer gave up or the stream is unusable: do not wait for the worker to finish.
+	if handleErr != nil {
+		// The consumer gave up: do not wait for the worker to finish.
 		_ = killGroup(pid)
+	}
+	if protoErr != nil {
+		// The stream is unusable. A worker that is dying anyway (a crash mid-frame truncates the stream)
+		// gets a moment to end on its own, so its real exit status is reported; then it is killed.
+		t := time.AfterFunc(protoGrace, func() {
+			j.protoKill.Store(true)
+			_ = killGroup(pid)
+		})
+		defer t.Stop()
 	}
 	// Drain so a worker blocked on a full pipe can exit (its output no longer matters).
 	_, _ = io.Copy(io.Discard, stdout)
@@ -161,7 +175,10 @@ func (j *job) consume(stdout io.Reader, handle func(*header, []byte) error) (ter
 		}
 		switch h.Type {
 		case msgError:
-			return true, &RemoteError{Path: j.req.Path, Op: j.req.Op, Code: h.Code, Message: h.Message}, nil, nil
+			if err := handle(h, nil); err != nil { // lets the caller keep the stats sent with the error
+				return true, nil, nil, err
+			}
+			return true, &RemoteError{Path: j.req.Path, Op: j.req.Op, Code: h.Code, Message: h.Message, Failed: h.Failed}, nil, nil
 		case msgDone:
 			if err := handle(h, nil); err != nil {
 				return true, nil, nil, err
@@ -196,6 +213,8 @@ func (j *job) classify(jctx, parent context.Context, ps *os.ProcessState, waitEr
 		return fmt.Errorf("%s: worker %s: %w", j.req.Path, j.req.Op, context.Canceled)
 	case jctx.Err() == context.DeadlineExceeded && !terminal:
 		e.Kind = ErrWorkerTimeout
+	case j.protoKill.Load():
+		e.Kind, e.Err = ErrProtocol, protoErr
 	case abnormal && j.limits.Memory > 0 && e.PeakRSS > j.limits.Memory:
 		e.Kind = ErrWorkerMemory
 	case abnormal:

@@ -161,7 +161,8 @@ func TestParentCancel(t *testing.T) {
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {
 	t.Parallel()
-	r := testRunner(t, Limits{Timeout: 500 * time.Millisecond})
+	// Long enough for the worker to start its child on a loaded machine.
+	r := testRunner(t, Limits{Timeout: 3 * time.Second})
 	var pid int
 	err := r.run(context.Background(), &Request{Op: "spawn"}, func(h *header, _ []byte) error {
 		_, err := fmt.Sscanf(string(h.Info), "%d", &pid)

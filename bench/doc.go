@@ -1,0 +1,15 @@
+// Package bench measures framesweep against baselines in the same run and reports ratios, never
+// absolute pass/fail times.
+//
+// Modes (each a function here, shared by `go test -bench` and `framesweep bench MODE`):
+//
+//   - grid: a generated 60 s 1080p30 H.264 video (GOP 250 and GOP 60) serving the union of the
+//     {16,32,64,128,256} uniform budgets; decode-once wall time against a full `ffmpeg -threads 1 -i V
+//     -f null -` decode and against decoding each budget separately (a fresh Open and Read per budget).
+//   - decode: decoding every frame to RGB24 against `ffmpeg -pix_fmt rgb24 -f null -`, per thread count;
+//     optionally on a hardware device, compared frame by frame (count, PSNR) with the CPU.
+//   - memory: peak RSS while holding 256 frames resized to 448×448 from the 1080p video.
+//
+// Every Row carries the commit, CPU brand, library versions and thread count (STYLE.md F 21–22), and
+// prints as JSON, CSV, or Go benchmark text that benchstat reads.
+package bench

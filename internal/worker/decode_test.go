@@ -1,0 +1,140 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/framesweep/framesweep/decode"
+)
+
+// sharedVideo returns a path under ../shared/testdata/videos (beside the repository root).
+func sharedVideo(t *testing.T, rel string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel)
+}
+
+// TestReadMatchesInProcess: frames read through a worker are the frames decode returns in process, bit
+// for bit, with the same indices, timestamps and stats.
+func TestReadMatchesInProcess(t *testing.T) {
+	t.Parallel()
+	path := sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	indices := []int{97, 3, 3, 0, 119, 45, 61}
+	opts := decode.Options{Threads: 1}
+
+	type got struct {
+		index int
+		pts   int64
+		sec   float64
+		key   bool
+		w, h  int
+		pix   []byte
+	}
+	collect := func(dst *[]got) func(*decode.Frame) error {
+		return func(f *decode.Frame) error {
+			*dst = append(*dst, got{f.Index, f.PTS, f.Seconds, f.Key, f.W, f.H, bytes.Clone(f.Packed())})
+			return nil
+		}
+	}
+	var want, have []got
+	v, err := decode.Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSt, err := v.Read(indices, collect(&want))
+	v.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second, Memory: 1 << 30}}
+	st, err := r.Read(context.Background(), path, indices, opts, collect(&have))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != wantSt {
+		t.Errorf("stats %+v, in process %+v", st, wantSt)
+	}
+	if len(have) != len(want) || len(have) != 6 {
+		t.Fatalf("%d frames through the worker, %d in process, want 6", len(have), len(want))
+	}
+	for i := range want {
+		w, h := want[i], have[i]
+		if w.index != h.index || w.pts != h.pts || w.sec != h.sec || w.key != h.key || w.w != h.w || w.h != h.h {
+			t.Errorf("frame %d: worker %+v, in process %+v", i, h.index, w.index)
+		}
+		if !bytes.Equal(w.pix, h.pix) {
+			t.Errorf("frame %d: pixels differ", w.index)
+		}
+	}
+
+	info, err := r.Probe(context.Background(), path, opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Frames != 120 || len(info.PTSS) != 120 || info.Codec != "h264" {
+		t.Errorf("probe: %d frames, %d pts, codec %q", info.Frames, len(info.PTSS), info.Codec)
+	}
+}
+
+// TestRemoteErrorsKeepTheirSentinels: handled decode errors cross the process boundary as RemoteErrors
+// that still match decode's sentinels, name the file, and are not crashes.
+func TestRemoteErrorsKeepTheirSentinels(t *testing.T) {
+	t.Parallel()
+	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second, Memory: 1 << 30}}
+	cases := []struct {
+		name    string
+		path    string
+		indices []int
+		want    error
+	}{
+		{"missing", sharedVideo(t, "no/such/file.mp4"), []int{0}, decode.ErrNotFound},
+		{"vvc", sharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4"), []int{0}, decode.ErrUnsupportedCodec},
+		{"audio-only", sharedVideo(t, "androidx-media/sample_audio_only.mp4"), []int{0}, decode.ErrNoVideoStream},
+		{"past-end", sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"), []int{5, 120}, decode.ErrOutOfRange},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			_, err := r.Read(context.Background(), tc.path, tc.indices, decode.Options{}, func(*decode.Frame) error { n++; return nil })
+			var re *RemoteError
+			if !errors.As(err, &re) || !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v (%T), want a RemoteError matching %v", err, err, tc.want)
+			}
+			if errors.Is(err, ErrWorkerCrashed) || !bytes.Contains([]byte(err.Error()), []byte(filepath.Base(tc.path))) {
+				t.Errorf("error %q: a crash, or does not name the file", err)
+			}
+			if n != 0 {
+				t.Errorf("%d frames delivered", n)
+			}
+		})
+	}
+}
+
+// TestConsumerErrorStopsWorker: an error from the callback ends the job at once and is returned as is.
+func TestConsumerErrorStopsWorker(t *testing.T) {
+	t.Parallel()
+	path := sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second}}
+	stop := errors.New("enough")
+	var seen []int
+	_, err := r.Read(context.Background(), path, []int{10, 20, 30, 40}, decode.Options{}, func(f *decode.Frame) error {
+		seen = append(seen, f.Index)
+		if f.Index == 20 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop {
+		t.Fatalf("err = %v, want the callback's error", err)
+	}
+	if !slices.Equal(seen, []int{10, 20}) {
+		t.Errorf("frames seen %v", seen)
+	}
+}
