@@ -13,12 +13,20 @@ const (
 )
 
 // Size is a width × height in pixels.
-type Size struct{ W, H int }
+type Size struct {
+	W int `json:"w"`
+	H int `json:"h"`
+}
 
 func (s Size) String() string { return fmt.Sprintf("%dx%d", s.W, s.H) }
 
 // Rect is a rectangle inside an image: top-left corner (X, Y), width W, height H.
-type Rect struct{ X, Y, W, H int }
+type Rect struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
+}
 
 // Layout is what the model sees for one source frame.
 //
@@ -30,13 +38,13 @@ type Rect struct{ X, Y, W, H int }
 // (Qwen merges 2 frames per temporal patch, so TokenFrames is 2 there and 1 elsewhere); 0 means the
 // geometry defines no token count. Use TokensFor for a frame count.
 type Layout struct {
-	Src         Size
-	Resize      Size
-	Crop        *Rect
-	Tiles       []Rect
-	Thumb       *Size
-	Tokens      int
-	TokenFrames int
+	Src         Size   `json:"src"`
+	Resize      Size   `json:"resize"`
+	Crop        *Rect  `json:"crop,omitempty"`
+	Tiles       []Rect `json:"tiles,omitempty"`
+	Thumb       *Size  `json:"thumb,omitempty"`
+	Tokens      int    `json:"tokens,omitempty"`
+	TokenFrames int    `json:"token_frames"`
 }
 
 // Output is the size of the (first) image fed to the model: the crop if there is one, else the resize.
