@@ -296,3 +296,24 @@ func TestQwenCapTruncation(t *testing.T) {
 		t.Fatalf("ForVideo cap at 128 frames = %v", maxP)
 	}
 }
+
+// TestHandBuilt: geometries built as struct literals (not parsed) are validated too.
+func TestHandBuilt(t *testing.T) {
+	for _, g := range []Geometry{
+		Qwen{Version: "0.0.9", Factor: 28}, Qwen{Version: QwenV0011}, Qwen{Version: QwenV0011, Factor: 28, MaxPixels: -1},
+		QwenHF{Factor: 32}, ShortEdge{Size: 224, Crop: 336}, ShortEdge{}, MaxPixels{},
+		InternVL{MaxNum: 4, MinNum: 1, TileSize: 448}, InternVL{MaxNum: 4, MinNum: 1, Order: OrderReadme},
+	} {
+		if _, err := g.Layout(1920, 1080, 16); !errors.Is(err, ErrBadSpec) {
+			t.Errorf("%#v: %v, want ErrBadSpec", g, err)
+		}
+	}
+	g := Qwen{Version: QwenV0014, Factor: 32}
+	if g.String() != "qwen2.5-vl:version=0.0.14,factor=32" {
+		t.Errorf("hand-built Qwen String %q", g.String())
+	}
+	l, err := g.Layout(1920, 1080, 16)
+	if err != nil || l.Resize != (Size{1152, 640}) {
+		t.Errorf("hand-built 0.0.14: %v %v", l.Resize, err)
+	}
+}

@@ -115,6 +115,9 @@ func (g InternVL) Layout(srcW, srcH, nFrames int) (Layout, error) {
 	if err := checkSrc(g, srcW, srcH); err != nil {
 		return Layout{}, err
 	}
+	if (g.Order != OrderReadme && g.Order != OrderLmmsEval) || g.TileSize < 1 || g.MinNum < 1 || (!g.Auto && g.MaxNum < 1) || g.MaxNum > 64 {
+		return Layout{}, errf("layout", g.String(), ErrBadSpec, "order %q, tile %d, num %d..%d", g.Order, g.TileSize, g.MinNum, g.MaxNum)
+	}
 	if g.Auto && (nFrames < 1 || nFrames > MaxFrames) {
 		return Layout{}, errf("layout", g.String(), ErrFrames, "%d frames (max_num=auto needs the frame count)", nFrames)
 	}

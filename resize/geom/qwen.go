@@ -55,7 +55,12 @@ func qwenBase(base string) (Qwen, bool) {
 }
 
 func (g Qwen) String() string {
-	d, _ := qwenBase(g.Base)
+	base := g.Base
+	d, ok := qwenBase(base)
+	if !ok { // built by hand: name it by the 2.5 head and spell out what differs
+		base = "qwen2.5-vl"
+		d, _ = qwenBase(base)
+	}
 	var opts []string
 	if g.Version != d.Version {
 		opts = append(opts, "version="+g.Version)
@@ -73,15 +78,23 @@ func (g Qwen) String() string {
 		opts = append(opts, "total_pixels="+ftoa(g.TotalPixels))
 	}
 	if len(opts) == 0 {
-		return g.Base
+		return base
 	}
-	return g.Base + ":" + strings.Join(opts, ",")
+	return base + ":" + strings.Join(opts, ",")
 }
 
 // Caps returns fetch_video's (min_pixels, max_pixels) for nframes sampled frames.
 func (g Qwen) Caps(nFrames int) (minPixels, maxPixels float64, err error) {
 	if nFrames < 1 || nFrames > MaxFrames {
 		return 0, 0, errf("layout", g.String(), ErrFrames, "%d frames", nFrames)
+	}
+	switch {
+	case g.Version != QwenV0010 && g.Version != QwenV0011 && g.Version != QwenV0014:
+		return 0, 0, errf("layout", g.String(), ErrBadSpec, "qwen-vl-utils version %q", g.Version)
+	case g.Factor < 1:
+		return 0, 0, errf("layout", g.String(), ErrBadSpec, "factor %d", g.Factor)
+	case g.MinPixels < 0 || g.MaxPixels < 0 || g.TotalPixels < 0:
+		return 0, 0, errf("layout", g.String(), ErrBadSpec, "negative pixel option")
 	}
 	f := float64(g.Factor)
 	var frameMin, frameMax, total float64
@@ -209,6 +222,9 @@ func (g QwenHF) String() string {
 func (g QwenHF) Layout(srcW, srcH, nFrames int) (Layout, error) {
 	if err := checkSrc(g, srcW, srcH); err != nil {
 		return Layout{}, err
+	}
+	if g.Factor < 1 || g.MinPixels < 0 || g.MaxPixels < 1 {
+		return Layout{}, errf("layout", g.String(), ErrBadSpec, "factor %d, pixels %d..%d", g.Factor, g.MinPixels, g.MaxPixels)
 	}
 	if nFrames < 2 || nFrames > MaxFrames { // smart_resize raises when num_frames < temporal_factor
 		return Layout{}, errf("layout", g.String(), ErrFrames, "%d frames (the HF processor needs at least 2)", nFrames)

@@ -75,6 +75,9 @@ func (g ShortEdge) Layout(srcW, srcH, _ int) (Layout, error) {
 	if err := checkSrc(g, srcW, srcH); err != nil {
 		return Layout{}, err
 	}
+	if g.Size < 1 || g.Crop < 0 || g.Crop > g.Size {
+		return Layout{}, errf("layout", g.String(), ErrBadSpec, "short side %d, crop %d (need 0 ≤ crop ≤ short side)", g.Size, g.Crop)
+	}
 	short, long := srcW, srcH
 	if srcW > srcH {
 		short, long = srcH, srcW
@@ -109,6 +112,9 @@ func (g MaxPixels) String() string { return "maxpix:" + strconv.Itoa(g.Pixels) }
 func (g MaxPixels) Layout(srcW, srcH, _ int) (Layout, error) {
 	if err := checkSrc(g, srcW, srcH); err != nil {
 		return Layout{}, err
+	}
+	if g.Pixels < 1 {
+		return Layout{}, errf("layout", g.String(), ErrBadSpec, "max pixels %d", g.Pixels)
 	}
 	out := Size{srcW, srcH}
 	if int64(srcW)*int64(srcH) > int64(g.Pixels) {
