@@ -559,12 +559,21 @@ type ConfigPlan struct {
 }
 
 // PlanAll samples a video for every config. A config that fails keeps its error; the others go on.
+// fps-mode configs get VisualTokens and OverContext recomputed from their actual frame count.
 func (g *Grid) PlanAll(v Video) []ConfigPlan {
 	out := make([]ConfigPlan, len(g.Configs))
 	for i := range g.Configs {
 		c := &g.Configs[i]
 		p, err := c.Plan(v)
-		out[i] = ConfigPlan{Config: *c, Plan: p, Err: err}
+		cc := *c
+		if err == nil && c.Frames == 0 && !c.TextOnly {
+			// fps mode: the frame count is known now; redo the context check with it.
+			if tokens, fits, known := g.FitsContext(c, len(p.Indices)); known {
+				cc.VisualTokens = tokens - g.Spec.Model.PromptTokens
+				cc.OverContext = !fits
+			}
+		}
+		out[i] = ConfigPlan{Config: cc, Plan: p, Err: err}
 	}
 	return out
 }
