@@ -20,6 +20,8 @@ type command struct {
 // commands is the explicit table of subcommands (no init-time registration).
 var commands = map[string]command{
 	"version": {"print the engine and library versions", runVersion},
+	"extract": {"decode each video once and write every grid config's input tensors to a cache", runExtract},
+	"verify":  {"re-hash every object of a cache; list corrupt or missing ones", runVerify},
 	"probe":   {"describe a video: codec, size, frame count from a demux scan, fps, rotation", runProbe},
 	"frames":  {"extract frames by index as RGB PNGs (DIR/000005.png)", runFrames},
 	"worker":  {"internal: run one supervised decode job (JSON on stdin/stdout)", runWorker},

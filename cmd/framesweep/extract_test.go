@@ -1,0 +1,469 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"io/fs"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/framesweep/framesweep/cache"
+)
+
+// exVideo returns a test video under ../shared/testdata/videos (beside the repository root).
+func exVideo(t testing.TB, rel string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("test video missing: %v", err)
+	}
+	return p
+}
+
+const exGrid = `name: extract-test
+frames: [4, 8]
+policies: [uniform]
+resolutions: ["64x48", "short:40+crop:32"]
+pipelines: [raw, cached]
+`
+
+func exWriteGrid(t testing.TB, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "grid.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// exRun runs `framesweep extract` in process and decodes its summary.
+func exRun(t testing.TB, args ...string) (int, extractSummary, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := dispatch(append([]string{"extract"}, args...), &out, &errb)
+	var sum extractSummary
+	if out.Len() > 0 {
+		if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+			t.Fatalf("summary is not JSON: %v\n%s", err, out.String())
+		}
+	}
+	return code, sum, errb.String()
+}
+
+// exTree returns every file under dir except manifests and leftovers, by relative path.
+func exTree(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if e.IsDir() || strings.HasPrefix(rel, "manifests") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func exSameTree(t testing.TB, a, b map[string][]byte) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%d files vs %d", len(a), len(b))
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+			t.Fatalf("%s differs or is missing", k)
+		}
+	}
+}
+
+// TestExtractReproducible: the same grid twice, and --jobs 1 vs --jobs 2, give identical keys and
+// bytes; a second run into the same cache verifies and skips everything; bad videos are reported
+// and skipped while the others are written.
+func TestExtractReproducible(t *testing.T) {
+	grid := exWriteGrid(t, exGrid)
+	videos := []string{
+		exVideo(t, "torchcodec/nasa_13013.mp4"),
+		exVideo(t, "androidx-media/sample_audio_only.mp4"), // no video stream
+		exVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"),
+		exVideo(t, "androidx-media/sample_malformed_free_box.mp4"), // FFmpeg cannot open it
+	}
+	d1, d2 := t.TempDir(), t.TempDir()
+	args := func(out, jobs string) []string {
+		return append([]string{"--grid", grid, "--out", out, "--jobs", jobs, "--videos"}, videos...)
+	}
+	code, s1, stderr := exRun(t, args(d1, "1")...)
+	if code != exitError || s1.VideosFailed != 2 || len(s1.Failed) != 2 {
+		t.Fatalf("exit %d, summary %+v\n%s", code, s1, stderr)
+	}
+	for _, f := range s1.Failed {
+		if !strings.Contains(f.Error, f.Path) {
+			t.Errorf("error does not name the file: %q", f.Error)
+		}
+	}
+	// 2 good videos × 8 configs (2 budgets × 2 sizes × 2 pipelines).
+	if s1.ObjectsWritten != 16 || s1.ObjectsSkipped != 0 {
+		t.Fatalf("written %d skipped %d", s1.ObjectsWritten, s1.ObjectsSkipped)
+	}
+	// Decode once: every needed frame decoded exactly once, the union of all plans.
+	for _, v := range s1.PerVideo {
+		if v.Written > 0 && (v.FramesDecoded != v.FramesUnion || v.FramesUnion >= v.FramesRequested) {
+			t.Errorf("%s: decoded %d, union %d, requested %d", v.Path, v.FramesDecoded, v.FramesUnion, v.FramesRequested)
+		}
+	}
+	if code, s2, _ := exRun(t, args(d2, "2")...); code != exitError || s2.ObjectsWritten != 16 {
+		t.Fatalf("jobs 2: exit %d %+v", code, s2)
+	}
+	t1 := exTree(t, d1)
+	exSameTree(t, t1, exTree(t, d2))
+
+	// Rerun into d1: all verified and skipped, nothing rewritten.
+	code, s3, _ := exRun(t, args(d1, "2")...)
+	if code != exitError || s3.ObjectsWritten != 0 || s3.ObjectsSkipped != 16 || s3.FramesDecoded != 0 {
+		t.Fatalf("rerun: exit %d %+v", code, s3)
+	}
+	exSameTree(t, t1, exTree(t, d1))
+
+	// The manifest has one line per object, with PSNR for the cached pipeline.
+	mb, err := os.ReadFile(s1.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(mb)), "\n")
+	if len(lines) != 16 {
+		t.Fatalf("manifest has %d lines", len(lines))
+	}
+	var cached int
+	for _, l := range lines {
+		var m manifestLine
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Pipeline == cache.PipelineCached {
+			cached++
+			if len(m.PSNR) != len(m.Indices) || m.PSNR[0] == nil || *m.PSNR[0] < 20 || *m.PSNR[0] > 60 {
+				t.Fatalf("cached object PSNR %v", m.PSNR)
+			}
+		}
+		if _, err := os.Stat(m.Object); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cached != 8 {
+		t.Fatalf("%d cached objects", cached)
+	}
+}
+
+// TestExtractVerifyCatchesDamage: a flipped byte or a truncated object is caught by `verify` (exit 1,
+// listed) and on read; the next extract rebuilds the object.
+func TestExtractVerifyCatchesDamage(t *testing.T) {
+	grid := exWriteGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"32x32\"]\n")
+	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	dir := t.TempDir()
+	if code, s, e := exRun(t, "--grid", grid, "--out", dir, "--videos", video); code != 0 || s.ObjectsWritten != 1 {
+		t.Fatalf("exit %d %+v %s", code, s, e)
+	}
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"verify", dir}, &out, &errb); code != 0 {
+		t.Fatalf("verify clean cache: %d %s", code, errb.String())
+	}
+	objs, _ := filepath.Glob(filepath.Join(dir, "cas", "sha256", "*", "*"))
+	if len(objs) != 1 {
+		t.Fatalf("objects %v", objs)
+	}
+	orig, _ := os.ReadFile(objs[0])
+	for name, damage := range map[string]func([]byte) []byte{
+		"flip":  func(b []byte) []byte { b[len(b)/2] ^= 0x01; return b },
+		"trunc": func(b []byte) []byte { return b[:len(b)-100] },
+	} {
+		t.Run(name, func(t *testing.T) {
+			os.WriteFile(objs[0], damage(append([]byte(nil), orig...)), 0o644)
+			var out, errb bytes.Buffer
+			code := dispatch([]string{"verify", dir}, &out, &errb)
+			var rep cache.Report
+			json.Unmarshal(out.Bytes(), &rep)
+			if code != exitError || len(rep.Problems) == 0 || rep.Problems[0].Kind != "corrupt" || !strings.Contains(errb.String(), objs[0]) {
+				t.Fatalf("verify: exit %d %+v %s", code, rep, errb.String())
+			}
+			s, _ := cache.Open(context.Background(), dir)
+			key := strings.TrimSuffix(filepath.Base(mustGlob(t, filepath.Join(dir, "ac", "*", "*.json"))), ".json")
+			if _, _, err := s.Load(context.Background(), key); err == nil {
+				t.Fatal("read of a damaged object succeeded")
+			}
+			// extract rebuilds it, byte for byte.
+			if code, s, _ := exRun(t, "--grid", grid, "--out", dir, "--videos", video); code != 0 || s.ObjectsWritten != 1 {
+				t.Fatalf("rebuild: exit %d %+v", code, s)
+			}
+			if b, _ := os.ReadFile(objs[0]); !bytes.Equal(b, orig) {
+				t.Fatal("rebuilt object differs")
+			}
+		})
+	}
+}
+
+func mustGlob(t testing.TB, pat string) string {
+	t.Helper()
+	m, _ := filepath.Glob(pat)
+	if len(m) != 1 {
+		t.Fatalf("%s: %v", pat, m)
+	}
+	return m[0]
+}
+
+// exBinary returns the framesweep binary: $FRAMESWEEP_BIN, or one built into a temp dir.
+func exBinary(t testing.TB) string {
+	t.Helper()
+	if b := os.Getenv("FRAMESWEEP_BIN"); b != "" {
+		return b
+	}
+	bin := filepath.Join(t.TempDir(), "framesweep")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestExtractSIGKILL kills a real extract process at random moments, repeatedly, checking after each
+// kill that the cache holds no corrupt or dangling object; a final run completes the cache, which then
+// equals the cache of an uninterrupted run byte for byte.
+func TestExtractSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills the binary")
+	}
+	bin := exBinary(t)
+	grid := exWriteGrid(t, "frames: [4, 8, 16]\npolicies: [uniform]\nresolutions: [\"96x64\", \"64x64\"]\npipelines: [raw, cached]\n")
+	videos := []string{
+		exVideo(t, "torchcodec/nasa_13013.mp4"),
+		exVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"),
+		exVideo(t, "androidx-media/sample_fragmented.mp4"),
+	}
+	run := func(dir string) *exec.Cmd {
+		return exec.Command(bin, append([]string{"extract", "--grid", grid, "--out", dir, "--jobs", "2", "--videos"}, videos...)...)
+	}
+	ref := t.TempDir()
+	t0 := time.Now()
+	if out, err := run(ref).CombinedOutput(); err != nil {
+		t.Fatalf("reference run: %v\n%s", err, out)
+	}
+	full := time.Since(t0)
+	want := exTree(t, ref)
+
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	killed := 0
+	for i := 0; i < 8; i++ {
+		cmd := run(dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int63n(int64(full)))
+		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
+		err := cmd.Wait()
+		timer.Stop()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			killed++
+		} else if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		s, err := cache.Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := s.Verify(context.Background())
+		if err != nil || !rep.Clean() {
+			t.Fatalf("after kill %d at %v: %+v %v", i, delay, rep, err)
+		}
+	}
+	t.Logf("%d of 8 runs killed (full run %v)", killed, full)
+	if out, err := run(dir).CombinedOutput(); err != nil {
+		t.Fatalf("final run: %v\n%s", err, out)
+	}
+	got := exTree(t, dir)
+	// Leftover temp files of killed writes are not objects; drop them before comparing.
+	for k := range got {
+		if strings.HasPrefix(filepath.Base(k), ".tmp-") {
+			delete(got, k)
+		}
+	}
+	// Orphan objects (written just before a kill, before their ref) may remain only if identical to
+	// the reference objects, since the same key always yields the same bytes.
+	exSameTree(t, want, got)
+}
+
+// exPyReader is the short safetensors reader shown in docs/cache.md.
+const exPyReader = `
+import json, struct, sys
+import numpy as np
+
+def load_safetensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    meta = header.pop("__metadata__", {})
+    dtypes = {"U8": np.uint8, "F16": np.float16, "F32": np.float32, "I64": np.int64}
+    out = {}
+    for name, t in header.items():
+        b, e = t["data_offsets"]
+        out[name] = np.frombuffer(data[b:e], dtype=np.dtype(dtypes[t["dtype"]]).newbyteorder("<")).reshape(t["shape"])
+    return out, meta
+
+tensors, meta = load_safetensors(sys.argv[1])
+f = tensors["frames"]
+json.dump({"shape": list(f.shape), "dtype": str(f.dtype), "indices": tensors["indices"].tolist(),
+           "sum": float(f.astype(np.float64).sum()), "first": f.reshape(-1)[:16].astype(np.float64).tolist(),
+           "pipeline": meta["pipeline"], "config": meta["config"]}, sys.stdout)
+`
+
+// TestExtractPythonReadsObject reads extracted objects (uint8 and float16) with Debian's python3 +
+// numpy and compares the tensor with what Go reads.
+func TestExtractPythonReadsObject(t *testing.T) {
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		t.Skip("Debian python3 not installed")
+	}
+	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	grid := exWriteGrid(t, "frames: [6]\npolicies: [uniform]\nresolutions: [\"48x32\"]\npipelines: [cached]\n")
+	for _, dtype := range []string{"u8", "f16", "f32"} {
+		t.Run(dtype, func(t *testing.T) {
+			dir := t.TempDir()
+			code, sum, e := exRun(t, "--grid", grid, "--out", dir, "--dtype", dtype, "--norm", "clip", "--videos", video)
+			if code != 0 || sum.ObjectsWritten != 1 {
+				t.Fatalf("exit %d %+v %s", code, sum, e)
+			}
+			obj := mustGlob(t, filepath.Join(dir, "cas", "sha256", "*", "*"))
+			out, err := exec.Command(py, "-c", exPyReader, obj).Output()
+			if err != nil {
+				t.Fatalf("python: %v", err)
+			}
+			var got struct {
+				Shape    []int
+				DType    string
+				Indices  []int
+				Sum      float64
+				First    []float64
+				Pipeline string
+				Config   string
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			b, _ := os.ReadFile(obj)
+			f, err := cache.ParseSafetensors(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr := f.Tensors["frames"]
+			vals := exValues(fr)
+			var s float64
+			for _, v := range vals {
+				s += v
+			}
+			if !equalInts(got.Shape, fr.Shape) || !equalInts(got.Shape, []int{6, 32, 48, 3}) {
+				t.Fatalf("shape python %v go %v", got.Shape, fr.Shape)
+			}
+			if math.Abs(got.Sum-s) > 1e-6*math.Max(1, math.Abs(s)) || got.Pipeline != "cached" || len(got.Indices) != 6 {
+				t.Fatalf("python %+v, go sum %v", got, s)
+			}
+			for i, v := range got.First {
+				if v != vals[i] {
+					t.Fatalf("element %d: python %v go %v", i, v, vals[i])
+				}
+			}
+		})
+	}
+}
+
+// exValues decodes a tensor's elements to float64 (U8, F16, F32).
+func exValues(t cache.Tensor) []float64 {
+	var out []float64
+	switch t.DType {
+	case cache.U8:
+		for _, b := range t.Data {
+			out = append(out, float64(b))
+		}
+	case cache.F32:
+		for i := 0; i < len(t.Data); i += 4 {
+			out = append(out, float64(math.Float32frombits(binary.LittleEndian.Uint32(t.Data[i:]))))
+		}
+	case cache.F16:
+		for i := 0; i < len(t.Data); i += 2 {
+			out = append(out, halfToFloat(binary.LittleEndian.Uint16(t.Data[i:])))
+		}
+	}
+	return out
+}
+
+func halfToFloat(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e := int(h>>10) & 0x1f
+	m := float64(h & 0x3ff)
+	switch e {
+	case 0:
+		return sign * m * math.Pow(2, -24)
+	case 31:
+		return sign * math.Inf(1)
+	}
+	return sign * (1 + m/1024) * math.Pow(2, float64(e-15))
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestExtractUsage(t *testing.T) {
+	grid := exWriteGrid(t, exGrid)
+	for name, args := range map[string][]string{
+		"no grid":      {"--out", "x", "--videos", "v"},
+		"no videos":    {"--grid", grid, "--out", "x"},
+		"bad pipeline": {"--grid", grid, "--out", "x", "--pipeline", "jpeg", "v"},
+		"bad kernel":   {"--grid", grid, "--out", "x", "--kernel", "nearest", "v"},
+		"bad dtype":    {"--grid", grid, "--out", "x", "--dtype", "i8", "v"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if code, _, _ := exRun(t, args...); code != exitUsage {
+				t.Fatalf("exit %d", code)
+			}
+		})
+	}
+	// A grid that does not parse is a handled error naming the file.
+	bad := exWriteGrid(t, "frames: [oops]\n")
+	code, _, stderr := exRun(t, "--grid", bad, "--out", t.TempDir(), "--videos", "v")
+	if code != exitError || !strings.Contains(stderr, bad) {
+		t.Fatalf("exit %d %q", code, stderr)
+	}
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"verify", filepath.Join(t.TempDir(), "nope")}, &out, &errb); code != exitError {
+		t.Fatalf("verify of a missing dir: %d", code)
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/framesweep/framesweep/cache"
+)
+
+// runVerify re-hashes every object of a cache and lists corrupt or missing ones (exit 1 when any).
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagParseStatus(err)
+	}
+	if len(pos) != 1 {
+		return usageErr(stderr, "verify", "want exactly one CACHE (a directory or blob URL)")
+	}
+	loc := pos[0]
+	ctx := context.Background()
+	if _, err := os.Stat(loc); err != nil && !isURL(loc) {
+		return failErr(stderr, "verify", fmt.Errorf("%s: %w", loc, err))
+	}
+	s, err := cache.Open(ctx, loc)
+	if err != nil {
+		return failErr(stderr, "verify", err)
+	}
+	defer s.Close()
+	rep, err := s.Verify(ctx)
+	if err != nil {
+		return failErr(stderr, "verify", err)
+	}
+	if err := writeJSON(stdout, rep); err != nil {
+		return failErr(stderr, "verify", err)
+	}
+	if !rep.Clean() {
+		for _, p := range rep.Problems {
+			fmt.Fprintf(stderr, "framesweep verify: %s: %s object: %s\n", p.Path, p.Kind, p.Cause)
+		}
+		return exitError
+	}
+	return exitOK
+}
+
+func isURL(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == ':' && s[i+1] == '/' && s[i+2] == '/' {
+			return i > 0
+		}
+		if s[i] == '/' {
+			return false
+		}
+	}
+	return false
+}
