@@ -1,0 +1,17 @@
+// Package onnx is the ONNX Runtime backend of llm (github.com/yalue/onnxruntime_go v1.27.0 with
+// libonnxruntime.so.1 1.30.0): an image classifier answers a multiple-choice question by mapping option i
+// to the model's class i. The question text does not reach the model; options must be listed in class
+// order (for the PP-OCR text-orientation classifier: "A. upright (0°)", "B. upside down (180°)").
+//
+// Spec: onnx:model=PATH[,size=HxW,threads=N,lib=PATH,mean=M|M|M,std=S|S|S,resize=pad|stretch]
+//
+// Input: one float32 tensor of rank 4, NCHW [N,3,H,W] or NHWC [N,H,W,3], read from the model; when the
+// model leaves H and W dynamic (PP-OCR cls does), size=HxW gives them (48x192 for PP-OCR cls). Frames are resized in pure Go (bilinear; "pad" keeps the aspect ratio at
+// height H and pads the right side with zeros, as PP-OCR does; "stretch" fills H×W), scaled to [0,1],
+// then normalised (x-mean)/std per channel (default mean 0.5, std 0.5, PP-OCR's). Request.Tensors bypass
+// the preprocessing. Output: one float32 tensor [N,K]; rows that are not already probabilities get a
+// softmax; the answer's probabilities are the mean over the N frames.
+//
+// The ONNX Runtime environment is process-wide: the first Open initialises it and the last Close
+// destroys it. LiveHandles counts sessions and the environment reference.
+package onnx

@@ -1,0 +1,187 @@
+package onnx
+
+import (
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/llm/internal/testframes"
+)
+
+func modelPath(t *testing.T) string {
+	p := os.Getenv("FRAMESWEEP_OCR_MODEL")
+	if p == "" || os.Getenv("FRAMESWEEP_ORT_LIB") == "" {
+		t.Skip("FRAMESWEEP_OCR_MODEL / FRAMESWEEP_ORT_LIB not set (source scripts/env.sh after make deps)")
+	}
+	return p
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 && LiveHandles() != 0 {
+		println("leak: LiveHandles() =", LiveHandles())
+		code = 1
+	}
+	os.Exit(code)
+}
+
+var orientation = []string{"A. no, the text is upright (0°)", "B. yes, it is upside down (180°)"}
+
+// textLine renders dark text on a light background, scaled ×3, like a cropped text line.
+func textLine(s string) *rgb.Image {
+	face := basicfont.Face7x13
+	w, h := 7*len(s)+8, 18
+	small := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(small, small.Bounds(), image.NewUniform(color.RGBA{235, 235, 225, 255}), image.Point{}, draw.Src)
+	d := font.Drawer{Dst: small, Src: image.NewUniform(color.RGBA{20, 20, 30, 255}), Face: face, Dot: fixed.P(4, 13)}
+	d.DrawString(s)
+	const k = 3
+	out := rgb.New(w*k, h*k)
+	for y := 0; y < h*k; y++ {
+		for x := 0; x < w*k; x++ {
+			c := small.RGBAAt(x/k, y/k)
+			copy(out.Pix[y*out.Stride+3*x:], []byte{c.R, c.G, c.B})
+		}
+	}
+	return out
+}
+
+func rotate180(m *rgb.Image) *rgb.Image {
+	out := rgb.New(m.W, m.H)
+	for y := 0; y < m.H; y++ {
+		for x := 0; x < m.W; x++ {
+			copy(out.Pix[(m.H-1-y)*out.Stride+3*(m.W-1-x):][:3], m.Pix[y*m.Stride+3*x:][:3])
+		}
+	}
+	return out
+}
+
+func sumsToOne(t *testing.T, p map[string]float64, n int) {
+	t.Helper()
+	var s float64
+	for _, v := range p {
+		s += v
+	}
+	if len(p) != n || math.Abs(s-1) > 1e-9 {
+		t.Fatalf("probs %v: want %d entries summing to 1", p, n)
+	}
+}
+
+// TestOrientationOfText: the real PP-OCR classifier answers "is this upside down?" correctly on a
+// rendered text line and on its 180° rotation.
+func TestOrientationOfText(t *testing.T) {
+	rt, err := llm.Registry{"onnx": Open}.Open("onnx:model=" + modelPath(t) + ",threads=1,size=48x192")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	line := textLine("The quick brown fox 1234")
+	for _, c := range []struct {
+		img  *rgb.Image
+		want string
+	}{{line, "A"}, {rotate180(line), "B"}} {
+		resp, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{c.img}, Question: "Is this text upside down?", Options: orientation})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sumsToOne(t, resp.Probs, 2)
+		if resp.Choice != c.want || resp.Probs[c.want] < 0.6 {
+			t.Errorf("choice %q probs %v, want %s", resp.Choice, resp.Probs, c.want)
+		}
+	}
+}
+
+// TestVideoFrames: a multiple-choice question about real video frames (batch of 3, mean over frames).
+func TestVideoFrames(t *testing.T) {
+	model := modelPath(t)
+	video := testframes.Path(testframes.Video)
+	if video == "" {
+		t.Skip("../shared/testdata not present")
+	}
+	fr, err := testframes.Extract(video, []int{0, 45, 90}, 200, 160)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := New(model, Options{Threads: 1, H: 48, W: 192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	resp, err := rt.Answer(context.Background(), &llm.Request{Frames: fr, Question: "Are these frames upside down?", Options: orientation, Template: llm.TemplateVideoMME})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumsToOne(t, resp.Probs, 2)
+	if resp.Template != llm.TemplateVideoMME || resp.Choice == "" || resp.Text != resp.Choice {
+		t.Errorf("%+v", resp)
+	}
+	// The 180° rotation of the same frames must move the probabilities.
+	rot := make([]*rgb.Image, len(fr))
+	for i := range fr {
+		rot[i] = rotate180(fr[i])
+	}
+	r2, err := rt.Answer(context.Background(), &llm.Request{Frames: rot, Question: "q", Options: orientation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Probs["B"] == resp.Probs["B"] {
+		t.Errorf("rotation did not change the answer distribution: %v", resp.Probs)
+	}
+	t.Logf("upright %v, rotated %v", resp.Probs, r2.Probs)
+	// A pre-built tensor bypasses preprocessing and must give the same answer as the frames it came from.
+	shape, data := rt.preprocess(fr)
+	r3, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{{Shape: shape, Data: data}}, Question: "q", Options: orientation})
+	if err != nil || math.Abs(r3.Probs["A"]-resp.Probs["A"]) > 1e-6 {
+		t.Errorf("tensor path: %v %v", r3, err)
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	model := modelPath(t)
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.onnx")
+	os.WriteFile(junk, []byte("this is not a protobuf"), 0o644)
+	good, _ := os.ReadFile(model)
+	trunc := filepath.Join(dir, "trunc.onnx")
+	os.WriteFile(trunc, good[:len(good)/3], 0o644)
+	for _, p := range []string{junk, trunc, filepath.Join(dir, "missing.onnx"), dir} {
+		_, err := New(p, Options{Threads: 1, H: 48, W: 192})
+		var e *llm.Error
+		if !errors.Is(err, llm.ErrModel) || !errors.As(err, &e) || e.Path != p {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := New(model, Options{Lib: filepath.Join(dir, "nolib.so")}); !errors.Is(err, llm.ErrModel) {
+		t.Errorf("missing library: %v", err)
+	}
+	rt, err := New(model, Options{Threads: 1, H: 48, W: 192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Answer(context.Background(), &llm.Request{Question: "q", Options: orientation}); !errors.Is(err, llm.ErrBadRequest) {
+		t.Errorf("text-only: %v", err)
+	}
+	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{textLine("x")}, Question: "q", Options: []string{"A. a", "B. b", "C. c"}}); !errors.Is(err, llm.ErrBadRequest) {
+		t.Errorf("3 options for 2 classes: %v", err)
+	}
+	rt.Close()
+	rt.Close()
+	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{textLine("x")}, Question: "q", Options: orientation}); !errors.Is(err, llm.ErrClosed) {
+		t.Errorf("after close: %v", err)
+	}
+	if LiveHandles() != 0 {
+		t.Errorf("LiveHandles = %d", LiveHandles())
+	}
+}
