@@ -3,6 +3,7 @@ package decode
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel causes. Every error returned by this package wraps one of them (errors.Is), inside an *Error
@@ -59,6 +60,42 @@ func (e *FrameError) Error() string {
 }
 func (e *FrameError) Is(target error) bool { return target == ErrFrameFailed }
 func (e *FrameError) Unwrap() error        { return e.Err }
+
+// FramesError gathers the FrameErrors of one Read in a single one-line error; errors.As finds each
+// *FrameError through Unwrap.
+type FramesError struct {
+	Frames []*FrameError
+}
+
+func (e *FramesError) Error() string {
+	const show = 8
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d frame(s) failed to decode: ", len(e.Frames))
+	for i, f := range e.Frames {
+		if i == show {
+			fmt.Fprintf(&b, ", … (%d more)", len(e.Frames)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d", f.Index)
+	}
+	if c := e.Frames[0].Err; c != nil {
+		fmt.Fprintf(&b, " (first cause: %v)", c)
+	} else {
+		b.WriteString(" (the decoder produced no picture for them)")
+	}
+	return b.String()
+}
+
+func (e *FramesError) Unwrap() []error {
+	out := make([]error, len(e.Frames))
+	for i, f := range e.Frames {
+		out[i] = f
+	}
+	return out
+}
 
 // FailedFrames returns the indices of every *FrameError inside err (as returned by Read), ascending.
 func FailedFrames(err error) []int {

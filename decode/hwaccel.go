@@ -55,7 +55,7 @@ func nvdecSupports(t StreamTraits) (bool, string) {
 			return false, fmt.Sprintf("NVDEC cannot decode %d-bit H.264", t.BitDepth)
 		}
 		if t.Chroma != "420" && t.Chroma != "400" {
-			return false, "NVDEC cannot decode H.264 4:" + strings.TrimPrefix(t.Chroma, "4") + " chroma (4:2:0 only)"
+			return false, "NVDEC cannot decode H.264 " + chromaName(t.Chroma) + " chroma (4:2:0 only)"
 		}
 		return true, ""
 	case "hevc":
@@ -124,4 +124,12 @@ func SelectHW(req HWAccel, t StreamTraits) HWChoice {
 		return HWChoice{Fallback: "auto: " + why}
 	}
 	return HWChoice{Fallback: fmt.Sprintf("unknown hwaccel %q", req)}
+}
+
+// chromaName turns "444" into "4:4:4".
+func chromaName(c string) string {
+	if len(c) != 3 {
+		return c
+	}
+	return c[:1] + ":" + c[1:2] + ":" + c[2:]
 }

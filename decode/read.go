@@ -79,11 +79,7 @@ func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
 	}
 	if len(r.failed) > 0 {
 		st.Failed = len(r.failed)
-		errs := make([]error, 0, len(r.failed))
-		for _, fe := range r.failed {
-			errs = append(errs, fe)
-		}
-		return st, wrap(v.path, "decode", errors.Join(errs...))
+		return st, wrap(v.path, "decode", &FramesError{Frames: r.failed})
 	}
 	return st, nil
 }

@@ -3,12 +3,12 @@ package decode
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/asticode/go-astiav"
 )
@@ -142,9 +142,14 @@ func (v *Video) openInput() error {
 	_ = d.Set("protocol_whitelist", "file", 0)
 	_ = d.Set("probesize", strconv.FormatInt(v.opts.ProbeSize, 10), 0)
 	_ = d.Set("analyzeduration", strconv.FormatInt(v.opts.AnalyzeDuration.Microseconds(), 10), 0)
-	_ = d.Set("max_streams", strconv.Itoa(v.opts.MaxStreams+1), 0)
+	// FFmpeg enforces the stream cap while parsing headers (so memory stays bounded) and reports
+	// ENOMEM when a file exceeds it.
+	_ = d.Set("max_streams", strconv.Itoa(v.opts.MaxStreams), 0)
 	if err := fc.OpenInput("file:"+abs, nil, d); err != nil {
 		fc.Free() // avformat_open_input frees the context on failure; Free on nil is a no-op
+		if isENOMEM(err) {
+			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
+		}
 		return classifyOpenErr(err)
 	}
 	v.fc = fc
@@ -152,6 +157,9 @@ func (v *Video) openInput() error {
 		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
 	}
 	if err := fc.FindStreamInfo(nil); err != nil {
+		if isENOMEM(err) {
+			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
+		}
 		return classifyOpenErr(err)
 	}
 	if n := fc.NbStreams(); n > v.opts.MaxStreams {
@@ -186,6 +194,11 @@ func codecName(id astiav.CodecID) string {
 		return "unknown codec (no decoder)"
 	}
 	return n
+}
+
+func isENOMEM(err error) bool {
+	var ae astiav.Error
+	return errors.As(err, &ae) && int(ae) == -int(syscall.ENOMEM)
 }
 
 // classifyOpenErr maps FFmpeg's open errors to our causes, keeping FFmpeg's error in the chain.
@@ -493,5 +506,3 @@ func traitsOf(cp *astiav.CodecParameters) StreamTraits {
 	}
 	return t
 }
-
-var _ = math.Abs
