@@ -29,8 +29,9 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "output directory (required)")
 	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation/reflection")
 	hw := fs.String("hwaccel", "", "hardware decoding: none, cuda, vaapi, auto")
+	rf := addResizeFlags(fs) // --size, --kernel, --preset (frames_resize.go)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
+		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--size WxH | --preset NAME] [--kernel K] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -50,7 +51,11 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	if _, err := decode.ParseHWAccel(*hw); err != nil {
 		return usageErr(stderr, "frames", "%v", err)
 	}
-	return extractFrames(pos[0], indices, *out, decode.Options{NoAutorotate: *noRot, HWAccel: *hw}, sourceSize, stdout, stderr)
+	tf, err := rf.transform(pos[0], len(indices))
+	if err != nil {
+		return usageErr(stderr, "frames", "%v", err)
+	}
+	return extractFrames(pos[0], indices, *out, decode.Options{NoAutorotate: *noRot, HWAccel: *hw}, tf, stdout, stderr)
 }
 
 func parseIndices(s string) ([]int, error) {

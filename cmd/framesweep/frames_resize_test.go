@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/framesweep/framesweep/internal/piloracle"
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+const resizeTestVideo = "../../../shared/testdata/videos/androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"
+
+func readPNG(t *testing.T, path string) *rgb.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	im, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return piloracle.FromImage(im)
+}
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	rc := dispatch(args, &out, &errb)
+	return rc, out.String(), errb.String()
+}
+
+// TestFramesSizeMatchesPillow: `frames --size` with the default kernel writes exactly what Pillow's
+// Image.resize makes of the source-size frame the same command writes without --size.
+func TestFramesSizeMatchesPillow(t *testing.T) {
+	if _, err := os.Stat(resizeTestVideo); err != nil {
+		t.Skipf("test video not present (CI has ../shared beside the clone): %v", err)
+	}
+	dir := t.TempDir()
+	full, small := filepath.Join(dir, "full"), filepath.Join(dir, "small")
+	if rc, _, e := runCLI("frames", resizeTestVideo, "--indices", "7", "--out", full); rc != 0 {
+		t.Fatalf("frames: rc %d: %s", rc, e)
+	}
+	if rc, _, e := runCLI("frames", resizeTestVideo, "--indices", "7", "--out", small, "--size", "224x160"); rc != 0 {
+		t.Fatalf("frames --size: rc %d: %s", rc, e)
+	}
+	got := readPNG(t, filepath.Join(small, "000007.png"))
+	if got.W != 224 || got.H != 160 {
+		t.Fatalf("got %dx%d, want 224x160", got.W, got.H)
+	}
+	if _, err := piloracle.Available(); err != nil {
+		t.Skipf("Pillow comparison skipped: %v", err)
+	}
+	src := readPNG(t, filepath.Join(full, "000007.png"))
+	want, err := piloracle.Resize(dir, []piloracle.Case{{Src: src, OutW: 224, OutH: 160, Filter: "bicubic"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Pix, want[0].Pix) {
+		t.Error("frames --size 224x160 differs from Pillow's resize of the source-size frame")
+	}
+}
+
+func TestFramesPresetAndKernel(t *testing.T) {
+	if _, err := os.Stat(resizeTestVideo); err != nil {
+		t.Skipf("test video not present: %v", err)
+	}
+	dir := t.TempDir()
+	// llava-next-video: shortest edge 336 then a 336x336 centre crop.
+	if rc, _, e := runCLI("frames", resizeTestVideo, "--indices", "2", "--out", dir, "--preset", "llava-next-video", "--kernel", "cv-area"); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, e)
+	}
+	if m := readPNG(t, filepath.Join(dir, "000002.png")); m.W != 336 || m.H != 336 {
+		t.Errorf("llava-next-video gave %dx%d, want 336x336", m.W, m.H)
+	}
+}
+
+func TestFramesResizeUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--size", "0x4"}, {"--size", "12"}, {"--size", "4x4", "--kernel", "bogus"},
+		{"--size", "4x4", "--preset", "qwen2.5-vl"}, {"--preset", "no-such-preset"}, {"--kernel", "cv-area"},
+	} {
+		rc, _, e := runCLI(append([]string{"frames", "v.mp4", "--indices", "0", "--out", t.TempDir()}, args...)...)
+		if rc != 2 || !strings.Contains(e, "framesweep frames") {
+			t.Errorf("%v: rc %d, stderr %q; want usage error 2", args, rc, e)
+		}
+	}
+}
