@@ -83,5 +83,6 @@ func ffmpegCLIVersion() string {
 		return "unavailable"
 	}
 	line, _, _ := strings.Cut(string(out), "\n")
+	line, _, _ = strings.Cut(line, " Copyright")
 	return strings.TrimSpace(line)
 }

@@ -25,6 +25,7 @@ type Row struct {
 	Warmup     int      `json:"warmup"`     // unmeasured runs before them
 	Seconds    float64  `json:"seconds"`    // median wall time of one repetition
 	Metrics    []Metric `json:"metrics,omitempty"`
+	Note       string   `json:"note,omitempty"`    // context, e.g. the hardware fallback reason
 	Failure    string   `json:"failure,omitempty"` // why the row has no valid measurement
 	Env        Env      `json:"env"`
 }
@@ -78,6 +79,9 @@ func writeBenchstat(w io.Writer, rows []Row) error {
 			// benchstat ignores lines that are not results; keep the reason visible.
 			fmt.Fprintf(&b, "# Benchmark%s failed: %s\n", r.Name, oneLine(r.Failure))
 			continue
+		}
+		if r.Note != "" {
+			fmt.Fprintf(&b, "# Benchmark%s: %s\n", r.Name, oneLine(r.Note))
 		}
 		iters := r.Iterations
 		if iters < 1 {

@@ -1,0 +1,180 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/framesweep/framesweep/decode"
+)
+
+// GridConfig configures the grid benchmark. Zero values take the defaults noted.
+type GridConfig struct {
+	GOPs     []int     // keyframe intervals of the generated clips (default 250, 60)
+	Budgets  []int     // frame budgets (default 16, 32, 64, 128, 256)
+	Ladder   string    // LadderLinspace (default) or LadderNested
+	Reps     int       // measured repetitions per variant; the row holds the median (default 1)
+	Warmup   int       // unmeasured repetitions first (default 0: the clip was just read from disk once)
+	CacheDir string    // where clips are generated (default CacheDir())
+	Log      io.Writer // progress lines; nil = quiet
+	// Clip gives the clip for a GOP (default BenchClip: 60 s of 1080p30 H.264); tests use small ones.
+	Clip func(gop int) Clip
+}
+
+func (c GridConfig) withDefaults() GridConfig {
+	if len(c.GOPs) == 0 {
+		c.GOPs = []int{250, 60}
+	}
+	if len(c.Budgets) == 0 {
+		c.Budgets = DefaultBudgets
+	}
+	if c.Ladder == "" {
+		c.Ladder = LadderLinspace
+	}
+	if c.Reps <= 0 {
+		c.Reps = 1
+	}
+	if c.CacheDir == "" {
+		c.CacheDir = CacheDir()
+	}
+	if c.Clip == nil {
+		c.Clip = BenchClip
+	}
+	return c
+}
+
+// Grid times, for each GOP, serving the union of the budgets from one decode-once pass against
+//
+//	(a) a full decode by the CLI, `ffmpeg -threads 1 -i V -f null -` (and with FFmpeg's default threads),
+//	(b) decoding each budget separately: a fresh Open and Read per budget, seeking as decode does.
+//
+// decode-once runs with 1 thread (like for like with (a)) and with FFmpeg's default threads; (b) runs with
+// 1 thread. Every variant includes opening the file (the index scan). It returns one row per variant
+// and a summary row per GOP ("Grid/gop=G/ladder=L") whose metrics are the ratios:
+//
+//	x-once-t1/ffmpeg-t1        decode-once (1 thread) ÷ ffmpeg full decode (1 thread)   target ≤ 1.2
+//	x-once-def/ffmpeg-def      decode-once ÷ ffmpeg, both with default threads
+//	x-per-budget/once          per-budget decoding ÷ decode-once, both 1 thread           target ≥ 3
+func Grid(ctx context.Context, cfg GridConfig) ([]Row, error) {
+	cfg = cfg.withDefaults()
+	env := CurrentEnv()
+	var rows []Row
+	for _, gop := range cfg.GOPs {
+		clip := cfg.Clip(gop)
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "bench: clip %s (generated once into %s)\n", clip.name(), cfg.CacheDir)
+		}
+		path, err := EnsureClip(ctx, cfg.CacheDir, clip)
+		if err != nil {
+			return rows, err
+		}
+		v, err := decode.Open(path, decode.Options{})
+		if err != nil {
+			return rows, err
+		}
+		n := v.NumFrames()
+		keys := v.Info().Keyframes
+		v.Close()
+		per, union, err := Union(cfg.Ladder, n, cfg.Budgets)
+		if err != nil {
+			return rows, err
+		}
+		base := fmt.Sprintf("Grid/gop=%d/ladder=%s", gop, cfg.Ladder)
+
+		var onceT1, onceDef decode.Stats
+		perStats := make([]decode.Stats, len(per))
+		vs := []*variant{
+			{name: "variant=ffmpeg/threads=1", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, 1) }},
+			{name: "variant=ffmpeg/threads=default", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, -1) }},
+			{name: "variant=once/threads=1", run: func(context.Context) (err error) {
+				onceT1, err = decodeOnce(path, decode.Options{Threads: 1}, union)
+				return err
+			}},
+			{name: "variant=once/threads=default", run: func(context.Context) (err error) {
+				onceDef, err = decodeOnce(path, decode.Options{}, union)
+				return err
+			}},
+			{name: "variant=per-budget/threads=1", run: func(context.Context) error {
+				for i, idx := range per {
+					st, err := decodeOnce(path, decode.Options{Threads: 1}, idx)
+					if err != nil {
+						return err
+					}
+					perStats[i] = st
+				}
+				return nil
+			}},
+		}
+		if err := measure(ctx, cfg.Log, base, vs, cfg.Warmup, cfg.Reps); err != nil {
+			return rows, err
+		}
+		sec := map[string]float64{}
+		for _, vr := range vs {
+			sec[vr.name] = median(vr.secs)
+		}
+		ffT1, ffDef := sec[vs[0].name], sec[vs[1].name]
+		oT1, oDef, pb := sec[vs[2].name], sec[vs[3].name], sec[vs[4].name]
+		row := func(name string, s float64, ms ...Metric) Row {
+			return Row{Name: base + "/" + name, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: s, Metrics: ms, Env: env}
+		}
+		perDecoded, perSeeks := 0, 0
+		for _, st := range perStats {
+			perDecoded += st.Decoded
+			perSeeks += st.Seeks
+		}
+		rows = append(rows,
+			row(vs[0].name, ffT1, Metric{"frames/s", float64(n) / ffT1}),
+			row(vs[1].name, ffDef, Metric{"frames/s", float64(n) / ffDef}),
+			row(vs[2].name, oT1, Metric{"x-ffmpeg-t1", oT1 / ffT1}, Metric{"decoded-frames", float64(onceT1.Decoded)},
+				Metric{"served-frames", float64(onceT1.Converted)}, Metric{"seeks", float64(onceT1.Seeks)}),
+			row(vs[3].name, oDef, Metric{"x-ffmpeg-def", oDef / ffDef}, Metric{"decoded-frames", float64(onceDef.Decoded)},
+				Metric{"seeks", float64(onceDef.Seeks)}),
+			row(vs[4].name, pb, Metric{"x-once-t1", pb / oT1}, Metric{"decoded-frames", float64(perDecoded)},
+				Metric{"seeks", float64(perSeeks)}),
+			Row{Name: base, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: oT1, Env: env, Metrics: []Metric{
+				{"x-once-t1/ffmpeg-t1", oT1 / ffT1},
+				{"x-once-def/ffmpeg-def", oDef / ffDef},
+				{"x-once-def/ffmpeg-t1", oDef / ffT1},
+				{"x-per-budget/once", pb / oT1},
+				{"frames", float64(n)},
+				{"keyframes", float64(keys)},
+				{"union", float64(len(union))},
+				{"budgets-sum", float64(sum(cfg.Budgets))},
+			}},
+		)
+	}
+	return rows, nil
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// ParseInts parses "16,32,64" (used by the CLI's flags).
+func ParseInts(s string) ([]int, error) {
+	var out []int
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			f := s[start:i]
+			start = i + 1
+			if f == "" {
+				continue
+			}
+			n, err := strconv.Atoi(f)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("bad positive integer %q", f)
+			}
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty list %q", s)
+	}
+	return out, nil
+}

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// TestGridSmall runs the grid machinery on a small generated clip: every variant runs, the decode-once
+// pass serves exactly the union, and per-budget decoding does at least as much decoding work.
+func TestGridSmall(t *testing.T) {
+	t.Parallel()
+	cfg := GridConfig{
+		GOPs:     []int{25},
+		Budgets:  []int{4, 8, 16},
+		CacheDir: t.TempDir(),
+		Clip: func(gop int) Clip {
+			return Clip{Seconds: 4, Width: 160, Height: 96, FPS: 25, GOP: gop, Codec: "h264", Bits: 8}
+		},
+	}
+	rows, err := Grid(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 6", len(rows))
+	}
+	_, union, _ := Union(LadderLinspace, 100, cfg.Budgets)
+	byName := map[string]Row{}
+	for _, r := range rows {
+		byName[r.Name] = r
+		if r.Seconds <= 0 || r.Env.Commit == "" || r.Env.FFmpeg == "" {
+			t.Errorf("row %s: seconds %v, env %+v", r.Name, r.Seconds, r.Env)
+		}
+	}
+	once := byName["Grid/gop=25/ladder=linspace/variant=once/threads=1"]
+	if v, _ := once.Metric("served-frames"); int(v) != len(union) {
+		t.Errorf("served %v frames, want the union's %d", v, len(union))
+	}
+	dOnce, _ := once.Metric("decoded-frames")
+	per := byName["Grid/gop=25/ladder=linspace/variant=per-budget/threads=1"]
+	if dPer, _ := per.Metric("decoded-frames"); dPer < dOnce {
+		t.Errorf("per-budget decoded %v frames < decode-once %v", dPer, dOnce)
+	}
+	sum := byName["Grid/gop=25/ladder=linspace"]
+	if u, _ := sum.Metric("union"); int(u) != len(union) {
+		t.Errorf("summary union %v", u)
+	}
+	for _, f := range Formats {
+		if err := Write(os.Stderr, f, rows[:1]); err != nil {
+			t.Errorf("format %s: %v", f, err)
+		}
+	}
+}
+
+// BenchmarkGrid is the benchmark: 60 s of 1080p30 H.264 at GOP 250 and 60, the union of the
+// {16,32,64,128,256} round(linspace) budgets. Ratios are reported as metrics (see Grid).
+func BenchmarkGrid(b *testing.B) {
+	for _, gop := range []int{250, 60} {
+		b.Run("gop="+strconv.Itoa(gop)+"/ladder="+LadderLinspace, func(b *testing.B) {
+			var rows []Row
+			for b.Loop() {
+				var err error
+				if rows, err = Grid(context.Background(), GridConfig{GOPs: []int{gop}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, m := range rows[len(rows)-1].Metrics {
+				b.ReportMetric(m.Value, m.Name)
+			}
+		})
+	}
+}

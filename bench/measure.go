@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/framesweep/framesweep/decode"
+)
+
+// variant is one timed thing; run performs it once.
+type variant struct {
+	name string // the row name's tail, e.g. "variant=once/threads=1"
+	run  func(ctx context.Context) error
+	secs []float64
+}
+
+// measure runs every variant warmup times unmeasured, then reps times measured, interleaving the
+// variants within each repetition so a change in machine load affects all of them alike.
+func measure(ctx context.Context, log io.Writer, label string, vs []*variant, warmup, reps int) error {
+	for i := 0; i < warmup+reps; i++ {
+		for _, v := range vs {
+			start := time.Now()
+			if err := v.run(ctx); err != nil {
+				return fmt.Errorf("%s %s: %w", label, v.name, err)
+			}
+			el := time.Since(start).Seconds()
+			if i >= warmup {
+				v.secs = append(v.secs, el)
+			}
+			if log != nil {
+				fmt.Fprintf(log, "bench: %s %s: %.2fs%s\n", label, v.name, el, map[bool]string{true: " (warm-up)"}[i < warmup])
+			}
+		}
+	}
+	return nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// ffmpegNull runs `ffmpeg [-threads T] -i path [extra…] -f null -`: a full decode by the CLI. threads < 0
+// leaves FFmpeg's default.
+func ffmpegNull(ctx context.Context, path string, threads int, extra ...string) error {
+	var args []string
+	if threads >= 0 {
+		args = append(args, "-threads", strconv.Itoa(threads))
+	}
+	args = append(args, "-i", path)
+	return ffmpegNullArgs(ctx, append(args, extra...))
+}
+
+// ffmpegNullArgs runs `ffmpeg … ARGS -f null -`.
+func ffmpegNullArgs(ctx context.Context, args []string) error {
+	full := append([]string{"-hide_banner", "-loglevel", "error", "-nostdin"}, args...)
+	full = append(full, "-f", "null", "-")
+	out, err := exec.CommandContext(ctx, "ffmpeg", full...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ffmpeg %s: %w: %v: %s", strings.Join(args, " "), ErrFFmpeg, err, oneLine(string(out)))
+	}
+	return nil
+}
+
+// decodeOnce opens path and reads indices in one decode-once pass, discarding the frames (each is still
+// decoded and converted to RGB24). It returns the pass's statistics.
+func decodeOnce(path string, opts decode.Options, indices []int) (decode.Stats, error) {
+	v, err := decode.Open(path, opts)
+	if err != nil {
+		return decode.Stats{}, err
+	}
+	defer v.Close()
+	st, err := v.Read(indices, func(*decode.Frame) error { return nil })
+	if err != nil {
+		return st, err
+	}
+	return st, v.Close()
+}
+
+func threadsName(t int) string {
+	if t <= 0 {
+		return "default"
+	}
+	return strconv.Itoa(t)
+}

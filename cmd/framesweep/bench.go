@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/framesweep/framesweep/bench"
+)
+
+// benchMode is one `framesweep bench MODE`: setup registers the mode's own flags on fs and returns the
+// function that runs it once the flags are parsed.
+type benchMode struct {
+	summary string
+	setup   func(fs *flag.FlagSet, stderr io.Writer) func(ctx context.Context) ([]bench.Row, error)
+}
+
+// benchModes is the explicit table of bench modes.
+var benchModes = map[string]benchMode{
+	"grid":   {"decode-once over a budget grid vs a full ffmpeg decode and per-budget decoding", setupBenchGrid},
+	"decode": {"decoding every frame to RGB24 vs ffmpeg -pix_fmt rgb24; optional --hwaccel check vs the CPU", setupBenchDecode},
+}
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	mode := "grid"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		mode, args = args[0], args[1:]
+	}
+	m, ok := benchModes[mode]
+	if !ok {
+		return usageErr(stderr, "bench", "unknown mode %q (modes: %s)", mode, strings.Join(benchModeNames(), ", "))
+	}
+	fs := newFlags("bench "+mode, stderr)
+	asJSON := fs.Bool("json", false, "print rows as JSON (same as --format json)")
+	format := fs.String("format", "benchstat", "output format: "+strings.Join(bench.Formats, ", "))
+	run := m.setup(fs, stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: framesweep bench [%s] [flags]\n\n%s: %s\n\nflags:\n", strings.Join(benchModeNames(), "|"), mode, m.summary)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagParseStatus(err)
+	}
+	if len(pos) > 0 {
+		return usageErr(stderr, "bench", "unexpected argument %q", pos[0])
+	}
+	if *asJSON {
+		*format = "json"
+	}
+	if !validFormat(*format) {
+		return usageErr(stderr, "bench", "unknown --format %q (want %s)", *format, strings.Join(bench.Formats, ", "))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rows, err := run(ctx)
+	if err != nil {
+		// Print what was measured before the failure, then the one-line error.
+		_ = bench.Write(stdout, *format, rows)
+		return failErr(stderr, "bench "+mode, err)
+	}
+	if err := bench.Write(stdout, *format, rows); err != nil {
+		return failErr(stderr, "bench "+mode, err)
+	}
+	return exitOK
+}
+
+func validFormat(f string) bool {
+	for _, x := range bench.Formats {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func benchModeNames() []string {
+	names := make([]string, 0, len(benchModes))
+	for n := range benchModes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func setupBenchGrid(fs *flag.FlagSet, stderr io.Writer) func(context.Context) ([]bench.Row, error) {
+	gops := fs.String("gops", "250,60", "keyframe intervals of the generated 60 s 1080p30 H.264 clips")
+	budgets := fs.String("budgets", "16,32,64,128,256", "frame budgets whose union is served")
+	ladder := fs.String("ladder", bench.LadderLinspace, "budget placement: linspace (round(linspace), not nested) or nested (floor(i*N/n))")
+	reps := fs.Int("reps", 1, "measured repetitions per variant (the median is reported)")
+	warmup := fs.Int("warmup", 0, "unmeasured repetitions first")
+	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clips")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	return func(ctx context.Context) ([]bench.Row, error) {
+		g, err := bench.ParseInts(*gops)
+		if err != nil {
+			return nil, fmt.Errorf("--gops: %w", err)
+		}
+		b, err := bench.ParseInts(*budgets)
+		if err != nil {
+			return nil, fmt.Errorf("--budgets: %w", err)
+		}
+		cfg := bench.GridConfig{GOPs: g, Budgets: b, Ladder: *ladder, Reps: *reps, Warmup: *warmup, CacheDir: *cache}
+		if !*quiet {
+			cfg.Log = stderr
+		}
+		return bench.Grid(ctx, cfg)
+	}
+}
+
+func setupBenchDecode(fs *flag.FlagSet, stderr io.Writer) func(context.Context) ([]bench.Row, error) {
+	video := fs.String("video", "", "video to decode (default: the generated 60 s 1080p30 H.264 GOP 250 clip)")
+	threads := fs.String("threads", "1,0", "decoder thread counts to time (0 = FFmpeg's default)")
+	hw := fs.String("hwaccel", "", "also decode on this device (cuda, vaapi, auto) and compare with the CPU")
+	compare := fs.Int("compare", 32, "frames sampled for the --hwaccel PSNR comparison")
+	reps := fs.Int("reps", 1, "measured repetitions per variant (the median is reported)")
+	warmup := fs.Int("warmup", 0, "unmeasured repetitions first")
+	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clip")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	return func(ctx context.Context) ([]bench.Row, error) {
+		var ts []int
+		for _, f := range strings.Split(*threads, ",") {
+			var t int
+			if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d", &t); err != nil || t < 0 {
+				return nil, fmt.Errorf("--threads: bad thread count %q", f)
+			}
+			ts = append(ts, t)
+		}
+		cfg := bench.DecodeConfig{Video: *video, Threads: ts, HWAccel: *hw, Compare: *compare, Reps: *reps,
+			Warmup: *warmup, CacheDir: *cache}
+		if !*quiet {
+			cfg.Log = stderr
+		}
+		return bench.Decode(ctx, cfg)
+	}
+}
