@@ -260,13 +260,13 @@ func TestOrientationFromMatrix(t *testing.T) {
 	}{
 		{nil, "", 0, false, false},
 		{fix(one, 0, 0, one), "", 0, false, false},
-		{fix(0, one, -one, 0), "transpose=clock", 90, false, false},       // video_90.mov
-		{fix(0, -one, one, 0), "transpose=cclock", 270, false, false},     // video_270.mov
-		{fix(0, one, one, 0), "transpose=cclock_flip", 270, false, true},  // sample_rotate_and_reflect.mp4
-		{fix(0, -one, -one, 0), "transpose=clock_flip", 90, false, true},  // the other reflection
-		{fix(-one, 0, 0, -one), "hflip,vflip", 180, false, false},         // 180°
-		{fix(-one, 0, 0, one), "hflip", 0, true, false},                   // mirror
-		{fix(one, 0, 0, -one), "vflip", 0, false, true},                   // upside-down mirror
+		{fix(0, one, -one, 0), "transpose=clock", 90, false, false},      // video_90.mov
+		{fix(0, -one, one, 0), "transpose=cclock", 270, false, false},    // video_270.mov
+		{fix(0, one, one, 0), "transpose=cclock_flip", 270, false, true}, // sample_rotate_and_reflect.mp4
+		{fix(0, -one, -one, 0), "transpose=clock_flip", 90, false, true}, // the other reflection
+		{fix(-one, 0, 0, -one), "hflip,vflip", 180, false, false},        // 180°
+		{fix(-one, 0, 0, one), "hflip", 0, true, false},                  // mirror
+		{fix(one, 0, 0, -one), "vflip", 0, false, true},                  // upside-down mirror
 	}
 	for _, c := range cases {
 		o := orientationFromMatrix(c.m)

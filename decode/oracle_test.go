@@ -40,7 +40,11 @@ func countFramesFFprobe(t testing.TB, path string) int {
 	if err != nil {
 		t.Fatalf("ffprobe -count_frames %s: %v", path, err)
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(strings.Fields(string(out) + " x")[0]))
+	f := strings.FieldsFunc(string(out), func(r rune) bool { return r == ',' || r == '\n' || r == ' ' || r == '\r' })
+	if len(f) == 0 {
+		t.Fatalf("ffprobe -count_frames %s: no output", path)
+	}
+	n, err := strconv.Atoi(f[0])
 	if err != nil {
 		t.Fatalf("ffprobe -count_frames %s: %q", path, out)
 	}
