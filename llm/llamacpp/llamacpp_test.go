@@ -71,7 +71,7 @@ func TestAnswerVideoFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := open(t, "llamacpp:model="+tiny.Model+",mmproj="+tiny.Mmproj+",threads=2,ctx=2048")
+	rt := open(t, "llamacpp:model="+tiny.Model+",mmproj="+tiny.Mmproj+",threads=1,ctx=2048")
 	req := &llm.Request{
 		Frames:   fr,
 		Question: "What is the animal in the video?",

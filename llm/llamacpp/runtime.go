@@ -31,11 +31,10 @@ type Runtime struct {
 	mu       sync.Mutex
 	model    *llama.Model
 	lctx     *llama.Context
-	mtmd     *llama.MtmdContext
+	mtmd     *mtmdCtx
 	tokens   *llama.Batch
 	embeds   *llama.Batch
 	letters  map[string][]int // option letter -> token ids whose text is the letter, with or without a leading space
-	bos      map[int]bool     // tokens the model adds at the start (BOS)
 	path     string
 	mmproj   string
 	nctx     int
@@ -116,7 +115,7 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	}
 	live.Add(1)
 	if mmproj != "" {
-		mt, err := llama.NewMtmdContext(lc, mmproj)
+		mt, err := newMtmd(mmproj, m, o.Threads)
 		if err != nil {
 			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)"))
 		}
@@ -128,24 +127,7 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		live.Add(1)
 	}
 	r.letters = letterTokens(m)
-	r.bos = map[int]bool{}
-	if ids, err := m.Tokenize("", true, false); err == nil {
-		for _, id := range ids {
-			r.bos[id] = true
-		}
-	}
 	return r, nil
-}
-
-// dropBOS removes BOS tokens from an image's text chunk.
-func (r *Runtime) dropBOS(toks []int) []int {
-	out := toks[:0:0]
-	for _, t := range toks {
-		if !r.bos[t] {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // letterTokens maps each capital letter to the tokens whose text is that letter, bare or after a space.
@@ -176,7 +158,7 @@ func (r *Runtime) Close() error {
 		live.Add(-1)
 	}
 	if r.mtmd != nil {
-		r.mtmd.Free()
+		r.mtmd.free()
 		r.mtmd = nil
 		live.Add(-1)
 	}
@@ -246,26 +228,13 @@ func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		png, err := llm.EncodePNG(f)
+		// Frames were validated (Request.Validate) and go in as raw RGB: nothing for C to decode.
+		chunks, err := r.mtmd.tokenizeImage(f, r.embdSize)
 		if err != nil {
-			return nil, err
-		}
-		chunks, err := r.mtmd.MultimodalTokenize(r.lctx, png)
-		if err != nil {
-			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d: %v", i, err)
+			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d (%dx%d): %v", i, f.W, f.H, err)
 		}
 		for _, c := range chunks {
-			if c.Embed != nil {
-				if n := len(pieces); n > 0 && pieces[n-1].tokens == nil {
-					pieces[n-1].embeds = append(pieces[n-1].embeds, c.Embed)
-				} else {
-					pieces = append(pieces, piece{embeds: [][]float32{c.Embed}})
-				}
-			} else if toks := r.dropBOS(c.Tokens); len(toks) > 0 {
-				// The wrapper tokenizes each image's marker text with add_special, which yields a BOS;
-				// a BOS in mid-prompt is not what any chat template produces, so it is dropped.
-				pieces = append(pieces, piece{tokens: toks})
-			}
+			pieces = append(pieces, piece(c))
 		}
 	}
 	toks, err = r.model.Tokenize(post, false, true)
