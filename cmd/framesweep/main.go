@@ -27,6 +27,8 @@ var commands = map[string]command{
 	"worker":  {"internal: run one supervised decode job (JSON on stdin/stdout)", runWorker},
 	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode", runBench},
 	"plan":    {"frame indices of a preset or policy for a video, or of every config of a grid", runPlan},
+
+	// model runtimes (llm/)
 	"ask":       {"ask one multiple-choice question about a video (or text-only) through a model runtime", runAsk},
 	"testmodel": {"write a tiny random-weight GGUF + mmproj for tests and the demo (answers are noise)", runTestModel},
 }
