@@ -14,3 +14,11 @@ func horizontalAsm(l Level, p *Plan, dst, src *rgb.Image, firstRow, rows int) {
 func verticalAsm(l Level, start, n, k []int32, ksize int, dst, src *rgb.Image) {
 	verticalGeneric(start, n, k, ksize, dst, src)
 }
+
+func yuvAsm(_ Level, dst *rgb.Image, src *YUV420) { yuvGeneric(dst, src) }
+
+func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l Layout) {
+	tensorGeneric(f32, f16, src, n, l)
+}
+
+func f16Asm(dst []uint16, src []float32) { float16sGeneric(dst, src) }

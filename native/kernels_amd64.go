@@ -1,0 +1,46 @@
+//go:build amd64 && cgo && !noasm
+
+package native
+
+// Fast paths of the YUV and tensor kernels (AVX2 + F16C; the AVX512 level uses them too, as the work
+// is bound by memory and conversion, not vector width). References: yuv_generic.go, tensor_generic.go.
+
+/*
+#include "kernels_amd64.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/framesweep/framesweep/internal/rgb"
+)
+
+func u8p(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&b[0])) }
+
+func yuvAsm(_ Level, dst *rgb.Image, s *YUV420) {
+	C.native_yuv420_rgb(u8p(s.Y), C.ptrdiff_t(s.YStride), u8p(s.U), C.ptrdiff_t(s.UStride),
+		u8p(s.V), C.ptrdiff_t(s.VStride), C.int(s.W), C.int(s.H), u8p(dst.Pix), C.ptrdiff_t(dst.Stride))
+}
+
+func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l Layout) {
+	norm := [7]C.float{C.float(n.Scale), C.float(n.Mean[0]), C.float(n.Mean[1]), C.float(n.Mean[2]),
+		C.float(n.Std[0]), C.float(n.Std[1]), C.float(n.Std[2])}
+	var p32 *C.float
+	var p16 *C.uint16_t
+	if f32 != nil {
+		p32 = (*C.float)(unsafe.Pointer(&f32[0]))
+	} else {
+		p16 = (*C.uint16_t)(unsafe.Pointer(&f16[0]))
+	}
+	nchw := 0
+	if l == NCHW {
+		nchw = 1
+	}
+	C.native_tensor(u8p(src.Pix), C.ptrdiff_t(src.Stride), C.int(src.W), C.int(src.H), p32, p16,
+		C.int(nchw), &norm[0])
+}
+
+func f16Asm(dst []uint16, src []float32) {
+	C.native_f32_to_f16((*C.float)(unsafe.Pointer(&src[0])), (*C.uint16_t)(unsafe.Pointer(&dst[0])), C.ptrdiff_t(len(src)))
+}

@@ -1,0 +1,136 @@
+package native
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+var norms = map[string]Norm{"rescale": NormRescale, "clip": NormCLIP, "imagenet": NormImageNet, "siglip": NormSigLIP}
+
+func TestTensorLevelsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, s := range [][3]int{{1, 1, 0}, {7, 3, 2}, {8, 8, 0}, {9, 5, 1}, {448, 448, 0}, {101, 37, 4}} {
+		src := randImage(r, s[0], s[1], s[2])
+		n := 3 * s[0] * s[1]
+		for name, nm := range norms {
+			for _, lay := range []Layout{NHWC, NCHW} {
+				restore := SetLevel(Generic)
+				w32, w16 := make([]float32, n), make([]uint16, n)
+				if err := ToFloat32(w32, src, nm, lay); err != nil {
+					t.Fatal(err)
+				}
+				if err := ToFloat16(w16, src, nm, lay); err != nil {
+					t.Fatal(err)
+				}
+				restore()
+				for _, l := range Supported()[1:] {
+					restore := SetLevel(l)
+					g32, g16 := make([]float32, n), make([]uint16, n)
+					_ = ToFloat32(g32, src, nm, lay)
+					_ = ToFloat16(g16, src, nm, lay)
+					restore()
+					for i := range w32 {
+						if math.Float32bits(g32[i]) != math.Float32bits(w32[i]) || g16[i] != w16[i] {
+							t.Fatalf("%v %v %s layout %d element %d: f32 %v vs %v, f16 %#x vs %#x", l, s, name, lay, i, g32[i], w32[i], g16[i], w16[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestTensorLayoutAndValues(t *testing.T) {
+	src := randImage(rand.New(rand.NewPCG(1, 2)), 3, 2, 0)
+	for _, l := range Supported() {
+		restore := SetLevel(l)
+		nhwc, nchw := make([]float32, 18), make([]float32, 18)
+		_ = ToFloat32(nhwc, src, NormCLIP, NHWC)
+		_ = ToFloat32(nchw, src, NormCLIP, NCHW)
+		restore()
+		for y := 0; y < 2; y++ {
+			for x := 0; x < 3; x++ {
+				for c := 0; c < 3; c++ {
+					v := src.Pix[y*src.Stride+3*x+c]
+					// float32 step by step, as NumPy: (v * float32(1/255) - mean) / std
+					want := (float32(v)*float32(1.0/255) - NormCLIP.Mean[c]) / NormCLIP.Std[c]
+					if a, b := nhwc[(y*3+x)*3+c], nchw[c*6+y*3+x]; a != want || b != want {
+						t.Fatalf("%v (%d,%d,%d): NHWC %v NCHW %v want %v", l, x, y, c, a, b, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestFloat16Bits(t *testing.T) {
+	cases := []struct {
+		f    float32
+		want uint16
+	}{
+		{0, 0}, {float32(math.Copysign(0, -1)), 0x8000}, {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff},
+		{65519.99, 0x7bff}, {65520, 0x7c00}, {float32(math.Inf(1)), 0x7c00}, {float32(math.Inf(-1)), 0xfc00},
+		{0.1, 0x2e66}, {1.0 / 3, 0x3555}, {0x1p-14, 0x0400}, {0x1p-24, 0x0001}, {0x1p-25, 0},
+		{0x1.8p-24, 0x0002}, {0x1p-26, 0}, {0x1.ff8p-15, 0x03ff}, {0x1.ffap-15, 0x03ff}, {0x1.ffcp-15, 0x0400}, {1 + 0x1p-11, 0x3c00},
+		{1 + 0x3p-11, 0x3c02}, {1e-45, 0},
+	}
+	for _, c := range cases {
+		if got := Float16Bits(c.f); got != c.want {
+			t.Errorf("Float16Bits(%g) = %#04x, want %#04x", c.f, got, c.want)
+		}
+	}
+	if h := Float16Bits(float32(math.NaN())); h&0x7c00 != 0x7c00 || h&0x3ff == 0 {
+		t.Errorf("NaN -> %#04x, not a NaN", h)
+	}
+}
+
+// TestFloat16Hardware compares the Go conversion with F16C (vcvtps2ph, round to nearest even) on random
+// bit patterns and on every float32 near the half range's edges.
+func TestFloat16Hardware(t *testing.T) {
+	if Best() == Generic {
+		t.Skip("no F16C fast path in this build")
+	}
+	r := rand.New(rand.NewPCG(31, 32))
+	var src []float32
+	for i := 0; i < 1<<18; i++ {
+		src = append(src, math.Float32frombits(r.Uint32()))
+	}
+	for b := uint32(0x33000000 - 4096); b < 0x33000000+4096; b++ { // around 2^-25
+		src = append(src, math.Float32frombits(b), math.Float32frombits(b|0x80000000))
+	}
+	for b := uint32(0x477fe000 - 4096); b < 0x477fe000+4096; b++ { // around 65504..65520
+		src = append(src, math.Float32frombits(b))
+	}
+	hw, sw := make([]uint16, len(src)), make([]uint16, len(src))
+	restore := SetLevel(Best())
+	_ = Float16s(hw, src)
+	restore()
+	float16sGeneric(sw, src)
+	bad := 0
+	for i := range src {
+		isNaN := src[i] != src[i]
+		if hw[i] != sw[i] && !(isNaN && sw[i]&0x7c00 == 0x7c00 && sw[i]&0x3ff != 0) {
+			if bad++; bad < 5 {
+				t.Errorf("%g (%#08x): F16C %#04x, Go %#04x", src[i], math.Float32bits(src[i]), hw[i], sw[i])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d conversions differ", bad, len(src))
+	}
+}
+
+func TestTensorErrors(t *testing.T) {
+	src := randImage(rand.New(rand.NewPCG(1, 1)), 4, 4, 0)
+	if err := ToFloat32(make([]float32, 47), src, NormCLIP, NHWC); !errors.Is(err, ErrShortBuffer) {
+		t.Errorf("short dst: %v", err)
+	}
+	if err := ToFloat16(make([]uint16, 48), src, Norm{Scale: 1}, NCHW); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("zero std: %v", err)
+	}
+	if err := ToFloat32(make([]float32, 48), src, NormCLIP, Layout(7)); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("bad layout: %v", err)
+	}
+}
