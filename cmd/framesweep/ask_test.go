@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func askCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	rc := dispatch(args, &out, &errb)
+	return rc, out.String(), errb.String()
+}
+
+type askJSON struct {
+	Text     string             `json:"text"`
+	Choice   string             `json:"choice"`
+	Probs    map[string]float64 `json:"probs"`
+	Template string             `json:"template"`
+	Runtime  string             `json:"runtime"`
+	Indices  []int              `json:"indices"`
+	Latency  float64            `json:"latency_s"`
+}
+
+func decodeAsk(t *testing.T, out string, nOpts int) askJSON {
+	t.Helper()
+	var a askJSON
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var s float64
+	for _, p := range a.Probs {
+		s += p
+	}
+	if len(a.Probs) != nOpts || math.Abs(s-1) > 1e-9 {
+		t.Fatalf("probs %v", a.Probs)
+	}
+	return a
+}
+
+func TestSplitOptions(t *testing.T) {
+	rest, opts, seen := splitOptions([]string{"v.mp4", "--options", "A. x y", "B. z", "--json", "--options=C. w", "--", "--options"})
+	if !seen || !slices.Equal(opts, []string{"A. x y", "B. z", "C. w"}) || !slices.Equal(rest, []string{"v.mp4", "--json", "--", "--options"}) {
+		t.Errorf("rest %q opts %q", rest, opts)
+	}
+}
+
+func TestTestModelAndAsk(t *testing.T) {
+	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	dir := t.TempDir()
+	rc, out, errs := askCLI("testmodel", "--out", dir)
+	if rc != 0 {
+		t.Fatalf("testmodel rc %d: %s", rc, errs)
+	}
+	var tm struct{ Model, Mmproj, Spec string }
+	if err := json.Unmarshal([]byte(out), &tm); err != nil || tm.Spec == "" {
+		t.Fatalf("%v %s", err, out)
+	}
+	spec := tm.Spec + ",threads=1"
+	opts := []string{"--options", "A. a rabbit", "B. a bird", "C. a cat", "D. a dog"}
+
+	rc, out, errs = askCLI(append([]string{"ask", "--runtime", spec, video, "--question", "Which animal?", "--preset", "videomme", "--frames", "4", "--template", "videomme", "--json"}, opts...)...)
+	if rc != 0 {
+		t.Fatalf("ask rc %d: %s", rc, errs)
+	}
+	a := decodeAsk(t, out, 4)
+	if len(a.Indices) != 4 || a.Template != "videomme" || a.Runtime != "llamacpp" {
+		t.Errorf("%+v", a)
+	}
+	rc, out, errs = askCLI(append([]string{"ask", "--runtime", spec, "--question", "Which animal?", "--text-only", "--json"}, opts...)...)
+	if rc != 0 {
+		t.Fatalf("text-only rc %d: %s", rc, errs)
+	}
+	if a := decodeAsk(t, out, 4); len(a.Indices) != 0 || a.Template != "generic" {
+		t.Errorf("%+v", a)
+	}
+	// Human output without --json.
+	rc, out, _ = askCLI(append([]string{"ask", "--runtime", spec, "--question", "Q", "--text-only"}, opts...)...)
+	if rc != 0 || !strings.HasPrefix(out, "choice: ") {
+		t.Errorf("rc %d out %q", rc, out)
+	}
+}
+
+func TestAskONNX(t *testing.T) {
+	model := os.Getenv("FRAMESWEEP_OCR_MODEL")
+	if model == "" || os.Getenv("FRAMESWEEP_ORT_LIB") == "" {
+		t.Skip("source scripts/env.sh after make deps")
+	}
+	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	rc, out, errs := askCLI("ask", "--runtime", "onnx:model="+model+",size=48x192,threads=1", video, "--question", "Upside down?",
+		"--options", "A. no", "B. yes", "--policy", "uniform", "--frames", "3", "--json")
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errs)
+	}
+	if a := decodeAsk(t, out, 2); a.Choice == "" || len(a.Indices) != 3 {
+		t.Errorf("%+v", a)
+	}
+}
+
+func TestAskErrors(t *testing.T) {
+	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	missing := filepath.Join(t.TempDir(), "nope.gguf")
+	cases := []struct {
+		args []string
+		rc   int
+		want string
+	}{
+		{[]string{"ask", "--question", "q", "--text-only"}, 2, "--runtime"},
+		{[]string{"ask", "--runtime", "llamacpp:model=x", "--text-only"}, 2, "--question"},
+		{[]string{"ask", "--runtime", "llamacpp:model=x", "--question", "q", video}, 2, "--preset"},
+		{[]string{"ask", "--runtime", "nosuch:x=1", "--question", "q", "--text-only"}, 2, "unknown runtime engine"},
+		{[]string{"ask", "--runtime", "llamacpp:model=x,bogus=1", "--question", "q", "--text-only"}, 2, "bogus"},
+		{[]string{"ask", "--runtime", "llamacpp:model=x", "--question", "q", "--text-only", "--template", "nope"}, 2, "unknown template"},
+		{[]string{"ask", "--runtime", "llamacpp:model=" + missing, "--question", "q", "--text-only", "--options", "A. x"}, 1, missing},
+		{[]string{"ask", "--runtime", "llamacpp:model=" + missing, "--question", "q", "--preset", "videomme", filepath.Join(t.TempDir(), "no.mp4")}, 1, "no.mp4"},
+	}
+	for _, c := range cases {
+		rc, _, errs := askCLI(c.args...)
+		if rc != c.rc || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 && c.rc == 1 {
+			t.Errorf("%q: rc %d stderr %q (want rc %d containing %q)", c.args, rc, errs, c.rc, c.want)
+		}
+	}
+}
