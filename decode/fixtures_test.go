@@ -55,6 +55,34 @@ var fixtures = []fixture{
 			runFFmpeg(t, "-i", in, "-c", "copy", "-metadata:s:v:0", "rotate=90", out)
 			return out
 		}},
+	{name: "h264_opengop_cut", ext: "mp4", encoder: "libx264", frames: 150, args: []string{"-c:v", "libx264", "-bf", "3", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0", "-x264opts", "open_gop=1", "-pix_fmt", "yuv420p"},
+		post: func(t testing.TB, dir, in string) string {
+			// Stream copy into Matroska from an open-GOP keyframe: its leading B-frames reference a
+			// picture that was cut away, and the decoder never outputs them.
+			out := filepath.Join(dir, "h264_opengop_cut.mkv")
+			runFFmpeg(t, "-ss", "1.3", "-i", in, "-c", "copy", out)
+			return out
+		}},
+	{name: "hevc_cra_cut", ext: "mp4", encoder: "libx265", frames: 100, args: []string{"-c:v", "libx265", "-x265-params", "log-level=error:keyint=24:min-keyint=24:bframes=3:open-gop=1", "-pix_fmt", "yuv420p"},
+		post: func(t testing.TB, dir, in string) string {
+			// The stream starts at a CRA: its RASL pictures are skipped by the decoder.
+			out := filepath.Join(dir, "hevc_cra_cut.mkv")
+			runFFmpeg(t, "-ss", "1.0", "-i", in, "-c", "copy", out)
+			return out
+		}},
+	{name: "ts_midstream", ext: "ts", encoder: "libx264", frames: 150, args: []string{"-c:v", "libx264", "-bf", "3", "-g", "30", "-pix_fmt", "yuv420p", "-f", "mpegts"},
+		post: func(t testing.TB, dir, in string) string {
+			// A capture joined mid-GOP: the first third of the transport stream is gone.
+			b, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "ts_midstream_cut.ts")
+			if err := os.WriteFile(out, b[(len(b)/3/188)*188:], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}},
 	{name: "editlist", ext: "mp4", encoder: "libx264", frames: 120, args: []string{"-c:v", "libx264", "-bf", "2", "-g", "30", "-pix_fmt", "yuv420p"},
 		post: func(t testing.TB, dir, in string) string {
 			// Cutting with stream copy at a non-keyframe makes ffmpeg write an edit list whose leading

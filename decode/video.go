@@ -39,7 +39,8 @@ type Index struct {
 type packetInfo struct {
 	pts, dts, pos int64
 	key, discard  bool
-	frames        int // pictures the decoder outputs for it (0: discarded or hidden)
+	rasl          bool // HEVC random access skipped leading picture
+	frames        int  // pictures the decoder outputs for it (0: discarded or hidden)
 }
 
 // Video is an opened video file with its frame index. It owns all FFmpeg state; Close releases it.
@@ -220,6 +221,7 @@ func (v *Video) scan() error {
 	defer pkt.Free()
 	v.pkts = v.pkts[:0]
 	codec := v.stream().CodecParameters().CodecID()
+	nalLenSize := hevcNALLengthSize(v.stream().CodecParameters().ExtraData())
 	for {
 		err := v.fc.ReadFrame(pkt)
 		if errors.Is(err, astiav.ErrEof) {
@@ -240,13 +242,53 @@ func (v *Video) scan() error {
 				p.frames = vp9ShownFrames(pkt.Data())
 			case codec == astiav.CodecIDVp8:
 				p.frames = vp8ShownFrames(pkt.Data())
+			case codec == astiav.CodecIDHevc && !p.key:
+				p.rasl = hevcIsRASL(pkt.Data(), nalLenSize)
 			}
 			v.pkts = append(v.pkts, p)
 		}
 		pkt.Unref()
 	}
 	v.atStart = false
+	switch codec {
+	case astiav.CodecIDH264, astiav.CodecIDHevc:
+		dropUndecodableStart(v.pkts, codec == astiav.CodecIDHevc)
+	}
 	return v.buildIndex()
+}
+
+// dropUndecodableStart marks the pictures FFmpeg's H.264/HEVC decoders never output when a stream
+// does not begin at a clean random access point (a cut file, a capture joined mid-GOP): packets before
+// the first keyframe, and the leading pictures of that first keyframe (decode order after it,
+// presentation before it, or without a timestamp), whose references lie before the cut. HEVC keeps
+// its RADL pictures (decodable leading pictures) and drops RASL ones, as its decoder does.
+func dropUndecodableStart(pkts []packetInfo, hevc bool) {
+	k0 := -1
+	for d, p := range pkts {
+		if p.key {
+			k0 = d
+			break
+		}
+	}
+	if k0 < 0 {
+		return // no keyframe flags at all: nothing to go by, keep every packet
+	}
+	for d := 0; d < k0; d++ {
+		pkts[d].frames = 0
+	}
+	kp := pkts[k0].pts
+	for d := k0 + 1; d < len(pkts) && !pkts[d].key; d++ {
+		p := &pkts[d]
+		// Without a timestamp on the keyframe (raw elementary streams) nothing can be told apart.
+		leading := kp != astiav.NoPtsValue && (p.pts == astiav.NoPtsValue || p.pts < kp)
+		if !leading || p.frames == 0 {
+			continue
+		}
+		if hevc && !p.rasl {
+			continue
+		}
+		p.frames = 0
+	}
 }
 
 func (v *Video) buildIndex() error {
@@ -505,4 +547,50 @@ func traitsOf(cp *astiav.CodecParameters) StreamTraits {
 		}
 	}
 	return t
+}
+
+// hevcNALLengthSize reads lengthSizeMinusOne from an hvcC record (0 when the stream is Annex-B).
+func hevcNALLengthSize(extradata []byte) int {
+	if len(extradata) < 23 || extradata[0] != 1 {
+		return 0
+	}
+	return int(extradata[21]&3) + 1
+}
+
+// hevcIsRASL reports whether the packet's first VCL NAL unit is a RASL picture (types 8, 9).
+// lenSize is the NAL length prefix size (hvcC), or 0 for Annex-B start codes.
+func hevcIsRASL(b []byte, lenSize int) bool {
+	check := func(nal []byte) (vcl, rasl bool) {
+		if len(nal) < 2 {
+			return false, false
+		}
+		t := (nal[0] >> 1) & 0x3f
+		return t < 32, t == 8 || t == 9
+	}
+	if lenSize == 0 || (len(b) > 3 && b[0] == 0 && b[1] == 0 && (b[2] == 1 || (b[2] == 0 && b[3] == 1))) {
+		for i := 0; i+3 < len(b); i++ {
+			if b[i] == 0 && b[i+1] == 0 && b[i+2] == 1 {
+				if vcl, rasl := check(b[i+3:]); vcl {
+					return rasl
+				}
+				i += 2
+			}
+		}
+		return false
+	}
+	for p := 0; p+lenSize <= len(b); {
+		n := 0
+		for k := 0; k < lenSize; k++ {
+			n = n<<8 | int(b[p+k])
+		}
+		p += lenSize
+		if n <= 0 || p+n > len(b) {
+			return false
+		}
+		if vcl, rasl := check(b[p : p+n]); vcl {
+			return rasl
+		}
+		p += n
+	}
+	return false
 }
