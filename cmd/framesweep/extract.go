@@ -9,9 +9,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -308,8 +310,7 @@ type job struct {
 	slots    [][]byte // per plan position: the packed output images of that frame
 	pts      []int64
 	psnr     []*float64
-	filled   int
-	resizers map[geom.Size]resize.Resizer
+	filled   atomic.Int32 // plan positions served (frames arrive on several fan-out workers)
 }
 
 // extractVideo decodes one video once for every object it still lacks.
@@ -414,7 +415,6 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 		if j.pipeline == cache.PipelineCached {
 			j.psnr = make([]*float64, len(j.plan.Indices))
 		}
-		j.resizers = map[geom.Size]resize.Resizer{}
 		plans = append(plans, j.plan)
 		res.sum.FramesRequested += len(j.plan.Indices)
 		for idx, x := range j.plan.Indices {
@@ -428,12 +428,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 
 	var frameErr error
 	if union.Size > 0 {
-		st, err := v.Read(union.Indices, func(f *decode.Frame) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return fanOut(f, need[f.Index])
-		})
+		st, err := readFanOut(ctx, v, union.Indices, need)
 		res.sum.FramesDecoded, res.sum.CodecFrames, res.sum.Seeks = st.Converted, st.Decoded, st.Seeks
 		if err != nil && !errors.Is(err, decode.ErrFrameFailed) {
 			return res, err
@@ -441,23 +436,39 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 		frameErr = err
 	}
 
-	for _, j := range jobs {
-		if j.filled < len(j.slots) {
+	// Encode and publish the objects in parallel (hashing and fsync overlap); manifest order is the
+	// job order whatever finishes first.
+	lines := make([]*manifestLine, len(jobs))
+	wg, _ := errgroup.WithContext(ctx)
+	wg.SetLimit(fanOutWorkers())
+	for i, j := range jobs {
+		if int(j.filled.Load()) < len(j.slots) {
 			continue // a frame it needs failed to decode: reported through frameErr
 		}
-		obj, shape, err := j.encode(o, path, info)
-		if err != nil {
-			return res, err
+		wg.Go(func() error {
+			obj, shape, err := j.encode(o, path, info)
+			if err != nil {
+				return err
+			}
+			ref, err := o.store.Put(ctx, j.key, obj)
+			if err != nil {
+				return &storeError{err}
+			}
+			l := j.manifest(path, ref, o.store, "written", nil)
+			l.Shape = shape
+			lines[i] = &l
+			return nil
+		})
+	}
+	if err := wg.Wait(); err != nil {
+		return res, err
+	}
+	for _, l := range lines {
+		if l != nil {
+			res.sum.Written++
+			res.sum.Bytes += l.Size
+			res.lines = append(res.lines, *l)
 		}
-		ref, err := o.store.Put(ctx, j.key, obj)
-		if err != nil {
-			return res, &storeError{err}
-		}
-		res.sum.Written++
-		res.sum.Bytes += ref.Size
-		l := j.manifest(path, ref, o.store, "written", nil)
-		l.Shape = shape
-		res.lines = append(res.lines, l)
 	}
 	res.sum.Seconds = math.Round(time.Since(t0).Seconds()*1000) / 1000
 	if len(planErrs) > 0 {
@@ -496,37 +507,122 @@ func layoutImages(l geom.Layout) (w, h, images int, err error) {
 	return w, h, l.Images(), nil
 }
 
+// fanOutWorkers is how many goroutines resize frames while the decoder goes on (FFmpeg's own
+// threads decode meanwhile).
+func fanOutWorkers() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
+
+// frameTask is one decoded frame, owned by the fan-out (the decoder's frame is only borrowed).
+type frameTask struct {
+	img   *rgb.Image
+	index int
+	pts   int64
+}
+
+// readFanOut decodes the union once; each frame is copied out of the decoder and handed to a small
+// pool of workers that serve every job needing it. The channel is short, so memory holds the
+// outputs plus a few source frames.
+func readFanOut(ctx context.Context, v *decode.Video, union []int, need map[int][]*job) (decode.Stats, error) {
+	workers := fanOutWorkers()
+	ch := make(chan frameTask, workers)
+	// Source buffers are recycled: a fresh 6 MB allocation per 1080p frame costs more than the copy.
+	free := make(chan *rgb.Image, 2*workers+1)
+	take := func(w, h int) *rgb.Image {
+		select {
+		case m := <-free:
+			if m.W == w && m.H == h {
+				return m
+			}
+		default:
+		}
+		return rgb.New(w, h)
+	}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return firstErr
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range ch {
+				if failed() != nil {
+					continue // drain
+				}
+				if err := fanOut(t, need[t.index]); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+				select { // outputs never alias the source, so it can be reused
+				case free <- t.img:
+				default:
+				}
+			}
+		}()
+	}
+	st, err := v.Read(union, func(f *decode.Frame) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := failed(); err != nil {
+			return err
+		}
+		img := take(f.W, f.H)
+		for y := 0; y < f.H; y++ {
+			copy(img.Row(y), f.Row(y))
+		}
+		ch <- frameTask{img: img, index: f.Index, pts: f.PTS}
+		return nil
+	})
+	close(ch)
+	wg.Wait()
+	if ferr := failed(); ferr != nil && (err == nil || errors.Is(err, ferr)) {
+		return st, ferr
+	}
+	return st, err
+}
+
 // fanOut serves one decoded frame to every job that needs it: the JPEG round trip (cached pipeline)
 // is done once per frame, and each job resizes from the raw or the cached source.
-func fanOut(f *decode.Frame, jobs []*job) error {
+func fanOut(t frameTask, jobs []*job) error {
 	var cached *rgb.Image
 	var psnr *float64
 	for _, j := range jobs {
-		src := &f.Image
+		src := t.img
 		if j.pipeline == cache.PipelineCached {
 			if cached == nil {
 				var err error
-				if cached, err = resize.JPEGRoundTrip(&f.Image, resize.PillowJPEGQuality); err != nil {
-					return fmt.Errorf("frame %d: %w", f.Index, err)
+				if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
+					return fmt.Errorf("frame %d: %w", t.index, err)
 				}
-				psnr = psnrDB(&f.Image, cached)
+				psnr = psnrDB(t.img, cached)
 			}
 			src = cached
 		}
 		out, err := j.render(src)
 		if err != nil {
-			return fmt.Errorf("frame %d, config %s: %w", f.Index, j.cfg.ID, err)
+			return fmt.Errorf("frame %d, config %s: %w", t.index, j.cfg.ID, err)
 		}
+		// Each frame index is served by exactly one worker, so its plan positions are written by
+		// that worker alone.
 		for pos, x := range j.plan.Indices {
-			if x != f.Index {
+			if x != t.index {
 				continue
 			}
 			j.slots[pos] = out
-			j.pts[pos] = f.PTS
+			j.pts[pos] = t.pts
 			if j.psnr != nil {
 				j.psnr[pos] = psnr
 			}
-			j.filled++
+			j.filled.Add(1)
 		}
 	}
 	return nil
@@ -564,13 +660,9 @@ func (j *job) resizeTo(src *rgb.Image, s geom.Size) (*rgb.Image, error) {
 	if s.W == src.W && s.H == src.H {
 		return src.Clone(), nil
 	}
-	r, ok := j.resizers[s]
-	if !ok {
-		var err error
-		if r, err = resize.New(j.spec.Kernel, src.W, src.H, s.W, s.H); err != nil {
-			return nil, err
-		}
-		j.resizers[s] = r
+	r, err := resize.New(j.spec.Kernel, src.W, src.H, s.W, s.H) // cached by resize, safe for concurrent use
+	if err != nil {
+		return nil, err
 	}
 	dst := rgb.New(s.W, s.H)
 	return dst, r.Resize(dst, src)
