@@ -31,6 +31,18 @@ func TestExactAccessFixtures(t *testing.T) {
 			if want := countFramesFFprobe(t, path); n != want {
 				t.Fatalf("NumFrames = %d, ffprobe -count_frames = %d", n, want)
 			}
+			in := v.Info()
+			if in.VFR != (fx.name == "vfr") {
+				t.Errorf("vfr = %v", in.VFR)
+			}
+			if !in.TimestampsSynthesized {
+				want := ffprobeFramePTS(t, path)
+				if !slices.Equal(want, v.Index().PTS) {
+					t.Fatalf("index pts differ from ffprobe's frame pts:\n%v\n%v", v.Index().PTS, want)
+				}
+			} else if fx.ext != "h264" {
+				t.Errorf("timestamps synthesized for a %s file", fx.ext)
+			}
 			first := cliFirstBarcode(t, path)
 			if fx.name == "editlist" && first == 0 {
 				t.Fatalf("edit-list fixture starts at source frame 0: the cut did not happen")
