@@ -35,13 +35,13 @@ func TestExactAccessFixtures(t *testing.T) {
 			if in.VFR != (fx.name == "vfr") {
 				t.Errorf("vfr = %v", in.VFR)
 			}
-			if !in.TimestampsSynthesized {
+			if in.IdentifiedBy == "pts" {
 				want := ffprobeFramePTS(t, path)
 				if !slices.Equal(want, v.Index().PTS) {
 					t.Fatalf("index pts differ from ffprobe's frame pts:\n%v\n%v", v.Index().PTS, want)
 				}
-			} else if fx.ext != "h264" {
-				t.Errorf("timestamps synthesized for a %s file", fx.ext)
+			} else if fx.ext != "h264" && fx.name != "mpeg4_avi_bframes" {
+				t.Errorf("frames identified by output order in a %s file", fx.ext)
 			}
 			first := cliFirstBarcode(t, path)
 			if fx.name == "editlist" && first == 0 {

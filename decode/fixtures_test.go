@@ -43,6 +43,8 @@ var fixtures = []fixture{
 	{name: "vp9_10bit", ext: "webm", encoder: "libvpx-vp9", frames: 60, args: []string{"-c:v", "libvpx-vp9", "-g", "20", "-pix_fmt", "yuv420p10le", "-b:v", "300k", "-cpu-used", "5"}},
 	{name: "av1", ext: "mkv", encoder: "libaom-av1", frames: 60, args: []string{"-c:v", "libaom-av1", "-g", "20", "-cpu-used", "8", "-b:v", "200k", "-pix_fmt", "yuv420p"}},
 	{name: "mpeg4", ext: "mp4", encoder: "mpeg4", frames: 120, args: []string{"-c:v", "mpeg4", "-bf", "2", "-g", "25", "-q:v", "4"}},
+	{name: "mpeg4_avi_bframes", ext: "avi", encoder: "mpeg4", frames: 100, args: []string{"-c:v", "mpeg4", "-bf", "2", "-g", "25", "-q:v", "4", "-vtag", "XVID"}},
+	{name: "h264_flv", ext: "flv", encoder: "libx264", frames: 100, args: []string{"-c:v", "libx264", "-bf", "2", "-g", "25", "-pix_fmt", "yuv420p"}},
 	{name: "mjpeg", ext: "avi", encoder: "mjpeg", frames: 50, args: []string{"-c:v", "mjpeg", "-q:v", "3", "-pix_fmt", "yuvj420p"}},
 	{name: "mpegts", ext: "ts", encoder: "libx264", frames: 120, args: []string{"-c:v", "libx264", "-bf", "3", "-g", "25", "-pix_fmt", "yuv420p", "-f", "mpegts"}},
 	{name: "fragmented", ext: "mp4", encoder: "libx264", frames: 120, args: []string{"-c:v", "libx264", "-bf", "2", "-g", "25", "-pix_fmt", "yuv420p", "-movflags", "+frag_keyframe+empty_moov+default_base_moof"}},

@@ -26,12 +26,15 @@ type Info struct {
 	TimeBase     Rational `json:"time_base"`
 	// TimestampsSynthesized is true when the stream carries no usable timestamps (raw elementary
 	// streams): frames are then numbered in output order and PTS are i at 1/fps.
-	TimestampsSynthesized bool        `json:"timestamps_synthesized,omitempty"`
-	Orientation           Orientation `json:"orientation"`
-	OutWidth              int         `json:"out_width"` // size of returned frames (after orientation)
-	OutHeight             int         `json:"out_height"`
-	HWAccel               string      `json:"hwaccel"`                    // device used for decoding: "none", "cuda", "vaapi"
-	HWAccelFallback       string      `json:"hwaccel_fallback,omitempty"` // why the CPU is used although hardware was requested
+	TimestampsSynthesized bool `json:"timestamps_synthesized,omitempty"`
+	// IdentifiedBy says how decoded frames are matched to the index: "pts" (seeks possible) or
+	// "output_order" (no usable presentation timestamps: always decoded from the start).
+	IdentifiedBy    string      `json:"identified_by"`
+	Orientation     Orientation `json:"orientation"`
+	OutWidth        int         `json:"out_width"` // size of returned frames (after orientation)
+	OutHeight       int         `json:"out_height"`
+	HWAccel         string      `json:"hwaccel"`                    // device used for decoding: "none", "cuda", "vaapi"
+	HWAccelFallback string      `json:"hwaccel_fallback,omitempty"` // why the CPU is used although hardware was requested
 
 	PTSS []float64 `json:"pts_s,omitempty"` // only with frames detail (WithFramesDetail)
 	Key  []bool    `json:"key,omitempty"`
@@ -124,6 +127,10 @@ func (v *Video) buildInfo() {
 	}
 	if v.counting && v.idx.TimeBase != (Rational{st.TimeBase().Num(), st.TimeBase().Den()}) {
 		in.TimestampsSynthesized = true
+	}
+	in.IdentifiedBy = "pts"
+	if v.counting {
+		in.IdentifiedBy = "output_order"
 	}
 	if v.hw.Device != "" {
 		in.HWAccel = string(v.hw.Device)

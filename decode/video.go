@@ -58,6 +58,8 @@ type Video struct {
 	ptsFrame  map[int64]int
 	posDpos   map[int64]int
 	counting  bool // timestamps unusable: frames are identified by output order, never by seeking
+	// decodeOrderTS: the container's timestamps are in decode order for a stream that reorders.
+	decodeOrderTS bool
 
 	info   Info
 	orient Orientation // what Read applies
@@ -222,6 +224,7 @@ func (v *Video) scan() error {
 	v.pkts = v.pkts[:0]
 	codec := v.stream().CodecParameters().CodecID()
 	nalLenSize := hevcNALLengthSize(v.stream().CodecParameters().ExtraData())
+	sawBVOP := false
 	for {
 		err := v.fc.ReadFrame(pkt)
 		if errors.Is(err, astiav.ErrEof) {
@@ -244,12 +247,15 @@ func (v *Video) scan() error {
 				p.frames = vp8ShownFrames(pkt.Data())
 			case codec == astiav.CodecIDHevc && !p.key:
 				p.rasl = hevcIsRASL(pkt.Data(), nalLenSize)
+			case codec == astiav.CodecIDMpeg4 && !sawBVOP:
+				sawBVOP = mpeg4HasBVOP(pkt.Data())
 			}
 			v.pkts = append(v.pkts, p)
 		}
 		pkt.Unref()
 	}
 	v.atStart = false
+	v.decodeOrderTS = decodeOrderTimestamps(v.fc.InputFormat(), codec, sawBVOP, v.pkts)
 	switch codec {
 	case astiav.CodecIDH264, astiav.CodecIDHevc:
 		dropUndecodableStart(v.pkts, codec == astiav.CodecIDHevc)
@@ -300,7 +306,9 @@ func (v *Video) buildIndex() error {
 		dpos int
 	}
 	var frames []fr
-	counting := false
+	// AVI stores decode-order timestamps only: with B-frames the decoder's output pts cannot be
+	// matched to packets, so frames are identified by output order.
+	counting := v.decodeOrderTS
 	for d, p := range v.pkts {
 		for k := 0; k < p.frames; k++ {
 			if p.pts == astiav.NoPtsValue || k > 0 {
@@ -591,6 +599,44 @@ func hevcIsRASL(b []byte, lenSize int) bool {
 			return rasl
 		}
 		p += n
+	}
+	return false
+}
+
+// decodeOrderTS reports a container that carries decode-order timestamps only (AVI: pts = dts for
+// every packet) holding a codec that reorders pictures (MPEG-4 Part 2 with B-VOPs; H.264, HEVC,
+// MPEG-1/2, VC-1 may): the decoder's output pts then do not map to packets.
+func decodeOrderTimestamps(f *astiav.InputFormat, codec astiav.CodecID, sawBVOP bool, pkts []packetInfo) bool {
+	if f == nil || !strings.Contains(f.Name(), "avi") {
+		return false
+	}
+	switch codec {
+	case astiav.CodecIDMpeg4:
+		if !sawBVOP {
+			return false
+		}
+	case astiav.CodecIDH264, astiav.CodecIDHevc, astiav.CodecIDMpeg1Video, astiav.CodecIDMpeg2Video, astiav.CodecIDVc1:
+	default:
+		return false
+	}
+	for _, p := range pkts {
+		if p.frames > 0 && p.pts != p.dts && p.dts != astiav.NoPtsValue {
+			return false
+		}
+	}
+	return true
+}
+
+// mpeg4HasBVOP reports whether an MPEG-4 Part 2 packet holds a B-VOP (vop_coding_type 2 after the VOP
+// start code 00 00 01 B6).
+func mpeg4HasBVOP(b []byte) bool {
+	for i := 0; i+4 < len(b); i++ {
+		if b[i] == 0 && b[i+1] == 0 && b[i+2] == 1 && b[i+3] == 0xB6 {
+			if b[i+4]>>6 == 2 {
+				return true
+			}
+			i += 3
+		}
 	}
 	return false
 }
