@@ -87,6 +87,9 @@ func checkAgainstPillow(t *testing.T, srcs []*rgb.Image, sizes func(*rgb.Image) 
 	}
 	for _, l := range Supported() {
 		for i, c := range cases {
+			if raceEnabled && l == Generic && len(Supported()) > 1 && i%5 != 0 {
+				continue // the differential tests tie Generic to the vector levels
+			}
 			f := map[string]Filter{"bilinear": Bilinear, "bicubic": Bicubic, "lanczos": Lanczos}[c.Filter]
 			got := resampleAt(t, l, f, c.Src, c.OutW, c.OutH)
 			if !bytes.Equal(got.Packed(), want[i].Packed()) {
@@ -145,6 +148,9 @@ func TestResampleLevelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	shapes := [][4]int{{1, 1, 1, 1}, {1, 1, 5, 5}, {5, 5, 1, 1}, {3, 2, 7, 9}, {64, 48, 31, 17},
 		{100, 100, 100, 50}, {100, 100, 50, 100}, {211, 97, 500, 300}, {1920, 1080, 448, 448}, {13, 1, 4, 1}}
+	if raceEnabled {
+		shapes[8] = [4]int{640, 360, 448, 448}
+	}
 	for _, s := range shapes {
 		for _, pad := range []int{0, 7} {
 			src := randImage(r, s[0], s[1], pad)
