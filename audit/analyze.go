@@ -83,6 +83,18 @@ type Pattern struct {
 	Label   string `json:"label"`
 }
 
+// Transition counts the four flows between two consecutive multiple-choice configs in display order
+// (cost order; equal-cost neighbours included, which Pairs leaves out). It feeds the flow diagram.
+type Transition struct {
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Ordered     bool   `json:"ordered"` // From is strictly cheaper than To
+	BothCorrect int    `json:"both_correct"`
+	Rescued     int    `json:"rescued"`
+	Harmed      int    `json:"harmed"`
+	BothWrong   int    `json:"both_wrong"`
+}
+
 // BootstrapInfo records how the intervals were drawn.
 type BootstrapInfo struct {
 	Seed      uint64 `json:"seed"`
@@ -100,6 +112,7 @@ type Result struct {
 	Categories           map[string]*Metrics `json:"categories"`
 	Durations            map[string]*Metrics `json:"durations"`
 	Bootstrap            BootstrapInfo       `json:"bootstrap"`
+	Transitions          []Transition        `json:"transitions"`
 	Patterns             []Pattern           `json:"patterns"`
 	PatternsOther        int                 `json:"patterns_other"`
 	NoiseFloor           []NoiseFloor        `json:"noise_floor"`
@@ -256,6 +269,7 @@ func Analyze(recs []Record, opt Options) (*Result, error) {
 		}
 	} else {
 		res.Metrics = Metrics{Accuracy: map[string]float64{}, Pairs: []Pair{}}
+		res.Transitions = []Transition{}
 		res.DroppedItems = Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
 	}
 	res.OpenEnded = openEnded(d, opt)
@@ -384,6 +398,7 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 		res.Durations[du] = compute("duration:" + du)
 	}
 	res.Patterns, res.PatternsOther = v.pt.topPatterns(v.pat, 200)
+	res.Transitions = v.pt.transitions(v.pat)
 	sr, srNote := samplingRecovery(v, opt.DefaultPolicy)
 	if sr != nil {
 		res.SamplingRecovery = sr
@@ -655,6 +670,32 @@ func (pt *patternTable) pairs(counts []int, n int) []Pair {
 		}
 		return false
 	})
+	return out
+}
+
+func (pt *patternTable) transitions(pats []int32) []Transition {
+	C := len(pt.cfgs)
+	counts := make([]int, len(pt.keys))
+	for _, p := range pats {
+		counts[p]++
+	}
+	out := []Transition{}
+	for a := 0; a+1 < C; a++ {
+		t := Transition{From: pt.cfgs[a].ID, To: pt.cfgs[a+1].ID, Ordered: costLess(pt.cfgs[a], pt.cfgs[a+1])}
+		for p, cnt := range counts {
+			switch ca, cb := pt.bits[p*C+a], pt.bits[p*C+a+1]; {
+			case ca == 1 && cb == 1:
+				t.BothCorrect += cnt
+			case ca == 0 && cb == 1:
+				t.Rescued += cnt
+			case ca == 1 && cb == 0:
+				t.Harmed += cnt
+			default:
+				t.BothWrong += cnt
+			}
+		}
+		out = append(out, t)
+	}
 	return out
 }
 

@@ -159,6 +159,9 @@ func TestCoreMetrics(t *testing.T) {
 	if ci == nil || ci.Lo > *res.OracleHeadroom || ci.Hi < *res.OracleHeadroom || ci.Lo >= ci.Hi {
 		t.Errorf("headroom CI %+v around %v", ci, *res.OracleHeadroom)
 	}
+	if tr := res.Transitions; len(tr) != 3 || tr[0] != (Transition{From: "text", To: "f8", Ordered: true, BothCorrect: 1, Rescued: 2, Harmed: 1, BothWrong: 2}) {
+		t.Errorf("transitions %+v", tr)
+	}
 	if len(res.Patterns) != 6 || res.Patterns[0].Count != 1 {
 		t.Errorf("patterns %+v", res.Patterns)
 	}

@@ -110,27 +110,38 @@ type SamplingRecovery struct {
 }
 
 func samplingRecovery(v *mcView, defPolicy string) (*SamplingRecovery, string) {
+	// The main grid: text-only configs and visual configs of the default policy through the raw pipeline
+	// (the cached pipeline is a protocol variable, not a budget).
 	var def []int
 	for j, c := range v.cfgs {
-		if c.TextOnly || c.Policy == defPolicy {
+		if c.TextOnly || (c.Policy == defPolicy && c.Pipeline != "cached") {
 			def = append(def, j)
 		}
 	}
-	top := -1
+	var tops []int
 	for _, j := range def {
 		c := v.cfgs[j]
 		if c.TextOnly || c.Cost == nil {
 			continue
 		}
-		if top < 0 || costLess(v.cfgs[top], c) {
-			top = j
-		} else if !costLess(c, v.cfgs[top]) {
-			return nil, fmt.Sprintf("sampling recovery skipped: configs %s and %s of policy %q share the top cost", v.cfgs[top].ID, c.ID, defPolicy)
+		switch {
+		case len(tops) == 0 || costLess(v.cfgs[tops[0]], c):
+			tops = []int{j}
+		case !costLess(c, v.cfgs[tops[0]]):
+			tops = append(tops, j)
 		}
 	}
-	if top < 0 {
+	if len(tops) == 0 {
 		return nil, ""
 	}
+	if len(tops) > 1 {
+		var ids []string
+		for _, j := range tops {
+			ids = append(ids, v.cfgs[j].ID)
+		}
+		return nil, fmt.Sprintf("sampling recovery skipped: configs %s of policy %q share the top cost", strings.Join(ids, ", "), defPolicy)
+	}
+	top := tops[0]
 	var alts []int
 	for j, c := range v.cfgs {
 		if !c.TextOnly && c.Policy != "" && c.Policy != defPolicy && c.Cost != nil && *c.Cost == *v.cfgs[top].Cost {

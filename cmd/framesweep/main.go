@@ -31,6 +31,11 @@ var commands = map[string]command{
 	// model runtimes (llm/)
 	"ask":       {"ask one multiple-choice question about a video (or text-only) through a model runtime", runAsk},
 	"testmodel": {"write a tiny random-weight GGUF + mmproj for tests and the demo (answers are noise)", runTestModel},
+
+	// analysis (audit/)
+	"audit":   {"item-level scaling audit of records: metrics, flows, cascade, interventions; --json/--html/--md", runAudit},
+	"cascade": {"confidence cascade over budgets: τ sweep, shared frame cost, cross-fitted folds", runCascade},
+	"import":  {"convert lmms-eval logs or VLMEvalKit predictions to canonical records (JSONL on stdout)", runImport},
 }
 
 func main() {

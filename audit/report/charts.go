@@ -1,0 +1,369 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/framesweep/framesweep/audit"
+)
+
+const (
+	colOK      = "#2b8a62"
+	colOKSoft  = "#b7e4cf"
+	colBad     = "#d64545"
+	colBadSoft = "#f3c1c1"
+	colWrong   = "#dfe3ea"
+	colInk     = "#1f2933"
+	colMuted   = "#7b8794"
+	colAccent  = "#3b5bdb"
+)
+
+type svgB struct{ strings.Builder }
+
+func (s *svgB) f(format string, a ...any) { fmt.Fprintf(&s.Builder, format, a...) }
+
+func (s *svgB) text(x, y float64, anchor, cls, body string) {
+	s.f(`<text x="%.1f" y="%.1f" text-anchor="%s" class="%s">%s</text>`, x, y, anchor, cls, body)
+}
+
+func openSVG(w, h float64, label string) *svgB {
+	s := &svgB{}
+	s.f(`<svg viewBox="0 0 %.0f %.0f" width="100%%" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, w, h, esc(label))
+	return s
+}
+
+func (s *svgB) close() string { s.WriteString("</svg>"); return s.String() }
+
+// accuracyChart: accuracy per config (cost order) with the oracle line, and under it, for every
+// consecutive transition, rescued bars up and harmed bars down.
+func accuracyChart(r *audit.Result) string {
+	cs := mcConfigs(r)
+	if len(cs) == 0 || r.Items == 0 {
+		return ""
+	}
+	W, left, right := 1040.0, 56.0, 24.0
+	topH, gap, barH := 230.0, 40.0, 150.0
+	H := 20 + topH + gap + barH + 70
+	step := (W - left - right) / float64(len(cs))
+	x := func(j float64) float64 { return left + (j+0.5)*step }
+	lo, hi := 100.0, 0.0
+	for _, c := range cs {
+		lo, hi = math.Min(lo, r.Accuracy[c.ID]), math.Max(hi, r.Accuracy[c.ID])
+	}
+	if r.OracleAccuracy != nil {
+		hi = math.Max(hi, *r.OracleAccuracy)
+	}
+	lo, hi = math.Max(0, math.Floor(lo/10)*10-5), math.Min(100, math.Ceil(hi/10)*10+5)
+	if hi-lo < 10 {
+		hi = math.Min(100, lo+10)
+	}
+	y := func(v float64) float64 { return 20 + topH - (v-lo)/(hi-lo)*topH }
+	s := openSVG(W, H, "accuracy per configuration with rescued and harmed items per transition")
+	for v := math.Ceil(lo/10) * 10; v <= hi+1e-9; v += 10 {
+		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, W-right, y(v), y(v))
+		s.text(left-8, y(v)+4, "end", "tick", fmt.Sprintf("%.0f", v))
+	}
+	s.text(14, 20+topH/2, "middle", "axis", "")
+	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">accuracy (points)</text>`, 20+topH/2)
+	if r.OracleAccuracy != nil {
+		oy := y(*r.OracleAccuracy)
+		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`, left, W-right, oy, oy, colOK)
+		s.text(W-right, oy-6, "end", "lbl ok", "oracle "+F1(*r.OracleAccuracy))
+	}
+	var pts []string
+	for j, c := range cs {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(float64(j)), y(r.Accuracy[c.ID])))
+	}
+	s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5"/>`, strings.Join(pts, " "), colAccent)
+	for j, c := range cs {
+		a := r.Accuracy[c.ID]
+		fill := "#fff"
+		if c.ID == r.BestFixedConfig {
+			fill = colAccent
+		}
+		s.f(`<circle cx="%.1f" cy="%.1f" r="5.5" fill="%s" stroke="%s" stroke-width="2.5"><title>%s: %s</title></circle>`, x(float64(j)), y(a), fill, colAccent, esc(c.ID), F1(a))
+		s.text(x(float64(j)), y(a)-12, "middle", "val", F1(a))
+	}
+	// Flow bars.
+	base := 20 + topH + gap + barH/2
+	maxF := 1
+	for _, t := range r.Transitions {
+		maxF = max(maxF, t.Rescued, t.Harmed)
+	}
+	scale := (barH/2 - 14) / float64(maxF)
+	s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, left, W-right, base, base, colMuted)
+	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">items</text>`, base)
+	s.text(left-8, base-barH/2+10, "end", "tick ok", "rescued")
+	s.text(left-8, base+barH/2-2, "end", "tick bad", "harmed")
+	bw := math.Min(34, step*0.32)
+	for j, t := range r.Transitions {
+		xm := (x(float64(j)) + x(float64(j+1))) / 2
+		hr, hh := float64(t.Rescued)*scale, float64(t.Harmed)*scale
+		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2" fill="%s"><title>%s → %s: %d rescued</title></rect>`, xm-bw/2, base-hr, bw, hr, colOK, esc(t.From), esc(t.To), t.Rescued)
+		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2" fill="%s"><title>%s → %s: %d harmed</title></rect>`, xm-bw/2, base, bw, hh, colBad, esc(t.From), esc(t.To), t.Harmed)
+		s.text(xm, base-hr-5, "middle", "val ok", fmt.Sprintf("+%d", t.Rescued))
+		s.text(xm, base+hh+14, "middle", "val bad", fmt.Sprintf("−%d", t.Harmed))
+		net := 100 * float64(t.Rescued-t.Harmed) / float64(r.Items)
+		lbl := "net " + fmt.Sprintf("%+.1f", net)
+		if !t.Ordered {
+			lbl = "iso-cost"
+		}
+		s.text(xm, base+barH/2+16, "middle", "tick", lbl)
+	}
+	for j, c := range cs {
+		s.text(x(float64(j)), H-30, "middle", "cfg", esc(c.ID))
+		s.text(x(float64(j)), H-14, "middle", "tick", esc(shortCost(c)))
+	}
+	return s.close()
+}
+
+// flowChart is the alluvial diagram: per config a correct block over a wrong block, and between
+// consecutive configs four bands (stay correct, harmed, rescued, stay wrong) sized by item counts.
+func flowChart(r *audit.Result) string {
+	cs := mcConfigs(r)
+	if len(cs) < 2 || r.Items == 0 {
+		return ""
+	}
+	W, left, right, top := 1040.0, 40.0, 40.0, 30.0
+	H, innerGap, colW := 300.0, 10.0, 16.0
+	total := H - innerGap
+	n := float64(r.Items)
+	step := (W - left - right - colW) / float64(len(cs)-1)
+	x := func(j int) float64 { return left + float64(j)*step }
+	correct := make([]float64, len(cs))
+	for j, c := range cs {
+		correct[j] = math.Round(r.Accuracy[c.ID] * n / 100)
+	}
+	s := openSVG(W, top+H+50, "flow of items between correct and wrong across configurations")
+	band := func(x1, a1, b1, x2, a2, b2 float64, fill, title string) {
+		xm := (x1 + x2) / 2
+		s.f(`<path d="M%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f L%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f Z" fill="%s"><title>%s</title></path>`,
+			x1, a1, xm, a1, xm, a2, x2, a2, x2, b2, xm, b2, xm, b1, x1, b1, fill, title)
+	}
+	hOf := func(v float64) float64 { return v / n * total }
+	for j, t := range r.Transitions {
+		if j+1 >= len(cs) {
+			break
+		}
+		x1, x2 := x(j)+colW, x(j+1)
+		okTop1, badTop1 := top, top+hOf(correct[j])+innerGap
+		okTop2, badTop2 := top, top+hOf(correct[j+1])+innerGap
+		sc, hm, rs, sw := float64(t.BothCorrect), float64(t.Harmed), float64(t.Rescued), float64(t.BothWrong)
+		// Sources: correct = [stay correct | harmed]; wrong = [rescued | stay wrong].
+		// Targets: correct = [stay correct | rescued]; wrong = [harmed | stay wrong].
+		tt := esc(t.From) + " → " + esc(t.To)
+		band(x1, okTop1, okTop1+hOf(sc), x2, okTop2, okTop2+hOf(sc), colOKSoft, fmt.Sprintf("%s: %d stay correct", tt, t.BothCorrect))
+		band(x1, okTop1+hOf(sc), okTop1+hOf(sc+hm), x2, badTop2, badTop2+hOf(hm), colBad, fmt.Sprintf("%s: %d harmed", tt, t.Harmed))
+		band(x1, badTop1, badTop1+hOf(rs), x2, okTop2+hOf(sc), okTop2+hOf(sc+rs), colOK, fmt.Sprintf("%s: %d rescued", tt, t.Rescued))
+		band(x1, badTop1+hOf(rs), badTop1+hOf(rs+sw), x2, badTop2+hOf(hm), badTop2+hOf(hm+sw), colWrong, fmt.Sprintf("%s: %d stay wrong", tt, t.BothWrong))
+		xm := (x1 + x2) / 2
+		if t.Harmed > 0 || t.Rescued > 0 {
+			s.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="flowlbl"><tspan fill="%s">+%d</tspan> <tspan fill="%s">−%d</tspan></text>`, xm, top+H+18, colOK, t.Rescued, colBad, t.Harmed)
+		}
+	}
+	for j, c := range cs {
+		ok := hOf(correct[j])
+		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %.0f correct</title></rect>`, x(j), top, colW, ok, colOK, esc(c.ID), correct[j])
+		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#9aa5b1"><title>%s: %.0f wrong</title></rect>`, x(j), top+ok+innerGap, colW, total-ok, esc(c.ID), n-correct[j])
+		s.text(x(j)+colW/2, top-10, "middle", "cfg", esc(c.ID))
+	}
+	s.text(left, top+H+40, "start", "tick", "bands: light green stays correct · green rescued · red harmed · grey stays wrong; block heights ∝ items")
+	return s.close()
+}
+
+// heatmap: one band per trajectory pattern, height ∝ items, grouped by label.
+func heatmap(r *audit.Result) string {
+	cs := mcConfigs(r)
+	if len(cs) == 0 || len(r.Patterns) == 0 {
+		return ""
+	}
+	order := map[string]int{"confused": 0, "rescued": 1, "always correct": 2, "never correct": 3}
+	pats := append([]audit.Pattern(nil), r.Patterns...)
+	sort.SliceStable(pats, func(a, b int) bool {
+		if order[pats[a].Label] != order[pats[b].Label] {
+			return order[pats[a].Label] < order[pats[b].Label]
+		}
+		return pats[a].Count > pats[b].Count
+	})
+	// The most frequent patterns (r.Patterns is sorted by count), then grouped for drawing.
+	const maxRows = 48
+	hidden := r.PatternsOther
+	if len(pats) > maxRows {
+		byCount := append([]audit.Pattern(nil), r.Patterns...)
+		keep := map[string]bool{}
+		for _, p := range byCount[:maxRows] {
+			keep[p.Pattern] = true
+		}
+		var kept []audit.Pattern
+		for _, p := range pats {
+			if keep[p.Pattern] {
+				kept = append(kept, p)
+			} else {
+				hidden += p.Count
+			}
+		}
+		pats = kept
+	}
+	shown := 0
+	for _, p := range pats {
+		shown += p.Count
+	}
+	W, left := 1040.0, 150.0
+	cellW := math.Min(64, (W-left-170)/float64(len(cs)))
+	plotH := 420.0
+	heights := make([]float64, len(pats))
+	sum := 0.0
+	for i, p := range pats {
+		heights[i] = math.Max(4, plotH*float64(p.Count)/float64(shown))
+		sum += heights[i]
+	}
+	top := 60.0
+	groupGap := 10.0
+	s := openSVG(W, top+sum+groupGap*4+40, "item by configuration trajectories grouped by pattern")
+	for j, c := range cs {
+		cx := left + (float64(j)+0.5)*cellW
+		s.f(`<text transform="translate(%.1f %.1f) rotate(-40)" class="cfg">%s</text>`, cx, top-8, esc(c.ID))
+	}
+	y := top
+	prev := ""
+	groupStart := y
+	flushGroup := func(label string, y0, y1 float64) {
+		if label == "" {
+			return
+		}
+		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`, left-10, left-10, y0, y1, colMuted)
+		s.text(left-16, (y0+y1)/2+4, "end", "grp", esc(label))
+	}
+	for i, p := range pats {
+		if p.Label != prev {
+			flushGroup(prev, groupStart, y)
+			if prev != "" {
+				y += groupGap
+			}
+			groupStart, prev = y, p.Label
+		}
+		h := heights[i]
+		for j := range cs {
+			fill := colWrong
+			if j < len(p.Pattern) && p.Pattern[j] == '1' {
+				fill = colOK
+			}
+			s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff" stroke-width="0.6"/>`, left+float64(j)*cellW, y, cellW, h, fill)
+		}
+		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="transparent"><title>%s: %d items (%s)</title></rect>`, left, y, cellW*float64(len(cs)), h, esc(p.Pattern), p.Count, esc(p.Label))
+		if h >= 11 {
+			s.text(left+cellW*float64(len(cs))+10, y+h/2+4, "start", "tick", fmt.Sprintf("%d items · %s%%", p.Count, F1(100*float64(p.Count)/float64(r.Items))))
+		}
+		y += h
+	}
+	flushGroup(prev, groupStart, y)
+	note := "each band is one trajectory (green = correct); height ∝ items"
+	if hidden > 0 {
+		note += fmt.Sprintf("; %d items in rarer patterns not drawn", hidden)
+	}
+	s.text(left, y+28, "start", "tick", note)
+	return s.close()
+}
+
+// oracleChart: each config's accuracy, the best fixed one highlighted, and the oracle.
+func oracleChart(r *audit.Result) string {
+	cs := mcConfigs(r)
+	if len(cs) == 0 || r.OracleAccuracy == nil {
+		return ""
+	}
+	W, left, right, rowH := 1040.0, 170.0, 90.0, 26.0
+	H := 20 + rowH*float64(len(cs)+1) + 46
+	x := func(v float64) float64 { return left + v/100*(W-left-right) }
+	s := openSVG(W, H, "oracle accuracy against every fixed configuration")
+	for v := 0.0; v <= 100; v += 20 {
+		s.f(`<line x1="%.1f" x2="%.1f" y1="14" y2="%.1f" class="grid"/>`, x(v), x(v), H-36)
+		s.text(x(v), H-20, "middle", "tick", fmt.Sprintf("%.0f", v))
+	}
+	yy := 20.0
+	for _, c := range cs {
+		a := r.Accuracy[c.ID]
+		fill := "#c5ccd6"
+		if c.ID == r.BestFixedConfig {
+			fill = colAccent
+		}
+		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="%s"/>`, left, yy+4, x(a)-left, rowH-8, fill)
+		s.text(left-10, yy+rowH/2+4, "end", "cfg", esc(c.ID))
+		s.text(x(a)+6, yy+rowH/2+4, "start", "val", F1(a))
+		yy += rowH
+	}
+	o := *r.OracleAccuracy
+	s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="%s"/>`, left, yy+4, x(o)-left, rowH-8, colOK)
+	s.text(left-10, yy+rowH/2+4, "end", "cfg ok", "oracle")
+	s.text(x(o)+6, yy+rowH/2+4, "start", "val ok", F1(o))
+	if r.BestFixed != nil {
+		bx := x(*r.BestFixed)
+		s.f(`<line x1="%.1f" x2="%.1f" y1="14" y2="%.1f" stroke="%s" stroke-dasharray="4 3"/>`, bx, bx, yy+rowH, colAccent)
+		s.f(`<path d="M%.1f %.1f H%.1f" stroke="%s" stroke-width="2" marker-end="url(#arr)"/>`, bx, yy+rowH/2, x(o)-2, colInk)
+		s.f(`<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0 0L10 5L0 10z" fill="%s"/></marker></defs>`, colInk)
+		s.text((bx+x(o))/2, yy+rowH+12, "middle", "val", "headroom +"+P(r.OracleHeadroom))
+	}
+	return s.close()
+}
+
+// cascadeChart: accuracy against mean shared frame cost over the τ sweep, the fixed budgets, the
+// reference line and the chosen τ.
+func cascadeChart(cr *audit.CascadeResult) string {
+	if cr == nil || len(cr.Curve) == 0 {
+		return ""
+	}
+	W, H, left, right, top, bottom := 1040.0, 340.0, 64.0, 30.0, 20.0, 50.0
+	maxX, lo, hi := 0.0, 100.0, 0.0
+	for _, p := range cr.Curve {
+		maxX = math.Max(maxX, p.SharedFramesCost)
+		lo, hi = math.Min(lo, p.Accuracy), math.Max(hi, p.Accuracy)
+	}
+	for _, b := range cr.Budgets {
+		maxX = math.Max(maxX, b.SharedFramesCost)
+		lo, hi = math.Min(lo, b.Accuracy), math.Max(hi, b.Accuracy)
+	}
+	maxX = niceMax(maxX * 1.05)
+	lo, hi = math.Max(0, math.Floor(lo/5)*5-5), math.Min(100, math.Ceil(hi/5)*5+5)
+	x := func(v float64) float64 { return left + v/maxX*(W-left-right) }
+	y := func(v float64) float64 { return top + (hi-v)/(hi-lo)*(H-top-bottom) }
+	s := openSVG(W, H, "confidence cascade accuracy against shared frame cost")
+	for v := math.Ceil(lo/5) * 5; v <= hi+1e-9; v += 5 {
+		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, W-right, y(v), y(v))
+		s.text(left-8, y(v)+4, "end", "tick", fmt.Sprintf("%.0f", v))
+	}
+	for i := 0; i <= 5; i++ {
+		v := maxX * float64(i) / 5
+		s.text(x(v), H-bottom+18, "middle", "tick", humanCost(v))
+	}
+	s.text((left+W-right)/2, H-8, "middle", "axis", "mean distinct frames decoded per item (shared frame cost)")
+	s.f(`<text transform="translate(16 %.1f) rotate(-90)" text-anchor="middle" class="axis">accuracy (points)</text>`, (top+H-bottom)/2)
+	ry := y(cr.ReferenceAccuracy)
+	s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`, left, W-right, ry, ry, colMuted)
+	s.text(W-right, ry-6, "end", "tick", "reference "+esc(cr.Reference)+" "+F1(cr.ReferenceAccuracy))
+	var pts []string
+	for _, p := range cr.Curve {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(p.SharedFramesCost), y(p.Accuracy)))
+	}
+	s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2" stroke-linejoin="round"/>`, strings.Join(pts, " "), colAccent)
+	for _, b := range cr.Budgets {
+		bx, by := x(b.SharedFramesCost), y(b.Accuracy)
+		s.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"><title>%s fixed: %s</title></rect>`, bx-5, by-5, colInk, esc(b.Config), F1(b.Accuracy))
+		s.text(bx, by+20, "middle", "tick", esc(b.Config))
+	}
+	if sel := cr.Selected; sel != nil {
+		sx, sy := x(sel.SharedFramesCost), y(sel.Accuracy)
+		s.f(`<circle cx="%.1f" cy="%.1f" r="8" fill="%s" stroke="#fff" stroke-width="2"/>`, sx, sy, colOK)
+		lbl := fmt.Sprintf("τ = %.3g: %s at %s frames", sel.Tau, F1(sel.Accuracy), F1(sel.SharedFramesCost))
+		anchor := "start"
+		if sx > W*0.7 {
+			anchor = "end"
+		}
+		dx := 12.0
+		if anchor == "end" {
+			dx = -12
+		}
+		s.text(sx+dx, sy-12, anchor, "val ok", lbl)
+	}
+	return s.close()
+}

@@ -1,0 +1,141 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/framesweep/framesweep/audit"
+)
+
+// Options label a report.
+type Options struct {
+	Title   string   // default "framesweep audit"
+	Sources []string // the record files, listed in the header
+}
+
+func (o Options) title() string {
+	if o.Title == "" {
+		return "framesweep audit"
+	}
+	return o.Title
+}
+
+// F1 formats a value with one decimal; the reports use it for every point/percent value.
+func F1(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+// P formats a nullable value; "–" stands for null.
+func P(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return F1(*v)
+}
+
+// CI formats an interval as "[lo, hi]".
+func CI(iv *audit.Interval) string {
+	if iv == nil {
+		return ""
+	}
+	return "[" + F1(iv.Lo) + ", " + F1(iv.Hi) + "]"
+}
+
+// PValue formats McNemar's p.
+func PValue(p float64) string {
+	switch {
+	case p >= 0.001:
+		return fmt.Sprintf("%.3f", p)
+	case p == 0:
+		return "0"
+	default:
+		return fmt.Sprintf("%.1e", p)
+	}
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+func keysOf[M ~map[string]V, V any](m M) []string {
+	k := make([]string, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// mcConfigs returns the multiple-choice configs in display (cost) order.
+func mcConfigs(r *audit.Result) []*audit.Config {
+	var out []*audit.Config
+	for _, c := range r.Configs {
+		if c.Kind == "multiple_choice" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func costLabel(c *audit.Config) string {
+	switch {
+	case c.TextOnly:
+		return "text only"
+	case c.Frames == nil:
+		return "cost unknown"
+	}
+	s := fmt.Sprintf("%d frames", *c.Frames)
+	if c.Width != nil && c.Height != nil {
+		s += fmt.Sprintf(" · %d×%d", *c.Width, *c.Height)
+	}
+	if c.Policy != "" {
+		s += " · " + c.Policy
+	}
+	if c.Pipeline == "cached" {
+		s += " · cached"
+	}
+	return s
+}
+
+// shortCost fits under a chart column: "128 fr · 448²" or "32 fr · 880×600".
+func shortCost(c *audit.Config) string {
+	switch {
+	case c.TextOnly:
+		return "text only"
+	case c.Frames == nil:
+		return "?"
+	}
+	s := fmt.Sprintf("%d fr", *c.Frames)
+	if c.Width != nil && c.Height != nil {
+		if *c.Width == *c.Height {
+			s += fmt.Sprintf(" · %d²", *c.Width)
+		} else {
+			s += fmt.Sprintf(" · %d×%d", *c.Width, *c.Height)
+		}
+	}
+	return s
+}
+
+func humanCost(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.2fG", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.1fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", v), "0"), ".")
+}
+
+func niceMax(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	e := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*e >= v {
+			return m * e
+		}
+	}
+	return 10 * e
+}

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/framesweep/framesweep/audit"
+)
+
+// mdEsc keeps table cells intact.
+func mdEsc(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// Markdown writes the report's numbers as Markdown tables.
+func Markdown(w io.Writer, r *audit.Result, opt Options) error {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("# %s\n\n%d paired items, %d configurations", mdEsc(opt.title()), r.Items, len(r.Configs))
+	if len(opt.Sources) > 0 {
+		p(" (%s)", mdEsc(strings.Join(opt.Sources, ", ")))
+	}
+	p(".\n\n")
+	if r.DroppedItems.Count > 0 {
+		p("> %s\n\n", r.DroppedItems.Reason)
+	}
+	for _, n := range r.Notes {
+		p("> %s\n\n", n)
+	}
+	if r.Items > 0 {
+		p("## Summary\n\n| metric | value |\n|---|---|\n")
+		p("| best fixed | %s (%s) |\n", P(r.BestFixed), mdEsc(r.BestFixedConfig))
+		p("| oracle accuracy | %s |\n", P(r.OracleAccuracy))
+		p("| oracle headroom | %s %s |\n", P(r.OracleHeadroom), CI(r.OracleHeadroomCI))
+		p("| visual confusion %% | %s %s |\n", P(r.VisualConfusionRate), CI(r.VisualConfusionRateCI))
+		p("| visual confusion (visual only) %% | %s |\n", P(r.VisualConfusionRateVisualOnly))
+		p("| terminal regression %% | %s |\n", P(r.TerminalRegressionRate))
+		p("| text overwrite %% | %s |\n", P(r.TextOverwriteRate))
+		p("| text overwrite, of text-correct %% | %s |\n", P(r.TextOverwriteRateOfTextCorrect))
+		p("| text overwrite, all visual %% | %s |\n", P(r.TextOverwriteAllVisualRate))
+		p("| unstable %% | %s |\n", P(r.UnstableRate))
+		if r.SamplingRecoveryRate != nil {
+			p("| sampling recovery %% | %s |\n", P(r.SamplingRecoveryRate))
+		}
+		p("\n## Accuracy\n\n| config | cost | accuracy |\n|---|---|---|\n")
+		for _, c := range mcConfigs(r) {
+			p("| %s | %s | %s |\n", mdEsc(c.ID), mdEsc(costLabel(c)), F1(r.Accuracy[c.ID]))
+		}
+		p("\n## Pairs\n\n| from | to | adjacent | rescued | harmed | churn | net | state change %% | McNemar p |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, q := range r.Pairs {
+			p("| %s | %s | %v | %d | %d | %d | %+.1f | %s | %s |\n", mdEsc(q.From), mdEsc(q.To), q.Adjacent, q.Rescued, q.Harmed, q.Churn, q.Net, F1(q.StateChangeRate), PValue(q.McNemarP))
+		}
+		for _, sec := range []struct {
+			name string
+			m    map[string]*audit.Metrics
+		}{{"category", r.Categories}, {"duration", r.Durations}} {
+			if len(sec.m) == 0 {
+				continue
+			}
+			p("\n## Per %s\n\n| %s | items | best fixed | oracle | headroom | confusion %% | text overwrite %% | unstable %% |\n|---|---|---|---|---|---|---|---|\n", sec.name, sec.name)
+			for _, k := range keysOf(sec.m) {
+				m := sec.m[k]
+				p("| %s | %d | %s | %s | %s %s | %s | %s | %s |\n", mdEsc(k), m.Items, P(m.BestFixed), P(m.OracleAccuracy), P(m.OracleHeadroom), CI(m.OracleHeadroomCI), P(m.VisualConfusionRate), P(m.TextOverwriteRate), P(m.UnstableRate))
+			}
+		}
+	}
+	if cr := r.Cascade; cr != nil {
+		p("\n## Confidence cascade\n\n%d items, reference %s at %s; shared cost by %s.\n\n| policy | accuracy | shared frames |\n|---|---|---|\n", cr.Items, mdEsc(cr.Reference), F1(cr.ReferenceAccuracy), cr.SharedCostBasis)
+		for _, bu := range cr.Budgets {
+			p("| fixed %s | %s | %s |\n", mdEsc(bu.Config), F1(bu.Accuracy), F1(bu.SharedFramesCost))
+		}
+		if s := cr.Selected; s != nil {
+			p("| cascade τ = %.4g | %s | %s (−%s%%) |\n", s.Tau, F1(s.Accuracy), F1(s.SharedFramesCost), P(cr.SharedCostSaving))
+		}
+		if cf := cr.CrossFitted; cf != nil {
+			p("| cascade, %d-fold cross-fitted | %s | %s |\n", cr.Folds, F1(cf.Accuracy), F1(cf.SharedFramesCost))
+		}
+	}
+	if len(r.IsoCompute) > 0 {
+		p("\n## Iso-compute groups\n\n| group | config | accuracy | only this one right |\n|---|---|---|---|\n")
+		for gi, g := range r.IsoCompute {
+			for _, c := range g.Configs {
+				p("| %d | %s | %s | %d |\n", gi+1, mdEsc(c), F1(g.Accuracy[c]), g.OnlyCorrect[c])
+			}
+			p("| %d | group oracle | %s | |\n", gi+1, F1(g.Oracle))
+		}
+	}
+	if len(r.PipelineFlips) > 0 {
+		p("\n## Raw vs cached\n\n| raw | cached | flips | %% items |\n|---|---|---|---|\n")
+		for _, f := range r.PipelineFlips {
+			p("| %s | %s | %d | %s |\n", mdEsc(f.Raw), mdEsc(f.Cached), f.Flips, F1(f.Rate))
+		}
+	}
+	if len(r.NoiseFloor) > 0 {
+		p("\n## Rerun noise floor\n\n| config | runs | mean churn %% |\n|---|---|---|\n")
+		for _, n := range r.NoiseFloor {
+			p("| %s | %d | %s |\n", mdEsc(n.Config), len(n.Runs), P(n.MeanChurnRate))
+		}
+	}
+	if oe := r.OpenEnded; oe != nil {
+		p("\n## Open-ended (Token-F1)\n\n%d items; best fixed %s (%s); oracle %s; oracle gap %s.\n\n| from | to | mean change | regressed %% | improved %% |\n|---|---|---|---|---|\n",
+			oe.Items, F1(oe.BestFixed), mdEsc(oe.BestConfig), F1(oe.OracleMean), F1(oe.OracleGap))
+		for _, q := range oe.Regression {
+			p("| %s | %s | %+.1f | %s | %s |\n", mdEsc(q.From), mdEsc(q.To), q.MeanChange, F1(q.RegressionRate), F1(q.ImprovedRate))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/framesweep/framesweep/audit"
+)
+
+func demoResult(t testing.TB) *audit.Result {
+	opt := audit.DefaultOptions()
+	opt.Resamples = 200
+	opt.Cascade.Folds = 3
+	res, err := audit.Analyze(audit.Synthetic(400, 3), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestHTMLSelfContainedAndEqualToJSON(t *testing.T) {
+	res := demoResult(t)
+	var buf bytes.Buffer
+	if err := HTML(&buf, res, Options{Title: "Demo audit", Sources: []string{"records.jsonl"}}); err != nil {
+		t.Fatal(err)
+	}
+	h := buf.String()
+	for _, bad := range []string{"<script", "<link", "src=", "@import", "url(http", "https://"} {
+		if strings.Contains(h, bad) {
+			t.Errorf("report contains %q: not self-contained", bad)
+		}
+	}
+	if n := strings.Count(h, "http://"); n != strings.Count(h, `xmlns="http://www.w3.org/2000/svg"`) {
+		t.Errorf("report references http:// beyond the SVG namespace")
+	}
+	if c := strings.Count(h, "<svg"); c < 5 {
+		t.Errorf("%d SVG charts, want ≥ 5 (accuracy, flow, heatmap, oracle, cascade)", c)
+	}
+	// The numbers shown are the JSON's, rounded.
+	want := []string{"+" + F1(*res.OracleHeadroom), CI(res.OracleHeadroomCI), P(res.VisualConfusionRate) + "%", P(res.TextOverwriteRate) + "%",
+		F1(res.Cascade.Selected.Accuracy), P(res.Cascade.SharedCostSaving) + "%"}
+	for _, c := range res.MCConfigs {
+		want = append(want, F1(res.Accuracy[c]))
+	}
+	for cat, m := range res.Categories {
+		want = append(want, esc(cat), P(m.OracleHeadroom))
+	}
+	for _, p := range res.Pairs[:3] {
+		want = append(want, PValue(p.McNemarP))
+	}
+	for _, w := range want {
+		if !strings.Contains(h, w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, res, Options{Title: "Demo audit"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"# Demo audit", "| oracle headroom | " + P(res.OracleHeadroom), "## Per category", "## Confidence cascade", "## Iso-compute groups", "## Raw vs cached"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("markdown lacks %q", w)
+		}
+	}
+}
+
+func TestHTMLEscapesNames(t *testing.T) {
+	recs := []audit.Record{}
+	for i, ok := range []bool{true, false, true} {
+		for _, c := range []string{`<b>x</b>`, `f"16`} {
+			v := ok == (c == `f"16`)
+			recs = append(recs, audit.Record{ItemID: string(rune('a' + i)), Config: c, Correct: &v, Category: `<script>alert(1)</script>`})
+		}
+	}
+	res, err := audit.Analyze(recs, audit.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "<script>") || strings.Contains(buf.String(), "<b>x</b>") {
+		t.Error("config or category names reach the HTML unescaped")
+	}
+}
+
+// TestHTMLInChromium renders the report in headless Chromium: the screenshot must not be blank and the
+// DOM must carry the title.
+func TestHTMLInChromium(t *testing.T) {
+	bin := "/usr/bin/chromium"
+	if _, err := os.Stat(bin); err != nil {
+		if p, err := exec.LookPath("chromium"); err == nil {
+			bin = p
+		} else {
+			t.Skip("chromium is not installed: cannot render the report")
+		}
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the browser render")
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var buf bytes.Buffer
+	if err := HTML(&buf, demoResult(t), Options{Title: "Chromium render check"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	run := func(extra ...string) []byte {
+		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		defer cancel()
+		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + t.TempDir()}, extra...)
+		args = append(args, "file://"+page)
+		out, err := exec.CommandContext(ctx, bin, args...).Output()
+		if err != nil {
+			t.Fatalf("chromium %v: %v", extra, err)
+		}
+		return out
+	}
+	run("--screenshot="+shot, "--window-size=1280,2400")
+	if dst := os.Getenv("FRAMESWEEP_REPORT_SHOT"); dst != "" {
+		b, _ := os.ReadFile(shot)
+		_ = os.WriteFile(dst, b, 0o644)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, sum, sumSq float64
+	bnd := img.Bounds()
+	for y := bnd.Min.Y; y < bnd.Max.Y; y += 3 {
+		for x := bnd.Min.X; x < bnd.Max.X; x += 3 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			l := (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b)) / 257
+			n++
+			sum += l
+			sumSq += l * l
+		}
+	}
+	mean := sum / n
+	if variance := sumSq/n - mean*mean; variance < 100 {
+		t.Errorf("screenshot looks blank: luminance variance %.1f", variance)
+	}
+	dom := string(run("--dump-dom"))
+	if !strings.Contains(dom, "<title>Chromium render check</title>") || !strings.Contains(dom, "Oracle vs best fixed") {
+		t.Errorf("rendered DOM lacks the title or sections (%d bytes)", len(dom))
+	}
+}
