@@ -201,6 +201,15 @@ func TestHWAccelFallsBackWithReason(t *testing.T) {
 	}
 	t.Logf("fallback: %s", in.HWAccelFallback)
 
+	auto, err := Open(filepath.Join(dir, "torchcodec/h265_video.mp4"), Options{HWAccel: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer auto.Close()
+	if in := auto.Info(); in.HWAccel == "none" && !strings.Contains(in.HWAccelFallback, "cuda") {
+		t.Fatalf("auto: fallback %q does not say what was tried", in.HWAccelFallback)
+	}
+
 	av1, err := Open(filepath.Join(dir, "torchcodec/av1_video.mkv"), Options{HWAccel: "cuda"})
 	if err != nil {
 		t.Fatal(err)

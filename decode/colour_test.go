@@ -107,3 +107,30 @@ func TestRGBMatchesCLIFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestExplicitColourOptions checks the colour options the GPU path passes to the scaler (GPU frames lose
+// their colour properties): on CPU frames of tagged streams they must reproduce the CLI exactly.
+func TestExplicitColourOptions(t *testing.T) {
+	dir := sharedVideos(t)
+	for _, rel := range []string{"decord/video_90.mov", "torchcodec/nasa_13013.mp4", "nwb-video-widgets/stub_mjpeg.avi", "androidx-media/roadtrip-vp92-10bit.webm"} {
+		t.Run(rel, func(t *testing.T) {
+			path := filepath.Join(dir, rel)
+			v, err := Open(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			v.explicitColour = true
+			var got []byte
+			w, h := 0, 0
+			if _, err := v.Read([]int{0, 1, 2}, func(f *Frame) error {
+				w, h = f.W, f.H
+				got = append(got, f.Packed()...)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			compareRGB(t, got, cliRGB(t, path, false, 3), w, h)
+		})
+	}
+}

@@ -14,7 +14,8 @@ import (
 // ("bicubic", from fftools' sws_dict), whose colour matrix and range come from each frame ("auto").
 // Using the library's own graph is what makes the output bit-exact, 10-bit and 4:4:4 included.
 type converter struct {
-	orient string // filter chain for the orientation ("" = none)
+	orient    string // filter chain for the orientation ("" = none)
+	scaleOpts string // extra scale options (":in_color_matrix=…"), for frames that lost their colour properties
 
 	g         *astiav.FilterGraph
 	src, sink *astiav.FilterContext
@@ -93,7 +94,7 @@ func (c *converter) configure(k convKey) error {
 	inputs.SetFilterContext(c.sink)
 	inputs.SetPadIdx(0)
 	inputs.SetNext(nil)
-	chain := "scale=flags=" + swsFlagsCLI + ",format=pix_fmts=rgb24"
+	chain := "scale=flags=" + swsFlagsCLI + c.scaleOpts + ",format=pix_fmts=rgb24"
 	if c.orient != "" {
 		chain = c.orient + "," + chain
 	}
@@ -134,4 +135,30 @@ func (c *converter) convert(f *astiav.Frame, tb astiav.Rational) (*rgb.Image, er
 	}
 	c.out.Unref()
 	return &c.img, nil
+}
+
+// colourScaleOpts states the stream's colour matrix and range explicitly for the scale filter.
+// Frames downloaded from a GPU lose them (go-astiav v0.16 cannot copy frame properties), and the
+// scaler would otherwise assume BT.601.
+func colourScaleOpts(cs astiav.ColorSpace, cr astiav.ColorRange) string {
+	o := ""
+	switch cs {
+	case astiav.ColorSpaceBt709:
+		o += ":in_color_matrix=bt709"
+	case astiav.ColorSpaceBt470Bg, astiav.ColorSpaceSmpte170M:
+		o += ":in_color_matrix=bt601"
+	case astiav.ColorSpaceFcc:
+		o += ":in_color_matrix=fcc"
+	case astiav.ColorSpaceSmpte240M:
+		o += ":in_color_matrix=smpte240m"
+	case astiav.ColorSpaceBt2020Ncl, astiav.ColorSpaceBt2020Cl:
+		o += ":in_color_matrix=bt2020"
+	}
+	switch cr {
+	case astiav.ColorRangeMpeg:
+		o += ":in_range=tv"
+	case astiav.ColorRangeJpeg:
+		o += ":in_range=pc"
+	}
+	return o
 }

@@ -153,3 +153,34 @@ func TestDecodeOnceDenseDoesNotSeek(t *testing.T) {
 		t.Fatalf("dense request: want one straight pass over frames 0..294, got %+v", st)
 	}
 }
+
+// TestSeekFallbackExact forces the path taken when a seek cannot be verified: re-open the file and skip
+// packets (without decoding) up to the keyframe. Frames must stay exact.
+func TestSeekFallbackExact(t *testing.T) {
+	for _, name := range []string{"h264_bframes_opengop", "hevc", "vp9", "mpegts"} {
+		t.Run(name, func(t *testing.T) {
+			v, err := Open(fixturePath(t, fixtureByName(name)), Options{NoAutorotate: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			v.noSeek = true
+			n := v.NumFrames()
+			idx := []int{n - 1, 1, n / 2, n/2 - 3}
+			got := 0
+			st, err := v.Read(idx, func(f *Frame) error {
+				if bc := barcode(f.Pix, f.W, f.H, f.Stride); bc != f.Index {
+					t.Errorf("frame %d shows %d", f.Index, bc)
+				}
+				got++
+				return nil
+			})
+			if err != nil || got != len(idx) {
+				t.Fatalf("got %d frames, %v", got, err)
+			}
+			if st.Seeks != 0 || st.Reopens < 2 {
+				t.Fatalf("fallback path not taken: %+v", st)
+			}
+		})
+	}
+}

@@ -74,6 +74,9 @@ func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
 	r := &reader{v: v, st: &st, fn: fn, targets: targets, retried: map[int]bool{}}
 	err := r.run()
 	r.close()
+	if r.hwDeclined {
+		st.HWFallback = fmt.Sprintf("%s: the decoder offered no %s format for this stream; decoded on the CPU", v.hw.Device, v.hw.Device)
+	}
 	if err != nil {
 		return st, err
 	}
@@ -105,7 +108,9 @@ type reader struct {
 	failed   []*FrameError
 	retried  map[int]bool
 	forceKey int // ≥ 0: reposition at this keyframe before going on (a retry)
-	frameOut Frame
+	// hwDeclined: the decoder's format negotiation offered no hardware format, frames came from the CPU.
+	hwDeclined bool
+	frameOut   Frame
 }
 
 func (r *reader) close() {
@@ -137,6 +142,10 @@ func (r *reader) run() error {
 		filter = v.orient.Filter()
 	}
 	r.conv = newConverter(filter)
+	if v.hw.Device != "" || v.explicitColour {
+		cp := v.stream().CodecParameters()
+		r.conv.scaleOpts = colourScaleOpts(cp.ColorSpace(), cp.ColorRange())
+	}
 	r.curDpos = -1
 	r.forceKey = -1
 	for r.ti < len(r.targets) {
@@ -242,7 +251,7 @@ func (r *reader) positionAt(k int) error {
 	v := r.v
 	r.pending = false
 	r.pkt.Unref()
-	if k > 0 {
+	if k > 0 && !v.noSeek {
 		ok, err := r.seekTo(k)
 		if err != nil {
 			return err
@@ -252,7 +261,7 @@ func (r *reader) positionAt(k int) error {
 				return err
 			}
 		}
-	} else if err := r.rewindAndSkip(0); err != nil {
+	} else if err := r.rewindAndSkip(k); err != nil {
 		return err
 	}
 	r.curDpos = k
@@ -385,7 +394,13 @@ func (r *reader) openDecoder() error {
 					return pf
 				}
 			}
-			return astiav.PixelFormatNone
+			// The GPU declined this stream (profile/size it cannot take): FFmpeg lists the software
+			// format last; decode on the CPU and say so in Stats.
+			r.hwDeclined = true
+			if len(pfs) == 0 {
+				return astiav.PixelFormatNone
+			}
+			return pfs[len(pfs)-1]
 		})
 	}
 	if err := cc.Open(codec, nil); err != nil {

@@ -60,6 +60,10 @@ type Video struct {
 	counting  bool // timestamps unusable: frames are identified by output order, never by seeking
 	// decodeOrderTS: the container's timestamps are in decode order for a stream that reorders.
 	decodeOrderTS bool
+	noSeek        bool // tests: take the seek-fallback path (re-open and skip packets) every time
+	// explicitColour: give the scaler the stream's colour matrix/range explicitly (as for GPU frames);
+	// tests use it to check those options on CPU frames against the CLI.
+	explicitColour bool
 
 	info   Info
 	orient Orientation // what Read applies
