@@ -102,10 +102,11 @@ func Decode(ctx context.Context, cfg DecodeConfig) ([]Row, error) {
 		ff, dec := median(p.ff.secs), median(p.dec.secs)
 		rows = append(rows,
 			Row{Name: base + "/" + p.ff.name, Mode: "decode", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: ff, Env: env,
-				Metrics: []Metric{{"frames/s", float64(n) / ff}}},
+				Metrics: []Metric{{"frames/s", float64(n) / ff}, {"cpu-s", median(p.ff.cpu)}}},
 			Row{Name: base + "/" + p.dec.name, Mode: "decode", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: dec, Env: env,
 				Metrics: []Metric{{"frames/s", float64(n) / dec}, {"x-ffmpeg-rgb24", dec / ff},
-					{"served-frames", float64(stats[p.dec].Converted)}}})
+					{"served-frames", float64(stats[p.dec].Converted)}, {"cpu-s", median(p.dec.cpu)},
+					{"x-cpu-ffmpeg-rgb24", median(p.dec.cpu) / median(p.ff.cpu)}}})
 	}
 	if hw == decode.HWNone {
 		return rows, nil

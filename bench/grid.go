@@ -109,14 +109,13 @@ func Grid(ctx context.Context, cfg GridConfig) ([]Row, error) {
 		if err := measure(ctx, cfg.Log, base, vs, cfg.Warmup, cfg.Reps); err != nil {
 			return rows, err
 		}
-		sec := map[string]float64{}
-		for _, vr := range vs {
-			sec[vr.name] = median(vr.secs)
-		}
-		ffT1, ffDef := sec[vs[0].name], sec[vs[1].name]
-		oT1, oDef, pb := sec[vs[2].name], sec[vs[3].name], sec[vs[4].name]
-		row := func(name string, s float64, ms ...Metric) Row {
-			return Row{Name: base + "/" + name, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: s, Metrics: ms, Env: env}
+		ffT1, ffDef := median(vs[0].secs), median(vs[1].secs)
+		oT1, oDef, pb := median(vs[2].secs), median(vs[3].secs), median(vs[4].secs)
+		cpu := func(i int) float64 { return median(vs[i].cpu) }
+		row := func(i int, ms ...Metric) Row {
+			ms = append(ms, Metric{"cpu-s", cpu(i)})
+			return Row{Name: base + "/" + vs[i].name, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup,
+				Seconds: median(vs[i].secs), Metrics: ms, Env: env}
 		}
 		perDecoded, perSeeks := 0, 0
 		for _, st := range perStats {
@@ -124,19 +123,21 @@ func Grid(ctx context.Context, cfg GridConfig) ([]Row, error) {
 			perSeeks += st.Seeks
 		}
 		rows = append(rows,
-			row(vs[0].name, ffT1, Metric{"frames/s", float64(n) / ffT1}),
-			row(vs[1].name, ffDef, Metric{"frames/s", float64(n) / ffDef}),
-			row(vs[2].name, oT1, Metric{"x-ffmpeg-t1", oT1 / ffT1}, Metric{"decoded-frames", float64(onceT1.Decoded)},
+			row(0, Metric{"frames/s", float64(n) / ffT1}),
+			row(1, Metric{"frames/s", float64(n) / ffDef}),
+			row(2, Metric{"x-ffmpeg-t1", oT1 / ffT1}, Metric{"decoded-frames", float64(onceT1.Decoded)},
 				Metric{"served-frames", float64(onceT1.Converted)}, Metric{"seeks", float64(onceT1.Seeks)}),
-			row(vs[3].name, oDef, Metric{"x-ffmpeg-def", oDef / ffDef}, Metric{"decoded-frames", float64(onceDef.Decoded)},
+			row(3, Metric{"x-ffmpeg-def", oDef / ffDef}, Metric{"decoded-frames", float64(onceDef.Decoded)},
 				Metric{"seeks", float64(onceDef.Seeks)}),
-			row(vs[4].name, pb, Metric{"x-once-t1", pb / oT1}, Metric{"decoded-frames", float64(perDecoded)},
+			row(4, Metric{"x-once-t1", pb / oT1}, Metric{"decoded-frames", float64(perDecoded)},
 				Metric{"seeks", float64(perSeeks)}),
 			Row{Name: base, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: oT1, Env: env, Metrics: []Metric{
 				{"x-once-t1/ffmpeg-t1", oT1 / ffT1},
 				{"x-once-def/ffmpeg-def", oDef / ffDef},
 				{"x-once-def/ffmpeg-t1", oDef / ffT1},
 				{"x-per-budget/once", pb / oT1},
+				{"x-cpu-once-t1/ffmpeg-t1", cpu(2) / cpu(0)},
+				{"x-cpu-per-budget/once", cpu(4) / cpu(2)},
 				{"frames", float64(n)},
 				{"keyframes", float64(keys)},
 				{"union", float64(len(union))},

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
@@ -17,7 +18,21 @@ import (
 type variant struct {
 	name string // the row name's tail, e.g. "variant=once/threads=1"
 	run  func(ctx context.Context) error
-	secs []float64
+	secs []float64 // wall time per measured repetition
+	cpu  []float64 // CPU time (user+sys, this process and its children) per measured repetition
+}
+
+// cpuSeconds is the user+sys time used so far by this process and its reaped children. CPU time is far
+// less disturbed than wall time by other work on a shared machine, so rows report both.
+func cpuSeconds() float64 {
+	var t float64
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			t += float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+		}
+	}
+	return t
 }
 
 // measure runs every variant warmup times unmeasured, then reps times measured, interleaving the
@@ -25,16 +40,17 @@ type variant struct {
 func measure(ctx context.Context, log io.Writer, label string, vs []*variant, warmup, reps int) error {
 	for i := 0; i < warmup+reps; i++ {
 		for _, v := range vs {
-			start := time.Now()
+			c0, start := cpuSeconds(), time.Now()
 			if err := v.run(ctx); err != nil {
 				return fmt.Errorf("%s %s: %w", label, v.name, err)
 			}
-			el := time.Since(start).Seconds()
+			el, cpu := time.Since(start).Seconds(), cpuSeconds()-c0
 			if i >= warmup {
 				v.secs = append(v.secs, el)
+				v.cpu = append(v.cpu, cpu)
 			}
 			if log != nil {
-				fmt.Fprintf(log, "bench: %s %s: %.2fs%s\n", label, v.name, el, map[bool]string{true: " (warm-up)"}[i < warmup])
+				fmt.Fprintf(log, "bench: %s %s: %.2fs wall, %.2fs CPU%s\n", label, v.name, el, cpu, map[bool]string{true: " (warm-up)"}[i < warmup])
 			}
 		}
 	}

@@ -24,6 +24,8 @@ type benchMode struct {
 var benchModes = map[string]benchMode{
 	"grid":   {"decode-once over a budget grid vs a full ffmpeg decode and per-budget decoding", setupBenchGrid},
 	"decode": {"decoding every frame to RGB24 vs ffmpeg -pix_fmt rgb24; optional --hwaccel check vs the CPU", setupBenchDecode},
+	"memory": {"peak RSS holding 256 frames resized to 448x448 from the 1080p clip vs output bytes + 150 MiB", setupBenchMemory},
+	"resize": {"native Pillow-exact bicubic per dispatch level vs Pillow 9.4 and OpenCV INTER_CUBIC", setupBenchResize},
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {
@@ -137,5 +139,30 @@ func setupBenchDecode(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 			cfg.Log = stderr
 		}
 		return bench.Decode(ctx, cfg)
+	}
+}
+
+func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) ([]bench.Row, error) {
+	video := fs.String("video", "", "video to serve (default: the generated 60 s 1080p30 H.264 GOP 250 clip)")
+	frames := fs.Int("frames", 256, "frames served (nested uniform placement) and held")
+	size := fs.String("size", "448x448", "output size WxH")
+	kernel := fs.String("kernel", "", "resize kernel (default: the resize package's default)")
+	threads := fs.Int("threads", 0, "decoder threads (0 = FFmpeg's default)")
+	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clip")
+	inWorker := fs.Bool("worker", false, "decode and resize in a supervised worker process; this process only holds the outputs")
+	return func(ctx context.Context) ([]bench.Row, error) {
+		exe := ""
+		if *inWorker {
+			var err error
+			if exe, err = os.Executable(); err != nil {
+				return nil, err
+			}
+		}
+		var w, h int
+		if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w <= 0 || h <= 0 {
+			return nil, fmt.Errorf("--size: want WxH, got %q", *size)
+		}
+		return bench.Memory(ctx, bench.MemoryConfig{Video: *video, Frames: *frames, Width: w, Height: h, Kernel: *kernel,
+			Threads: *threads, CacheDir: *cache, Log: stderr, Worker: exe})
 	}
 }

@@ -25,7 +25,7 @@ var commands = map[string]command{
 	"probe":   {"describe a video: codec, size, frame count from a demux scan, fps, rotation", runProbe},
 	"frames":  {"extract frames by index as RGB PNGs (DIR/000005.png)", runFrames},
 	"worker":  {"internal: run one supervised decode job (JSON on stdin/stdout)", runWorker},
-	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode", runBench},
+	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize", runBench},
 	"plan":    {"frame indices of a preset or policy for a video, or of every config of a grid", runPlan},
 
 	// model runtimes (llm/)

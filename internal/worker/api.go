@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/resize"
 )
 
 // Probe runs decode.Open + Info in a fresh worker; detail adds per-frame timestamps and keyframe flags.
@@ -31,9 +32,23 @@ func (r *Runner) Probe(ctx context.Context, path string, opts decode.Options, de
 // been handed to fn; the error says what ended the job (*RemoteError for a handled decode error, *Error
 // for a crash, timeout or memory kill). An error returned by fn stops the worker and is returned as is.
 func (r *Runner) Read(ctx context.Context, path string, indices []int, opts decode.Options, fn func(*decode.Frame) error) (decode.Stats, error) {
+	return r.read(ctx, &Request{Op: "read", Path: path, Indices: indices, Options: opts}, fn)
+}
+
+// ReadResized is Read with every frame resized to size inside the worker (fn receives size.W×size.H
+// frames), so neither the pipe nor the parent ever carries a source-size frame.
+func (r *Runner) ReadResized(ctx context.Context, path string, indices []int, opts decode.Options, size Size, fn func(*decode.Frame) error) (decode.Stats, error) {
+	if size.W <= 0 || size.H <= 0 {
+		return decode.Stats{}, &RemoteError{Path: path, Op: "read", Code: "resize_bad_size",
+			Message: fmt.Sprintf("%s: read: resize to %dx%d: %v", path, size.W, size.H, resize.ErrBadSize)}
+	}
+	return r.read(ctx, &Request{Op: "read", Path: path, Indices: indices, Options: opts, Size: &size}, fn)
+}
+
+func (r *Runner) read(ctx context.Context, req *Request, fn func(*decode.Frame) error) (decode.Stats, error) {
 	var st decode.Stats
 	var frame decode.Frame
-	err := r.run(ctx, &Request{Op: "read", Path: path, Indices: indices, Options: opts}, func(h *header, payload []byte) error {
+	err := r.run(ctx, req, func(h *header, payload []byte) error {
 		switch h.Type {
 		case msgInfo:
 			var info decode.Info

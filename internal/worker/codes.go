@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/resize"
 )
 
 // remoteCodes names the sentinels whose identity survives the process boundary: the worker sends the
@@ -27,6 +28,8 @@ var remoteCodes = []struct {
 	{"closed", decode.ErrClosed},
 	{"frame_failed", decode.ErrFrameFailed},
 	{"corrupt", decode.ErrCorrupt},
+	{"resize_unknown_kernel", resize.ErrUnknownKernel},
+	{"resize_bad_size", resize.ErrBadSize},
 }
 
 // errorCode returns the code of the first sentinel err matches, or "".

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/resize"
 )
 
 // sharedVideo returns a path under ../shared/testdata/videos (beside the repository root).
@@ -136,5 +137,51 @@ func TestConsumerErrorStopsWorker(t *testing.T) {
 	}
 	if !slices.Equal(seen, []int{10, 20}) {
 		t.Errorf("frames seen %v", seen)
+	}
+}
+
+// TestReadResized: frames resized in the worker equal decode + resize in process, and Usage reports the
+// worker's peak RSS.
+func TestReadResized(t *testing.T) {
+	t.Parallel()
+	path := sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	indices := []int{0, 50, 119}
+	want := map[int][]byte{}
+	v, err := decode.Open(path, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Read(indices, func(f *decode.Frame) error {
+		img, err := resize.Resize(resize.DefaultKernel, &f.Image, 64, 48)
+		if err != nil {
+			return err
+		}
+		want[f.Index] = img.Packed()
+		return nil
+	})
+	v.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak int64
+	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second}, Usage: func(u Usage) { peak = u.PeakRSS }}
+	n := 0
+	_, err = r.ReadResized(context.Background(), path, indices, decode.Options{}, Size{W: 64, H: 48}, func(f *decode.Frame) error {
+		n++
+		if f.W != 64 || f.H != 48 || !bytes.Equal(f.Packed(), want[f.Index]) {
+			t.Errorf("frame %d: %dx%d, pixels equal %v", f.Index, f.W, f.H, bytes.Equal(f.Packed(), want[f.Index]))
+		}
+		return nil
+	})
+	if err != nil || n != len(indices) {
+		t.Fatalf("err %v, %d frames", err, n)
+	}
+	if peak <= 0 {
+		t.Errorf("Usage reported peak RSS %d", peak)
+	}
+	_, err = r.ReadResized(context.Background(), path, indices, decode.Options{}, Size{W: 64, H: 48, Kernel: "nope"},
+		func(*decode.Frame) error { return nil })
+	if !errors.Is(err, resize.ErrUnknownKernel) {
+		t.Errorf("unknown kernel: err = %v", err)
 	}
 }

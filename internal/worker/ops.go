@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/resize"
 )
 
 // ops are the production ops.
@@ -42,9 +44,29 @@ func opRead(req *Request, w io.Writer) (any, error) {
 		return nil, err
 	}
 	var h header
+	var rz resize.Resizer
+	var dst *rgb.Image
 	st, err := v.Read(req.Indices, func(f *decode.Frame) error {
-		pix := f.Packed()
-		h = header{Type: msgFrame, Index: f.Index, PTS: f.PTS, Seconds: f.Seconds, Key: f.Key, W: f.W, H: f.H, Bytes: len(pix)}
+		img := &f.Image
+		if req.Size != nil {
+			if rz == nil {
+				kernel := req.Size.Kernel
+				if kernel == "" {
+					kernel = resize.DefaultKernel
+				}
+				var err error
+				if rz, err = resize.New(kernel, f.W, f.H, req.Size.W, req.Size.H); err != nil {
+					return err
+				}
+				dst = rgb.New(req.Size.W, req.Size.H) // reused: each frame is written out before the next
+			}
+			if err := rz.Resize(dst, img); err != nil {
+				return err
+			}
+			img = dst
+		}
+		pix := img.Packed()
+		h = header{Type: msgFrame, Index: f.Index, PTS: f.PTS, Seconds: f.Seconds, Key: f.Key, W: img.W, H: img.H, Bytes: len(pix)}
 		return writeMsg(w, &h, pix)
 	})
 	if err != nil {

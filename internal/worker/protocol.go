@@ -17,8 +17,18 @@ type Request struct {
 	Indices []int          `json:"indices,omitempty"`
 	Options decode.Options `json:"options"`
 	Detail  bool           `json:"detail,omitempty"` // "probe": add per-frame pts and keyframe flags
+	// Size, when set, makes "read" resize every frame in the worker before sending it: the pipe then
+	// carries W×H×3 bytes per frame instead of the source size, and the parent never holds a full frame.
+	Size *Size `json:"size,omitempty"`
 	// Arg parameterises test ops ("alloc": bytes per step, "exit": the status).
 	Arg int64 `json:"arg,omitempty"`
+}
+
+// Size is a resize done in the worker (resize.New(Kernel, srcW, srcH, W, H)).
+type Size struct {
+	W      int    `json:"w"`
+	H      int    `json:"h"`
+	Kernel string `json:"kernel,omitempty"` // "" = resize.DefaultKernel
 }
 
 // Message types on the worker's stdout. Each message is one JSON line; a "frame" line is followed by

@@ -43,6 +43,15 @@ type Runner struct {
 	Log    io.Writer // the worker's stderr is copied here; nil = discarded (the last line is kept anyway)
 	// Poll is the memory watchdog's period (0: 10 ms).
 	Poll time.Duration
+	// Usage, when set, is called after every job with what the worker process used (also on failure).
+	Usage func(Usage)
+}
+
+// Usage is what one worker process used.
+type Usage struct {
+	Op, Path string
+	PeakRSS  int64         // bytes: the highest of the watchdog's samples and the kernel's ru_maxrss
+	Wall     time.Duration // from start to reaping
 }
 
 // Frame is one frame received from a worker. Pix is borrowed: valid until the callback returns.
@@ -112,6 +121,7 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 	if err != nil {
 		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
 	}
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
 	}
@@ -155,6 +165,9 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 			j.notePeak(ru.Maxrss << 10) // Linux reports KiB
 		}
+	}
+	if r.Usage != nil {
+		r.Usage(Usage{Op: req.Op, Path: req.Path, PeakRSS: j.peakRSS.Load(), Wall: time.Since(started)})
 	}
 	if handleErr != nil {
 		return handleErr
