@@ -71,7 +71,7 @@ func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
 	if len(targets) == 0 {
 		return st, nil
 	}
-	r := &reader{v: v, st: &st, fn: fn, targets: targets, retried: map[int]bool{}}
+	r := &reader{v: v, st: &st, fn: fn, targets: targets, retried: map[int]int{}}
 	err := r.run()
 	r.close()
 	if r.hwDeclined {
@@ -106,7 +106,7 @@ type reader struct {
 	outCount int   // frames output since startK (counting mode)
 	lastErr  error // last decoder error, the cause of lost frames
 	failed   []*FrameError
-	retried  map[int]bool
+	retried  map[int]int
 	forceKey int // ≥ 0: reposition at this keyframe before going on (a retry)
 	// hwDeclined: the decoder's format negotiation offered no hardware format, frames came from the CPU.
 	hwDeclined bool
@@ -507,13 +507,18 @@ func (r *reader) onFrame(f *astiav.Frame) error {
 	return r.fn(&r.frameOut)
 }
 
-// fail records target t as lost, unless it was reached through a seek and has not been retried: then
-// it asks for a retry from an earlier keyframe (a seek into a stream whose keyframes are not clean
-// random access points) by setting r.forceKey.
+// fail records target t as lost, unless it was reached through a seek: then it asks (twice at most)
+// for a retry from an earlier point (a seek into a stream whose keyframes are not clean random access
+// points) by setting r.forceKey.
 func (r *reader) fail(t int) {
-	if r.startK > 0 && !r.retried[t] && !r.v.counting {
-		r.retried[t] = true
-		r.forceKey = r.v.prevKey(r.startK, t)
+	if r.startK > 0 && r.retried[t] < 2 && !r.v.counting {
+		// First retry: the keyframe before (an open-GOP I-frame the decoder does not treat as a
+		// recovery point). Second: the start of the stream.
+		r.retried[t]++
+		r.forceKey = 0
+		if r.retried[t] == 1 {
+			r.forceKey = r.v.prevKey(r.startK, t)
+		}
 		return
 	}
 	r.failed = append(r.failed, &FrameError{Index: t, PTS: r.v.idx.PTS[t], Err: r.lastErr})
