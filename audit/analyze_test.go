@@ -375,6 +375,7 @@ func TestRecordErrors(t *testing.T) {
 		{`{"item_id":"a","config":"x","correct":"yes"}`, ErrSyntax},
 		{`{"item_id":"a"`, ErrSyntax},
 		{`{"item_id":"a","config":"x","correct":true} {}`, ErrSyntax},
+		{`null`, ErrInvalid},
 	}
 	for _, tc := range cases {
 		_, err := ReadRecords(strings.NewReader("\n"+tc.in+"\n"), "bad.jsonl")
@@ -490,5 +491,28 @@ func TestOptionLetter(t *testing.T) {
 		if got := OptionLetter(in); got != want {
 			t.Errorf("OptionLetter(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Lines decode in parallel batches; the error reported is still the first one in line order.
+func TestReadRecordsFirstErrorInOrder(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 9000; i++ {
+		switch i {
+		case 4200:
+			b.WriteString(`{"item_id":"x","config":"c"}` + "\n")
+		case 4300, 8000:
+			b.WriteString("{oops\n")
+		default:
+			b.WriteString(`{"item_id":"i` + strings.Repeat("x", i%7) + `","config":"c","correct":true}` + "\n")
+		}
+	}
+	_, err := ReadRecords(strings.NewReader(b.String()), "big.jsonl")
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "big.jsonl:4200") {
+		t.Errorf("got %v, want the invalid record at line 4200", err)
+	}
+	recs, err := ReadRecords(strings.NewReader(strings.Repeat(`{"item_id":"a","config":"c","correct":true}`+"\n\n", 5000)), "ok.jsonl")
+	if err != nil || len(recs) != 5000 || recs[4999].Source.Line != 9999 {
+		t.Errorf("%d records, last line %d, %v", len(recs), recs[len(recs)-1].Source.Line, err)
 	}
 }

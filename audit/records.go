@@ -9,8 +9,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // MaxLineBytes bounds one JSONL line, so a corrupt file cannot make a reader hold unbounded memory.
@@ -112,11 +114,15 @@ func (r *Record) Validate() error {
 }
 
 // ReadRecords reads canonical JSONL from r; path names the source in errors. Blank lines are skipped.
-// Every record is validated; the first error (naming file and line) stops the read.
+// Every record is validated; the first error in line order (naming file and line) stops the read. Lines
+// are decoded in parallel batches, so the result does not depend on the number of workers.
 func ReadRecords(r io.Reader, path string) ([]Record, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var out []Record
 	line := 0
+	const batch = 4096
+	lines := make([][]byte, 0, batch)
+	nums := make([]int, 0, batch)
 	for {
 		b, err := readLine(br)
 		if len(b) > 0 || err == nil {
@@ -129,24 +135,50 @@ func ReadRecords(r io.Reader, path string) ([]Record, error) {
 			return nil, &Error{Path: path, Line: line, Op: "read", Err: err}
 		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
-			var rec Record
-			dec := json.NewDecoder(bytes.NewReader(t))
-			if derr := dec.Decode(&rec); derr != nil {
-				return nil, Errorf(path, line, "parse", ErrSyntax, "%v", derr)
+			lines = append(lines, t)
+			nums = append(nums, line)
+		}
+		if len(lines) == batch || (err == io.EOF && len(lines) > 0) {
+			recs, derr := decodeBatch(lines, nums, path)
+			if derr != nil {
+				return nil, derr
 			}
-			if dec.More() {
-				return nil, Errorf(path, line, "parse", ErrSyntax, "more than one JSON value on the line")
-			}
-			rec.Source = Source{Path: path, Line: line}
-			if verr := rec.Validate(); verr != nil {
-				return nil, verr
-			}
-			out = append(out, rec)
+			out = append(out, recs...)
+			lines, nums = lines[:0], nums[:0]
 		}
 		if err == io.EOF {
 			return out, nil
 		}
 	}
+}
+
+// decodeBatch parses and validates lines concurrently and returns the first error in line order.
+func decodeBatch(lines [][]byte, nums []int, path string) ([]Record, error) {
+	recs := make([]Record, len(lines))
+	errs := make([]error, len(lines))
+	workers := min(runtime.GOMAXPROCS(0), (len(lines)+255)/256)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(lines); i += workers {
+				if err := json.Unmarshal(lines[i], &recs[i]); err != nil {
+					errs[i] = Errorf(path, nums[i], "parse", ErrSyntax, "%v", err)
+					continue
+				}
+				recs[i].Source = Source{Path: path, Line: nums[i]}
+				errs[i] = recs[i].Validate()
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
 }
 
 // readLine returns one line without its terminator, or ErrTooLong.
