@@ -11,11 +11,17 @@ func LetterProbs(scores map[string][]float64, letters []string) map[string]float
 	max := math.Inf(-1)
 	for i, l := range letters {
 		agg[i] = logSumExp(scores[l])
+		if math.IsNaN(agg[i]) {
+			agg[i] = math.Inf(-1) // a NaN score carries no evidence
+		}
+		if math.IsInf(agg[i], 1) {
+			agg[i] = math.MaxFloat64 // +Inf: these letters share all the mass
+		}
 		if agg[i] > max {
 			max = agg[i]
 		}
 	}
-	if math.IsInf(max, -1) || math.IsNaN(max) {
+	if math.IsInf(max, -1) {
 		return nil
 	}
 	var sum float64
@@ -36,6 +42,9 @@ func LetterProbs(scores map[string][]float64, letters []string) map[string]float
 func logSumExp(xs []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range xs {
+		if math.IsInf(x, 1) {
+			return x
+		}
 		if x > m {
 			m = x
 		}
