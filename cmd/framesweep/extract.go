@@ -399,10 +399,10 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 				res.lines = append(res.lines, j.manifest(path, ref, o.store, "skipped", f))
 				continue
 			}
-			if !errors.Is(err, cache.ErrNotFound) && !errors.Is(err, cache.ErrCorrupt) {
-				return res, &storeError{err}
+			if !errors.Is(err, cache.ErrNotFound) && !errors.Is(err, cache.ErrCorrupt) && !errors.Is(err, cache.ErrTooLarge) {
+				return res, &storeError{err} // the store cannot be read: stop the run
 			}
-			// Missing or corrupt: (re)build it.
+			// Missing, corrupt or oversized: (re)build it.
 			jobs = append(jobs, j)
 		}
 	}

@@ -475,7 +475,8 @@ const exBenchGrid = "frames: [8, 16, 32]\npolicies: [uniform]\nresolutions: [\"4
 
 // BenchmarkExtractGrid extracts a 6-config grid from a 1080p video and, in the same iterations, decodes
 // the same union of frames once without resizing or writing (the decode-once baseline); it reports
-// both times and their ratio, and fails if extract decodes any frame more than once.
+// both times and their ratio, and fails if extract decodes any frame more than once. One sub-benchmark
+// per kernel: Pillow-exact bicubic (the default) and OpenCV bilinear.
 func BenchmarkExtractGrid(b *testing.B) {
 	video := exVideo(b, "androidx-media/edit_list_positive_shift.mp4") // 1920x1080 H.264, GOP 250
 	gridPath := exWriteGrid(b, exBenchGrid)
@@ -497,30 +498,34 @@ func BenchmarkExtractGrid(b *testing.B) {
 	}
 	v.Close()
 	union := sampler.Union(plans...)
-	var tDecode, tExtract time.Duration
-	for i := 0; b.Loop(); i++ {
-		t0 := time.Now()
-		v, err := decode.Open(video, decode.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		st, err := v.Read(union.Indices, func(*decode.Frame) error { return nil })
-		v.Close()
-		if err != nil || st.Converted != union.Size {
-			b.Fatalf("decode-once: %v, %d of %d frames", err, st.Converted, union.Size)
-		}
-		t1 := time.Now()
-		code, sum, stderr := exRun(b, "--grid", gridPath, "--out", b.TempDir(), "--videos", video)
-		tExtract += time.Since(t1)
-		tDecode += t1.Sub(t0)
-		if code != 0 || sum.ObjectsWritten != 6 || sum.FramesDecoded != union.Size || sum.FramesUnion != union.Size {
-			b.Fatalf("extract: exit %d, %+v (union %d) %s", code, sum, union.Size, stderr)
-		}
+	for _, kernel := range []string{"pil-bicubic", "cv-linear"} {
+		b.Run("src=1920x1080/configs=6/kernel="+kernel, func(b *testing.B) {
+			var tDecode, tExtract time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				v, err := decode.Open(video, decode.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				st, err := v.Read(union.Indices, func(*decode.Frame) error { return nil })
+				v.Close()
+				if err != nil || st.Converted != union.Size {
+					b.Fatalf("decode-once: %v, %d of %d frames", err, st.Converted, union.Size)
+				}
+				t1 := time.Now()
+				code, sum, stderr := exRun(b, "--grid", gridPath, "--out", b.TempDir(), "--kernel", kernel, "--videos", video)
+				tExtract += time.Since(t1)
+				tDecode += t1.Sub(t0)
+				if code != 0 || sum.ObjectsWritten != 6 || sum.FramesDecoded != union.Size || sum.FramesUnion != union.Size {
+					b.Fatalf("extract: exit %d, %+v (union %d) %s", code, sum, union.Size, stderr)
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(tDecode.Seconds()/n, "decode-once-s/op")
+			b.ReportMetric(tExtract.Seconds()/n, "extract-s/op")
+			b.ReportMetric(tExtract.Seconds()/tDecode.Seconds(), "extract/decode")
+			b.ReportMetric(float64(union.Size), "union-frames")
+			b.ReportMetric(float64(union.Requested), "requested-frames")
+		})
 	}
-	n := float64(b.N)
-	b.ReportMetric(tDecode.Seconds()/n, "decode-once-s/op")
-	b.ReportMetric(tExtract.Seconds()/n, "extract-s/op")
-	b.ReportMetric(tExtract.Seconds()/tDecode.Seconds(), "extract/decode")
-	b.ReportMetric(float64(union.Size), "union-frames")
-	b.ReportMetric(float64(union.Requested), "requested-frames")
 }
