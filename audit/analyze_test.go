@@ -204,7 +204,7 @@ func TestMcNemarExact(t *testing.T) {
 	cases := []struct {
 		b, c int
 		want float64
-	}{{0, 0, 1}, {3, 3, 1}, {0, 5, 0.0625}, {5, 0, 0.0625}, {1, 5, 0.21875}, {2, 1, 1}, {0, 2, 0.5}}
+	}{{0, 0, 1}, {3, 3, 1}, {0, 5, 0.0625}, {5, 0, 0.0625}, {1, 5, 0.21875}, {2, 1, 1}, {0, 2, 0.5}, {13, 14, 1}, {14, 13, 1}}
 	for _, tc := range cases {
 		if got := McNemarExact(tc.b, tc.c); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("McNemarExact(%d,%d) = %v, want %v", tc.b, tc.c, got, tc.want)

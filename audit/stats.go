@@ -15,6 +15,9 @@ func McNemarExact(b, c int) float64 {
 		return 1
 	}
 	k := min(b, c)
+	if 2*k+1 >= n {
+		return 1 // P(X ≤ k) ≥ 1/2 exactly; saves the sum's rounding (0.99999…)
+	}
 	// Sum in log space: lgamma keeps C(n,i)/2^n finite for n in the hundreds of thousands.
 	lnHalfN := float64(n) * math.Ln2
 	lgN, _ := math.Lgamma(float64(n + 1))
