@@ -240,14 +240,14 @@ func Expand(spec GridSpec) (*Grid, error) {
 		MinFrames: spec.Options.MinFrames, MaxFrames: spec.Options.MaxFrames}
 	for _, e := range entries {
 		name := e.s.Name()
-		_, hasFPS := e.s.Modes()
+		hasFrames, hasFPS := e.s.Modes()
 		random := strings.HasPrefix(name, "random")
 		needsFPS := false
 		if s, ok := e.s.(*sampler); ok {
 			needsFPS = s.needsFPS
 		}
-		if needsFPS && len(spec.SampleFPS) == 0 {
-			return nil, gridErr("policy %q needs sample_fps values", name)
+		if (needsFPS || !hasFrames) && len(spec.SampleFPS) == 0 {
+			return nil, gridErr("%q needs sample_fps values", name)
 		}
 		if !hasFPS && len(spec.Frames) == 0 {
 			return nil, gridErr("%q has no fps mode and the grid has no frames budgets", name)
@@ -257,7 +257,7 @@ func Expand(spec GridSpec) (*Grid, error) {
 			f float64
 		}
 		var budgets []budget
-		if !needsFPS {
+		if hasFrames && !needsFPS {
 			for _, n := range spec.Frames {
 				budgets = append(budgets, budget{n: n})
 			}
@@ -314,8 +314,8 @@ func Expand(spec GridSpec) (*Grid, error) {
 
 func validateSpec(spec *GridSpec) error {
 	for _, n := range spec.Frames {
-		if n < 1 || n > 1<<20 {
-			return gridErr("frames: budget %d is outside [1, %d]", n, 1<<20)
+		if n < 1 || n > 1<<17 {
+			return gridErr("frames: budget %d is outside [1, %d]", n, 1<<17)
 		}
 	}
 	if dup := firstDup(spec.Frames); dup != "" {
@@ -418,7 +418,7 @@ func configID(c Config, random bool) string {
 	}
 	b.WriteString("-")
 	if c.Preset != "" {
-		b.WriteString(c.Preset)
+		b.WriteString(strings.ReplaceAll(c.Preset, "/", "_")) // ids may become file names
 	} else {
 		b.WriteString(c.Policy)
 	}

@@ -41,7 +41,7 @@ func (s *sampler) Plan(v Video, r Request) (Plan, error) {
 	default:
 		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("unknown torch variant %q (want 2, 2-nofma, 1.13-avx2 or 1.13-avx512)", r.Torch))
 	}
-	if !s.frames && r.Frames > 0 && !s.fps {
+	if !s.frames && r.Frames > 0 {
 		return Plan{}, errf(ErrRequest, s.name, "takes no frame budget")
 	}
 	if !s.fps && r.SampleFPS > 0 {

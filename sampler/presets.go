@@ -7,7 +7,7 @@ import (
 )
 
 func presetList() []*sampler {
-	return []*sampler{qwen25VL, qwen3VL, qwen3VLHF, internVL3, llavaOneVision, llavaVideo, lmmsEval, vlmEvalKit, videoMME}
+	return append([]*sampler{qwen25VL, qwen3VL, qwen3VLHF, internVL3, llavaOneVision, llavaVideo, lmmsEval, vlmEvalKit, videoMME}, harnessList()...)
 }
 
 // qwen25VL reproduces qwen-vl-utils 0.0.10/0.0.11 (QwenLM/Qwen2.5-VL:
