@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,5 +145,34 @@ func TestFramesCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir3, "000031.png")); err != nil {
 		t.Errorf("frame 31 after the failed one was not written: %v", err)
+	}
+}
+
+// TestBinaryOneLineErrors runs the built binary (FRAMESWEEP_BIN, set by `make test`): FFmpeg writes to
+// the process's stderr directly, so only a real process shows that a handled error is exactly one line.
+func TestBinaryOneLineErrors(t *testing.T) {
+	bin := os.Getenv("FRAMESWEEP_BIN")
+	if bin == "" {
+		t.Skip("FRAMESWEEP_BIN not set (make test sets it to the built binary)")
+	}
+	broken := sharedVideo(t, "decord/corrupted.mp4")
+	for _, args := range [][]string{
+		{"probe", sharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4")},
+		{"probe", sharedVideo(t, "androidx-media/sample_malformed_free_box.mp4")},
+		{"frames", broken, "--indices", "29,30,31", "--out", t.TempDir()},
+		{"frames", sharedVideo(t, "androidx-media/invalid-bitstream.webm"), "--indices", "0,1", "--out", t.TempDir()},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "FRAMESWEEP_FFMPEG_LOG=")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitError {
+			t.Errorf("%v: %v, want exit 1", args, err)
+		}
+		if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, args[1]) {
+			t.Errorf("%v: stderr is not one line naming the file: %q", args, s)
+		}
 	}
 }

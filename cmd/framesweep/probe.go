@@ -9,7 +9,7 @@ import (
 
 // runProbe: framesweep probe VIDEO [--json] [--frames-detail] [--no-autorotate] [--hwaccel X]
 func runProbe(args []string, stdout, stderr io.Writer) int {
-	decode.SetLogLevel("error") // FFmpeg warnings about damaged input would clutter stderr; our errors name the cause
+	decode.SetLogLevel(decode.CLILogLevel()) // FFmpeg's own lines would break the one-line error on stderr
 	fs := newFlags("probe", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	detail := fs.Bool("frames-detail", false, "add per-frame pts_s and key")
