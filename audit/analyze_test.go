@@ -428,7 +428,11 @@ func TestOpenEnded(t *testing.T) {
 	scores := map[string][2]float64{"q1": {0.5, 0.9}, "q2": {0.8, 0.2}, "q3": {1, 1}}
 	for _, it := range []string{"q1", "q2", "q3"} {
 		for k, c := range []string{"o8", "o16"} {
-			recs = append(recs, Record{ItemID: it, Config: c, Score: fp(scores[it][k]), ConfigMeta: &ConfigMeta{Frames: ip(8 << k)}})
+			cat := "A"
+			if it == "q3" {
+				cat = "B"
+			}
+			recs = append(recs, Record{ItemID: it, Config: c, Score: fp(scores[it][k]), ConfigMeta: &ConfigMeta{Frames: ip(8 << k)}, Category: cat})
 		}
 	}
 	recs = append(recs, Record{ItemID: "q4", Config: "o8", Score: fp(0.1)}) // missing o16: dropped
@@ -451,6 +455,10 @@ func TestOpenEnded(t *testing.T) {
 	near(t, "regression rate", fp(r.RegressionRate), 100.0/3)
 	near(t, "improved rate", fp(r.ImprovedRate), 100.0/3)
 	near(t, "mean change", fp(r.MeanChange), -20.0/3)
+	// Category A = {q1, q2}: o8 mean 65, o16 55, oracle (0.9+0.8)/2 = 85, gap 20.
+	if a := oe.Categories["A"]; a == nil || a.Items != 2 || math.Abs(a.OracleGap-20) > 1e-9 || a.BestConfig != "o8" || oe.Categories["B"].Items != 1 {
+		t.Errorf("open-ended categories %+v", oe.Categories)
+	}
 	if res.Items != 0 || res.BestFixed != nil {
 		t.Errorf("no multiple-choice configs, yet items=%d", res.Items)
 	}

@@ -65,10 +65,14 @@ type CascadeResult struct {
 	CurveThinned      bool            `json:"curve_thinned"`
 	Selected          *CascadePoint   `json:"selected"`
 	SharedCostSaving  *float64        `json:"shared_cost_saving"` // % below the reference's shared cost
-	LatencySaving     *float64        `json:"latency_saving"`     // % below the reference's latency
-	Folds             int             `json:"folds"`
-	FoldSeed          uint64          `json:"fold_seed"`
-	FoldResults       []CascadeFold   `json:"fold_results,omitempty"`
+	// SelectedLatency is the same selection done for wall-clock time (smallest mean latency with accuracy
+	// ≥ the reference's), present when every record carries latency_s; LatencySaving is its % below
+	// the reference's latency.
+	SelectedLatency *CascadePoint `json:"selected_latency"`
+	LatencySaving   *float64      `json:"latency_saving"`
+	Folds           int           `json:"folds"`
+	FoldSeed        uint64        `json:"fold_seed"`
+	FoldResults     []CascadeFold `json:"fold_results,omitempty"`
 	// CrossFitted pools the held-out folds, each scored at the τ chosen on the other folds (its tau is 0:
 	// the τ differs per fold, see FoldResults).
 	CrossFitted *CascadePoint `json:"cross_fitted"`
@@ -491,6 +495,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 		heldout, train  cascadeAgg
 	}
 	var sel pick
+	var selLat *CascadePoint
 	foldPick := make([]pick, K)
 	ev := 0
 	for ti, tau := range taus {
@@ -506,6 +511,11 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 		// accuracy ≥ reference ⇔ correct·n_ref ≥ refCorrect·n: integer comparison, no rounding.
 		if all.correct >= refTotal && better(int64(all.correct), all.shared, sel.correct, sel.shared, sel.have) {
 			sel = pick{have: true, tau: tau, correct: int64(all.correct), shared: all.shared, heldout: all}
+		}
+		if withLatency && all.correct >= refTotal && (selLat == nil || all.latency/float64(all.n) < *selLat.LatencyS ||
+			(all.latency/float64(all.n) == *selLat.LatencyS && 100*float64(all.correct)/float64(all.n) > selLat.Accuracy)) {
+			p := all.point(tau, true)
+			selLat = &p
 		}
 		if K > 1 {
 			for f := 0; f < K; f++ {
@@ -527,8 +537,11 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 			s := 100 * (1 - p.SharedFramesCost/cr.ReferenceShared)
 			cr.SharedCostSaving = &s
 		}
-		if withLatency && cr.ReferenceLatencyS != nil && *cr.ReferenceLatencyS > 0 {
-			s := 100 * (1 - *p.LatencyS / *cr.ReferenceLatencyS)
+	}
+	if selLat != nil {
+		cr.SelectedLatency = selLat
+		if *cr.ReferenceLatencyS > 0 {
+			s := 100 * (1 - *selLat.LatencyS / *cr.ReferenceLatencyS)
 			cr.LatencySaving = &s
 		}
 	}

@@ -68,6 +68,10 @@ func TestCascadeSweep(t *testing.T) {
 		t.Fatalf("selected %+v", cr.Selected)
 	}
 	near(t, "shared saving", cr.SharedCostSaving, 100*(1-(32.0/3)/32))
+	// By latency: τ=0.3 (0.1 s) is below the reference accuracy; τ=0.4 (0.1667 s) is the fastest that reaches it.
+	if cr.SelectedLatency == nil || cr.SelectedLatency.Tau != 0.4 {
+		t.Fatalf("latency selection %+v", cr.SelectedLatency)
+	}
 	near(t, "latency saving", cr.LatencySaving, 100*(1-(0.5/3)/0.4))
 	if len(cr.Budgets) != 3 || cr.Budgets[0].Accuracy != 100.0/3 || cr.Budgets[2].SharedFramesCost != 32 {
 		t.Errorf("budgets %+v", cr.Budgets)

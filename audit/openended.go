@@ -5,17 +5,61 @@ import "fmt"
 // OpenEnded holds the open-ended metrics (METRICS.md "Open-ended tasks") over items that have a score in
 // every open-ended config. All values are points (100 · score).
 type OpenEnded struct {
-	Items       int                `json:"items"`
-	Dropped     int                `json:"dropped"`
-	Configs     []string           `json:"configs"`
-	MeanScore   map[string]float64 `json:"mean_score"`
-	BestFixed   float64            `json:"best_fixed"`
-	BestConfig  string             `json:"best_fixed_config"`
-	OracleMean  float64            `json:"oracle_mean"`
-	OracleGap   float64            `json:"oracle_gap"`
-	Epsilon     float64            `json:"epsilon"`
-	Regression  []OERegression     `json:"regression"`
-	DroppedNote string             `json:"dropped_reason,omitempty"`
+	Items       int                 `json:"items"`
+	Dropped     int                 `json:"dropped"`
+	Configs     []string            `json:"configs"`
+	MeanScore   map[string]float64  `json:"mean_score"`
+	BestFixed   float64             `json:"best_fixed"`
+	BestConfig  string              `json:"best_fixed_config"`
+	OracleMean  float64             `json:"oracle_mean"`
+	OracleGap   float64             `json:"oracle_gap"`
+	Epsilon     float64             `json:"epsilon"`
+	Regression  []OERegression      `json:"regression"`
+	Categories  map[string]*OEGroup `json:"categories"`
+	Durations   map[string]*OEGroup `json:"durations"`
+	DroppedNote string              `json:"dropped_reason,omitempty"`
+}
+
+// OEGroup is the open-ended summary over one category or duration.
+type OEGroup struct {
+	Items      int                `json:"items"`
+	MeanScore  map[string]float64 `json:"mean_score"`
+	BestFixed  float64            `json:"best_fixed"`
+	BestConfig string             `json:"best_fixed_config"`
+	OracleMean float64            `json:"oracle_mean"`
+	OracleGap  float64            `json:"oracle_gap"`
+}
+
+// oeSummary computes mean scores, best fixed and the oracle over items (all in every config of ks).
+func oeSummary(d *dataset, ks []int, items []int) *OEGroup {
+	C := len(d.configs)
+	g := &OEGroup{Items: len(items), MeanScore: map[string]float64{}}
+	if len(items) == 0 {
+		return g
+	}
+	n := float64(len(items))
+	sums := make([]float64, len(ks))
+	oracle := 0.0
+	for _, i := range items {
+		best := 0.0
+		for j, k := range ks {
+			v := *d.recs[d.grid[i*C+k]].Score
+			sums[j] += v
+			best = max(best, v)
+		}
+		oracle += best
+	}
+	bestJ := 0
+	for j, k := range ks {
+		g.MeanScore[d.configs[k].ID] = 100 * sums[j] / n
+		if sums[j] > sums[bestJ] || (sums[j] == sums[bestJ] && costLess(d.configs[k], d.configs[ks[bestJ]])) {
+			bestJ = j
+		}
+	}
+	g.BestFixed, g.BestConfig = 100*sums[bestJ]/n, d.configs[ks[bestJ]].ID
+	g.OracleMean = 100 * oracle / n
+	g.OracleGap = g.OracleMean - g.BestFixed
+	return g
 }
 
 // OERegression is one ordered pair (From cheaper than To).
@@ -38,7 +82,8 @@ func openEnded(d *dataset, opt Options) *OpenEnded {
 		return nil
 	}
 	C := len(d.configs)
-	oe := &OpenEnded{MeanScore: map[string]float64{}, Epsilon: opt.Epsilon, Regression: []OERegression{}}
+	oe := &OpenEnded{MeanScore: map[string]float64{}, Epsilon: opt.Epsilon, Regression: []OERegression{},
+		Categories: map[string]*OEGroup{}, Durations: map[string]*OEGroup{}}
 	var paired []int
 	for i := range d.items {
 		have, any := 0, false
@@ -66,27 +111,24 @@ func openEnded(d *dataset, opt Options) *OpenEnded {
 		return oe
 	}
 	s := func(i, k int) float64 { return *d.recs[d.grid[i*C+k]].Score }
-	sums := make([]float64, len(ks))
-	oracle := 0.0
+	all := oeSummary(d, ks, paired)
+	oe.MeanScore, oe.BestFixed, oe.BestConfig, oe.OracleMean, oe.OracleGap = all.MeanScore, all.BestFixed, all.BestConfig, all.OracleMean, all.OracleGap
+	byCat, byDur := map[string][]int{}, map[string][]int{}
 	for _, i := range paired {
-		best := 0.0
-		for j, k := range ks {
-			v := s(i, k)
-			sums[j] += v
-			best = max(best, v)
+		cat, dur := itemAttr(d, i, ks)
+		if cat != "" {
+			byCat[cat] = append(byCat[cat], i)
 		}
-		oracle += best
-	}
-	bestJ := 0
-	for j, k := range ks {
-		oe.MeanScore[d.configs[k].ID] = 100 * sums[j] / n
-		if sums[j] > sums[bestJ] || (sums[j] == sums[bestJ] && costLess(d.configs[k], d.configs[ks[bestJ]])) {
-			bestJ = j
+		if dur != "" {
+			byDur[dur] = append(byDur[dur], i)
 		}
 	}
-	oe.BestFixed, oe.BestConfig = 100*sums[bestJ]/n, d.configs[ks[bestJ]].ID
-	oe.OracleMean = 100 * oracle / n
-	oe.OracleGap = oe.OracleMean - oe.BestFixed
+	for c, its := range byCat {
+		oe.Categories[c] = oeSummary(d, ks, its)
+	}
+	for du, its := range byDur {
+		oe.Durations[du] = oeSummary(d, ks, its)
+	}
 	for _, a := range ks {
 		for _, b := range ks {
 			if !costLess(d.configs[a], d.configs[b]) {
