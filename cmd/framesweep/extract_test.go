@@ -19,6 +19,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -526,6 +527,97 @@ func BenchmarkExtractGrid(b *testing.B) {
 			b.ReportMetric(tExtract.Seconds()/tDecode.Seconds(), "extract/decode")
 			b.ReportMetric(float64(union.Size), "union-frames")
 			b.ReportMetric(float64(union.Requested), "requested-frames")
+		})
+	}
+}
+
+// TestExtractContent checks the stored pixels against an independent computation from the decoded
+// frames: resize (fixed size), resize + centre crop, and InternVL-style tiles + thumbnail, through the
+// raw and the cached (JPEG q75) pipeline.
+func TestExtractContent(t *testing.T) {
+	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	for _, res := range []string{"40x24", "short:30+crop:24", "internvl3:max_num=4,tile=16"} {
+		t.Run(res, func(t *testing.T) {
+			grid := exWriteGrid(t, "frames: [5]\npolicies: [uniform]\nresolutions: [\""+res+"\"]\npipelines: [raw, cached]\n")
+			dir := t.TempDir()
+			code, sum, e := exRun(t, "--grid", grid, "--out", dir, "--videos", video)
+			if code != 0 || sum.ObjectsWritten != 2 {
+				t.Fatalf("exit %d %+v %s", code, sum, e)
+			}
+			g, err := sampler.LoadGrid(grid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := decode.Open(video, decode.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			info := v.Info()
+			s, _ := cache.Open(context.Background(), dir)
+			mb, _ := os.ReadFile(sum.Manifest)
+			for _, line := range strings.Split(strings.TrimSpace(string(mb)), "\n") {
+				var m manifestLine
+				json.Unmarshal([]byte(line), &m)
+				f, _, err := s.Load(context.Background(), m.Key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var cfg *sampler.Config
+				for i := range g.Configs {
+					if g.Configs[i].ID == m.Config {
+						cfg = &g.Configs[i]
+					}
+				}
+				lay, err := cfg.Geometry().Layout(info.OutWidth, info.OutHeight, len(m.Indices))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []byte
+				_, err = v.Read(m.Indices, func(fr *decode.Frame) error {
+					src := fr.Image.Clone()
+					if m.Pipeline == cache.PipelineCached {
+						if src, err = resize.JPEGRoundTrip(src, 75); err != nil {
+							return err
+						}
+					}
+					rs, err := resize.Resize(resize.DefaultKernel, src, lay.Resize.W, lay.Resize.H)
+					if err != nil {
+						return err
+					}
+					switch {
+					case len(lay.Tiles) > 0:
+						for _, tl := range lay.Tiles {
+							want = appendRect(want, rs, tl)
+						}
+						if lay.Thumb != nil {
+							th, err := resize.Resize(resize.DefaultKernel, src, lay.Thumb.W, lay.Thumb.H)
+							if err != nil {
+								return err
+							}
+							want = append(want, th.Packed()...)
+						}
+					case lay.Crop != nil:
+						want = appendRect(want, rs, *lay.Crop)
+					default:
+						want = append(want, rs.Packed()...)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fr := f.Tensors["frames"]
+				if len(lay.Tiles) > 0 && (len(fr.Shape) != 5 || fr.Shape[1] != lay.Images() || lay.Images() < 2) {
+					t.Fatalf("tiled shape %v, %d images", fr.Shape, lay.Images())
+				}
+				if !bytes.Equal(fr.Data, want) {
+					t.Fatalf("%s %s: stored pixels differ from decode → %s", m.Config, m.Pipeline, map[bool]string{true: "JPEG → resize", false: "resize"}[m.Pipeline == cache.PipelineCached])
+				}
+				if f.Metadata["pipeline"] != m.Pipeline || f.Metadata["source_sha256"] != m.VideoSHA256 || f.Metadata["indices"] == "" {
+					t.Fatalf("metadata %v", f.Metadata)
+				}
+			}
 		})
 	}
 }
