@@ -387,6 +387,9 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 		m := v.pt.metrics(pats)
 		if len(pats) > 0 && opt.Resamples > 0 {
 			m.OracleHeadroomCI, m.VisualConfusionRateCI = v.pt.bootstrap(pats, opt.Seed, scope, opt.Resamples)
+			if m.VisualConfusionRate == nil {
+				m.VisualConfusionRateCI = nil
+			}
 		}
 		return m
 	}
@@ -440,6 +443,8 @@ type patternTable struct {
 	text    []int // text-only configs
 	visual  []int
 	levels  []int // cost level per config (-1 unknown)
+	nLevels int   // distinct known costs
+	nVisLev int   // distinct known costs of visual configs
 
 	oracle, conf, confVis, terminal, textOK, textOver, textAllVis, unstable []bool
 }
@@ -493,6 +498,20 @@ func newPatternTable(cfgs []*Config, defPolicy string) *patternTable {
 		} else {
 			pt.topNote = fmt.Sprintf("terminal_regression_rate undefined: the costliest cost is shared by %s and no single one has policy %q", strings.Join(ids, ", "), defPolicy)
 		}
+	}
+	pt.nLevels = len(level)
+	vis := map[int64]bool{}
+	var unknown []string
+	for _, c := range cfgs {
+		if c.Cost == nil {
+			unknown = append(unknown, c.ID)
+		} else if !c.TextOnly {
+			vis[*c.Cost] = true
+		}
+	}
+	pt.nVisLev = len(vis)
+	if len(unknown) > 0 {
+		pt.topNote = strings.TrimSpace(pt.topNote + fmt.Sprintf(" configs %s have no frames in config_meta: their cost is unknown, so they are ordered against nothing (import with --frames)", strings.Join(unknown, ", ")))
 	}
 	if len(level) < 2 && pt.top >= 0 {
 		pt.top = -1 // a single cost level has nothing cheaper than the top
@@ -619,9 +638,14 @@ func (pt *patternTable) metrics(pats []int32) *Metrics {
 	m.OracleAccuracy = pct(oracle, n)
 	h := *m.OracleAccuracy - bf
 	m.OracleHeadroom = &h
-	m.VisualConfusionRate = pct(conf, n)
+	// Confusion needs two configs of different known cost; otherwise it is undefined, not 0.
+	if pt.nLevels >= 2 {
+		m.VisualConfusionRate = pct(conf, n)
+	}
 	if len(pt.text) > 0 {
-		m.VisualConfusionRateVisualOnly = pct(confVis, n)
+		if pt.nVisLev >= 2 {
+			m.VisualConfusionRateVisualOnly = pct(confVis, n)
+		}
 		m.TextCorrectItems = &textOK
 		m.TextOverwriteRate = pct(textOver, n)
 		m.TextOverwriteRateOfTextCorrect = pct(textOver, textOK)

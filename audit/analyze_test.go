@@ -524,3 +524,19 @@ func TestReadRecordsFirstErrorInOrder(t *testing.T) {
 		t.Errorf("%d records, last line %d, %v", len(recs), recs[len(recs)-1].Source.Line, err)
 	}
 }
+
+// Without frames in config_meta, costs are unknown: nothing is ordered, so confusion and pairs are
+// undefined (null, empty), while accuracy and the oracle still hold.
+func TestUnknownCosts(t *testing.T) {
+	res, err := Analyze(grid([]string{"a", "b"}, nil, map[string]string{"x": "10", "y": "01", "z": "11"}, nil), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.VisualConfusionRate != nil || res.VisualConfusionRateCI != nil || len(res.Pairs) != 0 || res.TerminalRegressionRate != nil {
+		t.Errorf("ordered metrics without costs: %v %v %v", res.VisualConfusionRate, res.Pairs, res.TerminalRegressionRate)
+	}
+	near(t, "oracle", res.OracleAccuracy, 100)
+	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "--frames") {
+		t.Errorf("notes %v", res.Notes)
+	}
+}
