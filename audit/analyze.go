@@ -8,6 +8,12 @@ import (
 	"sync"
 )
 
+// MaxConfigs bounds the configs of one audit (pairs grow with its square).
+const MaxConfigs = 512
+
+// maxCells bounds items × configs (4 bytes each).
+const maxCells = 1 << 28
+
 // Options steer Analyze. Use DefaultOptions and override fields.
 type Options struct {
 	Seed          uint64  // bootstrap and fold seed, recorded in the output
@@ -197,6 +203,13 @@ func build(recs []Record) (*dataset, error) {
 	}
 	d.items = items
 	C := len(order)
+	// Bounds keep hostile inputs in check: pairs grow with C², the grid with items × C.
+	if C > MaxConfigs {
+		return nil, Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d configs; the audit handles at most %d", C, MaxConfigs)
+	}
+	if int64(len(items))*int64(C) > maxCells {
+		return nil, Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d items × %d configs is over %d cells", len(items), C, maxCells)
+	}
 	d.grid = make([]int32, len(items)*C)
 	for i := range d.grid {
 		d.grid[i] = -1

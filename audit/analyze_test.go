@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"runtime"
@@ -538,5 +539,15 @@ func TestUnknownCosts(t *testing.T) {
 	near(t, "oracle", res.OracleAccuracy, 100)
 	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "--frames") {
 		t.Errorf("notes %v", res.Notes)
+	}
+}
+
+func TestTooManyConfigs(t *testing.T) {
+	var recs []Record
+	for k := 0; k <= MaxConfigs; k++ {
+		recs = append(recs, Record{ItemID: "a", Config: fmt.Sprint("c", k), Correct: bp(true)})
+	}
+	if _, err := Analyze(recs, DefaultOptions()); !errors.Is(err, ErrBadArgs) {
+		t.Errorf("got %v", err)
 	}
 }

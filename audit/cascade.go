@@ -417,7 +417,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 	type event struct {
 		t    float64
 		item int32
-		to   int8
+		to   int16
 	}
 	var events []event
 	var confs []float64
@@ -435,7 +435,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 					break
 				}
 			}
-			events = append(events, event{t: cs, item: int32(ii), to: int8(next)})
+			events = append(events, event{t: cs, item: int32(ii), to: int16(next)})
 			s = next
 		}
 	}
@@ -463,7 +463,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 		}
 		keep = func(ti int) bool { return keepSet[ti] }
 	}
-	state := make([]int8, len(items))
+	state := make([]int16, len(items))
 	folds := make([]cascadeAgg, K)
 	refCorrect := make([]int, K)
 	for ii := range items {
