@@ -44,3 +44,48 @@ func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l L
 func f16Asm(dst []uint16, src []float32) {
 	C.native_f32_to_f16((*C.float)(unsafe.Pointer(&src[0])), (*C.uint16_t)(unsafe.Pointer(&dst[0])), C.ptrdiff_t(len(src)))
 }
+
+// torchHAsm runs the width pass in C; rows whose 4-byte pixel loads would pass the end of src.Pix are
+// done from a padded copy (normally only the buffer's last row).
+func torchHAsm(p *TorchPlan, src *rgb.Image, firstRow, rows int, tmp []float32, dst *rgb.Image) {
+	a := &p.h
+	safe := rows
+	for safe > 0 && (firstRow+safe-1)*src.Stride+3*src.W+1 > len(src.Pix) {
+		safe--
+	}
+	run := func(in []byte, stride, y0, n int) {
+		var tp *C.float
+		var dp *C.uint8_t
+		ds := 0
+		if tmp != nil {
+			tp = (*C.float)(unsafe.Pointer(&tmp[y0*3*p.OutW]))
+		} else {
+			dp, ds = u8p(dst.Pix[y0*dst.Stride:]), dst.Stride
+		}
+		C.native_torch_h(u8p(in), C.ptrdiff_t(stride), C.int(n), tp, dp, C.ptrdiff_t(ds), C.int(p.OutW),
+			i32p(a.start), i32p(a.n), (*C.float)(unsafe.Pointer(&a.w[0])), C.int(a.ksize))
+	}
+	if safe > 0 {
+		run(src.Pix[firstRow*src.Stride:], src.Stride, 0, safe)
+	}
+	if safe < rows {
+		pad := make([]byte, 3*src.W+4)
+		for y := safe; y < rows; y++ {
+			copy(pad, src.Row(firstRow+y))
+			run(pad, len(pad), y, 1)
+		}
+	}
+}
+
+func torchVAsm(a *torchAxis, start []int32, srcF []float32, src8 *rgb.Image, rb int, dst *rgb.Image) {
+	var fp *C.float
+	var bp *C.uint8_t
+	ss := rb
+	if srcF != nil {
+		fp = (*C.float)(unsafe.Pointer(&srcF[0]))
+	} else {
+		bp, ss = u8p(src8.Pix), src8.Stride
+	}
+	C.native_torch_v(fp, bp, C.ptrdiff_t(ss), C.int(rb), u8p(dst.Pix), C.ptrdiff_t(dst.Stride), C.int(dst.H),
+		i32p(start), i32p(a.n), (*C.float)(unsafe.Pointer(&a.w[0])), C.int(a.ksize))
+}

@@ -7,3 +7,7 @@ void native_yuv420_rgb(const uint8_t *Y, ptrdiff_t ys, const uint8_t *U, ptrdiff
 void native_tensor(const uint8_t *src, ptrdiff_t stride, int w, int h, float *f32, uint16_t *f16,
                    int nchw, const float *norm);
 void native_f32_to_f16(const float *src, uint16_t *dst, ptrdiff_t n);
+void native_torch_h(const uint8_t *src, ptrdiff_t ss, int rows, float *tmp, uint8_t *dst, ptrdiff_t ds,
+                    int out_w, const int32_t *xmin, const int32_t *nn, const float *w, int ksize);
+void native_torch_v(const float *srcf, const uint8_t *src8, ptrdiff_t ss, int rb, uint8_t *dst, ptrdiff_t ds,
+                    int out_h, const int32_t *start, const int32_t *nn, const float *w, int ksize);

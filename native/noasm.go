@@ -22,3 +22,11 @@ func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l L
 }
 
 func f16Asm(dst []uint16, src []float32) { float16sGeneric(dst, src) }
+
+func torchHAsm(p *TorchPlan, src *rgb.Image, firstRow, rows int, tmp []float32, dst *rgb.Image) {
+	torchHGeneric(&p.h, src, firstRow, rows, tmp, dst)
+}
+
+func torchVAsm(a *torchAxis, start []int32, srcF []float32, src8 *rgb.Image, rb int, dst *rgb.Image) {
+	torchVGeneric(a, start, srcF, src8, rb, dst)
+}

@@ -8,7 +8,7 @@
 //   - cv-area, cv-linear, cv-cubic: OpenCV 4.6 cv::resize through gocv v0.32.0.
 //
 // New returns a Resizer with precomputed weights from a concurrency-safe cache keyed by (kernel, source
-// size, output size); FanOut produces every output size of one source frame, preparing the source once
-// per kernel family. Geometry (which sizes) lives in resize/geom; the cached pipeline's JPEG codec in
+// size, output size); FanOut produces every output size of one source frame, preparing the source at
+// most once per kernel family. Geometry (which sizes) lives in resize/geom; the cached pipeline's JPEG codec in
 // jpeg.go.
 package resize

@@ -12,10 +12,10 @@ type Target struct {
 	Kernel string
 }
 
-// FanOut makes every target from one source frame. Each kernel family prepares the source once and
-// reuses it for all its targets (OpenCV: one Mat copy; torch: one float32 conversion; Pillow kernels
-// read the bytes directly), and Resizers come from New's cache, so a grid of configs on the same video
-// costs one preparation per family plus the resizes. A target equal to the source size is a copy for
+// FanOut makes every target from one source frame. The source is prepared at most once per kernel
+// family and reused for all its targets (OpenCV: one Mat copy; the Pillow and torch kernels read the
+// bytes directly and convert on the fly), and Resizers come from New's cache, so a grid of configs on
+// the same video costs one preparation plus the resizes. A target equal to the source size is a copy for
 // pil-* (as Pillow) and is still filtered for the others.
 func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
 	if err := src.Validate(); err != nil {
@@ -24,7 +24,6 @@ func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
 	out := make([]*rgb.Image, len(targets))
 	var mat *cvMat
 	defer func() { _ = mat.Close() }()
-	var f32 []float32
 	for i, t := range targets {
 		kernel := t.Kernel
 		if kernel == "" {
@@ -43,11 +42,6 @@ func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
 				}
 			}
 			err = rr.resizeMat(dst, mat)
-		case *torchResizer:
-			if f32 == nil {
-				f32 = toFloat(src, make([]float32, 3*src.W*src.H))
-			}
-			rr.resizeShared(dst, f32)
 		default:
 			err = r.Resize(dst, src)
 		}

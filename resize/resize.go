@@ -121,7 +121,11 @@ func build(k key) (Resizer, error) {
 		}
 		return &pilResizer{kernel: k.kernel, plan: p}, nil
 	case TorchBicubic:
-		return newTorch(k.sw, k.sh, k.dw, k.dh), nil
+		r, err := newTorch(k.sw, k.sh, k.dw, k.dh)
+		if err != nil {
+			return nil, &Error{Op: "new", Kernel: k.kernel, Err: ErrBadSize, Msg: err.Error()}
+		}
+		return r, nil
 	case CVArea, CVLinear, CVCubic:
 		return newCV(k.kernel, k.sw, k.sh, k.dw, k.dh), nil
 	}

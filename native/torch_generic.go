@@ -1,0 +1,54 @@
+package native
+
+import "github.com/framesweep/framesweep/internal/rgb"
+
+// torchHGeneric is the width pass over source rows firstRow … firstRow+rows−1: into tmp (tight
+// float32 rows of 3·OutW) when tmp is non-nil, else rounded into dst. Each element is
+// t = p0·w0, then t += pj·wj in order, every product and sum rounded to float32.
+func torchHGeneric(a *torchAxis, src *rgb.Image, firstRow, rows int, tmp []float32, dst *rgb.Image) {
+	outW := len(a.n)
+	for y := 0; y < rows; y++ {
+		in := src.Row(firstRow + y)
+		for x := 0; x < outW; x++ {
+			s, n := int(a.start[x]), int(a.n[x])
+			k := a.w[x*a.ksize : x*a.ksize+n]
+			p := in[3*s:]
+			t0, t1, t2 := float32(p[0])*k[0], float32(p[1])*k[0], float32(p[2])*k[0]
+			for j := 1; j < n; j++ {
+				t0 += float32(float32(p[3*j]) * k[j])
+				t1 += float32(float32(p[3*j+1]) * k[j])
+				t2 += float32(float32(p[3*j+2]) * k[j])
+			}
+			if tmp != nil {
+				o := tmp[(y*outW+x)*3:]
+				o[0], o[1], o[2] = t0, t1, t2
+			} else {
+				o := dst.Row(y)
+				o[3*x], o[3*x+1], o[3*x+2] = TorchRound(t0), TorchRound(t1), TorchRound(t2)
+			}
+		}
+	}
+}
+
+// torchVGeneric is the height pass: from srcF (tight float32 rows of rb elements) or, when srcF is
+// nil, from the bytes of src8; output row yy mixes rows start[yy] … with the same element order.
+func torchVGeneric(a *torchAxis, start []int32, srcF []float32, src8 *rgb.Image, rb int, dst *rgb.Image) {
+	at := func(r, i int) float32 {
+		if srcF != nil {
+			return srcF[r*rb+i]
+		}
+		return float32(src8.Pix[r*src8.Stride+i])
+	}
+	for yy := 0; yy < dst.H; yy++ {
+		s, n := int(start[yy]), int(a.n[yy])
+		k := a.w[yy*a.ksize : yy*a.ksize+n]
+		o := dst.Row(yy)
+		for i := 0; i < rb; i++ {
+			t := at(s, i) * k[0]
+			for j := 1; j < n; j++ {
+				t += float32(at(s+j, i) * k[j])
+			}
+			o[i] = TorchRound(t)
+		}
+	}
+}
