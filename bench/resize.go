@@ -110,8 +110,8 @@ func resizeCase(opt ResizeOptions, env Env, c ResizeCase) ([]Row, error) {
 			return nil, err
 		}
 		dst := rgb.New(c.DstW, c.DstH)
-		lv := "none" // OpenCV and the float torch kernel do not use native dispatch
-		if strings.HasPrefix(k, "pil-") {
+		lv := "none" // OpenCV kernels do not use native dispatch
+		if strings.HasPrefix(k, "pil-") || k == resize.TorchBicubic {
 			lv = native.Best().String()
 		}
 		vs = append(vs, &resizeVariant{name: fmt.Sprintf("Resize/level=%s/%s/kernel=%s/threads=1", lv, dims, k),

@@ -337,13 +337,14 @@ func BenchmarkResize(b *testing.B) {
 		src := gradient(s[0], s[1])
 		for _, k := range Kernels() {
 			levels := []native.Level{native.Best()}
-			if k[:3] == "pil" {
+			dispatched := k[:3] == "pil" || k == TorchBicubic // kernels with dispatch levels
+			if dispatched {
 				levels = native.Supported()
 			}
 			for _, l := range levels {
 				lv := l.String()
-				if k[:3] != "pil" {
-					lv = "n/a"
+				if !dispatched {
+					lv = "none"
 				}
 				b.Run(fmt.Sprintf("level=%s/src=%dx%d/dst=%dx%d/kernel=%s", lv, s[0], s[1], s[2], s[3], k), func(b *testing.B) {
 					defer native.SetLevel(l)()
