@@ -159,14 +159,25 @@ func build(recs []Record) (*dataset, error) {
 	var order []*Config
 	itemIdx := map[string]int{}
 	var items []string
+	// First-seen item and config of every record, so the second pass needs no map lookups.
+	recItem := make([]int32, len(recs))
+	recCfg := make([]int32, len(recs))
+	cfgFirst := map[*Config]int32{}
+	var last *Config
 	for i := range recs {
 		r := &recs[i]
-		c := byID[r.Config]
+		c := last
+		if c == nil || c.ID != r.Config {
+			c = byID[r.Config]
+		}
 		if c == nil {
 			c = &Config{ID: r.Config}
 			byID[r.Config] = c
+			cfgFirst[c] = int32(len(order))
 			order = append(order, c)
 		}
+		last = c
+		recCfg[i] = cfgFirst[c]
 		kind := "multiple_choice"
 		if r.Score != nil {
 			kind = "open_ended"
@@ -184,11 +195,15 @@ func build(recs []Record) (*dataset, error) {
 			}
 		}
 		c.Records++
-		if _, ok := itemIdx[r.ItemID]; !ok {
-			itemIdx[r.ItemID] = len(items)
+		ii, ok := itemIdx[r.ItemID]
+		if !ok {
+			ii = len(items)
+			itemIdx[r.ItemID] = ii
 			items = append(items, r.ItemID)
 		}
+		recItem[i] = int32(ii)
 	}
+	firstOrder := append([]*Config(nil), order...)
 	for _, c := range order {
 		c.finishCost()
 	}
@@ -197,9 +212,22 @@ func build(recs []Record) (*dataset, error) {
 	for k, c := range order {
 		d.cidx[c.ID] = k
 	}
-	sort.Strings(items)
-	for i, it := range items {
-		itemIdx[it] = i
+	// Items sorted by id; itemPerm maps first-seen index → sorted index.
+	perm := make([]int32, len(items))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	sort.Slice(perm, func(a, b int) bool { return items[perm[a]] < items[perm[b]] })
+	itemPerm := make([]int32, len(items))
+	sorted := make([]string, len(items))
+	for si, fi := range perm {
+		itemPerm[fi] = int32(si)
+		sorted[si] = items[fi]
+	}
+	items = sorted
+	cfgPerm := make([]int, len(firstOrder))
+	for fi, c := range firstOrder {
+		cfgPerm[fi] = d.cidx[c.ID]
 	}
 	d.items = items
 	C := len(order)
@@ -215,15 +243,20 @@ func build(recs []Record) (*dataset, error) {
 		d.grid[i] = -1
 	}
 	d.reruns = make([][]int32, C)
-	runsSeen := make([]map[int]bool, C)
+	runsSeen := make([]map[int]bool, C) // runs other than 0
+	run0 := make([]bool, C)
 	for j := range recs {
 		r := &recs[j]
-		k := d.cidx[r.Config]
-		slot := &d.grid[itemIdx[r.ItemID]*C+k]
-		if runsSeen[k] == nil {
-			runsSeen[k] = map[int]bool{}
+		k := cfgPerm[recCfg[j]]
+		slot := &d.grid[int(itemPerm[recItem[j]])*C+k]
+		if r.Run == nil || *r.Run == 0 {
+			run0[k] = true
+		} else {
+			if runsSeen[k] == nil {
+				runsSeen[k] = map[int]bool{}
+			}
+			runsSeen[k][*r.Run] = true
 		}
-		runsSeen[k][r.RunIndex()] = true
 		if *slot < 0 {
 			*slot = int32(j)
 			continue
@@ -242,7 +275,7 @@ func build(recs []Record) (*dataset, error) {
 		}
 	}
 	for k, c := range order {
-		c.Reruns = len(runsSeen[k]) - 1
+		c.Reruns = len(runsSeen[k]) + b2i(run0[k]) - 1
 	}
 	return d, nil
 }
@@ -372,28 +405,34 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 	// Scopes: all items, then each category and duration seen on any multiple-choice record.
 	scopes := map[string][]int32{"all": v.pat}
 	cats, durs := map[string]bool{}, map[string]bool{}
-	catOf := make([]string, len(v.paired))
-	durOf := make([]string, len(v.paired))
+	lastCat, lastDur := "", ""
 	for i := range d.items {
 		for _, k := range mc {
 			if r := d.cell(i, k); r != nil {
-				if r.Category != "" {
-					cats[r.Category] = true
+				if r.Category != "" && r.Category != lastCat {
+					cats[r.Category], lastCat = true, r.Category
 				}
-				if r.Duration != "" {
-					durs[r.Duration] = true
+				if r.Duration != "" && r.Duration != lastDur {
+					durs[r.Duration], lastDur = true, r.Duration
 				}
 			}
 		}
 	}
+	byCat, byDur := map[string][]int32{}, map[string][]int32{}
 	for pi, i := range v.paired {
-		catOf[pi], durOf[pi] = itemAttr(d, i, mc)
-		if catOf[pi] != "" {
-			scopes["category:"+catOf[pi]] = append(scopes["category:"+catOf[pi]], v.pat[pi])
+		cat, dur := itemAttr(d, i, mc)
+		if cat != "" {
+			byCat[cat] = append(byCat[cat], v.pat[pi])
 		}
-		if durOf[pi] != "" {
-			scopes["duration:"+durOf[pi]] = append(scopes["duration:"+durOf[pi]], v.pat[pi])
+		if dur != "" {
+			byDur[dur] = append(byDur[dur], v.pat[pi])
 		}
+	}
+	for c, p := range byCat {
+		scopes["category:"+c] = p
+	}
+	for du, p := range byDur {
+		scopes["duration:"+du] = p
 	}
 	compute := func(scope string) *Metrics {
 		pats := scopes[scope]

@@ -1,8 +1,10 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -439,7 +441,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 			s = next
 		}
 	}
-	sort.Float64s(confs)
+	slices.Sort(confs)
 	taus := make([]float64, 0, len(confs)+1)
 	for i, c := range confs {
 		if i == 0 || c != confs[i-1] {
@@ -448,7 +450,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 	}
 	// One τ above every confidence: always escalate to the last budget.
 	taus = append(taus, math.Nextafter(taus[len(taus)-1], math.Inf(1)))
-	sort.Slice(events, func(a, b int) bool { return events[a].t < events[b].t })
+	slices.SortFunc(events, func(a, b event) int { return cmp.Compare(a.t, b.t) })
 	cr.TauCount = len(taus)
 	maxCurve := co.MaxCurve
 	if maxCurve <= 0 {
