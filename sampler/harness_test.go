@@ -89,3 +89,38 @@ func TestHarnessPresetsInGrid(t *testing.T) {
 		t.Fatalf("fps-only preset without sample_fps: %v", err)
 	}
 }
+
+func TestClipRange(t *testing.T) {
+	v := Video{Frames: 300, FPS: 30}
+	// calculate_video_frame_range: frames 60…180 (121 frames) → fps mode n = 8.
+	p := mustPlan(t, "qwen2.5-vl", v, Request{StartS: 2, EndS: 6})
+	if !slices.Equal(p.Indices, []int{60, 77, 94, 111, 129, 146, 163, 180}) || p.TimestampsS[0] != 2 {
+		t.Fatalf("%v", p.Indices)
+	}
+	// Only an end: from frame 0; an end past the video is clamped to the last frame.
+	p = mustPlan(t, "qwen3-vl", v, Request{EndS: 100, Frames: 2})
+	if !slices.Equal(p.Indices, []int{0, 299}) {
+		t.Fatalf("%v", p.Indices)
+	}
+	// InternVL get_index with bound (1, 3): [30, 90], seg 15.
+	p = mustPlan(t, "internvl3", v, Request{StartS: 1, EndS: 3, Frames: 4})
+	if !slices.Equal(p.Indices, []int{37, 52, 67, 82}) {
+		t.Fatalf("%v", p.Indices)
+	}
+	for _, c := range []struct {
+		name string
+		r    Request
+		err  error
+	}{
+		{"qwen2.5-vl", Request{StartS: 5, EndS: 5}, ErrBudget},
+		{"qwen2.5-vl", Request{StartS: 6, EndS: 2}, ErrRequest},
+		{"qwen2.5-vl", Request{StartS: -1}, ErrRequest},
+		{"uniform", Request{StartS: 1, Frames: 4}, ErrRequest},
+		{"lmms-eval", Request{EndS: 3}, ErrRequest},
+	} {
+		s, _ := Lookup(c.name)
+		if _, err := s.Plan(v, c.r); !errors.Is(err, c.err) {
+			t.Fatalf("%s %+v: err = %v, want %v", c.name, c.r, err, c.err)
+		}
+	}
+}

@@ -131,8 +131,11 @@ func floorLinspace(lo, hi, n int) []int {
 // seg = (end_idx-start_idx)/S; idx_i = int(start_idx + seg/2 + np.round(seg*i)), evaluated left to
 // right in float64, with end_idx = N-1.
 func segmentMidpoints(N, S, firstIdx int) []int {
-	startIdx := firstIdx
-	endIdx := N - 1
+	return segmentMidpointsRange(firstIdx, N-1, S)
+}
+
+// segmentMidpointsRange is get_index over [startIdx, endIdx] (a bound, or the whole video).
+func segmentMidpointsRange(startIdx, endIdx, S int) []int {
 	seg := float64(endIdx-startIdx) / float64(S)
 	idx := make([]int, S)
 	for i := range idx {

@@ -60,6 +60,10 @@ type Request struct {
 	ForceLast   bool    // lmms-eval: force_include_last_frame
 	ForceSample bool    // llava-video: force_sample
 	Torch       Torch   // torch.linspace variant for the qwen presets and "uniform" ("" = Torch2)
+	// Clip range in seconds (qwen-vl-utils video_start/video_end, InternVL bound); 0 = unset, so
+	// EndS 0 means "to the end". Only the qwen2.5-vl, qwen3-vl and internvl3 presets take it.
+	StartS float64
+	EndS   float64
 }
 
 // Plan is the result of sampling one video: the frame indices in the order the upstream returns

@@ -13,6 +13,7 @@ type sampler struct {
 	frames   bool
 	fps      bool
 	needsFPS bool // the fps mode is the only mode (a frame budget only caps it)
+	clip     bool // accepts a clip range (Request.StartS/EndS)
 	summary  string
 	upstream string // preset: the upstream file the formula was read from
 	plan     func(s *sampler, v Video, r Request) (Plan, error)
@@ -40,6 +41,12 @@ func (s *sampler) Plan(v Video, r Request) (Plan, error) {
 	case "", Torch2, Torch2NoFMA, Torch113AVX2, Torch113AVX512:
 	default:
 		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("unknown torch variant %q (want 2, 2-nofma, 1.13-avx2 or 1.13-avx512)", r.Torch))
+	}
+	if math.IsNaN(r.StartS) || math.IsInf(r.StartS, 0) || math.IsNaN(r.EndS) || math.IsInf(r.EndS, 0) || r.StartS < 0 || r.EndS < 0 {
+		return Plan{}, errf(ErrRequest, s.name, "clip start/end must be non-negative numbers")
+	}
+	if (r.StartS != 0 || r.EndS != 0) && !s.clip {
+		return Plan{}, errf(ErrRequest, s.name, "takes no clip range (start/end seconds)")
 	}
 	if !s.frames && r.Frames > 0 {
 		return Plan{}, errf(ErrRequest, s.name, "takes no frame budget")

@@ -15,7 +15,7 @@ func presetList() []*sampler {
 // _read_video_torchcodec): nframes mode rounds the budget half-to-even to a multiple of 2, fps mode
 // (default 2 fps, min 4, max min(768, N)) floors to a multiple of 2; either must land in [2, N] or
 // upstream raises ValueError. Indices are torch.linspace(0, N-1, n).round() in float32.
-var qwen25VL = &sampler{name: "qwen2.5-vl", preset: true, frames: true, fps: true,
+var qwen25VL = &sampler{name: "qwen2.5-vl", preset: true, frames: true, fps: true, clip: true,
 	summary:  "qwen-vl-utils 0.0.10/0.0.11 smart_nframes + torch.linspace(0, N-1, n).round() (float32)",
 	upstream: "QwenLM/Qwen2.5-VL qwen-vl-utils/src/qwen_vl_utils/vision_process.py (smart_nframes, _read_video_decord)",
 	plan: func(s *sampler, v Video, r Request) (Plan, error) {
@@ -26,7 +26,7 @@ var qwen25VL = &sampler{name: "qwen2.5-vl", preset: true, frames: true, fps: tru
 // vision_process.py; the sampler is unchanged from 0.0.10) plus the timestamp strings of
 // transformers models/qwen3_vl/processing_qwen3_vl.py (_calculate_timestamps, replace_video_token):
 // indices padded to even, each temporal pair's mean time written "<%.1f seconds>".
-var qwen3VL = &sampler{name: "qwen3-vl", preset: true, frames: true, fps: true,
+var qwen3VL = &sampler{name: "qwen3-vl", preset: true, frames: true, fps: true, clip: true,
 	summary:  "qwen-vl-utils 0.0.14 (same sampler as qwen2.5-vl) + Qwen3VLProcessor \"<%.1f seconds>\" per temporal pair",
 	upstream: "QwenLM/Qwen3-VL qwen-vl-utils/src/qwen_vl_utils/vision_process.py; transformers models/qwen3_vl/processing_qwen3_vl.py",
 	plan: func(s *sampler, v Video, r Request) (Plan, error) {
@@ -86,7 +86,10 @@ func qwenVLUtils(s *sampler, v Video, r Request) (Plan, error) {
 	if r.Frames > 0 && r.SampleFPS > 0 {
 		return Plan{}, errf(ErrRequest, s.name, "give nframes or fps, not both (upstream asserts)")
 	}
-	N := v.Frames
+	start, end, N, err := qwenFrameRange(s, v, r)
+	if err != nil {
+		return Plan{}, err
+	}
 	var n int
 	if r.Frames > 0 {
 		if r.MinFrames > 0 || r.MaxFrames > 0 {
@@ -107,9 +110,40 @@ func qwenVLUtils(s *sampler, v Video, r Request) (Plan, error) {
 	if !(2 <= n && n <= N) {
 		return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("nframes should be in [2, %d] (total frames), got %d (upstream raises ValueError)", N, n))
 	}
-	p := newPlan(s, v, roundLinspaceF32(N, n, r.Torch))
+	ys := TorchLinspace(float32(start), float32(end), n, r.Torch)
+	idx := make([]int, n)
+	for i, y := range ys {
+		idx[i] = int(math.RoundToEven(float64(y)))
+	}
+	p := newPlan(s, v, idx)
 	p.SampleFPS = float64(n) / math.Max(float64(N), 1e-6) * v.FPS
 	return p, nil
+}
+
+// qwenFrameRange is calculate_video_frame_range of qwen-vl-utils 0.0.11+: a clip [StartS, EndS]
+// becomes frames ceil(start·F) … min(floor(end·F), N-1), both clamped to the duration N/F first;
+// upstream raises when start ≥ end. Without a clip it is 0 … N-1.
+func qwenFrameRange(s *sampler, v Video, r Request) (start, end, total int, err error) {
+	if r.StartS == 0 && r.EndS == 0 {
+		return 0, v.Frames - 1, v.Frames, nil
+	}
+	maxDur := float64(v.Frames) / v.FPS
+	startC, endC := math.Max(0, math.Min(r.StartS, maxDur)), maxDur
+	if r.EndS > 0 {
+		endC = math.Max(0, math.Min(r.EndS, maxDur))
+	}
+	if startC > endC {
+		return 0, 0, 0, errf(ErrRequest, s.name, fmt.Sprintf("clip start %gs is after its end %gs", r.StartS, r.EndS))
+	}
+	start = int(math.Ceil(startC * v.FPS))
+	end = v.Frames - 1
+	if r.EndS > 0 {
+		end = min(int(math.Floor(endC*v.FPS)), v.Frames-1)
+	}
+	if start >= end {
+		return 0, 0, 0, errf(ErrBudget, s.name, fmt.Sprintf("clip [%g, %g] s holds no frame range (start frame %d ≥ end frame %d; upstream raises)", r.StartS, r.EndS, start, end))
+	}
+	return start, end, end - start + 1, nil
 }
 
 // qwen3Timestamps is Qwen3VLProcessor._calculate_timestamps with merge_size 2, formatted "<%.1f seconds>".
@@ -132,12 +166,20 @@ func qwen3Timestamps(idx []int, fps float64) []string {
 // internVL3 reproduces get_index of OpenGVLab/InternVL README.md (load_video, bound=None,
 // num_segments default 32; copied unchanged in lmms-eval models/simple/internvl3.py): segment
 // midpoints over [0, N-1]; fewer frames than segments gives duplicates.
-var internVL3 = &sampler{name: "internvl3", preset: true, frames: true,
+var internVL3 = &sampler{name: "internvl3", preset: true, frames: true, clip: true,
 	summary:  "InternVL get_index: int(seg/2 + np.round(seg·i)), seg = (N-1)/S, S = 32 by default",
 	upstream: "OpenGVLab/InternVL README.md (get_index, load_video); lmms-eval models/simple/internvl3.py",
 	plan: func(s *sampler, v Video, r Request) (Plan, error) {
 		S := orDefault(r.Frames, 32)
-		p := newPlan(s, v, segmentMidpoints(v.Frames, S, 0))
+		startIdx, endIdx := 0, v.Frames-1
+		if r.StartS != 0 || r.EndS != 0 {
+			// get_index with bound = (start, end): Python round() is half to even.
+			startIdx = max(0, int(math.RoundToEven(r.StartS*v.FPS)))
+			if r.EndS != 0 {
+				endIdx = min(int(math.RoundToEven(r.EndS*v.FPS)), v.Frames-1)
+			}
+		}
+		p := newPlan(s, v, segmentMidpointsRange(startIdx, endIdx, S))
 		if S > v.Frames {
 			p.Notes = append(p.Notes, "more segments than frames: upstream repeats frames")
 		}

@@ -71,6 +71,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	maxF := fs.Int("max-frames", 0, "fps modes: upper clamp")
 	forceLast := fs.Bool("force-last", false, "lmms-eval: force_include_last_frame")
 	forceSample := fs.Bool("force-sample", false, "llava-video: force_sample")
+	startS := fs.Float64("start-s", 0, "clip start in seconds (qwen2.5-vl/qwen3-vl video_start, internvl3 bound)")
+	endS := fs.Float64("end-s", 0, "clip end in seconds (qwen2.5-vl/qwen3-vl video_end, internvl3 bound); 0 = to the end")
 	torch := fs.String("torch", "", "torch.linspace variant: 2 (default), 2-nofma, 1.13-avx2, 1.13-avx512")
 	res := fs.String("resolution", "", "geometry spec for output_size/visual_tokens (default: the preset's own, when it has one)")
 	srcSize := fs.String("src-size", "", "WxH of the source, with --total-frames (for output sizes)")
@@ -96,7 +98,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "need a VIDEO, or --total-frames N and --fps F")
 	}
 	if *gridPath != "" {
-		for _, f := range []string{"preset", "policy", "frames", "sample-fps", "seed", "min-frames", "max-frames", "force-last", "force-sample", "torch", "resolution"} {
+		for _, f := range []string{"preset", "policy", "frames", "sample-fps", "seed", "min-frames", "max-frames", "force-last", "force-sample", "torch", "resolution", "start-s", "end-s"} {
 			if set[f] {
 				return usageErr(stderr, name, "--%s does not apply with --grid (the grid file sets it)", f)
 			}
@@ -138,7 +140,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "%v", err)
 	}
 	req := sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed, MinFrames: *minF, MaxFrames: *maxF,
-		ForceLast: *forceLast, ForceSample: *forceSample, Torch: sampler.Torch(*torch)}
+		ForceLast: *forceLast, ForceSample: *forceSample, Torch: sampler.Torch(*torch), StartS: *startS, EndS: *endS}
 	p, err := s.Plan(pv.v, req)
 	if err != nil {
 		if errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrVideo) && pv.path == "" {
