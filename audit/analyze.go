@@ -318,6 +318,9 @@ func Analyze(recs []Record, opt Options) (*Result, error) {
 		res.Transitions = []Transition{}
 		res.DroppedItems = Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
 	}
+	if note := docDrift(d); note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	res.OpenEnded = openEnded(d, opt)
 	if !opt.NoCascade || len(opt.Cascade.Budgets) > 0 {
 		cr, note, err := runCascade(d, opt)
@@ -465,6 +468,36 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 	res.PipelineFlips = pipelineFlips(v)
 	res.LetterPrior = letterPrior(v)
 	return nil
+}
+
+// docDrift reports items whose doc_hash differs between configs: the configs did not see the same
+// document (a dataset revision between runs), so their answers are not comparable.
+func docDrift(d *dataset) string {
+	C := len(d.configs)
+	n := 0
+	var ex []string
+	for i := range d.items {
+		h := ""
+		for k := 0; k < C; k++ {
+			j := d.grid[i*C+k]
+			if j < 0 || d.recs[j].DocHash == "" {
+				continue
+			}
+			if h == "" {
+				h = d.recs[j].DocHash
+			} else if d.recs[j].DocHash != h {
+				n++
+				if len(ex) < 5 {
+					ex = append(ex, d.items[i])
+				}
+				break
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("dataset drift: %d items have different doc_hash values across configs (e.g. %s); their answers may not be comparable", n, strings.Join(ex, ", "))
 }
 
 // itemAttr is an item's category and duration: the first non-empty value in config display order.

@@ -551,3 +551,24 @@ func TestTooManyConfigs(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestDocHashDrift(t *testing.T) {
+	recs := grid([]string{"a", "b"}, map[string]*ConfigMeta{"a": {Frames: ip(8)}, "b": {Frames: ip(16)}}, map[string]string{"x": "10", "y": "11"}, nil)
+	for i := range recs {
+		recs[i].DocHash = "h-" + recs[i].ItemID
+		if recs[i].ItemID == "y" && recs[i].Config == "b" {
+			recs[i].DocHash = "changed"
+		}
+	}
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range res.Notes {
+		found = found || strings.Contains(n, "1 items have different doc_hash")
+	}
+	if !found {
+		t.Errorf("notes %v", res.Notes)
+	}
+}

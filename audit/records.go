@@ -33,6 +33,7 @@ type Record struct {
 	Duration   string      `json:"duration,omitempty"`
 	QuestionID string      `json:"question_id,omitempty"`
 	Task       string      `json:"task,omitempty"`
+	DocHash    string      `json:"doc_hash,omitempty"` // the harness's hash of the item's document (drift check)
 	ConfigMeta *ConfigMeta `json:"config_meta,omitempty"`
 	LatencyS   *float64    `json:"latency_s,omitempty"`
 

@@ -141,6 +141,7 @@ func lmmsSample(raw []byte, path string, line int, task string, opt Options, see
 	}
 	rec := newRecord(opt, item)
 	rec.Task = task
+	rec.DocHash = scalarString(s["doc_hash"])
 	rec.QuestionID = get("question_id")
 	rec.Category = get("task_category", "task_type", "category", "sub_category")
 	rec.Duration = get("duration")
