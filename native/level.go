@@ -41,6 +41,8 @@ func ParseLevel(s string) (Level, error) {
 var (
 	best    = detect()
 	current atomic.Int32
+	// hasVNNI selects the vpdpwssd variant of the horizontal resample pass within the avx512 level.
+	hasVNNI = best == AVX512 && cpuid.CPU.Supports(cpuid.AVX512VNNI)
 )
 
 func init() { current.Store(int32(best)) }

@@ -112,11 +112,68 @@ static void h_avx512(const uint8_t *src, ptrdiff_t ss, int rows, uint8_t *dst, p
     }
 }
 
+// Horizontal pass, AVX-512 with VNNI: h_avx512 with vpdpwssd (multiply-add and accumulate in one
+// instruction; same exact int32 arithmetic), used at the avx512 level when the CPU has AVX512_VNNI.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2")))
+static void h_avx512vnni(const uint8_t *src, ptrdiff_t ss, int rows, uint8_t *dst, ptrdiff_t ds, int out_w,
+                     const int32_t *xmin, const int32_t *ng, const int32_t *goff, const int16_t *co) {
+    const __m512i ctl = _mm512_broadcast_i64x4(_mm256_setr_epi8(
+        0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1,
+        6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1));
+    const __m128i half = _mm_set1_epi32(HALF);
+    int y = 0;
+    for (; y + 1 < rows; y += 2) {
+        const uint8_t *in0 = src + y * ss, *in1 = in0 + ss;
+        uint8_t *out0 = dst + y * ds, *out1 = out0 + ds;
+        for (int x = 0; x < out_w; x++) {
+            const uint8_t *p0 = in0 + 3 * xmin[x], *p1 = in1 + 3 * xmin[x];
+            const int16_t *k = co + 32 * (ptrdiff_t)goff[x];
+            int n = ng[x];
+            __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+            for (int g = 0; g < n; g++) {
+                __m512i v = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p0 + 12 * g)));
+                v = _mm512_mask_broadcast_i32x4(v, 0xFF00, _mm_loadu_si128((const __m128i *)(p1 + 12 * g)));
+                v = _mm512_shuffle_epi8(v, ctl);
+                __m512i kl = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(k + 32 * g)));
+                __m512i kh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(k + 32 * g + 16)));
+                lo = _mm512_dpwssd_epi32(lo, v, kl);
+                hi = _mm512_dpwssd_epi32(hi, v, kh);
+            }
+            __m512i s = _mm512_add_epi32(_mm512_slli_epi32(hi, 15), lo);
+            // lanes (128-bit): 0,1 = row y; 2,3 = row y+1.
+            __m256i a = _mm512_castsi512_si256(s), b = _mm512_extracti64x4_epi64(s, 1);
+            __m128i r0 = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+            __m128i r1 = _mm_add_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+            r0 = _mm_srai_epi32(_mm_add_epi32(r0, half), PRECISION_BITS);
+            r1 = _mm_srai_epi32(_mm_add_epi32(r1, half), PRECISION_BITS);
+            __m128i r = _mm_packus_epi16(_mm_packs_epi32(r0, r1), r0);
+            uint64_t px = (uint64_t)_mm_cvtsi128_si64(r);
+            if (x + 1 < out_w) {
+                uint32_t a0 = (uint32_t)px, a1 = (uint32_t)(px >> 32);
+                memcpy(out0 + 3 * x, &a0, 4);
+                memcpy(out1 + 3 * x, &a1, 4);
+            } else {
+                out0[3 * x] = (uint8_t)px;
+                out0[3 * x + 1] = (uint8_t)(px >> 8);
+                out0[3 * x + 2] = (uint8_t)(px >> 16);
+                out1[3 * x] = (uint8_t)(px >> 32);
+                out1[3 * x + 1] = (uint8_t)(px >> 40);
+                out1[3 * x + 2] = (uint8_t)(px >> 48);
+            }
+        }
+    }
+    if (y < rows) {
+        h_avx2(src + y * ss, ss, rows - y, dst + y * ds, ds, out_w, xmin, ng, goff, co);
+    }
+}
+
 void native_resample_h(int level, const uint8_t *src, ptrdiff_t src_stride, int rows,
                        uint8_t *dst, ptrdiff_t dst_stride, int out_w,
                        const int32_t *xmin, const int32_t *ngroups, const int32_t *goff,
                        const int16_t *coeffs) {
-    if (level >= 2) {
+    if (level >= 3) {
+        h_avx512vnni(src, src_stride, rows, dst, dst_stride, out_w, xmin, ngroups, goff, coeffs);
+    } else if (level >= 2) {
         h_avx512(src, src_stride, rows, dst, dst_stride, out_w, xmin, ngroups, goff, coeffs);
     } else {
         h_avx2(src, src_stride, rows, dst, dst_stride, out_w, xmin, ngroups, goff, coeffs);

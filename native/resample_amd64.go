@@ -28,8 +28,12 @@ func horizontalAsm(l Level, p *Plan, dst, src *rgb.Image, firstRow, rows int) {
 	for safe > 0 && (firstRow+safe-1)*src.Stride+3*src.W+overread > len(src.Pix) {
 		safe--
 	}
+	kernel := int(l)
+	if l == AVX512 && hasVNNI {
+		kernel = 3 // h_avx512vnni
+	}
 	run := func(in []byte, stride, n int, out []byte) {
-		C.native_resample_h(C.int(l), (*C.uint8_t)(unsafe.Pointer(&in[0])), C.ptrdiff_t(stride), C.int(n),
+		C.native_resample_h(C.int(kernel), (*C.uint8_t)(unsafe.Pointer(&in[0])), C.ptrdiff_t(stride), C.int(n),
 			(*C.uint8_t)(unsafe.Pointer(&out[0])), C.ptrdiff_t(dst.Stride), C.int(dst.W),
 			i32p(xmin), i32p(ng), i32p(off), (*C.int16_t)(unsafe.Pointer(&co[0])))
 	}

@@ -162,6 +162,14 @@ func TestResampleLevelsAgree(t *testing.T) {
 						t.Errorf("%v %v %v pad=%d: %s", l, f, s, pad, firstDiff(got, want))
 					}
 				}
+				if hasVNNI { // the plain AVX-512 horizontal kernel too, not only the VNNI one
+					hasVNNI = false
+					got := resampleAt(t, AVX512, f, src, s[2], s[3])
+					hasVNNI = true
+					if !bytes.Equal(got.Pix, want.Pix) {
+						t.Errorf("avx512 without VNNI %v %v pad=%d: %s", f, s, pad, firstDiff(got, want))
+					}
+				}
 				p, _ := NewPlan(f, s[0], s[1], s[2], s[3])
 				par := rgb.New(s[2], s[3])
 				if err := p.ResampleParallel(3, par, src); err != nil || !bytes.Equal(par.Pix, want.Pix) {
