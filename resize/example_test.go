@@ -26,7 +26,7 @@ func ExampleNew() {
 func ExampleFanOut() {
 	src := rgb.New(1280, 720)
 	outs, err := resize.FanOut(src, []resize.Target{
-		{W: 448, H: 448},                                // Pillow bicubic (the default)
+		{W: 448, H: 448}, // Pillow bicubic (the default)
 		{W: 1008, H: 560, Kernel: resize.TorchBicubic}, // Qwen's torchvision path
 		{W: 384, H: 384, Kernel: resize.CVArea},
 	})
