@@ -219,12 +219,12 @@ func heatmap(r *audit.Result) string {
 		heights[i] = math.Max(4, plotH*float64(p.Count)/float64(shown))
 		sum += heights[i]
 	}
-	top := 60.0
+	top := 96.0 // room for the rotated config names
 	groupGap := 10.0
 	s := openSVG(W, top+sum+groupGap*4+40, "item by configuration trajectories grouped by pattern")
 	for j, c := range cs {
 		cx := left + (float64(j)+0.5)*cellW
-		s.f(`<text transform="translate(%.1f %.1f) rotate(-40)" class="cfg">%s</text>`, cx, top-8, esc(c.ID))
+		s.f(`<text transform="translate(%.1f %.1f) rotate(-35)" class="cfg">%s</text>`, cx-4, top-8, esc(c.ID))
 	}
 	y := top
 	prev := ""
@@ -363,7 +363,8 @@ func cascadeChart(cr *audit.CascadeResult) string {
 		if anchor == "end" {
 			dx = -12
 		}
-		s.text(sx+dx, sy-12, anchor, "val ok", lbl)
+		// Below the point: the curve continues to the right at about the same height.
+		s.text(sx+dx, sy+28, anchor, "val ok", lbl)
 	}
 	return s.close()
 }

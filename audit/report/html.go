@@ -38,6 +38,7 @@ svg .val{font-size:12px;font-weight:600;fill:#1f2933} svg .cfg{font-size:12.5px;
 svg .grp{font-size:12.5px;font-weight:600;fill:#52606d} svg .lbl{font-size:12px;font-weight:600}
 svg .flowlbl{font-size:12px;font-weight:600} svg .grid{stroke:#eef0f3} svg .val.ok,svg .tick.ok,svg .cfg.ok{fill:#2b8a62}
 svg .val.bad,svg .tick.bad{fill:#d64545}
+svg .val,svg .lbl{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 .bar{display:inline-block;height:9px;border-radius:2px;background:var(--acc);vertical-align:middle;margin-right:6px}
 footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:30px}
 `
