@@ -66,6 +66,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // outputs are allowed to be upscaled further, within reason).
 const MaxSide = 1 << 14
 
+// MaxPixels bounds the area of a source or an output (64 Mi pixels = 192 MiB of RGB24), so a bad size
+// cannot make a resize allocate without bound.
+const MaxPixels = 1 << 26
+
 type key struct {
 	kernel         string
 	sw, sh, dw, dh int
@@ -111,6 +115,10 @@ func build(k key) (Resizer, error) {
 			return nil, &Error{Op: "new", Kernel: k.kernel, Err: ErrBadSize,
 				Msg: fmt.Sprintf("%dx%d -> %dx%d (each side must be 1..%d)", k.sw, k.sh, k.dw, k.dh, MaxSide)}
 		}
+	}
+	if k.sw*k.sh > MaxPixels || k.dw*k.dh > MaxPixels {
+		return nil, &Error{Op: "new", Kernel: k.kernel, Err: ErrBadSize,
+			Msg: fmt.Sprintf("%dx%d -> %dx%d (at most %d pixels each)", k.sw, k.sh, k.dw, k.dh, MaxPixels)}
 	}
 	switch k.kernel {
 	case PILBicubic, PILBilinear, PILLanczos:

@@ -278,6 +278,9 @@ func TestErrors(t *testing.T) {
 		if _, err := New(k, 10, 0, 5, 5); !errors.Is(err, ErrBadSize) {
 			t.Errorf("%s zero height: %v", k, err)
 		}
+		if _, err := New(k, 100, 100, MaxSide, MaxSide); !errors.Is(err, ErrBadSize) {
+			t.Errorf("%s %dx%d output: %v", k, MaxSide, MaxSide, err)
+		}
 		r, err := New(k, 10, 10, 5, 5)
 		if err != nil {
 			t.Fatal(err)
