@@ -31,3 +31,22 @@ func BenchmarkReadRecords100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAuditEndToEnd100k is what `framesweep audit FILE --json` does with such a file, minus the
+// output: parse 1 000 000 records from JSONL, then audit them.
+func BenchmarkAuditEndToEnd100k(b *testing.B) {
+	var buf bytes.Buffer
+	if err := WriteRecords(&buf, Synthetic(100_000, 7)); err != nil {
+		b.Fatal(err)
+	}
+	opt := DefaultOptions()
+	for b.Loop() {
+		recs, err := ReadRecords(bytes.NewReader(buf.Bytes()), "bench.jsonl")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Analyze(recs, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

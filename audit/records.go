@@ -164,7 +164,7 @@ func decodeBatch(lines [][]byte, nums []int, path string) ([]Record, error) {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(lines); i += workers {
-				if err := json.Unmarshal(lines[i], &recs[i]); err != nil {
+				if err := decodeRecord(lines[i], &recs[i]); err != nil {
 					errs[i] = Errorf(path, nums[i], "parse", ErrSyntax, "%v", err)
 					continue
 				}
@@ -181,6 +181,8 @@ func decodeBatch(lines [][]byte, nums []int, path string) ([]Record, error) {
 	}
 	return recs, nil
 }
+
+var jsonUnmarshal = json.Unmarshal
 
 // readLine returns one line without its terminator, or ErrTooLong.
 func readLine(br *bufio.Reader) ([]byte, error) {

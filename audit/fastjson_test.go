@@ -1,0 +1,70 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var decodeSeeds = []string{
+	`{"item_id":"videomme-001-1","config":"f16","correct":true,"prediction":"B","answer":"B","confidence":0.83,"score":null,"category":"Counting Problem","duration":"short","config_meta":{"frames":16,"text_only":false,"width":448,"height":448,"policy":"uniform","seed":null,"pipeline":"raw","indices":[0,5,9]},"latency_s":0.91}`,
+	` { "item_id" : "a\"b\\c\/d\n" , "config":"x", "run": 2, "score": 1e-3, "extra": {"nested": [1, {"x": null}, "s"]}, "more": [] } `,
+	`{"item_id":"é","config":"x","correct":false,"config_meta":null}`,
+	`{"item_id":"a","config":"x","correct":true,"Config":"y"}`,
+	`{"item_id":"a","item_id":"b","config":"x","correct":true}`,
+	`{"item_id":"a","config":"x","run":1.0,"correct":true}`,
+	`{"item_id":"a\u00e9","config":"x","correct":true}`,
+	`{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":8},"config_meta":{"width":4}}`,
+	`{"item_id":"a","config":"x","correct":"yes"}`,
+	`{"item_id":"a","config":"x","correct":true} x`,
+	`{"item_id":"a","config":"x","confidence":1e999}`,
+	`{"item_id":"a","config":"x","run":99999999999999999999}`,
+	`{"item_id":null,"config":"x","correct":true,"config_meta":{"indices":null,"frames":-0}}`,
+	`null`, `[]`, `{}`, `{"ſcore":1}`, "{\"item_id\":\"a\xff\"}", `{"item_id":"a","config":"x","x":01}`,
+}
+
+func decodeBoth(t *testing.T, line []byte) {
+	var fast Record
+	fastOK := fastRecord(line, &fast)
+	var ref Record
+	refErr := json.Unmarshal(line, &ref)
+	if fastOK && (refErr != nil || !reflect.DeepEqual(fast, ref)) {
+		t.Fatalf("fast path disagrees with encoding/json on %q:\nfast %+v\njson %+v (%v)", line, fast, ref, refErr)
+	}
+	var got Record
+	err := decodeRecord(line, &got)
+	if (err == nil) != (refErr == nil) || (err == nil && !reflect.DeepEqual(got, ref)) {
+		t.Fatalf("decodeRecord(%q) = %+v, %v; encoding/json %+v, %v", line, got, err, ref, refErr)
+	}
+}
+
+func TestDecodeRecordMatchesEncodingJSON(t *testing.T) {
+	for _, s := range decodeSeeds {
+		decodeBoth(t, []byte(s))
+	}
+	var buf bytes.Buffer
+	_ = WriteRecords(&buf, Synthetic(50, 3))
+	fastCount := 0
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		decodeBoth(t, []byte(line))
+		var r Record
+		if fastRecord([]byte(line), &r) {
+			fastCount++
+		}
+	}
+	if fastCount != 500 {
+		t.Errorf("fast path took %d of 500 canonical lines", fastCount)
+	}
+}
+
+// FuzzDecodeRecord: the fast path never disagrees with encoding/json.
+func FuzzDecodeRecord(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decodeBoth(t, data)
+	})
+}
