@@ -121,6 +121,10 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		}
 		r.mtmd = mt
 		live.Add(1)
+		if why := mt.unsupported(); why != "" {
+			return fail(llm.Errorf("load model", mmproj, llm.ErrModel,
+				"the projector needs %s, which the in-process backend does not drive; serve it with llama-server and use the openai runtime", why))
+		}
 		if r.embeds, err = llama.NewBatch(batchSize, 1, r.embdSize); err != nil {
 			return fail(llm.Errorf("load model", model, llm.ErrModel, "%v", err))
 		}

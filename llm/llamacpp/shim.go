@@ -51,6 +51,8 @@ extern size_t mtmd_input_chunk_get_n_tokens(const mtmd_input_chunk * chunk);
 extern int32_t mtmd_tokenize(mtmd_context * ctx, mtmd_input_chunks * output, const struct mtmd_input_text * text, const mtmd_bitmap ** bitmaps, size_t n_bitmaps);
 extern int32_t mtmd_encode_chunk(mtmd_context * ctx, const mtmd_input_chunk * chunk);
 extern float * mtmd_get_output_embd(mtmd_context * ctx);
+extern bool mtmd_decode_use_mrope(mtmd_context * ctx);
+extern bool mtmd_decode_use_non_causal(mtmd_context * ctx);
 
 static void native_llama_free(void * ctx) { llama_free((struct llama_context *)ctx); }
 
@@ -110,6 +112,17 @@ func newMtmd(path string, m *llama.Model, threads int) (*mtmdCtx, error) {
 		return nil, fmt.Errorf("mtmd_init_from_file failed")
 	}
 	return &mtmdCtx{c: c}, nil
+}
+
+// unsupported names a decoding mode this backend's plain 1-D batches cannot drive, or "".
+func (m *mtmdCtx) unsupported() string {
+	switch {
+	case bool(C.mtmd_decode_use_mrope(m.c)):
+		return "M-RoPE positions (Qwen2-VL family)"
+	case bool(C.mtmd_decode_use_non_causal(m.c)):
+		return "non-causal image attention (Gemma 3 family)"
+	}
+	return ""
 }
 
 func (m *mtmdCtx) free() {
