@@ -80,6 +80,8 @@ type videoSummary struct {
 	Seeks           int     `json:"seeks"`
 	Bytes           int64   `json:"bytes"`
 	Seconds         float64 `json:"seconds"`
+	DecodeSeconds   float64 `json:"decode_resize_s"` // the decode-once pass with the fan-out
+	WriteSeconds    float64 `json:"write_s"`         // encoding, hashing and publishing the objects
 }
 
 // manifestLine is one line of manifests/<run>.jsonl: one object of this run.
@@ -427,6 +429,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 	res.sum.FramesUnion = union.Size
 
 	var frameErr error
+	tRead := time.Now()
 	if union.Size > 0 {
 		st, err := readFanOut(ctx, v, union.Indices, need)
 		res.sum.FramesDecoded, res.sum.CodecFrames, res.sum.Seeks = st.Converted, st.Decoded, st.Seeks
@@ -436,6 +439,8 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 		frameErr = err
 	}
 
+	tWrite := time.Now()
+	res.sum.DecodeSeconds = roundMS(tWrite.Sub(tRead))
 	// Encode and publish the objects in parallel (hashing and fsync overlap); manifest order is the
 	// job order whatever finishes first.
 	lines := make([]*manifestLine, len(jobs))
@@ -463,6 +468,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 	if err := wg.Wait(); err != nil {
 		return res, err
 	}
+	res.sum.WriteSeconds = roundMS(time.Since(tWrite))
 	for _, l := range lines {
 		if l != nil {
 			res.sum.Written++
@@ -470,7 +476,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 			res.lines = append(res.lines, *l)
 		}
 	}
-	res.sum.Seconds = math.Round(time.Since(t0).Seconds()*1000) / 1000
+	res.sum.Seconds = roundMS(time.Since(t0))
 	if len(planErrs) > 0 {
 		// One line naming the file: how many configs could not be planned, and the first cause.
 		perr := fmt.Errorf("%s: %d config(s) cannot be planned (first: %w)", path, len(planErrs), planErrs[0])
@@ -478,6 +484,8 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 	}
 	return res, frameErr
 }
+
+func roundMS(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
 
 func slicesContains(s []int, x int) bool {
 	for _, y := range s {
