@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/llm/testmodel"
@@ -196,5 +197,22 @@ func TestContextTooLong(t *testing.T) {
 	_, err := rt.Answer(context.Background(), &llm.Request{Question: strings.Repeat("long question ", 20), Options: []string{"A. x"}})
 	if !errors.Is(err, llm.ErrContextTooLong) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestOddFrameSizes: degenerate but valid frames (1×1, 3000×1, padded stride) go through mtmd without
+// crashing; an invalid one is rejected in Go before any C call.
+func TestOddFrameSizes(t *testing.T) {
+	rt := open(t, "llamacpp:model="+tiny.Model+",mmproj="+tiny.Mmproj+",threads=1")
+	padded := &rgb.Image{W: 5, H: 4, Stride: 32, Pix: make([]byte, 32*4)}
+	for _, f := range []*rgb.Image{rgb.New(1, 1), rgb.New(3000, 1), rgb.New(1, 2000), padded} {
+		resp, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{f}, Question: "q", Options: []string{"A. x", "B. y"}, MaxTokens: 1})
+		if err != nil || len(resp.Probs) != 2 {
+			t.Errorf("%dx%d: %v %v", f.W, f.H, resp, err)
+		}
+	}
+	bad := &rgb.Image{W: 10, H: 10, Stride: 30, Pix: make([]byte, 20)}
+	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{bad}, Question: "q"}); !errors.Is(err, llm.ErrBadImage) {
+		t.Errorf("short buffer: %v", err)
 	}
 }

@@ -1,0 +1,81 @@
+// C++ entry points of llm/llamacpp: thin wrappers over the mtmd C API with every exception caught.
+#include "shim.h"
+
+extern "C" {
+
+void native_llama_free(void * ctx) {
+	try {
+		llama_free(static_cast<struct llama_context *>(ctx));
+	} catch (...) {
+	}
+}
+
+mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads) {
+	try {
+		struct mtmd_context_params p = mtmd_context_params_default();
+		p.n_threads = n_threads;
+		p.use_gpu = false;
+		p.print_timings = false;
+		p.warmup = false;
+		return mtmd_init_from_file(path, static_cast<const struct llama_model *>(model), p);
+	} catch (...) {
+		return nullptr;
+	}
+}
+
+// native_mtmd_tokenize_rgb tokenizes one packed RGB24 image (mtmd_bitmap_init copies it). The marker
+// text is tokenized without special tokens, so no BOS lands in mid-prompt.
+mtmd_input_chunks * native_mtmd_tokenize_rgb(mtmd_context * ctx, uint32_t w, uint32_t h, const unsigned char * rgb, int32_t * status) {
+	mtmd_bitmap * bm = nullptr;
+	mtmd_input_chunks * chunks = nullptr;
+	try {
+		bm = mtmd_bitmap_init(w, h, rgb);
+		if (bm == nullptr) {
+			*status = -1;
+			return nullptr;
+		}
+		chunks = mtmd_input_chunks_init();
+		struct mtmd_input_text txt = {mtmd_default_marker(), false, true};
+		const mtmd_bitmap * bms[1] = {bm};
+		*status = mtmd_tokenize(ctx, chunks, &txt, bms, 1);
+		mtmd_bitmap_free(bm);
+		if (*status != 0) {
+			mtmd_input_chunks_free(chunks);
+			return nullptr;
+		}
+		return chunks;
+	} catch (...) {
+		if (bm != nullptr) {
+			mtmd_bitmap_free(bm);
+		}
+		if (chunks != nullptr) {
+			mtmd_input_chunks_free(chunks);
+		}
+		*status = -2;
+		return nullptr;
+	}
+}
+
+int32_t native_mtmd_encode_chunk(mtmd_context * ctx, const mtmd_input_chunk * chunk) {
+	try {
+		return mtmd_encode_chunk(ctx, chunk);
+	} catch (...) {
+		return -2;
+	}
+}
+
+int native_mtmd_unsupported(mtmd_context * ctx) {
+	try {
+		if (mtmd_decode_use_mrope(ctx)) {
+			return 1;
+		}
+		if (mtmd_decode_use_non_causal(ctx)) {
+			return 2;
+		}
+		return 0;
+	} catch (...) {
+		return -1;
+	}
+}
+
+} // extern "C"
