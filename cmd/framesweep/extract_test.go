@@ -621,3 +621,27 @@ func TestExtractContent(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractBlobURL: --out as a gocloud.dev/blob file:// URL gives the same objects and keys as a
+// local directory, and verify accepts the URL too.
+func TestExtractBlobURL(t *testing.T) {
+	grid := exWriteGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"32x24\"]\npipelines: [raw, cached]\n")
+	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	local, viaURL := t.TempDir(), t.TempDir()
+	if code, s, e := exRun(t, "--grid", grid, "--out", local, "--videos", video); code != 0 || s.ObjectsWritten != 2 {
+		t.Fatalf("local: exit %d %+v %s", code, s, e)
+	}
+	url := "file://" + viaURL + "?no_tmp_dir=1&metadata=skip"
+	if code, s, e := exRun(t, "--grid", grid, "--out", url, "--videos", video); code != 0 || s.ObjectsWritten != 2 {
+		t.Fatalf("url: exit %d %+v %s", code, s, e)
+	}
+	exSameTree(t, exTree(t, local), exTree(t, viaURL))
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"verify", url}, &out, &errb); code != 0 {
+		t.Fatalf("verify %s: %d %s", url, code, errb.String())
+	}
+	// A second run through the URL verifies and skips.
+	if code, s, _ := exRun(t, "--grid", grid, "--out", url, "--videos", video); code != 0 || s.ObjectsSkipped != 2 {
+		t.Fatalf("rerun: exit %d %+v", code, s)
+	}
+}
