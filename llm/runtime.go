@@ -43,6 +43,8 @@ type Response struct {
 	CompletionTokens int                `json:"completion_tokens"`
 	LatencyS         float64            `json:"latency_s"`
 	Template         string             `json:"template"`
+	// RequestSHA256 is the digest of the exact request body sent to a server (openai), for provenance.
+	RequestSHA256 string `json:"request_sha256,omitempty"`
 }
 
 // Runtime answers requests. Implementations are safe for concurrent use unless documented otherwise,

@@ -3,7 +3,9 @@ package openai
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -295,7 +297,9 @@ func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, e
 		return nil, llm.Errorf("answer", c.base, llm.ErrServer, "reply has no choices")
 	}
 	ch := out.Choices[0]
+	digest := sha256.Sum256(body)
 	resp := &llm.Response{
+		RequestSHA256:    hex.EncodeToString(digest[:]),
 		Text:             ch.Message.Content,
 		PromptTokens:     out.Usage.PromptTokens,
 		CompletionTokens: out.Usage.CompletionTokens,

@@ -97,6 +97,9 @@ func TestVLLMLogprobsAndRequestShape(t *testing.T) {
 			t.Errorf("P(%s) = %v, want %v (all %v)", l, resp.Probs[l], p, resp.Probs)
 		}
 	}
+	if len(resp.RequestSHA256) != 64 {
+		t.Errorf("request digest %q", resp.RequestSHA256)
+	}
 	if resp.Choice != "B" || resp.PromptTokens != 1234 || resp.CompletionTokens != 1 || resp.Template != llm.TemplateVideoMME {
 		t.Errorf("%+v", resp)
 	}
