@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decodeRecord parses one canonical record line. A hand-written scanner handles the plain form that
@@ -11,8 +12,23 @@ import (
 // encoding/json; on anything else it gives up and encoding/json decides, so the result is always
 // exactly encoding/json's (FuzzDecodeRecord checks that).
 func decodeRecord(b []byte, r *Record) error {
+	return (&arena{}).decode(b, r)
+}
+
+// arena serves the small values records point to from slabs and interns repeated strings (config ids,
+// categories, policies…), which removes most of the per-record allocations. One per goroutine.
+type arena struct {
+	f      []float64
+	n      []int
+	n64    []int64
+	bools  [2]*bool
+	intern map[string]string
+}
+
+func (a *arena) decode(b []byte, r *Record) error {
 	var fast Record
-	if fastRecord(b, &fast) {
+	s := &scan{b: b, a: a}
+	if fastRecord(s, &fast) {
 		*r = fast
 		return nil
 	}
@@ -20,9 +36,58 @@ func decodeRecord(b []byte, r *Record) error {
 	return jsonUnmarshal(b, r)
 }
 
+func (a *arena) float(v float64) *float64 {
+	if len(a.f) == cap(a.f) {
+		a.f = make([]float64, 0, 1024)
+	}
+	a.f = append(a.f, v)
+	return &a.f[len(a.f)-1]
+}
+
+func (a *arena) int(v int64) *int {
+	if len(a.n) == cap(a.n) {
+		a.n = make([]int, 0, 1024)
+	}
+	a.n = append(a.n, int(v))
+	return &a.n[len(a.n)-1]
+}
+
+func (a *arena) int64(v int64) *int64 {
+	if len(a.n64) == cap(a.n64) {
+		a.n64 = make([]int64, 0, 256)
+	}
+	a.n64 = append(a.n64, v)
+	return &a.n64[len(a.n64)-1]
+}
+
+// bool returns a shared pointer per value: records never write through it.
+func (a *arena) bool(v bool) *bool {
+	i := b2i(v)
+	if a.bools[i] == nil {
+		a.bools[i] = &v
+	}
+	return a.bools[i]
+}
+
+func (a *arena) str(raw []byte) string {
+	if len(raw) > 64 {
+		return string(raw)
+	}
+	if v, ok := a.intern[string(raw)]; ok {
+		return v
+	}
+	if a.intern == nil || len(a.intern) > 8192 {
+		a.intern = make(map[string]string, 256)
+	}
+	v := string(raw)
+	a.intern[v] = v
+	return v
+}
+
 type scan struct {
 	b []byte
 	i int
+	a *arena
 }
 
 func (s *scan) ws() {
@@ -61,7 +126,7 @@ func (s *scan) str() (string, bool) {
 				return "", false
 			}
 			if !esc {
-				return string(raw), true
+				return s.a.str(raw), true
 			}
 			return unescape(raw)
 		case c == '\\':
@@ -155,7 +220,8 @@ func (s *scan) num() (tok string, integer, ok bool) {
 			s.i++
 		}
 	}
-	return string(s.b[start:s.i]), integer, true
+	// The line outlives the parse and is never modified, so a zero-copy view is safe; strconv only reads it.
+	return unsafe.String(&s.b[start], s.i-start), integer, true
 }
 
 func (s *scan) lit(w string) bool {
@@ -174,11 +240,9 @@ func (s *scan) optBool() (*bool, bool) {
 	case s.null():
 		return nil, true
 	case s.lit("true"):
-		v := true
-		return &v, true
+		return s.a.bool(true), true
 	case s.lit("false"):
-		v := false
-		return &v, true
+		return s.a.bool(false), true
 	}
 	return nil, false
 }
@@ -195,7 +259,7 @@ func (s *scan) optFloat() (*float64, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &v, true
+	return s.a.float(v), true
 }
 
 func (s *scan) optInt() (*int64, bool) {
@@ -210,7 +274,7 @@ func (s *scan) optInt() (*int64, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &v, true
+	return s.a.int64(v), true
 }
 
 // optString: null leaves the field as it was (encoding/json's rule for non-pointer strings).
@@ -264,8 +328,12 @@ func (s *scan) object(known []string, field func(key string) bool, depth int) bo
 				isKnown = true
 				break
 			}
-			if strings.EqualFold(k, key) {
-				return false
+		}
+		if !isKnown {
+			for _, k := range known {
+				if strings.EqualFold(k, key) {
+					return false // encoding/json would fill the field case-insensitively
+				}
 			}
 		}
 		if isKnown {
@@ -346,16 +414,14 @@ var recordKeys = []string{"item_id", "config", "run", "correct", "score", "predi
 
 var metaKeys = []string{"frames", "text_only", "width", "height", "policy", "preset", "seed", "pipeline", "indices"}
 
-func toInt(p *int64) *int {
+func (s *scan) toInt(p *int64) *int {
 	if p == nil {
 		return nil
 	}
-	v := int(*p)
-	return &v
+	return s.a.int(*p)
 }
 
-func fastRecord(b []byte, r *Record) bool {
-	s := &scan{b: b}
+func fastRecord(s *scan, r *Record) bool {
 	ok := s.object(recordKeys, func(key string) bool {
 		var ok bool
 		switch key {
@@ -366,7 +432,7 @@ func fastRecord(b []byte, r *Record) bool {
 		case "run":
 			var v *int64
 			v, ok = s.optInt()
-			r.Run = toInt(v)
+			r.Run = s.toInt(v)
 		case "correct":
 			r.Correct, ok = s.optBool()
 		case "score":
@@ -414,13 +480,13 @@ func fastMeta(s *scan, m *ConfigMeta) bool {
 		switch key {
 		case "frames":
 			v, ok = s.optInt()
-			m.Frames = toInt(v)
+			m.Frames = s.toInt(v)
 		case "width":
 			v, ok = s.optInt()
-			m.Width = toInt(v)
+			m.Width = s.toInt(v)
 		case "height":
 			v, ok = s.optInt()
-			m.Height = toInt(v)
+			m.Height = s.toInt(v)
 		case "seed":
 			m.Seed, ok = s.optInt()
 		case "text_only":

@@ -27,7 +27,7 @@ var decodeSeeds = []string{
 
 func decodeBoth(t *testing.T, line []byte) {
 	var fast Record
-	fastOK := fastRecord(line, &fast)
+	fastOK := fastRecord(&scan{b: line, a: &arena{}}, &fast)
 	var ref Record
 	refErr := json.Unmarshal(line, &ref)
 	if fastOK && (refErr != nil || !reflect.DeepEqual(fast, ref)) {
@@ -50,7 +50,7 @@ func TestDecodeRecordMatchesEncodingJSON(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 		decodeBoth(t, []byte(line))
 		var r Record
-		if fastRecord([]byte(line), &r) {
+		if fastRecord(&scan{b: []byte(line), a: &arena{}}, &r) {
 			fastCount++
 		}
 	}

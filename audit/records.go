@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -140,11 +141,11 @@ func ReadRecords(r io.Reader, path string) ([]Record, error) {
 			nums = append(nums, line)
 		}
 		if len(lines) == batch || (err == io.EOF && len(lines) > 0) {
-			recs, derr := decodeBatch(lines, nums, path)
-			if derr != nil {
+			base := len(out)
+			out = slices.Grow(out, len(lines))[:base+len(lines)]
+			if derr := decodeBatch(out[base:], lines, nums, path); derr != nil {
 				return nil, derr
 			}
-			out = append(out, recs...)
 			lines, nums = lines[:0], nums[:0]
 		}
 		if err == io.EOF {
@@ -154,8 +155,7 @@ func ReadRecords(r io.Reader, path string) ([]Record, error) {
 }
 
 // decodeBatch parses and validates lines concurrently and returns the first error in line order.
-func decodeBatch(lines [][]byte, nums []int, path string) ([]Record, error) {
-	recs := make([]Record, len(lines))
+func decodeBatch(recs []Record, lines [][]byte, nums []int, path string) error {
 	errs := make([]error, len(lines))
 	workers := min(runtime.GOMAXPROCS(0), (len(lines)+255)/256)
 	var wg sync.WaitGroup
@@ -163,8 +163,9 @@ func decodeBatch(lines [][]byte, nums []int, path string) ([]Record, error) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			var a arena
 			for i := w; i < len(lines); i += workers {
-				if err := decodeRecord(lines[i], &recs[i]); err != nil {
+				if err := a.decode(lines[i], &recs[i]); err != nil {
 					errs[i] = Errorf(path, nums[i], "parse", ErrSyntax, "%v", err)
 					continue
 				}
@@ -176,10 +177,10 @@ func decodeBatch(lines [][]byte, nums []int, path string) ([]Record, error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return recs, nil
+	return nil
 }
 
 var jsonUnmarshal = json.Unmarshal
