@@ -117,7 +117,9 @@ func (r *Record) Validate() error {
 
 // ReadRecords reads canonical JSONL from r; path names the source in errors. Blank lines are skipped.
 // Every record is validated; the first error in line order (naming file and line) stops the read. Lines
-// are decoded in parallel batches, so the result does not depend on the number of workers.
+// are decoded in parallel batches, so the result does not depend on the number of workers. Records may
+// share pointer targets (one true, one false) and strings: treat pointer fields as read-only and assign
+// a new pointer to change one.
 func ReadRecords(r io.Reader, path string) ([]Record, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var out []Record
