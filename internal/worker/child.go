@@ -164,6 +164,16 @@ var testOps = map[string]func(req *Request, w io.Writer) error{
 			time.Sleep(time.Hour)
 		}
 	},
+	// linger: answer "done", then keep running instead of exiting.
+	"linger": func(_ *Request, w io.Writer) error {
+		_ = writeMsg(w, &header{Type: msgDone}, nil)
+		if f, ok := w.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		for {
+			time.Sleep(time.Hour)
+		}
+	},
 	// exit: exit with status Arg without answering.
 	"exit": func(req *Request, _ io.Writer) error {
 		os.Exit(int(req.Arg))

@@ -18,8 +18,11 @@
 //	{"type":"done","stats":{…}}                      success; exit status 0
 //	{"type":"error","code":"…","message":"…"}        handled failure; exit status 1
 //
-// Frames arrive in increasing index order, once per distinct index (the parent fans duplicates out).
-// stderr: free-form logs. Test-only ops (hang, crash, abort, alloc, spawn, exit, garbage) exist for the
-// supervisor's tests and are reachable only when FRAMESWEEP_WORKER_TESTOPS=1 is in the worker's
-// environment.
+// Frames arrive in increasing index order, once per distinct index (duplicates in the request are
+// served once, as decode.Video.Read does). A "read" may carry "size" to resize in the worker; the
+// "error" message may carry the failed frame indices and the stats. stderr: free-form logs.
+//
+// Test-only ops (hang, crash, abort, alloc, spawn, linger, exit, garbage) exist for the supervisor's
+// tests and are reachable only when FRAMESWEEP_WORKER_TESTOPS=1 is in the worker's environment.
+// docs/worker.md describes the protocol in full.
 package worker

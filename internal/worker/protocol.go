@@ -12,7 +12,7 @@ import (
 
 // Request is the one JSON object the parent writes to the worker's stdin (followed by EOF).
 type Request struct {
-	Op      string         `json:"op"` // "probe" | "read" (test ops: "hang" "crash" "abort" "alloc" "spawn" "exit" "garbage")
+	Op      string         `json:"op"` // "probe" | "read" (and the test ops, see EnvTestOps)
 	Path    string         `json:"path,omitempty"`
 	Indices []int          `json:"indices,omitempty"`
 	Options decode.Options `json:"options"`

@@ -19,8 +19,8 @@ import (
 	"github.com/framesweep/framesweep/internal/rgb"
 )
 
-// EnvTestOps enables the test-only ops (hang, crash, abort, alloc, spawn, exit, garbage) in a worker when set to
-// "1". Only tests set it; without it those ops are rejected as unknown.
+// EnvTestOps enables the test-only ops (hang, crash, abort, alloc, spawn, linger, exit, garbage) in a
+// worker when set to "1". Only tests set it; without it those ops are rejected as unknown.
 const EnvTestOps = "FRAMESWEEP_WORKER_TESTOPS"
 
 // Limits bound one job.
@@ -76,7 +76,12 @@ type job struct {
 	memKill atomic.Bool
 	// protoKill: the supervisor killed the worker because its output broke the protocol.
 	protoKill atomic.Bool
+	// lingerKill: the supervisor killed a worker that did not exit after its final message.
+	lingerKill atomic.Bool
 }
+
+// lingerGrace is how long a worker may take to exit after its final message.
+const lingerGrace = 5 * time.Second
 
 // protoGrace is how long a worker whose output broke the protocol may take to exit on its own.
 const protoGrace = time.Second
@@ -155,6 +160,15 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 		})
 		defer t.Stop()
 	}
+	if terminal && handleErr == nil && protoErr == nil {
+		// The answer is complete; a worker that lingers (or keeps writing) after it is killed, and
+		// that is not held against the result.
+		t := time.AfterFunc(lingerGrace, func() {
+			j.lingerKill.Store(true)
+			_ = killGroup(pid)
+		})
+		defer t.Stop()
+	}
 	// Drain so a worker blocked on a full pipe can exit (its output no longer matters).
 	_, _ = io.Copy(io.Discard, stdout)
 	waitErr := cmd.Wait()
@@ -226,6 +240,11 @@ func (j *job) classify(jctx, parent context.Context, ps *os.ProcessState, waitEr
 		return fmt.Errorf("%s: worker %s: %w", j.req.Path, j.req.Op, context.Canceled)
 	case jctx.Err() == context.DeadlineExceeded && !terminal:
 		e.Kind = ErrWorkerTimeout
+	case j.lingerKill.Load() && terminal:
+		if remote != nil {
+			return remote
+		}
+		return nil
 	case j.protoKill.Load():
 		e.Kind, e.Err = ErrProtocol, protoErr
 	case abnormal && j.limits.Memory > 0 && e.PeakRSS > j.limits.Memory:

@@ -142,6 +142,20 @@ func TestUnknownOpIsRemoteError(t *testing.T) {
 	}
 }
 
+// TestLingeringWorkerAfterAnswer: a worker that answered but does not exit is killed after a grace
+// period, and its complete answer stands.
+func TestLingeringWorkerAfterAnswer(t *testing.T) {
+	t.Parallel()
+	r := testRunner(t, Limits{Timeout: time.Minute})
+	start := time.Now()
+	if err := runOp(t, r, context.Background(), &Request{Op: "linger", Path: "v.mp4"}); err != nil {
+		t.Fatalf("err = %v, want nil", err)
+	}
+	if el := time.Since(start); el < lingerGrace || el > lingerGrace+20*time.Second {
+		t.Errorf("took %v, want about the %v grace", el, lingerGrace)
+	}
+}
+
 func TestParentCancel(t *testing.T) {
 	t.Parallel()
 	r := testRunner(t, Limits{})
