@@ -114,7 +114,7 @@ func startOllama(t *testing.T, bin string) string {
 	}
 	modelfile := filepath.Join(dir, "Modelfile")
 	// Two FROM lines: the text model, then its projector. num_ctx 2048: ollama budgets 768 tokens per image.
-	mf := fmt.Sprintf("FROM %s\nFROM %s\nPARAMETER num_ctx 2048\n", tm.Model, tm.Mmproj)
+	mf := fmt.Sprintf("FROM %s\nFROM %s\nPARAMETER num_ctx 2048\nPARAMETER num_thread 1\n", tm.Model, tm.Mmproj)
 	if err := os.WriteFile(modelfile, []byte(mf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -190,5 +190,18 @@ func TestRealServer(t *testing.T) {
 	}
 	if txt.PromptTokens >= resp.PromptTokens {
 		t.Errorf("text-only prompt %d tokens ≥ with frames %d", txt.PromptTokens, resp.PromptTokens)
+	}
+	// JPEG frames and the MLVU template (system turn + prefilled assistant turn) are accepted too.
+	jp, err := llm.Registry{"openai": Open}.Open("openai:url=" + url + ",model=tiny,image=jpeg,quality=80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jp.Close()
+	ml, err := jp.Answer(ctx, &llm.Request{Frames: fr, Question: req.Question, Options: req.Options, Template: llm.TemplateMLVU, MaxTokens: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ml.Probs) != 4 || ml.Template != llm.TemplateMLVU || ml.CompletionTokens > 4 {
+		t.Errorf("mlvu over jpeg: %+v", ml)
 	}
 }
