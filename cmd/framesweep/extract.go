@@ -598,27 +598,64 @@ func readFanOut(ctx context.Context, v *decode.Video, union []int, need map[int]
 	return st, err
 }
 
-// fanOut serves one decoded frame to every job that needs it: the JPEG round trip (cached pipeline)
-// is done once per frame, and each job resizes from the raw or the cached source.
+// fanOut serves one decoded frame to every job that needs it. The JPEG round trip (cached pipeline)
+// is done once per frame, and each distinct output size is resized once per source through
+// resize.FanOut (which also prepares the source once per kernel family), however many configs share it.
 func fanOut(t frameTask, jobs []*job) error {
 	var cached *rgb.Image
 	var psnr *float64
-	for _, j := range jobs {
-		src := t.img
+	type source struct {
+		img     *rgb.Image
+		targets []resize.Target
+		at      map[geom.Size]int
+		out     []*rgb.Image
+	}
+	var srcs [2]source // 0: raw, 1: cached
+	which := func(j *job) int {
 		if j.pipeline == cache.PipelineCached {
-			if cached == nil {
-				var err error
-				if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
-					return fmt.Errorf("frame %d: %w", t.index, err)
-				}
-				psnr = psnrDB(t.img, cached)
+			return 1
+		}
+		return 0
+	}
+	for _, j := range jobs {
+		w := which(j)
+		if w == 1 && cached == nil {
+			var err error
+			if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
+				return fmt.Errorf("frame %d: %w", t.index, err)
 			}
-			src = cached
+			psnr = psnrDB(t.img, cached)
 		}
-		out, err := j.render(src)
-		if err != nil {
-			return fmt.Errorf("frame %d, config %s: %w", t.index, j.cfg.ID, err)
+		sc := &srcs[w]
+		if sc.at == nil {
+			sc.img, sc.at = t.img, map[geom.Size]int{}
+			if w == 1 {
+				sc.img = cached
+			}
 		}
+		for _, sz := range j.sizes() {
+			if _, ok := sc.at[sz]; !ok {
+				sc.at[sz] = len(sc.targets)
+				sc.targets = append(sc.targets, resize.Target{W: sz.W, H: sz.H, Kernel: j.spec.Kernel})
+			}
+		}
+	}
+	for w := range srcs {
+		if sc := &srcs[w]; len(sc.targets) > 0 {
+			out, err := resize.FanOut(sc.img, sc.targets)
+			if err != nil {
+				return fmt.Errorf("frame %d: %w", t.index, err)
+			}
+			sc.out = out
+		}
+	}
+	for _, j := range jobs {
+		sc := &srcs[which(j)]
+		var thumb *rgb.Image
+		if j.layout.Thumb != nil {
+			thumb = sc.out[sc.at[*j.layout.Thumb]]
+		}
+		out := j.render(sc.out[sc.at[j.layout.Resize]], thumb)
 		// Each frame index is served by exactly one worker, so its plan positions are written by
 		// that worker alone.
 		for pos, x := range j.plan.Indices {
@@ -636,44 +673,33 @@ func fanOut(t frameTask, jobs []*job) error {
 	return nil
 }
 
-// render produces the packed images one frame contributes to a job: the resized (and cropped)
-// frame, or its tiles followed by the thumbnail.
-func (j *job) render(src *rgb.Image) ([]byte, error) {
-	l := j.layout
-	resized, err := j.resizeTo(src, l.Resize)
-	if err != nil {
-		return nil, err
+// sizes lists the resizes a job needs from each source frame.
+func (j *job) sizes() []geom.Size {
+	if j.layout.Thumb != nil {
+		return []geom.Size{j.layout.Resize, *j.layout.Thumb}
 	}
+	return []geom.Size{j.layout.Resize}
+}
+
+// render packs the images one frame contributes to a job from its resized frame: the frame, its
+// centre crop, or its tiles followed by the thumbnail. resized may be shared with other jobs and is
+// only read.
+func (j *job) render(resized, thumb *rgb.Image) []byte {
+	l := j.layout
 	switch {
 	case len(l.Tiles) > 0:
 		out := make([]byte, 0, j.images*j.outW*j.outH*3)
 		for _, t := range l.Tiles {
-			out = appendRect(out, resized, geom.Rect{X: t.X, Y: t.Y, W: t.W, H: t.H})
+			out = appendRect(out, resized, t)
 		}
-		if l.Thumb != nil {
-			th, err := j.resizeTo(src, *l.Thumb)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, th.Packed()...)
+		if thumb != nil {
+			out = append(out, thumb.Packed()...)
 		}
-		return out, nil
+		return out
 	case l.Crop != nil:
-		return appendRect(nil, resized, *l.Crop), nil
+		return appendRect(nil, resized, *l.Crop)
 	}
-	return resized.Packed(), nil
-}
-
-func (j *job) resizeTo(src *rgb.Image, s geom.Size) (*rgb.Image, error) {
-	if s.W == src.W && s.H == src.H {
-		return src.Clone(), nil
-	}
-	r, err := resize.New(j.spec.Kernel, src.W, src.H, s.W, s.H) // cached by resize, safe for concurrent use
-	if err != nil {
-		return nil, err
-	}
-	dst := rgb.New(s.W, s.H)
-	return dst, r.Resize(dst, src)
+	return resized.Packed()
 }
 
 func appendRect(out []byte, m *rgb.Image, r geom.Rect) []byte {
