@@ -91,7 +91,10 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	backendOnce.Do(llama.BackendInit)
+	backendOnce.Do(func() {
+		llama.BackendInit()
+		quietMtmd() // the projector logs every image at debug level otherwise
+	})
 	r := &Runtime{path: model, mmproj: mmproj, nctx: o.Context, chat: o.Chat}
 	m, err := llama.LoadModelFromFile(model, llama.ModelParams{UseMmap: true})
 	if err != nil {

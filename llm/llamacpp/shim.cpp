@@ -1,6 +1,8 @@
 // C++ entry points of llm/llamacpp: thin wrappers over the mtmd C API with every exception caught.
 #include "shim.h"
 
+#include <stdio.h>
+
 extern "C" {
 
 void native_llama_free(void * ctx) {
@@ -75,6 +77,25 @@ int native_mtmd_unsupported(mtmd_context * ctx) {
 		return 0;
 	} catch (...) {
 		return -1;
+	}
+}
+
+// Levels of ggml_log_level: 1 debug, 2 info, 3 warn, 4 error, 5 continuation of the previous message.
+static int last_level = 0;
+
+static void quiet_log(int level, const char * text, void *) {
+	if (level != 5) {
+		last_level = level;
+	}
+	if (last_level >= 3 && text != nullptr) {
+		fputs(text, stderr);
+	}
+}
+
+void native_mtmd_quiet(void) {
+	try {
+		mtmd_log_set(quiet_log, nullptr);
+	} catch (...) {
 	}
 }
 

@@ -31,6 +31,8 @@ func freeContext(c *llama.Context) {
 	}
 }
 
+func quietMtmd() { C.native_mtmd_quiet() }
+
 // mtmdCtx is our own mtmd context (vision projector), created with an explicit thread count.
 type mtmdCtx struct{ c *C.mtmd_context }
 

@@ -55,6 +55,8 @@ int32_t mtmd_encode_chunk(mtmd_context * ctx, const mtmd_input_chunk * chunk);
 float * mtmd_get_output_embd(mtmd_context * ctx);
 bool mtmd_decode_use_mrope(mtmd_context * ctx);
 bool mtmd_decode_use_non_causal(mtmd_context * ctx);
+typedef void (*native_log_callback)(int level, const char * text, void * user_data); // ggml_log_callback
+void mtmd_log_set(native_log_callback log_callback, void * user_data);
 
 // Our entry points (shim.cpp): each catches C++ exceptions and reports them as a status, so a throw
 // inside llama.cpp becomes a Go error instead of std::terminate.
@@ -63,6 +65,7 @@ mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads);
 mtmd_input_chunks * native_mtmd_tokenize_rgb(mtmd_context * ctx, uint32_t w, uint32_t h, const unsigned char * rgb, int32_t * status);
 int32_t native_mtmd_encode_chunk(mtmd_context * ctx, const mtmd_input_chunk * chunk);
 int native_mtmd_unsupported(mtmd_context * ctx); // 1 = M-RoPE, 2 = non-causal, 0 = supported, -1 = error
+void native_mtmd_quiet(void); // mtmd/clip logs: warnings and errors only, to stderr
 
 #ifdef __cplusplus
 }
