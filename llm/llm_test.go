@@ -151,3 +151,12 @@ func TestRequestValidate(t *testing.T) {
 		t.Error("empty question accepted")
 	}
 }
+
+func TestTokenLetter(t *testing.T) {
+	for tok, want := range map[string]string{"A": "A", " B": "B", "(C": "C", "D.": "D", " E)": "E", "A:": "A",
+		"a": "", "AB": "", "  ": "", "(": "", " The": "", "\n\nA": "A", "      A": ""} {
+		if got := TokenLetter(tok); got != want {
+			t.Errorf("TokenLetter(%q) = %q, want %q", tok, got, want)
+		}
+	}
+}

@@ -1,6 +1,21 @@
 package llm
 
-import "math"
+import (
+	"math"
+	"strings"
+)
+
+// TokenLetter returns the option letter a token's text spells: the capital letter alone, after
+// whitespace or "(", and/or before ".", ")" or ":" ("A", " A", "(A", "A.", " A)"); "" otherwise.
+func TokenLetter(text string) string {
+	t := strings.TrimLeft(text, " \t\n")
+	t = strings.TrimPrefix(t, "(")
+	t = strings.TrimRight(t, ".):")
+	if len(t) == 1 && t[0] >= 'A' && t[0] <= 'Z' && len(text) <= 4 {
+		return t
+	}
+	return ""
+}
 
 // LetterProbs turns per-letter scores into probabilities over the options. scores[letter] holds the
 // log-domain scores (logits or logprobs) of every token variant of that letter ("A", " A"); variants are

@@ -137,14 +137,13 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	return r, nil
 }
 
-// letterTokens maps each capital letter to the tokens whose text is that letter, bare or after a space.
+// letterTokens maps each capital letter to the tokens that spell it (llm.TokenLetter: "A", " A", "(A",
+// "A.", "A)").
 func letterTokens(m *llama.Model) map[string][]int {
 	out := map[string][]int{}
 	for id := range m.NumVocab() {
-		p := m.TokenToPiece(id)
-		t := strings.TrimLeft(p, " ")
-		if len(t) == 1 && t[0] >= 'A' && t[0] <= 'Z' && len(p)-len(t) <= 1 {
-			out[t] = append(out[t], id)
+		if l := llm.TokenLetter(m.TokenToPiece(id)); l != "" {
+			out[l] = append(out[l], id)
 		}
 	}
 	return out

@@ -415,13 +415,9 @@ func normalizeToken(t string) string {
 	return t
 }
 
-// answerLetter returns the letter a token spells, bare or after whitespace, or "".
+// answerLetter returns the letter a token spells — "A", " A", "(A", "A.", "A)" — or "".
 func answerLetter(tok string) string {
-	t := strings.TrimLeft(normalizeToken(tok), " \t\n")
-	if len(t) == 1 && t[0] >= 'A' && t[0] <= 'Z' {
-		return t
-	}
-	return ""
+	return llm.TokenLetter(normalizeToken(tok))
 }
 
 // OptionProbs computes option probabilities from chat logprobs at the first answer position: the first
