@@ -218,14 +218,15 @@ func TestTimeoutRetriedAndConcurrencyLimit(t *testing.T) {
 		if n == 1 {
 			select { // first attempt hangs past the client timeout
 			case <-r.Context().Done():
-			case <-time.After(2 * time.Second):
+			case <-time.After(5 * time.Second):
 			}
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 		io.WriteString(w, vllmReply)
 	})
-	c := client(t, s, Options{Timeout: 200 * time.Millisecond, Retries: 2, Concurrency: 2})
+	// 1 s per attempt: generous for the 20 ms replies on a loaded CI machine, short for the hung first one.
+	c := client(t, s, Options{Timeout: time.Second, Retries: 2, Concurrency: 2})
 	r := req4
 	if _, err := c.Answer(context.Background(), &r); err != nil {
 		t.Fatalf("timeout not retried: %v", err)
