@@ -50,6 +50,11 @@ func CheckGGUF(path string, wantClip bool) (arch string, err error) {
 		}
 		return "", llm.Errorf("load model", path, llm.ErrModel, "architecture %q is a vision projector, not a text model", arch)
 	}
+	if arch == "clip" {
+		if err := checkClip(g); err != nil {
+			return "", llm.Errorf("load model", path, llm.ErrModel, "%v", err)
+		}
+	}
 	// ollama's reader already bounds-checks tensors; check again here so this guard does not depend on it.
 	data := int64(g.Tensors().Offset)
 	ts := g.Tensors().Items()
@@ -74,4 +79,42 @@ func decodeGGUF(r io.ReadSeeker) (g *ggml.GGML, err error) {
 		}
 	}()
 	return ggml.Decode(r, maxGGUFArray)
+}
+
+// checkClip rejects vision projectors that llama.cpp's clip loader crashes on instead of reporting
+// (DEPS.md): a missing image_mean/image_std or size key, a head count that does not divide the
+// embedding size, a missing patch embedding or a missing per-block attention-output/FFN tensor.
+func checkClip(g *ggml.GGML) error {
+	kv := g.KV()
+	if !kv.Bool("has_vision_encoder") {
+		return nil // audio-only projectors: not used by this backend, left to llama.cpp
+	}
+	for _, k := range []string{"image_mean", "image_std", "image_size", "patch_size", "embedding_length",
+		"block_count", "attention.head_count", "feed_forward_length"} {
+		if _, ok := kv["clip.vision."+k]; !ok {
+			return fmt.Errorf("vision projector lacks clip.vision.%s", k)
+		}
+	}
+	embd, heads, blocks := kv.Uint("vision.embedding_length"), kv.Uint("vision.attention.head_count"), kv.Uint("vision.block_count")
+	if heads == 0 || embd == 0 || embd%heads != 0 {
+		return fmt.Errorf("vision projector: head count %d does not divide embedding length %d", heads, embd)
+	}
+	if kv.Uint("vision.patch_size") == 0 || kv.Uint("vision.image_size") == 0 || blocks == 0 {
+		return fmt.Errorf("vision projector: zero patch size, image size or block count")
+	}
+	have := map[string]bool{}
+	for _, t := range g.Tensors().Items() {
+		have[t.Name] = true
+	}
+	if !have["v.patch_embd.weight"] {
+		return fmt.Errorf("vision projector lacks tensor v.patch_embd.weight")
+	}
+	for b := uint32(0); b < blocks; b++ {
+		for _, n := range []string{"attn_out", "ffn_down"} {
+			if name := fmt.Sprintf("v.blk.%d.%s.weight", b, n); !have[name] {
+				return fmt.Errorf("vision projector lacks tensor %s", name)
+			}
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package llamacpp
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/llm/testmodel"
+	"github.com/ollama/ollama/fs/ggml"
 )
 
 var tiny testmodel.Paths
@@ -214,5 +216,87 @@ func TestOddFrameSizes(t *testing.T) {
 	bad := &rgb.Image{W: 10, H: 10, Stride: 30, Pix: make([]byte, 20)}
 	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{bad}, Question: "q"}); !errors.Is(err, llm.ErrBadImage) {
 		t.Errorf("short buffer: %v", err)
+	}
+}
+
+// rewriteGGUF copies a GGUF with its key/values and tensors changed by edit (tensor data read back from
+// the original file), to make projectors that llama.cpp itself would crash on.
+func rewriteGGUF(t *testing.T, src, dst string, edit func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := ggml.Decode(f, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := ggml.KV{}
+	for k, v := range g.KV() {
+		if k != "general.parameter_count" {
+			kv[k] = v
+		}
+	}
+	var ts []*ggml.Tensor
+	for _, tt := range g.Tensors().Items() {
+		sec := io.NewSectionReader(f, int64(g.Tensors().Offset+tt.Offset), int64(tt.Size()))
+		ts = append(ts, &ggml.Tensor{Name: tt.Name, Kind: tt.Kind, Shape: tt.Shape, WriterTo: sectionWriter{sec}})
+	}
+	ts = edit(kv, ts)
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ggml.WriteGGUF(out, kv, ts); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+}
+
+type sectionWriter struct{ r *io.SectionReader }
+
+func (s sectionWriter) WriteTo(w io.Writer) (int64, error) { return io.Copy(w, s.r) }
+
+// TestCrashingProjectorsRejected: projector defects that make llama.cpp segfault or abort (DEPS.md) are
+// caught in Go with an error naming the file.
+func TestCrashingProjectorsRejected(t *testing.T) {
+	dir := t.TempDir()
+	drop := func(name string) func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor {
+		return func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+			var out []*ggml.Tensor
+			for _, x := range ts {
+				if x.Name != name {
+					out = append(out, x)
+				}
+			}
+			return out
+		}
+	}
+	cases := map[string]func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor{
+		"no-mean": func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor { delete(kv, "clip.vision.image_mean"); return ts },
+		"bad-heads": func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+			kv["clip.vision.attention.head_count"] = uint32(5)
+			return ts
+		},
+		"no-attn-out": drop("v.blk.1.attn_out.weight"),
+		"no-patch":    drop("v.patch_embd.weight"),
+	}
+	// The unmodified copy must still load: the rewrite itself is faithful.
+	same := filepath.Join(dir, "same.gguf")
+	rewriteGGUF(t, tiny.Mmproj, same, func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor { return ts })
+	rt, err := New(tiny.Model, same, Options{Threads: 1, Context: 256})
+	if err != nil {
+		t.Fatalf("faithful copy rejected: %v", err)
+	}
+	rt.Close()
+	for name, edit := range cases {
+		p := filepath.Join(dir, name+".gguf")
+		rewriteGGUF(t, tiny.Mmproj, p, edit)
+		_, err := New(tiny.Model, p, Options{Threads: 1, Context: 256})
+		var e *llm.Error
+		if !errors.Is(err, llm.ErrModel) || !errors.As(err, &e) || e.Path != p || !strings.Contains(err.Error(), "vision projector") {
+			t.Errorf("%s: err = %v (want the Go-side projector check)", name, err)
+		}
 	}
 }
