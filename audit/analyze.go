@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -280,8 +281,34 @@ func build(recs []Record) (*dataset, error) {
 	return d, nil
 }
 
-// Analyze computes the audit of METRICS.md from records.
+// Analyze computes the audit of METRICS.md from records. Errors not tied to one line name the records'
+// file(s).
 func Analyze(recs []Record, opt Options) (*Result, error) {
+	res, err := analyze(recs, opt)
+	var ae *Error
+	if errors.As(err, &ae) && ae.Path == "" {
+		ae.Path = sourcePaths(recs)
+	}
+	return res, err
+}
+
+// sourcePaths lists the distinct files the records came from.
+func sourcePaths(recs []Record) string {
+	var paths []string
+	seen := map[string]bool{}
+	prev := ""
+	for i := range recs {
+		p := recs[i].Source.Path
+		if p == "" || p == prev || seen[p] {
+			continue
+		}
+		prev, seen[p] = p, true
+		paths = append(paths, p)
+	}
+	return strings.Join(paths, ",")
+}
+
+func analyze(recs []Record, opt Options) (*Result, error) {
 	if opt.Resamples < 0 || opt.Epsilon < 0 {
 		return nil, Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
 	}

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -125,7 +126,11 @@ func TestCascadeIndexSetsAndFolds(t *testing.T) {
 func TestCascadeBadBudgets(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Cascade.Budgets = []int{8, 24}
-	if _, err := Analyze(cascadeRecords(false), opt); !errors.Is(err, ErrBadArgs) {
+	recs := cascadeRecords(false)
+	for i := range recs {
+		recs[i].Source.Path = "run/records.jsonl"
+	}
+	if _, err := Analyze(recs, opt); !errors.Is(err, ErrBadArgs) || !strings.HasPrefix(err.Error(), "run/records.jsonl: ") {
 		t.Errorf("unknown budget: %v", err)
 	}
 	opt.Cascade.Budgets = []int{16, 8}
