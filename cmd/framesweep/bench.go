@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -61,6 +62,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rows, err := run(ctx)
+	var bu benchUsage
+	if errors.As(err, &bu) {
+		return usageErr(stderr, "bench "+mode, "%v", bu.error)
+	}
 	if err != nil {
 		// Print what was measured before the failure, then the one-line error.
 		_ = bench.Write(stdout, *format, rows)
@@ -71,6 +76,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// benchUsage marks a mode's error as bad usage (exit status 2) rather than a failed run.
+type benchUsage struct{ error }
 
 func validFormat(f string) bool {
 	for _, x := range bench.Formats {
@@ -101,11 +109,17 @@ func setupBenchGrid(fs *flag.FlagSet, stderr io.Writer) func(context.Context) ([
 	return func(ctx context.Context) ([]bench.Row, error) {
 		g, err := bench.ParseInts(*gops)
 		if err != nil {
-			return nil, fmt.Errorf("--gops: %w", err)
+			return nil, benchUsage{fmt.Errorf("--gops: %w", err)}
 		}
 		b, err := bench.ParseInts(*budgets)
 		if err != nil {
-			return nil, fmt.Errorf("--budgets: %w", err)
+			return nil, benchUsage{fmt.Errorf("--budgets: %w", err)}
+		}
+		if *ladder != bench.LadderLinspace && *ladder != bench.LadderNested {
+			return nil, benchUsage{fmt.Errorf("--ladder: want %s or %s, got %q", bench.LadderLinspace, bench.LadderNested, *ladder)}
+		}
+		if *reps < 1 || *warmup < 0 {
+			return nil, benchUsage{fmt.Errorf("--reps must be ≥ 1 and --warmup ≥ 0")}
 		}
 		cfg := bench.GridConfig{GOPs: g, Budgets: b, Ladder: *ladder, Reps: *reps, Warmup: *warmup, CacheDir: *cache}
 		if !*quiet {
@@ -129,9 +143,12 @@ func setupBenchDecode(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 		for _, f := range strings.Split(*threads, ",") {
 			var t int
 			if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d", &t); err != nil || t < 0 {
-				return nil, fmt.Errorf("--threads: bad thread count %q", f)
+				return nil, benchUsage{fmt.Errorf("--threads: bad thread count %q", f)}
 			}
 			ts = append(ts, t)
+		}
+		if *reps < 1 || *warmup < 0 || *compare < 1 {
+			return nil, benchUsage{fmt.Errorf("--reps and --compare must be ≥ 1, --warmup ≥ 0")}
 		}
 		cfg := bench.DecodeConfig{Video: *video, Threads: ts, HWAccel: *hw, Compare: *compare, Reps: *reps,
 			Warmup: *warmup, CacheDir: *cache}
@@ -159,8 +176,11 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 			}
 		}
 		var w, h int
+		if *frames < 1 || *threads < 0 {
+			return nil, benchUsage{fmt.Errorf("--frames must be ≥ 1 and --threads ≥ 0")}
+		}
 		if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w <= 0 || h <= 0 {
-			return nil, fmt.Errorf("--size: want WxH, got %q", *size)
+			return nil, benchUsage{fmt.Errorf("--size: want WxH, got %q", *size)}
 		}
 		return bench.Memory(ctx, bench.MemoryConfig{Video: *video, Frames: *frames, Width: w, Height: h, Kernel: *kernel,
 			Threads: *threads, CacheDir: *cache, Log: stderr, Worker: exe})
