@@ -246,6 +246,7 @@ func build(recs []Record) (*dataset, error) {
 	d.reruns = make([][]int32, C)
 	runsSeen := make([]map[int]bool, C) // runs other than 0
 	run0 := make([]bool, C)
+	var cellRuns map[[2]int]int32 // (cell, run) → record, only for cells holding reruns
 	for j := range recs {
 		r := &recs[j]
 		k := cfgPerm[recCfg[j]]
@@ -262,12 +263,22 @@ func build(recs []Record) (*dataset, error) {
 			*slot = int32(j)
 			continue
 		}
-		prev := &recs[*slot]
-		if prev.RunIndex() == r.RunIndex() {
+		// A second record for the cell: it must be a rerun with a run value not seen for this cell yet.
+		cell := int(itemPerm[recItem[j]])*C + k
+		if cellRuns == nil {
+			cellRuns = map[[2]int]int32{}
+		}
+		if _, ok := cellRuns[[2]int{cell, recs[*slot].RunIndex()}]; !ok {
+			cellRuns[[2]int{cell, recs[*slot].RunIndex()}] = *slot
+		}
+		if first, dup := cellRuns[[2]int{cell, r.RunIndex()}]; dup {
+			prev := &recs[first]
 			what := "declare reruns with distinct \"run\" values"
 			return nil, Errorf(r.Source.Path, r.Source.Line, "analyze", ErrDuplicate,
 				"item %q config %q run %d already recorded at %s:%d (%s)", r.ItemID, r.Config, r.RunIndex(), prev.Source.Path, prev.Source.Line, what)
 		}
+		cellRuns[[2]int{cell, r.RunIndex()}] = int32(j)
+		prev := &recs[*slot]
 		if r.RunIndex() < prev.RunIndex() {
 			d.reruns[k] = append(d.reruns[k], *slot)
 			*slot = int32(j)

@@ -572,3 +572,17 @@ func TestDocHashDrift(t *testing.T) {
 		t.Errorf("notes %v", res.Notes)
 	}
 }
+
+func TestDuplicateRerunAfterLowerRun(t *testing.T) {
+	mk := func(run, line int) Record {
+		return Record{ItemID: "a", Config: "x", Correct: bp(true), Run: ip(run), Source: Source{Path: "r.jsonl", Line: line}}
+	}
+	_, err := Analyze([]Record{mk(1, 1), mk(0, 2), mk(1, 3)}, DefaultOptions())
+	if !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), "r.jsonl:3") || !strings.Contains(err.Error(), "r.jsonl:1") {
+		t.Errorf("got %v", err)
+	}
+	res, err := Analyze([]Record{mk(2, 1), mk(0, 2), mk(1, 3)}, DefaultOptions())
+	if err != nil || res.Configs[0].Reruns != 2 || len(res.NoiseFloor) != 1 || res.NoiseFloor[0].Pairs != 3 {
+		t.Errorf("three runs: %v %+v", err, res)
+	}
+}
