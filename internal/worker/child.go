@@ -124,6 +124,16 @@ var testOps = map[string]func(req *Request, w io.Writer) error{
 		time.Sleep(time.Minute)
 		return nil
 	},
+	// partial: start a frame, then crash mid-payload (the stream is cut where a real crash would cut it).
+	"partial": func(_ *Request, w io.Writer) error {
+		_ = writeMsg(w, &header{Type: msgFrame, Index: 0, W: 2, H: 2, Bytes: 12}, []byte{1, 2, 3})
+		if f, ok := w.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+		time.Sleep(time.Minute)
+		return nil
+	},
 	// abort: die by a signal (GOTRACEBACK=crash behaviour), as an abort() with the default handler does.
 	"abort": func(*Request, io.Writer) error {
 		debug.SetTraceback("crash")

@@ -22,7 +22,7 @@
 // served once, as decode.Video.Read does). A "read" may carry "size" to resize in the worker; the
 // "error" message may carry the failed frame indices and the stats. stderr: free-form logs.
 //
-// Test-only ops (hang, crash, abort, alloc, spawn, linger, exit, garbage) exist for the supervisor's
+// Test-only ops (hang, crash, partial, abort, alloc, spawn, linger, exit, garbage) exist for the supervisor's
 // tests and are reachable only when FRAMESWEEP_WORKER_TESTOPS=1 is in the worker's environment.
 // docs/worker.md describes the protocol in full.
 package worker

@@ -19,7 +19,7 @@ import (
 	"github.com/framesweep/framesweep/internal/rgb"
 )
 
-// EnvTestOps enables the test-only ops (hang, crash, abort, alloc, spawn, linger, exit, garbage) in a
+// EnvTestOps enables the test-only ops (hang, crash, partial, abort, alloc, spawn, linger, exit, garbage) in a
 // worker when set to "1". Only tests set it; without it those ops are rejected as unknown.
 const EnvTestOps = "FRAMESWEEP_WORKER_TESTOPS"
 

@@ -80,6 +80,8 @@ func TestSupervisorFailures(t *testing.T) {
 			exitCode: -1, signal: syscall.SIGABRT, stderr: "panic: "},
 		{name: "alloc", req: Request{Op: "alloc"}, lim: Limits{Timeout: 20 * time.Second, Memory: 150 << 20},
 			kind: ErrWorkerMemory, exitCode: -1, signal: syscall.SIGKILL},
+		{name: "partial-frame", req: Request{Op: "partial"}, lim: Limits{Timeout: 20 * time.Second}, kind: ErrWorkerCrashed,
+			exitCode: 2, stderr: "SIGSEGV"},
 		{name: "exit3", req: Request{Op: "exit", Arg: 3}, lim: Limits{Timeout: 20 * time.Second}, kind: ErrWorkerCrashed,
 			exitCode: 3},
 		{name: "exit0-no-answer", req: Request{Op: "exit", Arg: 0}, lim: Limits{Timeout: 20 * time.Second},
