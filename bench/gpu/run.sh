@@ -111,7 +111,7 @@ done
 echo "bench/gpu: timing cuda vs CPU on the 60 s 1080p30 H.264 clip (generated once into the bench cache)"
 TIMING="$OUT/timing.txt"
 if timeout 300 "$BIN" bench decode --threads 0 --hwaccel cuda --compare 32 --format benchstat --quiet >"$TIMING" 2>"$OUT/timing.err"; then
-	SUMMARY+=("timing (60 s 1080p30 H.264, cuda vs CPU): $(grep -E 'variant=decode/hwaccel=cuda' "$TIMING" | tr '\t' ' ' | sed 's/  */ /g')")
+	SUMMARY+=("timing (60 s 1080p30 H.264, cuda vs CPU): $(grep -E '^Benchmark.*variant=decode/hwaccel=cuda' "$TIMING" | tr '\t' ' ' | sed 's/  */ /g')")
 else
 	SUMMARY+=("timing: FAIL ($(tail -n1 "$OUT/timing.err"))")
 	FAIL=1
