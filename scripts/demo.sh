@@ -38,7 +38,7 @@ step "verify: re-hash every cached object"
 
 step "ask: one question through llama.cpp + mtmd in process (tiny random-weight model: its answers are noise)"
 "$FS" testmodel --out "$OUT/model" > /dev/null
-"$FS" ask --runtime "llamacpp:model=$OUT/model/tiny-llama.gguf,mmproj=$OUT/model/tiny-mmproj.gguf,threads=2" "$V" \
+"$FS" ask --runtime "llamacpp:model=$OUT/model/tiny-llama.gguf,mmproj=$OUT/model/tiny-mmproj.gguf,threads=1" "$V" \
   --question "What is shown in the video?" --options "A. a rocket launch" "B. a cooking show" "C. a football match" "D. a concert" \
   --preset qwen2.5-vl --frames 4 --template videomme --json
 
