@@ -26,6 +26,11 @@ test: deps
 	$(MAKE) check
 	$(ENV) go build -o $(BIN) ./cmd/framesweep
 	$(ENV) FRAMESWEEP_BIN=$(CURDIR)/$(BIN) go test -race -timeout $(GO_TEST_TIMEOUT) ./...
+	# The kernels again without SIMD (-tags noasm) and without cgo (pure-Go references, pure-Go packages),
+	# and the resize tests with gocv's Mat leak profile (fails on an unclosed Mat).
+	$(ENV) go test -tags noasm ./native/
+	$(ENV) CGO_ENABLED=0 go test ./native/ ./sampler/... ./audit/... ./resize/geom/
+	$(ENV) go test -tags matprofile ./resize/
 
 test-short: deps
 	$(ENV) go test -short ./...
