@@ -23,6 +23,7 @@ import (
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/internal/version"
+	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
@@ -41,6 +42,8 @@ type extractOptions struct {
 	normName   string
 	autorotate bool
 	jobs       int
+	isolate    bool          // decode in supervised `framesweep worker` processes
+	limits     worker.Limits // per worker job
 }
 
 // extractSummary is the closing summary (JSON on stdout).
@@ -122,6 +125,9 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	dtype := fs.String("dtype", "u8", "tensor type: u8 | f32 | f16")
 	norm := fs.String("norm", "clip", "normalisation for float dtypes: "+strings.Join(cache.NormNames(), "|"))
 	noAutorotate := fs.Bool("no-autorotate", false, "do not apply the container's display rotation")
+	isolate := fs.Bool("worker", false, "decode each video in a supervised child process (untrusted files: a crash or hang fails that video only)")
+	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
+	wMemMB := fs.Int64("worker-memory-mb", 8192, "with --worker: resident memory limit of each decoding process (MiB, 0 = none)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
@@ -137,7 +143,11 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	case *jobs < 1:
 		return usageErr(stderr, "extract", "--jobs must be ≥ 1")
 	}
-	o := extractOptions{gridPath: *gridPath, kernel: *kernel, autorotate: !*noAutorotate, jobs: *jobs, normName: "none"}
+	o := extractOptions{gridPath: *gridPath, kernel: *kernel, autorotate: !*noAutorotate, jobs: *jobs, normName: "none",
+		isolate: *isolate, limits: worker.Limits{Timeout: *wTimeout, Memory: *wMemMB << 20}}
+	if *wTimeout < 0 || *wMemMB < 0 {
+		return usageErr(stderr, "extract", "--worker-timeout and --worker-memory-mb must be ≥ 0")
+	}
 	switch *pipeline {
 	case "":
 	case "raw", "cached":
@@ -329,7 +339,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 		return nil, err
 	}
 	res.sum = videoSummary{Path: path, SHA256: digest}
-	v, err := decode.Open(path, decode.Options{NoAutorotate: !o.autorotate})
+	v, err := openSource(ctx, o, path)
 	if err != nil {
 		return res, err
 	}
@@ -515,6 +525,41 @@ func layoutImages(l geom.Layout) (w, h, images int, err error) {
 	return w, h, l.Images(), nil
 }
 
+// videoSource is a video opened in process (*decode.Video) or through supervised worker processes.
+type videoSource interface {
+	Info() decode.Info
+	Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error)
+	Close() error
+}
+
+func openSource(ctx context.Context, o extractOptions, path string) (videoSource, error) {
+	opts := decode.Options{NoAutorotate: !o.autorotate}
+	if !o.isolate {
+		return decode.Open(path, opts)
+	}
+	r := &worker.Runner{Limits: o.limits}
+	info, err := r.Probe(ctx, path, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return &workerSource{ctx: ctx, r: r, path: path, opts: opts, info: info}, nil
+}
+
+// workerSource decodes in a child process per call: one to probe (index scan), one for the read.
+type workerSource struct {
+	ctx  context.Context
+	r    *worker.Runner
+	path string
+	opts decode.Options
+	info decode.Info
+}
+
+func (w *workerSource) Info() decode.Info { return w.info }
+func (w *workerSource) Close() error      { return nil }
+func (w *workerSource) Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error) {
+	return w.r.Read(w.ctx, w.path, indices, w.opts, fn)
+}
+
 // fanOutWorkers is how many goroutines resize frames while the decoder goes on (FFmpeg's own
 // threads decode meanwhile).
 func fanOutWorkers() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
@@ -529,7 +574,7 @@ type frameTask struct {
 // readFanOut decodes the union once; each frame is copied out of the decoder and handed to a small
 // pool of workers that serve every job needing it. The channel is short, so memory holds the
 // outputs plus a few source frames.
-func readFanOut(ctx context.Context, v *decode.Video, union []int, need map[int][]*job) (decode.Stats, error) {
+func readFanOut(ctx context.Context, v videoSource, union []int, need map[int][]*job) (decode.Stats, error) {
 	workers := fanOutWorkers()
 	ch := make(chan frameTask, workers)
 	// Source buffers are recycled: a fresh 6 MB allocation per 1080p frame costs more than the copy.

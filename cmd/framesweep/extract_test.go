@@ -231,15 +231,15 @@ func mustGlob(t testing.TB, pat string) string {
 	return m[0]
 }
 
-// exBinary returns the framesweep binary: $FRAMESWEEP_BIN, or one built into a temp dir.
+// exBinary returns the framesweep binary: $FRAMESWEEP_BIN (as `make test` sets), or one built into the
+// test's temp dir.
 func exBinary(t testing.TB) string {
 	t.Helper()
 	if b := os.Getenv("FRAMESWEEP_BIN"); b != "" {
 		return b
 	}
 	bin := filepath.Join(t.TempDir(), "framesweep")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -278,7 +278,8 @@ func TestExtractSIGKILL(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		delay := time.Duration(rng.Int63n(int64(full)))
+		// Runs after the first get faster (objects are skipped), so kill within the first half.
+		delay := time.Duration(rng.Int63n(int64(full)/2 + 1))
 		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
 		err := cmd.Wait()
 		timer.Stop()
@@ -297,6 +298,9 @@ func TestExtractSIGKILL(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 8 runs killed (full run %v)", killed, full)
+	if killed < 2 {
+		t.Fatalf("only %d of 8 runs were killed before finishing: the test did not test", killed)
+	}
 	if out, err := run(dir).CombinedOutput(); err != nil {
 		t.Fatalf("final run: %v\n%s", err, out)
 	}
@@ -644,4 +648,30 @@ func TestExtractBlobURL(t *testing.T) {
 	if code, s, _ := exRun(t, "--grid", grid, "--out", url, "--videos", video); code != 0 || s.ObjectsSkipped != 2 {
 		t.Fatalf("rerun: exit %d %+v", code, s)
 	}
+}
+
+// TestExtractWorker: with --worker every video is decoded in a supervised child process; the objects
+// are byte-identical to in-process decoding and a bad video still fails alone.
+func TestExtractWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := exBinary(t)
+	grid := exWriteGrid(t, "frames: [4, 8]\npolicies: [uniform]\nresolutions: [\"40x24\"]\npipelines: [raw, cached]\n")
+	good := exVideo(t, "torchcodec/nasa_13013.mp4")
+	bad := exVideo(t, "mp4ff/vvc_400kbps_2s.mp4") // no decoder in FFmpeg 5.1
+	inproc, isolated := t.TempDir(), t.TempDir()
+	if code, s, e := exRun(t, "--grid", grid, "--out", inproc, "--videos", good); code != 0 || s.ObjectsWritten != 4 {
+		t.Fatalf("in process: exit %d %+v %s", code, s, e)
+	}
+	cmd := exec.Command(bin, "extract", "--grid", grid, "--out", isolated, "--worker", "--worker-timeout", "2m", "--videos", good, bad)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var sum extractSummary
+	json.Unmarshal(stdout.Bytes(), &sum)
+	if cmd.ProcessState.ExitCode() != exitError || sum.VideosFailed != 1 || sum.ObjectsWritten != 4 || !strings.Contains(stderr.String(), bad) {
+		t.Fatalf("--worker: %v, %+v\n%s", err, sum, stderr.String())
+	}
+	exSameTree(t, exTree(t, inproc), exTree(t, isolated))
 }
