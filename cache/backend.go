@@ -17,7 +17,7 @@ import (
 
 // backend is the storage under a Store: names are slash-separated paths relative to its root.
 type backend interface {
-	put(ctx context.Context, name string, data []byte) error
+	put(ctx context.Context, name string, parts ...[]byte) error // publishes the concatenation atomically
 	get(ctx context.Context, name string, max int64) ([]byte, error)
 	exists(ctx context.Context, name string) (bool, error)
 	list(ctx context.Context, prefix string) ([]string, error)
@@ -37,7 +37,7 @@ func (d *dirBackend) where(name string) string {
 	return filepath.Join(d.root, filepath.FromSlash(name))
 }
 
-func (d *dirBackend) put(_ context.Context, name string, data []byte) error {
+func (d *dirBackend) put(_ context.Context, name string, parts ...[]byte) error {
 	full := d.where(name)
 	dir := filepath.Dir(full)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -55,8 +55,10 @@ func (d *dirBackend) put(_ context.Context, name string, data []byte) error {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
-		return err
+	for _, p := range parts {
+		if _, err := f.Write(p); err != nil {
+			return err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return err
@@ -172,8 +174,22 @@ type blobBackend struct {
 
 func (b *blobBackend) where(name string) string { return strings.TrimRight(b.url, "/") + "/" + name }
 
-func (b *blobBackend) put(ctx context.Context, name string, data []byte) error {
-	return b.bucket.WriteAll(ctx, name, data, &blob.WriterOptions{ContentType: "application/octet-stream"})
+func (b *blobBackend) put(ctx context.Context, name string, parts ...[]byte) error {
+	// Cancelling the context before Close aborts the write, so a failed write never publishes.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.bucket.NewWriter(wctx, name, &blob.WriterOptions{ContentType: "application/octet-stream"})
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			cancel()
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
 }
 
 func (b *blobBackend) get(ctx context.Context, name string, max int64) ([]byte, error) {

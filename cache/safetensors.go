@@ -62,6 +62,25 @@ type headerEntry struct {
 // laid out in name order, the JSON header has sorted keys and is padded with spaces to a multiple of
 // 8 bytes. The same inputs always give the same bytes.
 func EncodeSafetensors(tensors []Tensor, metadata map[string]string) ([]byte, error) {
+	parts, err := SafetensorsParts(tensors, metadata)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// SafetensorsParts is EncodeSafetensors without the final copy: the header (length, JSON, padding)
+// followed by each tensor's data in file order, aliasing the tensors. Their concatenation is the file;
+// Store.PutParts writes it without building it in memory.
+func SafetensorsParts(tensors []Tensor, metadata map[string]string) ([][]byte, error) {
 	ts := append([]Tensor(nil), tensors...)
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
 	header := make(map[string]any, len(ts)+1)
@@ -98,14 +117,15 @@ func EncodeSafetensors(tensors []Tensor, metadata map[string]string) ([]byte, er
 	}
 	h := bytes.TrimRight(hb.Bytes(), "\n")
 	pad := (8 - len(h)%8) % 8
-	out := make([]byte, 0, 8+len(h)+pad+int(off))
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(h)+pad))
-	out = append(out, h...)
-	out = append(out, bytes.Repeat([]byte{' '}, pad)...)
+	head := make([]byte, 0, 8+len(h)+pad)
+	head = binary.LittleEndian.AppendUint64(head, uint64(len(h)+pad))
+	head = append(head, h...)
+	head = append(head, bytes.Repeat([]byte{' '}, pad)...)
+	parts := [][]byte{head}
 	for _, t := range ts {
-		out = append(out, t.Data...)
+		parts = append(parts, t.Data)
 	}
-	return out, nil
+	return parts, nil
 }
 
 func elements(d DType, shape []int) (int64, error) {

@@ -79,13 +79,23 @@ func validHex(s string) bool {
 // Put stores obj under key: the object first, then the ref, each published atomically, so a
 // crash in between leaves an unreferenced object and never a dangling key.
 func (s *Store) Put(ctx context.Context, key string, obj []byte) (Ref, error) {
+	return s.PutParts(ctx, key, [][]byte{obj})
+}
+
+// PutParts is Put of the concatenation of parts, without building it in memory.
+func (s *Store) PutParts(ctx context.Context, key string, parts [][]byte) (Ref, error) {
 	if !validHex(key) {
 		return Ref{}, &Error{Op: "put", Err: wrapf(ErrBadSpec, "key %q", key)}
 	}
-	sum := sha256.Sum256(obj)
-	ref := Ref{Key: key, Digest: hex.EncodeToString(sum[:]), Size: int64(len(obj))}
+	h := sha256.New()
+	var size int64
+	for _, p := range parts {
+		h.Write(p)
+		size += int64(len(p))
+	}
+	ref := Ref{Key: key, Digest: hex.EncodeToString(h.Sum(nil)), Size: size}
 	name := ObjectName(ref.Digest)
-	if err := s.be.put(ctx, name, obj); err != nil {
+	if err := s.be.put(ctx, name, parts...); err != nil {
 		return Ref{}, &Error{Path: s.be.where(name), Op: "write", Err: err}
 	}
 	rb, _ := json.Marshal(ref)

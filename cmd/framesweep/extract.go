@@ -320,6 +320,7 @@ type job struct {
 	outH     int
 	images   int      // images per frame (tiles + thumbnail, or 1)
 	slots    [][]byte // per plan position: the packed output images of that frame
+	buf      []byte   // U8: the frames tensor itself; slots are views into it (no copy at encode)
 	pts      []int64
 	psnr     []*float64
 	filled   atomic.Int32 // plan positions served (frames arrive on several fan-out workers)
@@ -423,6 +424,13 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 	var plans []sampler.Plan
 	for _, j := range jobs {
 		j.slots = make([][]byte, len(j.plan.Indices))
+		if o.dtype == cache.U8 {
+			per := j.images * j.outW * j.outH * 3
+			j.buf = make([]byte, len(j.slots)*per)
+			for pos := range j.slots {
+				j.slots[pos] = j.buf[pos*per : pos*per : (pos+1)*per]
+			}
+		}
 		j.pts = make([]int64, len(j.plan.Indices))
 		if j.pipeline == cache.PipelineCached {
 			j.psnr = make([]*float64, len(j.plan.Indices))
@@ -465,7 +473,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 			if err != nil {
 				return err
 			}
-			ref, err := o.store.Put(ctx, j.key, obj)
+			ref, err := o.store.PutParts(ctx, j.key, obj)
 			if err != nil {
 				return &storeError{err}
 			}
@@ -700,14 +708,14 @@ func fanOut(t frameTask, jobs []*job) error {
 		if j.layout.Thumb != nil {
 			thumb = sc.out[sc.at[*j.layout.Thumb]]
 		}
-		out := j.render(sc.out[sc.at[j.layout.Resize]], thumb)
+		resized := sc.out[sc.at[j.layout.Resize]]
 		// Each frame index is served by exactly one worker, so its plan positions are written by
 		// that worker alone.
 		for pos, x := range j.plan.Indices {
 			if x != t.index {
 				continue
 			}
-			j.slots[pos] = out
+			j.slots[pos] = j.render(j.slots[pos][:0], resized, thumb)
 			j.pts[pos] = t.pts
 			if j.psnr != nil {
 				j.psnr[pos] = psnr
@@ -726,25 +734,24 @@ func (j *job) sizes() []geom.Size {
 	return []geom.Size{j.layout.Resize}
 }
 
-// render packs the images one frame contributes to a job from its resized frame: the frame, its
-// centre crop, or its tiles followed by the thumbnail. resized may be shared with other jobs and is
-// only read.
-func (j *job) render(resized, thumb *rgb.Image) []byte {
+// render appends to dst the images one frame contributes to a job: the resized frame, its centre
+// crop, or its tiles followed by the thumbnail. resized may be shared with other jobs and is only
+// read. For U8 jobs dst is the frame's slot in the tensor, so nothing is copied again.
+func (j *job) render(dst []byte, resized, thumb *rgb.Image) []byte {
 	l := j.layout
 	switch {
 	case len(l.Tiles) > 0:
-		out := make([]byte, 0, j.images*j.outW*j.outH*3)
 		for _, t := range l.Tiles {
-			out = appendRect(out, resized, t)
+			dst = appendRect(dst, resized, t)
 		}
 		if thumb != nil {
-			out = append(out, thumb.Packed()...)
+			dst = appendRect(dst, thumb, geom.Rect{W: thumb.W, H: thumb.H})
 		}
-		return out
+		return dst
 	case l.Crop != nil:
-		return appendRect(nil, resized, *l.Crop)
+		return appendRect(dst, resized, *l.Crop)
 	}
-	return resized.Packed()
+	return appendRect(dst, resized, geom.Rect{W: resized.W, H: resized.H})
 }
 
 func appendRect(out []byte, m *rgb.Image, r geom.Rect) []byte {
@@ -772,23 +779,27 @@ func psnrDB(a, b *rgb.Image) *float64 {
 	return &v
 }
 
-// encode builds the job's safetensors object: the frames tensor, the indices, and the provenance.
-func (j *job) encode(o extractOptions, path string, info decode.Info) ([]byte, []int, error) {
+// encode builds the job's safetensors object (as parts: header, then tensor data aliasing the job's
+// buffers): the frames tensor, the indices, and the provenance.
+func (j *job) encode(o extractOptions, path string, info decode.Info) ([][]byte, []int, error) {
 	n := len(j.plan.Indices)
-	enc, err := cache.NewFrameEncoder(o.dtype, o.norm, j.outW, j.outH, n*j.images)
-	if err != nil {
-		return nil, nil, err
-	}
-	per := j.outW * j.outH * 3
-	for _, s := range j.slots {
-		for k := 0; k < j.images; k++ {
-			img := &rgb.Image{W: j.outW, H: j.outH, Stride: 3 * j.outW, Pix: s[k*per : (k+1)*per]}
-			if err := enc.Add(img); err != nil {
-				return nil, nil, err
+	frames := cache.Tensor{Name: "frames", DType: cache.U8, Shape: []int{n * j.images, j.outH, j.outW, 3}, Data: j.buf}
+	if o.dtype != cache.U8 {
+		enc, err := cache.NewFrameEncoder(o.dtype, o.norm, j.outW, j.outH, n*j.images)
+		if err != nil {
+			return nil, nil, err
+		}
+		per := j.outW * j.outH * 3
+		for _, s := range j.slots {
+			for k := 0; k < j.images; k++ {
+				img := &rgb.Image{W: j.outW, H: j.outH, Stride: 3 * j.outW, Pix: s[k*per : (k+1)*per]}
+				if err := enc.Add(img); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
+		frames = enc.Tensor("frames")
 	}
-	frames := enc.Tensor("frames")
 	if j.images > 1 {
 		frames.Shape = []int{n, j.images, j.outH, j.outW, 3}
 	}
@@ -840,8 +851,8 @@ func (j *job) encode(o extractOptions, path string, info decode.Info) ([]byte, [
 		meta["jpeg_codec"] = "libjpeg-turbo via OpenCV " + version.OpenCV + " (byte-identical to Pillow's default save)"
 		meta["psnr_db"] = js(j.psnr)
 	}
-	obj, err := cache.EncodeSafetensors([]cache.Tensor{frames, cache.Int64Tensor("indices", j.plan.Indices)}, meta)
-	return obj, frames.Shape, err
+	parts, err := cache.SafetensorsParts([]cache.Tensor{frames, cache.Int64Tensor("indices", j.plan.Indices)}, meta)
+	return parts, frames.Shape, err
 }
 
 func (j *job) manifest(path string, ref cache.Ref, s *cache.Store, status string, f *cache.File) manifestLine {
