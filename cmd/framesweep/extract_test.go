@@ -314,6 +314,20 @@ func TestExtractSIGKILL(t *testing.T) {
 	// Orphan objects (written just before a kill, before their ref) may remain only if identical to
 	// the reference objects, since the same key always yields the same bytes.
 	exSameTree(t, want, got)
+
+	// Two processes extracting into one cache at the same time: both succeed, same cache.
+	both := t.TempDir()
+	a, b := run(both), run(both)
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err1, err2 := a.Wait(), b.Wait(); err1 != nil || err2 != nil {
+		t.Fatalf("concurrent runs: %v, %v", err1, err2)
+	}
+	exSameTree(t, want, exTree(t, both))
 }
 
 // exPyReader is the short safetensors reader shown in docs/cache.md.
