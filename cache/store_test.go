@@ -273,3 +273,23 @@ func TestStorePutParts(t *testing.T) {
 		t.Fatalf("get: %v", err)
 	}
 }
+
+func TestFileImages(t *testing.T) {
+	f, err := ParseSafetensors(testObject(t, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs, err := f.Images("frames")
+	if err != nil || len(imgs) != 2 || imgs[1].W != 4 || imgs[1].H != 2 {
+		t.Fatalf("%v %d", err, len(imgs))
+	}
+	if imgs[1].Pix[0] != 3+1 || imgs[0].Pix[23] != 3+byte(23*7) {
+		t.Fatalf("pixels %v %v", imgs[1].Pix[:3], imgs[0].Pix[21:])
+	}
+	if _, err := f.Images("indices"); !errors.Is(err, ErrBadSpec) {
+		t.Fatalf("indices as images: %v", err)
+	}
+	if _, err := f.Images("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing tensor: %v", err)
+	}
+}
