@@ -1,27 +1,17 @@
 package audit
 
-// SplitMix64 is the generator behind every random choice of the audit (bootstrap resamples, cascade folds).
-// It is defined here rather than taken from math/rand so that results do not change with the Go version and
-// another implementation can reproduce them:
-//
-//	state += 0x9E3779B97F4A7C15
-//	z = state; z = (z ^ z>>30) * 0xBF58476D1CE4E5B9; z = (z ^ z>>27) * 0x94D049BB133111EB; return z ^ z>>31
+import "github.com/framesweep/framesweep/internal/splitmix"
+
+// SplitMix64 is the generator behind every random choice of the audit (bootstrap resamples, cascade folds):
+// internal/splitmix, documented there, so results do not change with the Go version and another
+// implementation can reproduce them.
 //
 // Bounded draws use Lemire's multiply-high without a rejection step: Intn(n) = (Uint64() * n) >> 64. The
 // bootstrap, which needs n draws per resample, takes two per output: (lo32 × n) >> 32, then (hi32 × n) >> 32.
-type SplitMix64 struct{ state uint64 }
+type SplitMix64 struct{ splitmix.Source }
 
 // NewSplitMix64 returns a generator whose state is seed.
-func NewSplitMix64(seed uint64) *SplitMix64 { return &SplitMix64{state: seed} }
-
-// Uint64 returns the next value.
-func (s *SplitMix64) Uint64() uint64 {
-	s.state += 0x9E3779B97F4A7C15
-	z := s.state
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+func NewSplitMix64(seed uint64) *SplitMix64 { return &SplitMix64{splitmix.Source{State: seed}} }
 
 // Intn returns a value in [0, n) by multiply-high; n must be > 0.
 func (s *SplitMix64) Intn(n int) int {
