@@ -38,8 +38,10 @@ test-short: deps
 demo: build
 	bash scripts/demo.sh
 
+# Every Go benchmark once (ratios against baselines measured in the same run); the CLI twins
+# (`framesweep bench grid|decode|memory|resize`) print the same rows with --format benchstat|csv|json.
 bench: build
-	$(ENV) go test -run '^$$' -bench . -benchtime 3x ./... | tee bench.out
+	$(ENV) go test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | tee bench.out
 
 clean:
 	rm -rf bin bench.out
