@@ -24,7 +24,6 @@ func sourceSize(f *decode.Frame) (*rgb.Image, error) { return &f.Image, nil }
 
 // runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--no-autorotate] [--hwaccel X]
 func runFrames(args []string, stdout, stderr io.Writer) int {
-	decode.SetLogLevel(decode.CLILogLevel()) // FFmpeg's own lines would break the one-line error on stderr
 	fs := newFlags("frames", stderr)
 	idxFlag := fs.String("indices", "", "comma-separated frame indices (required)")
 	out := fs.String("out", "", "output directory (required)")

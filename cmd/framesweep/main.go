@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/framesweep/framesweep/decode"
 )
 
 // command is one subcommand. run returns the process exit status.
@@ -55,6 +57,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "framesweep: unknown command %q (see framesweep help)\n", args[0])
 		return exitUsage
 	}
+	// FFmpeg's own log lines would break the one-line error on stderr; every command shares this.
+	decode.SetLogLevel(decode.CLILogLevel())
 	return c.run(args[1:], stdout, stderr)
 }
 

@@ -9,7 +9,6 @@ import (
 
 // runProbe: framesweep probe VIDEO [--json] [--frames-detail] [--no-autorotate] [--hwaccel X]
 func runProbe(args []string, stdout, stderr io.Writer) int {
-	decode.SetLogLevel(decode.CLILogLevel()) // FFmpeg's own lines would break the one-line error on stderr
 	fs := newFlags("probe", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	detail := fs.Bool("frames-detail", false, "add per-frame pts_s and key")
