@@ -770,12 +770,11 @@ func (pt *patternTable) metrics(pats []int32) *Metrics {
 			m.VisualConfusionRateVisualOnly = pct(confVis, n)
 		}
 		m.TextCorrectItems = &textOK
-		m.TextOverwriteRate = pct(textOver, n)
-		m.TextOverwriteRateOfTextCorrect = pct(textOver, textOK)
+		// Overwrite needs a visual config to overwrite the text answer; without one it is undefined.
 		if len(pt.visual) > 0 {
+			m.TextOverwriteRate = pct(textOver, n)
+			m.TextOverwriteRateOfTextCorrect = pct(textOver, textOK)
 			m.TextOverwriteAllVisualRate = pct(textAll, n)
-		} else {
-			m.TextOverwriteRate = nil
 		}
 	} else {
 		m.VisualConfusionRateVisualOnly = m.VisualConfusionRate

@@ -3,9 +3,11 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/big"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -584,5 +586,103 @@ func TestDuplicateRerunAfterLowerRun(t *testing.T) {
 	res, err := Analyze([]Record{mk(2, 1), mk(0, 2), mk(1, 3)}, DefaultOptions())
 	if err != nil || res.Configs[0].Reruns != 2 || len(res.NoiseFloor) != 1 || res.NoiseFloor[0].Pairs != 3 {
 		t.Errorf("three runs: %v %+v", err, res)
+	}
+}
+
+// Text-only configs alone: text-correct items are counted, but overwrite by visual input is undefined.
+func TestTextOnlyWithoutVisual(t *testing.T) {
+	metas := map[string]*ConfigMeta{"t1": {TextOnly: bp(true)}, "t2": {Frames: ip(0)}}
+	res, err := Analyze(grid([]string{"t1", "t2"}, metas, map[string]string{"x": "10", "y": "11", "z": "00"}, nil), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TextCorrectItems == nil || *res.TextCorrectItems != 2 {
+		t.Errorf("text_correct_items %v, want 2", res.TextCorrectItems)
+	}
+	if res.TextOverwriteRate != nil || res.TextOverwriteRateOfTextCorrect != nil || res.TextOverwriteAllVisualRate != nil {
+		t.Errorf("overwrite without a visual config: %v %v %v", res.TextOverwriteRate, res.TextOverwriteRateOfTextCorrect, res.TextOverwriteAllVisualRate)
+	}
+	if res.VisualConfusionRate != nil || len(res.Pairs) != 0 {
+		t.Errorf("equal costs are incomparable: confusion %v pairs %v", res.VisualConfusionRate, res.Pairs)
+	}
+}
+
+// The intervals equal a from-the-definition bootstrap that follows the documented stream (docs/audit.md):
+// items in id order, resample b seeded splitmix64(seed ^ fnv1a64(scope) ^ (b+1)·golden), two indices per
+// output (low half first), per-item metrics recomputed from correctness and costs, type-7 percentiles.
+func TestBootstrapMatchesDefinition(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Seed, opt.Resamples = 12345, 300
+	recs := coreRecords()
+	res, err := Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	costs := []int64{0, 8e4, 16e4, 32e4} // text, f8, f16, f32
+	cfgIdx := map[string]int{"text": 0, "f8": 1, "f16": 2, "f32": 3}
+	byItem := map[string][]int{}
+	for _, r := range recs {
+		if byItem[r.ItemID] == nil {
+			byItem[r.ItemID] = []int{-1, -1, -1, -1}
+		}
+		byItem[r.ItemID][cfgIdx[r.Config]] = b2i(*r.Correct)
+	}
+	var items [][]int // paired items, id order
+	for _, id := range []string{"i1", "i2", "i3", "i4", "i5", "i6"} {
+		items = append(items, byItem[id])
+	}
+	h := fnv.New64a()
+	h.Write([]byte("all"))
+	scope := h.Sum64()
+	n := uint64(len(items))
+	var head, conf []float64
+	for b := 0; b < opt.Resamples; b++ {
+		g := NewSplitMix64(NewSplitMix64(opt.Seed ^ scope ^ uint64(b+1)*0x9E3779B97F4A7C15).Uint64())
+		var idx []int
+		for len(idx) < len(items) {
+			x := g.Uint64()
+			idx = append(idx, int((x&0xFFFFFFFF)*n>>32))
+			if len(idx) < len(items) {
+				idx = append(idx, int((x>>32)*n>>32))
+			}
+		}
+		acc := make([]int, 4)
+		oracle, confused := 0, 0
+		for _, i := range idx {
+			c := items[i]
+			any, cf := false, false
+			for k := range c {
+				acc[k] += c[k]
+				any = any || c[k] == 1
+				for k2 := range c {
+					cf = cf || (costs[k] < costs[k2] && c[k] == 1 && c[k2] == 0)
+				}
+			}
+			oracle += b2i(any)
+			confused += b2i(cf)
+		}
+		best := slices.Max(acc)
+		head = append(head, 100*float64(oracle-best)/float64(n))
+		conf = append(conf, 100*float64(confused)/float64(n))
+	}
+	pctl := func(v []float64, q float64) float64 {
+		slices.Sort(v)
+		pos := q * float64(len(v)-1)
+		lo := int(pos)
+		if lo+1 >= len(v) {
+			return v[len(v)-1]
+		}
+		return v[lo] + (pos-float64(lo))*(v[lo+1]-v[lo])
+	}
+	wantH := Interval{pctl(head, 0.025), pctl(head, 0.975)}
+	wantC := Interval{pctl(conf, 0.025), pctl(conf, 0.975)}
+	if res.OracleHeadroomCI == nil || math.Abs(res.OracleHeadroomCI.Lo-wantH.Lo) > 1e-9 || math.Abs(res.OracleHeadroomCI.Hi-wantH.Hi) > 1e-9 {
+		t.Errorf("oracle_headroom_ci %+v, want %+v", res.OracleHeadroomCI, wantH)
+	}
+	if res.VisualConfusionRateCI == nil || math.Abs(res.VisualConfusionRateCI.Lo-wantC.Lo) > 1e-9 || math.Abs(res.VisualConfusionRateCI.Hi-wantC.Hi) > 1e-9 {
+		t.Errorf("visual_confusion_rate_ci %+v, want %+v", res.VisualConfusionRateCI, wantC)
+	}
+	if wantH.Lo == wantH.Hi && wantC.Lo == wantC.Hi {
+		t.Fatalf("degenerate intervals %+v %+v: the comparison would prove little", wantH, wantC)
 	}
 }
