@@ -2,6 +2,7 @@ package geom
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -315,5 +316,66 @@ func TestHandBuilt(t *testing.T) {
 	l, err := g.Layout(1920, 1080, 16)
 	if err != nil || l.Resize != (Size{1152, 640}) {
 		t.Errorf("hand-built 0.0.14: %v %v", l.Resize, err)
+	}
+}
+
+// TestDocsTable pins every cell of the size table in docs/geometry.md ("Resize size · tokens per
+// TokenFrames"), so the document cannot drift from the code. Cells are "WxH·tokens", with "+crop@X,Y"
+// for a centre crop and "/tiles+thumb" for InternVL grids; the sources are 1080p, 720p, 480p, 360p and
+// portrait 1080×1920. The formulas behind them are checked against Python in TestDifferentialPython.
+func TestDocsTable(t *testing.T) {
+	srcs := []Size{p1080, p720, p480, p360, port}
+	rows := []struct {
+		spec   string
+		frames []int
+		cells  [5]string
+	}{
+		{"qwen2.5-vl", []int{16, 64}, [5]string{"1008x560·720", "1008x560·720", "644x476·391", "476x364·221", "560x1008·720"}},
+		{"qwen2.5-vl", []int{768}, [5]string{"644x336·276", "644x336·276", "560x420·300", "476x364·221", "336x644·276"}},
+		{"qwen3-vl", []int{16, 64}, [5]string{"1152x640·720", "1152x640·720", "640x480·300", "480x352·165", "640x1152·720"}},
+		{"qwen3-vl", []int{768}, [5]string{"736x384·276", "736x384·276", "640x480·300", "480x352·165", "384x736·276"}},
+		{"qwen3-vl-hf", []int{16}, [5]string{"1664x928·1508", "1280x704·880", "640x480·300", "480x352·165", "928x1664·1508"}},
+		{"qwen3-vl-hf", []int{64}, [5]string{"832x448·364", "832x448·364", "640x480·300", "480x352·165", "448x832·364"}},
+		{"qwen3-vl/videomme", []int{2, 16, 64}, [5]string{"832x448·364", "832x448·364", "640x480·300", "480x352·165", "448x832·364"}},
+		{"qwen3-vl/videomme", []int{512}, [5]string{"352x192·66", "", "", "", ""}},
+		{"vlmevalkit/qwen2.5-vl-forvideo", []int{128}, [5]string{"728x392·364", "", "", "", ""}},
+		{"lmms-eval/qwen2.5-vl", []int{16, 64}, [5]string{"1008x560·720", "1008x560·720", "644x476·391", "532x392·266", "560x1008·720"}},
+		{"lmms-eval/qwen3-vl", []int{16, 64}, [5]string{"1152x640·720", "1152x640·720", "640x480·300", "544x416·221", "640x1152·720"}},
+		{"internvl3", []int{1, 32, 768}, [5]string{"448x448·256", "448x448·256", "448x448·256", "448x448·256", "448x448·256"}},
+		{"lmms-eval/internvl3", []int{16}, [5]string{"896x448/2+thumb·768", "896x448/2+thumb·768", "448x448·256", "448x448·256", "448x896/2+thumb·768"}},
+		{"lmms-eval/internvl3", []int{64}, [5]string{"448x448·256", "", "", "", ""}},
+		{"llava-onevision", []int{1, 32}, [5]string{"384x384·196", "384x384·196", "384x384·196", "384x384·196", "384x384·196"}},
+		{"llava-next-video", []int{1}, [5]string{"597x336+crop@130,0·144", "597x336+crop@130,0·144", "448x336+crop@56,0·144", "448x336+crop@56,0·144", "336x597+crop@0,130·144"}},
+	}
+	for _, r := range rows {
+		for _, n := range r.frames {
+			for i, src := range srcs {
+				if r.cells[i] == "" {
+					continue
+				}
+				l, err := mustParse(t, r.spec).Layout(src.W, src.H, n)
+				if err != nil {
+					t.Errorf("%s n=%d %v: %v", r.spec, n, src, err)
+					continue
+				}
+				got := l.Resize.String()
+				if l.Crop != nil {
+					got += fmt.Sprintf("+crop@%d,%d", l.Crop.X, l.Crop.Y)
+					if l.Output() != (Size{336, 336}) {
+						t.Errorf("%s %v: output %v", r.spec, src, l.Output())
+					}
+				}
+				if len(l.Tiles) > 1 {
+					got += fmt.Sprintf("/%d", len(l.Tiles))
+					if l.Thumb != nil {
+						got += "+thumb"
+					}
+				}
+				got += fmt.Sprintf("·%d", l.Tokens)
+				if got != r.cells[i] {
+					t.Errorf("%s n=%d %v: %s, docs/geometry.md says %s", r.spec, n, src, got, r.cells[i])
+				}
+			}
+		}
 	}
 }
