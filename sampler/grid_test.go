@@ -134,6 +134,7 @@ func TestGridErrors(t *testing.T) {
 		{"no samplers", "frames: [8]\n", ErrGrid, "no policies"},
 		{"no budgets", "policies: [uniform]\n", ErrGrid, "no frames"},
 		{"zero budget", "frames: [0]\npolicies: [uniform]\n", ErrGrid, "budget 0"},
+		{"budget over the limit", "frames: [131073]\npolicies: [uniform]\n", ErrGrid, "outside [1, 131072]"},
 		{"dup budget", "frames: [8, 8]\npolicies: [uniform]\n", ErrGrid, "twice"},
 		{"bad fps", "sample_fps: [-1]\npolicies: [fps]\n", ErrGrid, "sample_fps"},
 		{"fps policy without fps", "frames: [8]\npolicies: [fps]\n", ErrGrid, "needs sample_fps"},
