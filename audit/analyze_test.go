@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/big"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -684,5 +686,35 @@ func TestBootstrapMatchesDefinition(t *testing.T) {
 	}
 	if wantH.Lo == wantH.Hi && wantC.Lo == wantC.Hi {
 		t.Fatalf("degenerate intervals %+v %+v: the comparison would prove little", wantH, wantC)
+	}
+}
+
+// A run directory contributes its records*.jsonl files (else every *.jsonl), sorted, even when its own
+// path holds glob metacharacters.
+func TestExpandPathsDirectories(t *testing.T) {
+	root := t.TempDir()
+	run := filepath.Join(root, "exp[1]*")
+	other := filepath.Join(root, "other")
+	for _, d := range []string{run, other, filepath.Join(run, "sub.jsonl")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(run, "records-b.jsonl"), filepath.Join(run, "records-a.jsonl"), filepath.Join(run, "extra.jsonl"),
+		filepath.Join(other, "z.jsonl"), filepath.Join(other, "a.jsonl"), filepath.Join(other, "notes.txt")} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ExpandPaths([]string{run, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(run, "records-a.jsonl"), filepath.Join(run, "records-b.jsonl"), filepath.Join(other, "a.jsonl"), filepath.Join(other, "z.jsonl")}
+	if !slices.Equal(got, want) {
+		t.Errorf("ExpandPaths = %q, want %q", got, want)
+	}
+	if _, err := ExpandPaths([]string{t.TempDir()}); !errors.Is(err, ErrEmpty) {
+		t.Errorf("empty directory: %v", err)
 	}
 }

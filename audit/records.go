@@ -229,9 +229,26 @@ func ExpandPaths(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		found, _ := filepath.Glob(filepath.Join(p, "records*.jsonl"))
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			return nil, &Error{Path: p, Op: "open", Err: err}
+		}
+		// Names are matched here rather than with filepath.Glob, which would read '[', '*' or '?' in the
+		// directory's own path as a pattern (a run directory "exp[1]" would match nothing).
+		var records, all []string
+		for _, e := range ents {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
+				continue
+			}
+			all = append(all, filepath.Join(p, name))
+			if strings.HasPrefix(name, "records") {
+				records = append(records, filepath.Join(p, name))
+			}
+		}
+		found := records
 		if len(found) == 0 {
-			found, _ = filepath.Glob(filepath.Join(p, "*.jsonl"))
+			found = all
 		}
 		if len(found) == 0 {
 			return nil, Errorf(p, 0, "open", ErrEmpty, "directory holds no *.jsonl records files")
