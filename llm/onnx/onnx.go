@@ -253,7 +253,12 @@ func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, 
 	var data []float32
 	switch {
 	case len(req.Tensors) > 0:
+		// One image input: extra tensors, a tensor for another input, or frames beside the tensor would
+		// otherwise be dropped without a word.
 		t := req.Tensors[0]
+		if len(req.Tensors) > 1 || len(req.Frames) > 0 || (t.Name != "" && t.Name != r.in) {
+			return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "the model takes one tensor for input %q (got %d tensors, first named %q, and %d frames)", r.in, len(req.Tensors), t.Name, len(req.Frames))
+		}
 		shape, data = t.Shape, t.Data
 		if len(shape) != 4 || shape[0] <= 0 || int64(len(data)) != shape[0]*shape[1]*shape[2]*shape[3] {
 			return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tensor shape %v does not match its %d values / rank 4", shape, len(data))

@@ -176,6 +176,21 @@ func TestBadInputs(t *testing.T) {
 	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{textLine("x")}, Question: "q", Options: []string{"A. a", "B. b", "C. c"}}); !errors.Is(err, llm.ErrBadRequest) {
 		t.Errorf("3 options for 2 classes: %v", err)
 	}
+	ten := llm.Tensor{Shape: []int64{1, 3, 48, 192}, Data: make([]float32, 3*48*192)}
+	if _, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{ten}, Question: "q", Options: orientation}); err != nil {
+		t.Errorf("tensor input: %v", err)
+	}
+	named := ten
+	named.Name = "not_an_input"
+	for what, req := range map[string]*llm.Request{
+		"tensor for another input": {Tensors: []llm.Tensor{named}, Question: "q", Options: orientation},
+		"two tensors":              {Tensors: []llm.Tensor{ten, ten}, Question: "q", Options: orientation},
+		"tensor and frames":        {Tensors: []llm.Tensor{ten}, Frames: []*rgb.Image{textLine("x")}, Question: "q", Options: orientation},
+	} {
+		if _, err := rt.Answer(context.Background(), req); !errors.Is(err, llm.ErrBadRequest) {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
 	rt.Close()
 	rt.Close()
 	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{textLine("x")}, Question: "q", Options: orientation}); !errors.Is(err, llm.ErrClosed) {
