@@ -718,3 +718,28 @@ func TestExpandPathsDirectories(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 }
+
+// Run pairs that share no item are not comparisons: they neither count as pairs nor pull the mean to 0.
+func TestNoiseFloorSkipsDisjointRuns(t *testing.T) {
+	rec := func(item string, run int, ok bool) Record {
+		return Record{ItemID: item, Config: "f8", Run: ip(run), Correct: bp(ok), ConfigMeta: metaF(8, 10, 10, "uniform")}
+	}
+	recs := []Record{
+		rec("a", 0, true), rec("b", 0, true), rec("c", 0, true), rec("d", 0, true),
+		rec("a", 1, false), rec("b", 1, true), // run 1 vs 0: 1 of 2 items flips
+		rec("c", 2, false), rec("d", 2, false), // run 2 vs 0: 2 of 2 flip; run 2 vs 1: no shared item
+	}
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.NoiseFloor) != 1 {
+		t.Fatalf("noise floor %+v", res.NoiseFloor)
+	}
+	nf := res.NoiseFloor[0]
+	if nf.Pairs != 2 || !slices.Equal(nf.Runs, []int{0, 1, 2}) {
+		t.Errorf("noise floor %+v, want 2 compared pairs of runs 0,1,2", nf)
+	}
+	near(t, "mean churn", nf.MeanChurn, 1.5)
+	near(t, "mean churn rate", nf.MeanChurnRate, (50.0+100)/2)
+}

@@ -74,12 +74,13 @@ func noiseFloor(d *dataset) []NoiseFloor {
 						abs += dd
 					}
 				}
+				if both == 0 {
+					continue // runs over disjoint items: nothing was compared, so no zero-churn pair
+				}
 				nf.Pairs++
 				sumChurn += float64(churn)
-				if both > 0 {
-					sumRate += 100 * float64(churn) / float64(both)
-					sumAbs += 100 * abs / float64(both)
-				}
+				sumRate += 100 * float64(churn) / float64(both)
+				sumAbs += 100 * abs / float64(both)
 			}
 		}
 		if nf.Pairs > 0 {
