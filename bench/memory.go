@@ -65,6 +65,9 @@ func Memory(ctx context.Context, cfg MemoryConfig) ([]Row, error) {
 		}
 	}
 	startRSS := maxRSS()
+	// Anonymous memory before any work: the Go runtime and the static initialisers of the linked C/C++
+	// libraries, not this pipeline.
+	startAnon, _ := readAnonFile()
 	// Sample the anonymous/file-backed split, so the report says how much of the peak is this pipeline's
 	// own memory and how much is shared-library pages mapped by the binary.
 	samp := newRSSSampler(10 * time.Millisecond)
@@ -141,6 +144,8 @@ func Memory(ctx context.Context, cfg MemoryConfig) ([]Row, error) {
 			{"rss-before-MiB", float64(startRSS) / mib},
 			{"peak-anon-MiB", float64(peakAnon) / mib},
 			{"anon-overhead-MiB", float64(peakAnon-outBytes) / mib},
+			{"anon-before-MiB", float64(startAnon) / mib},
+			{"pipeline-overhead-MiB", float64(peakAnon-startAnon-outBytes) / mib},
 			{"peak-file-MiB", float64(peakFile) / mib},
 		},
 	}
