@@ -21,9 +21,13 @@ func (v Video) Duration() float64 {
 	return float64(v.Frames) / v.FPS
 }
 
+// MaxFrames bounds a video's frame count and every frame budget a sampler accepts (2^22 frames: 38 h
+// at 30 fps), so a mistyped count is an error instead of a multi-gigabyte index list.
+const MaxFrames = 1 << 22
+
 func (v Video) check(op string) error {
-	if v.Frames < 1 {
-		return errf(ErrVideo, op, fmt.Sprintf("video has %d frames", v.Frames))
+	if v.Frames < 1 || v.Frames > MaxFrames {
+		return errf(ErrVideo, op, fmt.Sprintf("video has %d frames (want 1..%d)", v.Frames, MaxFrames))
 	}
 	if !(v.FPS > 0) || math.IsInf(v.FPS, 0) {
 		return errf(ErrVideo, op, fmt.Sprintf("video fps %v is not a positive number", v.FPS))

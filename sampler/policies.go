@@ -34,6 +34,9 @@ func (s *sampler) Plan(v Video, r Request) (Plan, error) {
 	if r.Frames < 0 || r.MinFrames < 0 || r.MaxFrames < 0 {
 		return Plan{}, errf(ErrRequest, s.name, "frame counts must not be negative")
 	}
+	if r.Frames > MaxFrames || r.MinFrames > MaxFrames || r.MaxFrames > MaxFrames {
+		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("frame counts must be at most %d", MaxFrames))
+	}
 	if math.IsNaN(r.SampleFPS) || math.IsInf(r.SampleFPS, 0) || r.SampleFPS < 0 {
 		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("sample fps %v is not a non-negative number", r.SampleFPS))
 	}

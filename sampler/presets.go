@@ -304,7 +304,11 @@ var vlmEvalKit = &sampler{name: "vlmevalkit", preset: true, frames: true, fps: t
 			}
 			return p, nil
 		}
-		req := int(float64(v.Frames) / v.FPS * r.SampleFPS)
+		reqF := math.Floor(float64(v.Frames) / v.FPS * r.SampleFPS)
+		if reqF > MaxFrames { // sampling faster than the video repeats frames; bound the list
+			return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("fps %g on a %g fps video asks for %.0f frames (at most %d)", r.SampleFPS, v.FPS, reqF, MaxFrames))
+		}
+		req := int(reqF)
 		step := v.FPS / r.SampleFPS
 		idx := make([]int, max(req, 0))
 		for i := range idx {

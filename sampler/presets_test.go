@@ -264,3 +264,34 @@ func TestUnknownNames(t *testing.T) {
 		}
 	}
 }
+
+// Counts beyond MaxFrames are errors, not multi-gigabyte allocations (`plan --frames 3000000000`
+// used to die with "fatal error: out of memory").
+func TestHugeCountsAreErrors(t *testing.T) {
+	v := Video{Frames: 100, FPS: 30}
+	for _, c := range []struct {
+		name string
+		v    Video
+		r    Request
+		err  error
+	}{
+		{"llava-onevision", v, Request{Frames: 3_000_000_000}, ErrRequest},
+		{"random-iid", v, Request{Frames: MaxFrames + 1}, ErrRequest},
+		{"qwen3-vl-hf", v, Request{Frames: MaxFrames + 1}, ErrRequest},
+		{"fps", v, Request{SampleFPS: 1, MinFrames: MaxFrames + 1}, ErrRequest},
+		{"uniform-left", Video{Frames: 1 << 40, FPS: 30}, Request{Frames: 8}, ErrVideo},
+		{"vlmevalkit", Video{Frames: MaxFrames, FPS: 1}, Request{SampleFPS: 1000}, ErrBudget},
+	} {
+		s, err := Lookup(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Plan(c.v, c.r); !errors.Is(err, c.err) {
+			t.Errorf("%s %+v: err = %v, want %v", c.name, c.r, err, c.err)
+		}
+	}
+	// The limits themselves are accepted.
+	if p := mustPlan(t, "uniform-left", Video{Frames: MaxFrames, FPS: 30}, Request{Frames: 4}); p.Indices[3] != 3*MaxFrames/4 {
+		t.Fatalf("uniform-left on a MaxFrames video: %v", p.Indices)
+	}
+}
