@@ -2,7 +2,9 @@ package audit
 
 import (
 	"errors"
+	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -136,5 +138,140 @@ func TestCascadeBadBudgets(t *testing.T) {
 	opt.Cascade.Budgets = []int{16, 8}
 	if _, err := Analyze(cascadeRecords(false), opt); !errors.Is(err, ErrBadArgs) {
 		t.Errorf("decreasing budgets: %v", err)
+	}
+}
+
+// TestCascadeMatchesSimulation checks the event sweep against a direct simulation of METRICS.md's rule
+// at every τ (confidences rounded to 0.05 so ties and equal consecutive confidences are common), the
+// selection rule, and each fold's τ chosen on the other folds and scored on its own items.
+func TestCascadeMatchesSimulation(t *testing.T) {
+	recs := Synthetic(300, 7)
+	for i := range recs {
+		c := math.Round(*recs[i].Confidence*20) / 20
+		recs[i].Confidence = &c
+	}
+	budgets := []int{8, 16, 32, 64, 128}
+	opt := DefaultOptions()
+	opt.Resamples = 0
+	opt.Cascade = CascadeOptions{Budgets: budgets, Folds: 4, MaxCurve: 1 << 20}
+	res, err := Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := res.Cascade
+	type item struct {
+		conf, lat []float64
+		ok        []bool
+	}
+	byID := map[string]*item{}
+	var ids []string
+	cfgPos := map[string]int{"f8": 0, "f16": 1, "f32": 2, "f64": 3, "f128": 4}
+	for _, r := range recs {
+		j, ok := cfgPos[r.Config]
+		if !ok {
+			continue
+		}
+		it := byID[r.ItemID]
+		if it == nil {
+			it = &item{conf: make([]float64, 5), lat: make([]float64, 5), ok: make([]bool, 5)}
+			byID[r.ItemID] = it
+			ids = append(ids, r.ItemID)
+		}
+		it.conf[j], it.lat[j], it.ok[j] = *r.Confidence, *r.LatencyS, *r.Correct
+	}
+	slices.Sort(ids)
+	tauSet := map[float64]bool{}
+	for _, it := range byID {
+		for _, c := range it.conf[:4] {
+			tauSet[c] = true
+		}
+	}
+	var taus []float64
+	for c := range tauSet {
+		taus = append(taus, c)
+	}
+	slices.Sort(taus)
+	taus = append(taus, math.Nextafter(taus[len(taus)-1], 2))
+	// sim runs the cascade at τ over items: correct count, Σ frames, Σ shared (nested: last budget), Σ latency.
+	sim := func(tau float64, items []string) (ok, frames, shared int, lat float64) {
+		for _, id := range items {
+			it := byID[id]
+			s := 0
+			for s < 4 && it.conf[s] < tau {
+				s++
+			}
+			for j := 0; j <= s; j++ {
+				frames += budgets[j]
+				lat += it.lat[j]
+			}
+			shared += budgets[s]
+			ok += b2i(it.ok[s])
+		}
+		return
+	}
+	if cr.Items != len(ids) || len(cr.Curve) != len(taus) {
+		t.Fatalf("%d items, %d curve points; want %d, %d", cr.Items, len(cr.Curve), len(ids), len(taus))
+	}
+	n := float64(len(ids))
+	for i, tau := range taus {
+		ok, frames, shared, lat := sim(tau, ids)
+		p := cr.Curve[i]
+		if p.Tau != tau || math.Abs(p.Accuracy-100*float64(ok)/n) > 1e-9 || math.Abs(p.FramesCost-float64(frames)/n) > 1e-9 ||
+			math.Abs(p.SharedFramesCost-float64(shared)/n) > 1e-9 || math.Abs(*p.LatencyS-lat/n) > 1e-9 {
+			t.Fatalf("τ=%v: %+v, simulation gives ok %d frames %d shared %d latency %v", tau, p, ok, frames, shared, lat)
+		}
+	}
+	// choose applies the selection rule on items: smallest shared cost with correct ≥ the reference's
+	// (the largest budget), ties → more correct, then smaller τ.
+	choose := func(items []string) (float64, bool) {
+		ref := 0
+		for _, id := range items {
+			ref += b2i(byID[id].ok[4])
+		}
+		best, bestOK, bestShared, have := 0.0, 0, 0, false
+		for _, tau := range taus {
+			ok, _, shared, _ := sim(tau, items)
+			if ok >= ref && (!have || shared < bestShared || (shared == bestShared && ok > bestOK)) {
+				best, bestOK, bestShared, have = tau, ok, shared, true
+			}
+		}
+		return best, have
+	}
+	if tau, have := choose(ids); !have || cr.Selected == nil || cr.Selected.Tau != tau {
+		t.Errorf("selected %+v, simulation picks τ=%v (%v)", cr.Selected, tau, have)
+	}
+	// Folds: the documented shuffle (Fisher–Yates from the end, j = Intn(i+1)), fold = position mod K.
+	perm := make([]int, len(ids))
+	for i := range perm {
+		perm[i] = i
+	}
+	h := fnv.New64a()
+	h.Write([]byte("cascade-folds"))
+	g := NewSplitMix64(opt.Seed ^ h.Sum64())
+	for i := len(perm) - 1; i > 0; i-- {
+		j := g.Intn(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	folds := make([][]string, 4)
+	for pos, ii := range perm {
+		folds[pos%4] = append(folds[pos%4], ids[ii])
+	}
+	for f, fr := range cr.FoldResults {
+		var train []string
+		for g := range folds {
+			if g != f {
+				train = append(train, folds[g]...)
+			}
+		}
+		tau, have := choose(train)
+		if !have || fr.Tau == nil || *fr.Tau != tau || fr.Items != len(folds[f]) {
+			t.Errorf("fold %d: %+v, simulation picks τ=%v (%v) over %d held-out items", f, fr, tau, have, len(folds[f]))
+			continue
+		}
+		ok, _, shared, _ := sim(tau, folds[f])
+		m := float64(len(folds[f]))
+		if math.Abs(*fr.HeldoutAccuracy-100*float64(ok)/m) > 1e-9 || math.Abs(*fr.HeldoutShared-float64(shared)/m) > 1e-9 {
+			t.Errorf("fold %d held out: %+v, simulation ok %d shared %d", f, fr, ok, shared)
+		}
 	}
 }
