@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"math/big"
 	"os"
@@ -742,4 +743,143 @@ func TestNoiseFloorSkipsDisjointRuns(t *testing.T) {
 	}
 	near(t, "mean churn", nf.MeanChurn, 1.5)
 	near(t, "mean churn rate", nf.MeanChurnRate, (50.0+100)/2)
+}
+
+// TestCoreMetricsMatchDefinitions recomputes METRICS.md's core table and pairs item by item from the
+// definitions (pairwise cost comparisons, no trajectory table) on the synthetic grid: ten configs with a
+// text-only one, three configs sharing the top cost (the default policy breaks the tie) and a cached copy.
+func TestCoreMetricsMatchDefinitions(t *testing.T) {
+	recs := Synthetic(400, 11)
+	opt := DefaultOptions()
+	opt.Resamples, opt.NoCascade = 0, true
+	res, err := Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := map[string]int64{}
+	text := map[string]bool{}
+	for _, r := range recs {
+		m := r.ConfigMeta
+		if m.TextOnly != nil && *m.TextOnly {
+			cost[r.Config], text[r.Config] = 0, true
+		} else {
+			cost[r.Config] = int64(*m.Frames) * int64(*m.Width) * int64(*m.Height)
+		}
+	}
+	c := map[string]map[string]bool{} // item → config → correct
+	for _, r := range recs {
+		if c[r.ItemID] == nil {
+			c[r.ItemID] = map[string]bool{}
+		}
+		c[r.ItemID][r.Config] = *r.Correct
+	}
+	var cfgs []string
+	for k := range cost {
+		cfgs = append(cfgs, k)
+	}
+	slices.Sort(cfgs)
+	N := float64(len(c))
+	count := func(pred func(ci map[string]bool) bool) float64 {
+		n := 0
+		for _, ci := range c {
+			n += b2i(pred(ci))
+		}
+		return 100 * float64(n) / N
+	}
+	exists := func(ci map[string]bool, visualOnly bool) bool {
+		for _, a := range cfgs {
+			for _, b := range cfgs {
+				if visualOnly && (text[a] || text[b]) {
+					continue
+				}
+				if cost[a] < cost[b] && ci[a] && !ci[b] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	best, bestCfg := -1.0, ""
+	for _, k := range cfgs {
+		acc := count(func(ci map[string]bool) bool { return ci[k] })
+		g := res.Accuracy[k]
+		near(t, "accuracy["+k+"]", &g, acc)
+		if acc > best || (acc == best && cost[k] < cost[bestCfg]) {
+			best, bestCfg = acc, k
+		}
+	}
+	near(t, "best_fixed", res.BestFixed, best)
+	if res.BestFixedConfig != bestCfg {
+		t.Errorf("best_fixed_config %q, want %q", res.BestFixedConfig, bestCfg)
+	}
+	oracle := count(func(ci map[string]bool) bool { return slices.Contains(slices.Collect(maps.Values(ci)), true) })
+	near(t, "oracle_accuracy", res.OracleAccuracy, oracle)
+	near(t, "oracle_headroom", res.OracleHeadroom, oracle-best)
+	near(t, "visual_confusion_rate", res.VisualConfusionRate, count(func(ci map[string]bool) bool { return exists(ci, false) }))
+	near(t, "visual_confusion_rate_visual_only", res.VisualConfusionRateVisualOnly, count(func(ci map[string]bool) bool { return exists(ci, true) }))
+	top := "f128" // f128, f128-random and f128-dense share the top cost; f128 has the default policy
+	if res.TerminalConfig != top {
+		t.Fatalf("terminal config %q", res.TerminalConfig)
+	}
+	near(t, "terminal_regression_rate", res.TerminalRegressionRate, count(func(ci map[string]bool) bool {
+		if ci[top] {
+			return false
+		}
+		for _, a := range cfgs {
+			if cost[a] < cost[top] && ci[a] {
+				return true
+			}
+		}
+		return false
+	}))
+	someVisualWrong := func(ci map[string]bool) bool {
+		for _, v := range cfgs {
+			if !text[v] && !ci[v] {
+				return true
+			}
+		}
+		return false
+	}
+	allVisualWrong := func(ci map[string]bool) bool {
+		for _, v := range cfgs {
+			if !text[v] && ci[v] {
+				return false
+			}
+		}
+		return true
+	}
+	over := count(func(ci map[string]bool) bool { return ci["text"] && someVisualWrong(ci) })
+	textOK := count(func(ci map[string]bool) bool { return ci["text"] })
+	near(t, "text_overwrite_rate", res.TextOverwriteRate, over)
+	near(t, "text_overwrite_rate_of_text_correct", res.TextOverwriteRateOfTextCorrect, 100*over/textOK)
+	near(t, "text_overwrite_all_visual_rate", res.TextOverwriteAllVisualRate, count(func(ci map[string]bool) bool { return ci["text"] && allVisualWrong(ci) }))
+	near(t, "unstable_rate", res.UnstableRate, count(func(ci map[string]bool) bool {
+		return slices.Contains(slices.Collect(maps.Values(ci)), true) && slices.Contains(slices.Collect(maps.Values(ci)), false)
+	}))
+	// Pairs: every (a, b) with cost(a) < cost(b), none other.
+	got := map[string]Pair{}
+	for _, p := range res.Pairs {
+		got[p.From+">"+p.To] = p
+	}
+	want := 0
+	for _, a := range cfgs {
+		for _, b := range cfgs {
+			if cost[a] >= cost[b] {
+				continue
+			}
+			want++
+			var r, h int
+			for _, ci := range c {
+				r += b2i(!ci[a] && ci[b])
+				h += b2i(ci[a] && !ci[b])
+			}
+			p, ok := got[a+">"+b]
+			if !ok || p.Rescued != r || p.Harmed != h || p.McNemarP != McNemarExact(r, h) {
+				t.Errorf("pair %s→%s = %+v (present %v), want rescued %d harmed %d", a, b, p, ok, r, h)
+			}
+		}
+	}
+	if len(res.Pairs) != want {
+		t.Errorf("%d pairs, want %d", len(res.Pairs), want)
+	}
 }
