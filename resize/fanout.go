@@ -15,8 +15,8 @@ type Target struct {
 // FanOut makes every target from one source frame. The source is prepared at most once per kernel
 // family and reused for all its targets (OpenCV: one Mat copy; the Pillow and torch kernels read the
 // bytes directly and convert on the fly), and Resizers come from New's cache, so a grid of configs on
-// the same video costs one preparation plus the resizes. A target equal to the source size is a copy for
-// pil-* (as Pillow) and is still filtered for the others.
+// the same video costs one preparation plus the resizes. A target equal to the source size comes out as
+// a copy with every kernel (Pillow, torchvision and cv::resize all short-circuit it).
 func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
 	if err := src.Validate(); err != nil {
 		return nil, &Error{Op: "fanout", Err: ErrBadSize, Msg: "source: " + err.Error()}
