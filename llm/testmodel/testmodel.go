@@ -105,12 +105,13 @@ func writeGGUF(path string, kv ggml.KV, ts []*ggml.Tensor) error {
 	if err != nil {
 		return fmt.Errorf("testmodel: %w", err)
 	}
-	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
-		f.Close()
-		return fmt.Errorf("testmodel: write %s: %w", path, err)
+	err = ggml.WriteGGUF(f, kv, ts)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("testmodel: %w", err)
+	if err != nil {
+		os.Remove(path) // a half-written GGUF would later fail as a corrupt model, far from the cause
+		return fmt.Errorf("testmodel: write %s: %w", path, err)
 	}
 	return nil
 }
