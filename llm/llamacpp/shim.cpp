@@ -41,8 +41,10 @@ mtmd_input_chunks * native_mtmd_tokenize_rgb(mtmd_context * ctx, uint32_t w, uin
 		const mtmd_bitmap * bms[1] = {bm};
 		*status = mtmd_tokenize(ctx, chunks, &txt, bms, 1);
 		mtmd_bitmap_free(bm);
+		bm = nullptr; // the catch below must not free it again
 		if (*status != 0) {
 			mtmd_input_chunks_free(chunks);
+			chunks = nullptr;
 			return nullptr;
 		}
 		return chunks;
