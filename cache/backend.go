@@ -19,7 +19,6 @@ import (
 type backend interface {
 	put(ctx context.Context, name string, parts ...[]byte) error // publishes the concatenation atomically
 	get(ctx context.Context, name string, max int64) ([]byte, error)
-	exists(ctx context.Context, name string) (bool, error)
 	list(ctx context.Context, prefix string) ([]string, error)
 	where(name string) string
 	close() error
@@ -118,14 +117,6 @@ func (d *dirBackend) get(_ context.Context, name string, max int64) ([]byte, err
 	return b, nil
 }
 
-func (d *dirBackend) exists(_ context.Context, name string) (bool, error) {
-	_, err := os.Stat(d.where(name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 func (d *dirBackend) list(_ context.Context, prefix string) ([]string, error) {
 	var out []string
 	root := d.where(prefix)
@@ -152,15 +143,18 @@ func (d *dirBackend) list(_ context.Context, prefix string) ([]string, error) {
 
 func (d *dirBackend) close() error { return nil }
 
-// tempFiles lists leftover temp files of interrupted writes under prefix.
-func (d *dirBackend) tempFiles(prefix string) []string {
+// tempFiles lists leftover temp files of interrupted writes under the given prefixes (the store's
+// own subtrees only: verify of a directory that is not a cache must not walk all of it).
+func (d *dirBackend) tempFiles(prefixes ...string) []string {
 	var out []string
-	filepath.WalkDir(d.where(prefix), func(p string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), tempPrefix) {
-			out = append(out, p)
-		}
-		return nil
-	})
+	for _, prefix := range prefixes {
+		filepath.WalkDir(d.where(prefix), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), tempPrefix) {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
 	return out
 }
 
@@ -205,10 +199,6 @@ func (b *blobBackend) get(ctx context.Context, name string, max int64) ([]byte, 
 		return nil, wrapf(ErrTooLarge, "%d bytes > %d", r.Size(), max)
 	}
 	return io.ReadAll(io.LimitReader(r, max+1))
-}
-
-func (b *blobBackend) exists(ctx context.Context, name string) (bool, error) {
-	return b.bucket.Exists(ctx, name)
 }
 
 func (b *blobBackend) list(ctx context.Context, prefix string) ([]string, error) {

@@ -293,3 +293,36 @@ func TestFileImages(t *testing.T) {
 		t.Fatalf("missing tensor: %v", err)
 	}
 }
+
+// TestVerifyTempFiles: leftovers of interrupted writes inside the store are reported (harmless, the
+// store stays clean); temp-named files outside its subtrees are not the store's and are not walked.
+func TestVerifyTempFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ref, err := s.Put(ctx, testSpec(1).Key(), testObject(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(filepath.Dir(s.ObjectPath(ref.Digest)), tempPrefix+"123")
+	outside := filepath.Join(dir, "other", tempPrefix+"456")
+	for _, p := range []string{inside, outside} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := s.Verify(ctx)
+	if err != nil || !rep.Clean() || rep.OK != 1 || rep.Objects != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if len(rep.TempFiles) != 1 || rep.TempFiles[0] != inside {
+		t.Fatalf("temp files %v, want [%s]", rep.TempFiles, inside)
+	}
+}

@@ -114,7 +114,7 @@ func (s *Store) Verify(ctx context.Context) (*Report, error) {
 		}
 	}
 	if d, ok := s.be.(*dirBackend); ok {
-		rep.TempFiles = d.tempFiles("")
+		rep.TempFiles = d.tempFiles("cas", "ac", "manifests")
 	}
 	return rep, nil
 }
