@@ -291,6 +291,9 @@ func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, e
 		delay *= 2
 	}
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr // the caller gave up (or its deadline passed): not a server error
+		}
 		return nil, &llm.Error{Op: "answer", Path: c.base + "/chat/completions", Err: err}
 	}
 	if len(out.Choices) == 0 {

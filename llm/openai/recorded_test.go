@@ -284,3 +284,23 @@ func TestConnectionRefused(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A request the caller cancels mid-flight returns the context's error, not a server error, and is not retried.
+func TestCancelIsNotAServerError(t *testing.T) {
+	var calls atomic.Int32
+	s := server(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
+		calls.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	c := client(t, s, Options{Retries: 3})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	r := req4
+	_, err := c.Answer(ctx, &r)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, llm.ErrServer) || calls.Load() != 1 {
+		t.Errorf("err %v after %d calls, want the context's deadline after 1", err, calls.Load())
+	}
+}
