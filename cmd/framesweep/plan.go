@@ -38,6 +38,7 @@ type planOutput struct {
 type gridConfigOutput struct {
 	sampler.Config
 	OutputSize string        `json:"output_size,omitempty"`
+	OutputErr  string        `json:"output_error,omitempty"` // the geometry rejects this video (e.g. aspect > 200)
 	Plan       *sampler.Plan `json:"plan,omitempty"`
 	Error      string        `json:"error,omitempty"`
 }
@@ -217,6 +218,8 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 			if gm := cp.Config.Geometry(); gm != nil && pv.srcW > 0 && len(p.Indices) > 0 {
 				if l, err := gm.Layout(pv.srcW, pv.srcH, len(p.Indices)); err == nil {
 					co.OutputSize = l.Output().String()
+				} else {
+					co.OutputErr = err.Error()
 				}
 			}
 		}
@@ -241,6 +244,9 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 			}
 			if c.IsoGroup != "" {
 				extra += " [" + c.IsoGroup + "]"
+			}
+			if c.OutputErr != "" {
+				extra += " [resolution: " + c.OutputErr + "]"
 			}
 			fmt.Fprintf(stdout, "%-40s %3d frames%s: %s\n", c.ID, len(c.Plan.Indices), extra, joinInts(c.Plan.Indices))
 		}

@@ -164,3 +164,27 @@ func TestPlanList(t *testing.T) {
 		t.Fatalf("rc %d\n%s", rc, out)
 	}
 }
+
+// A resolution that rejects the source (qwen-vl-utils raises above aspect 200) is reported per config,
+// not silently left without an output size.
+func TestPlanGridResolutionError(t *testing.T) {
+	grid := filepath.Join(t.TempDir(), "g.yaml")
+	os.WriteFile(grid, []byte("frames: [4]\npolicies: [uniform]\nresolutions: [\"qwen2.5-vl\", \"448x448\"]\n"), 0o644)
+	rc, out, errs := runPlanCLI("plan", "--grid", grid, "--total-frames", "100", "--fps", "30", "--src-size", "4020x20", "--json")
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errs)
+	}
+	var g struct {
+		Configs []struct {
+			OutputSize string `json:"output_size"`
+			OutputErr  string `json:"output_error"`
+		} `json:"configs"`
+	}
+	if err := json.Unmarshal([]byte(out), &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Configs) != 2 || !strings.Contains(g.Configs[0].OutputErr, "aspect ratio") || g.Configs[0].OutputSize != "" ||
+		g.Configs[1].OutputSize != "448x448" || g.Configs[1].OutputErr != "" {
+		t.Fatalf("%+v", g.Configs)
+	}
+}
