@@ -108,6 +108,12 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "need exactly one of --preset or --policy (or --grid)")
 	}
 
+	if *res != "" { // a usage error, before any video is opened
+		if _, err := geom.Parse(*res); err != nil {
+			return usageErr(stderr, name, "--resolution: %v", err)
+		}
+	}
+
 	var pv planVideo
 	if len(pos) == 1 {
 		pv, err = probeForPlan(pos[0])

@@ -77,6 +77,8 @@ func TestPlanExitStatus(t *testing.T) {
 		{[]string{"plan", "--total-frames", "10", "--fps", "30", "--grid", "g.yaml", "--frames", "3"}, 2, "--frames does not apply"},
 		{[]string{"plan", "--total-frames", "10", "--fps", "30", "--grid", "/nonexistent/g.yaml"}, 1, "/nonexistent/g.yaml"},
 		{[]string{"plan", "/nonexistent/v.mp4", "--preset", "internvl3"}, 1, "/nonexistent/v.mp4"},
+		{[]string{"plan", "/nonexistent/v.mp4", "--preset", "internvl3", "--resolution", "bogus"}, 2, "--resolution"},
+		{[]string{"plan", "--total-frames", "100", "--fps", "30", "--preset", "llava-onevision", "--frames", "3000000000"}, 2, "at most"},
 	}
 	for _, c := range cases {
 		rc, _, errs := runPlanCLI(c.args...)
