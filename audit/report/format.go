@@ -34,6 +34,26 @@ func P(v *float64) string {
 	return F1(*v)
 }
 
+// Saving formats a saving (% below a reference) as the change it is: "−31.7%", or "+4.0%" when the
+// value is negative (dearer than the reference); "–" for null.
+func Saving(v *float64) string {
+	switch {
+	case v == nil:
+		return "–"
+	case *v >= 0:
+		return "−" + F1(*v) + "%"
+	}
+	return "+" + F1(-*v) + "%"
+}
+
+// savingClass is the CSS class of a saving: ok when it saves, bad when it costs more.
+func savingClass(v *float64) string {
+	if v != nil && *v < 0 {
+		return "bad"
+	}
+	return "ok"
+}
+
 // CI formats an interval as "[lo, hi]".
 func CI(iv *audit.Interval) string {
 	if iv == nil {

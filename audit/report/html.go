@@ -176,17 +176,13 @@ func cascadeTables(cr *audit.CascadeResult) string {
 		fmt.Fprintf(&b, `<tr><td>fixed %s (%d frames)</td><td>%s</td><td>%s</td><td>%s</td></tr>`, esc(bu.Config), bu.Frames, F1(bu.Accuracy), F1(bu.SharedFramesCost), lat(bu.LatencyS))
 	}
 	if s := cr.Selected; s != nil {
-		fmt.Fprintf(&b, `<tr><td><b>cascade τ = %.4g</b></td><td><b>%s</b></td><td><b>%s</b> <span class="ok">(−%s%%)</span></td><td>%s`, s.Tau, F1(s.Accuracy), F1(s.SharedFramesCost), P(cr.SharedCostSaving), lat(s.LatencyS))
+		fmt.Fprintf(&b, `<tr><td><b>cascade τ = %.4g</b></td><td><b>%s</b></td><td><b>%s</b> <span class="%s">(%s)</span></td><td>%s`, s.Tau, F1(s.Accuracy), F1(s.SharedFramesCost), savingClass(cr.SharedCostSaving), Saving(cr.SharedCostSaving), lat(s.LatencyS))
 		b.WriteString(`</td></tr>`)
 	}
 	if sl := cr.SelectedLatency; sl != nil {
 		fmt.Fprintf(&b, `<tr><td>cascade by latency, τ = %.4g</td><td>%s</td><td>%s</td><td>%s`, sl.Tau, F1(sl.Accuracy), F1(sl.SharedFramesCost), lat(sl.LatencyS))
 		if ls := cr.LatencySaving; ls != nil {
-			if *ls >= 0 {
-				fmt.Fprintf(&b, ` <span class="ok">(−%s%%)</span>`, F1(*ls))
-			} else {
-				fmt.Fprintf(&b, ` <span class="bad">(+%s%%)</span>`, F1(-*ls))
-			}
+			fmt.Fprintf(&b, ` <span class="%s">(%s)</span>`, savingClass(ls), Saving(ls))
 		}
 		b.WriteString(`</td></tr>`)
 	}

@@ -69,7 +69,7 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 			p("| fixed %s | %s | %s |\n", mdEsc(bu.Config), F1(bu.Accuracy), F1(bu.SharedFramesCost))
 		}
 		if s := cr.Selected; s != nil {
-			p("| cascade τ = %.4g | %s | %s (−%s%%) |\n", s.Tau, F1(s.Accuracy), F1(s.SharedFramesCost), P(cr.SharedCostSaving))
+			p("| cascade τ = %.4g | %s | %s (%s) |\n", s.Tau, F1(s.Accuracy), F1(s.SharedFramesCost), Saving(cr.SharedCostSaving))
 		}
 		if cf := cr.CrossFitted; cf != nil {
 			p("| cascade, %d-fold cross-fitted | %s | %s |\n", cr.Folds, F1(cf.Accuracy), F1(cf.SharedFramesCost))

@@ -162,3 +162,15 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("rendered DOM lacks the title or sections (%d bytes)", len(dom))
 	}
 }
+
+func TestSavingSign(t *testing.T) {
+	pos, neg := 31.74, -4.0
+	for _, c := range []struct {
+		v    *float64
+		want string
+	}{{&pos, "−31.7%"}, {&neg, "+4.0%"}, {nil, "–"}} {
+		if got := Saving(c.v); got != c.want {
+			t.Errorf("Saving(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}

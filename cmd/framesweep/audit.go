@@ -213,7 +213,7 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nreference %s: %s points at %s shared frames\n", c.Reference, report.F1(c.ReferenceAccuracy), report.F1(c.ReferenceShared))
 	if s := c.Selected; s != nil {
-		fmt.Fprintf(stdout, "cascade τ=%.4g: %s points at %s shared frames (−%s%%)\n", s.Tau, report.F1(s.Accuracy), report.F1(s.SharedFramesCost), report.P(c.SharedCostSaving))
+		fmt.Fprintf(stdout, "cascade τ=%.4g: %s points at %s shared frames (%s)\n", s.Tau, report.F1(s.Accuracy), report.F1(s.SharedFramesCost), report.Saving(c.SharedCostSaving))
 	} else {
 		fmt.Fprintln(stdout, "no τ reaches the reference accuracy")
 	}
