@@ -256,7 +256,7 @@ func TestLadderNested(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, p := range plans {
-				if len(p.Indices) != budgets[i] || slices.Compact(slices.Clone(p.Indices)) == nil || !slices.IsSorted(p.Indices) {
+				if len(p.Indices) != budgets[i] || !slices.IsSorted(p.Indices) {
 					t.Fatalf("plan %d: %v", i, p.Indices)
 				}
 				if len(slices.Compact(slices.Clone(p.Indices))) != budgets[i] {
@@ -305,8 +305,8 @@ func TestUnionNestedVersusLinspace(t *testing.T) {
 	if un.Size != 256 || un.Requested != 496 || un.Shared != 128 {
 		t.Fatalf("nested union %+v", un)
 	}
-	if ul.Size <= 400 {
-		t.Fatalf("round(linspace) union only %d frames", ul.Size)
+	if ul.Size != 442 { // the figure docs/sampler.md quotes
+		t.Fatalf("round(linspace) union is %d frames, docs/sampler.md says 442", ul.Size)
 	}
 	t.Logf("union: nested %d frames, round(linspace) %d frames", un.Size, ul.Size)
 	u := Union(Plan{Indices: []int{5, 1, 1}}, Plan{Indices: []int{1, 9}})
