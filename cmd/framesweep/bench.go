@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/framesweep/framesweep/bench"
+	"github.com/framesweep/framesweep/resize"
 )
 
 // benchMode is one `framesweep bench MODE`: setup registers the mode's own flags on fs and returns the
@@ -141,8 +144,8 @@ func setupBenchDecode(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 	return func(ctx context.Context) ([]bench.Row, error) {
 		var ts []int
 		for _, f := range strings.Split(*threads, ",") {
-			var t int
-			if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d", &t); err != nil || t < 0 {
+			t, err := strconv.Atoi(strings.TrimSpace(f)) // Sscanf would take "2k" as 2
+			if err != nil || t < 0 {
 				return nil, benchUsage{fmt.Errorf("--threads: bad thread count %q", f)}
 			}
 			ts = append(ts, t)
@@ -175,12 +178,15 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 				return nil, err
 			}
 		}
-		var w, h int
 		if *frames < 1 || *threads < 0 {
 			return nil, benchUsage{fmt.Errorf("--frames must be ≥ 1 and --threads ≥ 0")}
 		}
-		if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w <= 0 || h <= 0 {
-			return nil, benchUsage{fmt.Errorf("--size: want WxH, got %q", *size)}
+		w, h, err := parseResizeSize(*size) // the same rule as frames --size ("448x448x" is not a size)
+		if err != nil {
+			return nil, benchUsage{err}
+		}
+		if *kernel != "" && !slices.Contains(resize.Kernels(), *kernel) {
+			return nil, benchUsage{fmt.Errorf("--kernel %q: want one of %s", *kernel, strings.Join(resize.Kernels(), ", "))}
 		}
 		return bench.Memory(ctx, bench.MemoryConfig{Video: *video, Frames: *frames, Width: w, Height: h, Kernel: *kernel,
 			Threads: *threads, CacheDir: *cache, Log: stderr, Worker: exe})

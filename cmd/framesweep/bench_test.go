@@ -21,6 +21,9 @@ func TestBenchUsage(t *testing.T) {
 		{"bench", "grid", "--reps", "0"},
 		{"bench", "decode", "--threads", "a"},
 		{"bench", "memory", "--size", "448"},
+		{"bench", "decode", "--threads", "2k"},
+		{"bench", "memory", "--size", "448x448junk"},
+		{"bench", "memory", "--kernel", "nope"},
 		{"bench", "grid", "extra"},
 	} {
 		var out, errb bytes.Buffer
