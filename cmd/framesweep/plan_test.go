@@ -149,6 +149,11 @@ func TestPlanVideoAndGrid(t *testing.T) {
 	if g.Configs[2].Error == "" || g.Union.Size < 8 || g.Union.Size > 120 || g.Union.Shared < 4 || g.Decode.Seeks == nil || g.Decode.FramesToDecode != g.Union.Size {
 		t.Fatalf("union %+v decode %+v configs %+v", g.Union, g.Decode, g.Configs)
 	}
+	// The example output of docs/sampler.md.
+	rc, out, errs = runPlanCLI("plan", "--grid", "../../examples/grid.yaml", v)
+	if rc != 0 || !strings.Contains(out, "union: 106 frames (2064 requested, 106 shared)\ndecode: 106 frames to decode, 120 decoded in one pass, seeks 0\n") {
+		t.Fatalf("rc %d %s\n%s", rc, errs, out)
+	}
 	rc, out, _ = runPlanCLI("plan", "--grid", "../../examples/grid.yaml", "--total-frames", "1800", "--fps", "30")
 	if rc != 0 || !strings.Contains(out, "f16-uniform-448x448-raw") || !strings.Contains(out, "seeks unknown") {
 		t.Fatalf("rc %d\n%s", rc, out)
