@@ -194,10 +194,13 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 		return failErr(stderr, "cascade", err)
 	}
 	c := res.Cascade
-	if c == nil {
+	if c == nil || c.Items == 0 {
 		why := "no cascade: pass --budgets"
 		if len(res.Notes) > 0 {
 			why = res.Notes[len(res.Notes)-1]
+		}
+		if c != nil && c.DroppedReason != "" {
+			why += " (" + c.DroppedReason + ")"
 		}
 		return failErr(stderr, "cascade", fmt.Errorf("%s: %s", strings.Join(pos, ","), why))
 	}

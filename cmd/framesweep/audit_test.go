@@ -95,6 +95,17 @@ func TestAuditErrorsAndUsage(t *testing.T) {
 	}
 }
 
+// Budgets that exist but share no item: a handled error naming the file and why, not an empty cascade.
+func TestCascadeCLINoCommonItems(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "disjoint.jsonl")
+	os.WriteFile(p, []byte(`{"item_id":"a","config":"f8","correct":true,"confidence":0.5,"config_meta":{"frames":8}}`+"\n"+
+		`{"item_id":"b","config":"f16","correct":true,"confidence":0.5,"config_meta":{"frames":16}}`+"\n"), 0o644)
+	rc, out, errs := runAuditCLI("cascade", p, "--budgets", "8,16")
+	if rc != exitError || out != "" || !strings.Contains(errs, "disjoint.jsonl") || !strings.Contains(errs, "no item has a record in every budget") {
+		t.Errorf("rc %d out %q err %q", rc, out, errs)
+	}
+}
+
 func TestCascadeCLI(t *testing.T) {
 	rc, out, errs := runAuditCLI("cascade", demoRecordsPath(t), "--budgets", "16,32,64,128", "--folds", "4", "--json")
 	if rc != exitOK {
