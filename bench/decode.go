@@ -156,7 +156,7 @@ func decodeHW(ctx context.Context, cfg DecodeConfig, path string, hw decode.HWAc
 	check, err := compareHW(path, hw, cfg.Compare, n)
 	check.Name, check.Mode, check.Env, check.Note = base+"/check=hwaccel-vs-cpu/hwaccel="+string(hw), "decode", env, note
 	used := 0.0
-	if hwSt.HWAccel != "" && hwSt.HWAccel != string(decode.HWNone) {
+	if hwUsed(hwSt) {
 		used = 1 // the device decoded; 0 means decode fell back to the CPU (Note says why)
 	}
 	check.Metrics = append(check.Metrics, Metric{"frames-cpu", float64(cpuSt.Converted)}, Metric{"frames-hw", float64(hwSt.Converted)},
@@ -168,6 +168,12 @@ func decodeHW(ctx context.Context, cfg DecodeConfig, path string, hw decode.HWAc
 		check.Failure = err.Error()
 	}
 	return append(rows, check), err
+}
+
+// hwUsed reports whether a Read decoded on the device. Stats.HWAccel names the device that was opened;
+// when the decoder then declined it for the stream (HWFallback set) the frames came from the CPU.
+func hwUsed(st decode.Stats) bool {
+	return st.HWAccel != "" && st.HWAccel != string(decode.HWNone) && st.HWFallback == ""
 }
 
 // compareHW reads k uniformly sampled frames on the CPU and on the device and reports their PSNR.

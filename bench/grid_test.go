@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/framesweep/framesweep/decode"
 )
 
 // TestGridSmall runs the grid machinery on a small generated clip: every variant runs, the decode-once
@@ -70,5 +72,24 @@ func BenchmarkGrid(b *testing.B) {
 				b.ReportMetric(m.Value, m.Name)
 			}
 		})
+	}
+}
+
+// TestHWUsed: a device that was opened but declined by the decoder (Read's HWFallback) is a CPU decode,
+// so bench/gpu/run.sh's hw-used check cannot pass on CPU frames.
+func TestHWUsed(t *testing.T) {
+	for _, c := range []struct {
+		st   decode.Stats
+		want bool
+	}{
+		{decode.Stats{HWAccel: "cuda"}, true},
+		{decode.Stats{HWAccel: "cuda", HWFallback: "cuda: the decoder offered no cuda format for this stream; decoded on the CPU"}, false},
+		{decode.Stats{HWAccel: "none", HWFallback: "cuda: Hopper GPUs (H100/H200) have no AV1 hardware decoder"}, false},
+		{decode.Stats{HWAccel: "none"}, false},
+		{decode.Stats{}, false},
+	} {
+		if got := hwUsed(c.st); got != c.want {
+			t.Errorf("hwUsed(%+v) = %v, want %v", c.st, got, c.want)
+		}
 	}
 }
