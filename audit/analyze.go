@@ -153,7 +153,7 @@ func (d *dataset) cell(i, k int) *Record {
 // build indexes the records, merges config metadata, and separates primary runs from reruns.
 func build(recs []Record) (*dataset, error) {
 	if len(recs) == 0 {
-		return nil, Errorf("", 0, "analyze", ErrEmpty, "no records")
+		return nil, Errorf("", 0, "analyze", ErrEmpty, "nothing to analyse")
 	}
 	byID := map[string]*Config{}
 	kindSrc := map[string]Source{}

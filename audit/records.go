@@ -274,7 +274,7 @@ func ReadPaths(paths []string) ([]Record, error) {
 		all = append(all, recs...)
 	}
 	if len(all) == 0 {
-		return nil, Errorf(strings.Join(files, ","), 0, "read", ErrEmpty, "no records in the input")
+		return nil, Errorf(strings.Join(files, ","), 0, "read", ErrEmpty, "the input holds only blank lines")
 	}
 	return all, nil
 }
