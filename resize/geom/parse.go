@@ -61,17 +61,9 @@ func Parse(spec string) (Geometry, error) {
 		}
 		g := Fixed{W: wi, H: hi}
 		if hasRest {
-			kv, err := parseOpts(rest)
-			if err != nil {
+			var err error
+			if g.Tokens, err = parseTokensOpt(rest); err != nil {
 				return bad("%v", err)
-			}
-			for k, v := range kv {
-				if k != "tokens" {
-					return bad("unknown option %q", k)
-				}
-				if g.Tokens, err = parseInt(v, 1, 1<<24); err != nil {
-					return bad("tokens: %v", err)
-				}
 			}
 		}
 		return g, nil
@@ -103,17 +95,8 @@ func parseShort(spec, rest string) (Geometry, error) {
 		}
 	}
 	if hasOpts {
-		kv, err := parseOpts(opts)
-		if err != nil {
+		if g.Tokens, err = parseTokensOpt(opts); err != nil {
 			return bad("%v", err)
-		}
-		for k, v := range kv {
-			if k != "tokens" {
-				return bad("unknown option %q", k)
-			}
-			if g.Tokens, err = parseInt(v, 1, 1<<24); err != nil {
-				return bad("tokens: %v", err)
-			}
 		}
 	}
 	return g, nil
@@ -277,6 +260,24 @@ func parseOpts(s string) (map[string]string, error) {
 		kv[k] = v
 	}
 	return kv, nil
+}
+
+// parseTokensOpt reads the only option of the fixed and shortest-edge geometries, "tokens=N".
+func parseTokensOpt(opts string) (int, error) {
+	kv, err := parseOpts(opts)
+	if err != nil {
+		return 0, err
+	}
+	tokens := 0
+	for k, v := range kv {
+		if k != "tokens" {
+			return 0, errorString("unknown option " + strconv.Quote(k))
+		}
+		if tokens, err = parseInt(v, 1, 1<<24); err != nil {
+			return 0, errorString("tokens: " + err.Error())
+		}
+	}
+	return tokens, nil
 }
 
 type errorString string
