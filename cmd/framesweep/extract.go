@@ -449,7 +449,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 	var frameErr error
 	tRead := time.Now()
 	if union.Size > 0 {
-		st, err := readFanOut(ctx, v, union.Indices, need)
+		st, err := readFanOut(ctx, v, path, union.Indices, need)
 		res.sum.FramesDecoded, res.sum.CodecFrames, res.sum.Seeks = st.Converted, st.Decoded, st.Seeks
 		if err != nil && !errors.Is(err, decode.ErrFrameFailed) {
 			return res, err
@@ -471,7 +471,7 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 		wg.Go(func() error {
 			obj, shape, err := j.encode(o, path, info)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: config %s: %w", path, j.cfg.ID, err)
 			}
 			ref, err := o.store.PutParts(ctx, j.key, obj)
 			if err != nil {
@@ -483,10 +483,9 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 			return nil
 		})
 	}
-	if err := wg.Wait(); err != nil {
-		return res, err
-	}
+	werr := wg.Wait()
 	res.sum.WriteSeconds = roundMS(time.Since(tWrite))
+	// Objects published before a failure still count and get their manifest lines.
 	for _, l := range lines {
 		if l != nil {
 			res.sum.Written++
@@ -495,6 +494,9 @@ func extractVideo(ctx context.Context, o extractOptions, path string) (*videoRes
 		}
 	}
 	res.sum.Seconds = roundMS(time.Since(t0))
+	if werr != nil {
+		return res, werr
+	}
 	if len(planErrs) > 0 {
 		// One line naming the file: how many configs could not be planned, and the first cause.
 		perr := fmt.Errorf("%s: %d config(s) cannot be planned (first: %w)", path, len(planErrs), planErrs[0])
@@ -582,7 +584,7 @@ type frameTask struct {
 // readFanOut decodes the union once; each frame is copied out of the decoder and handed to a small
 // pool of workers that serve every job needing it. The channel is short, so memory holds the
 // outputs plus a few source frames.
-func readFanOut(ctx context.Context, v videoSource, union []int, need map[int][]*job) (decode.Stats, error) {
+func readFanOut(ctx context.Context, v videoSource, path string, union []int, need map[int][]*job) (decode.Stats, error) {
 	workers := fanOutWorkers()
 	ch := make(chan frameTask, workers)
 	// Source buffers are recycled: a fresh 6 MB allocation per 1080p frame costs more than the copy.
@@ -618,7 +620,7 @@ func readFanOut(ctx context.Context, v videoSource, union []int, need map[int][]
 				if err := fanOut(t, need[t.index]); err != nil {
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = err
+						firstErr = fmt.Errorf("%s: %w", path, err) // one line naming the file
 					}
 					mu.Unlock()
 				}

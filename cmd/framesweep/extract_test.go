@@ -542,8 +542,9 @@ func benchExtract(b *testing.B, g *sampler.Grid, gridPath, video, kernel string)
 	v.Close()
 	union := sampler.Union(plans...)
 	var tDecode, tExtract time.Duration
+	var cDecode, cExtract float64
 	for b.Loop() {
-		t0 := time.Now()
+		c0, t0 := exCPUSeconds(), time.Now()
 		v, err := decode.Open(video, decode.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -553,10 +554,12 @@ func benchExtract(b *testing.B, g *sampler.Grid, gridPath, video, kernel string)
 		if err != nil || st.Converted != union.Size {
 			b.Fatalf("decode-once: %v, %d of %d frames", err, st.Converted, union.Size)
 		}
-		t1 := time.Now()
+		c1, t1 := exCPUSeconds(), time.Now()
 		code, sum, stderr := exRun(b, "--grid", gridPath, "--out", b.TempDir(), "--kernel", kernel, "--videos", video)
 		tExtract += time.Since(t1)
+		cExtract += exCPUSeconds() - c1
 		tDecode += t1.Sub(t0)
+		cDecode += c1 - c0
 		if code != 0 || sum.ObjectsWritten != 6 || sum.FramesDecoded != union.Size || sum.FramesUnion != union.Size {
 			b.Fatalf("extract: exit %d, %+v (union %d) %s", code, sum, union.Size, stderr)
 		}
@@ -565,8 +568,22 @@ func benchExtract(b *testing.B, g *sampler.Grid, gridPath, video, kernel string)
 	b.ReportMetric(tDecode.Seconds()/n, "decode-once-s/op")
 	b.ReportMetric(tExtract.Seconds()/n, "extract-s/op")
 	b.ReportMetric(tExtract.Seconds()/tDecode.Seconds(), "extract/decode")
+	// CPU time (user+sys of this process, FFmpeg's threads included) moves far less than wall time
+	// with other load on a shared machine.
+	b.ReportMetric(cDecode/n, "decode-once-cpu-s/op")
+	b.ReportMetric(cExtract/n, "extract-cpu-s/op")
+	b.ReportMetric(cExtract/cDecode, "extract/decode-cpu")
 	b.ReportMetric(float64(union.Size), "union-frames")
 	b.ReportMetric(float64(union.Requested), "requested-frames")
+}
+
+// exCPUSeconds is the user+sys CPU time this process has used so far.
+func exCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
 // TestExtractContent checks the stored pixels against an independent computation from the decoded
