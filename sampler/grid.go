@@ -177,7 +177,27 @@ func ParseGrid(data []byte) (*Grid, error) {
 		}
 		return nil, gridErr("malformed YAML: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	// A second document would otherwise be ignored without a word (an empty trailing "---" is fine).
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || !emptyYAML(&more) {
+			return nil, gridErr("a grid file holds one YAML document; found more after the first \"---\"")
+		}
+	}
 	return Expand(spec)
+}
+
+// emptyYAML reports whether a decoded document has no content (only comments, or null).
+func emptyYAML(n *yaml.Node) bool {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	return n.Kind == 0 || n.Kind == yaml.DocumentNode && len(n.Content) == 0 ||
+		n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
 type samplerEntry struct {

@@ -128,6 +128,8 @@ func TestGridErrors(t *testing.T) {
 	}{
 		{"empty", "", ErrGrid, "empty"},
 		{"malformed", "frames: [8\n", ErrGrid, "malformed"},
+		{"second document after an empty one", "frames: [8]\npolicies: [uniform]\n---\n---\nfoo: 1\n", ErrGrid, "one YAML document"},
+		{"second document", "frames: [8]\npolicies: [uniform]\n---\nframes: [16]\n", ErrGrid, "one YAML document"},
 		{"unknown field", "frames: [8]\npolicies: [uniform]\nframez: 3\n", ErrGrid, "framez"},
 		{"unknown preset", "frames: [8]\npresets: [qwen9]\n", ErrUnknown, "qwen9"},
 		{"policy as preset", "frames: [8]\npresets: [uniform]\n", ErrUnknown, "uniform"},
@@ -160,6 +162,12 @@ func TestGridErrors(t *testing.T) {
 				t.Fatalf("multi-line error %q", err)
 			}
 		})
+	}
+}
+
+func TestGridTrailingEmptyDocument(t *testing.T) {
+	if _, err := ParseGrid([]byte("frames: [8]\npolicies: [uniform]\n---\n# nothing\n")); err != nil {
+		t.Fatalf("an empty trailing document is harmless: %v", err)
 	}
 }
 
