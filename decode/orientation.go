@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Orientation is the display transform of the stream (from its display matrix) and whether it was
@@ -54,7 +55,7 @@ func orientationFromMatrix(m *[9]int32) Orientation {
 		if o.HFlip && o.VFlip {
 			o.RotationDeg, o.HFlip, o.VFlip = 180, false, false
 		}
-		o.filter = join(fs)
+		o.filter = strings.Join(fs, ",")
 	case math.Abs(theta-270) < 1:
 		if m[3] < 0 {
 			o.filter, o.RotationDeg, o.VFlip = "transpose=clock_flip", 90, true
@@ -69,17 +70,6 @@ func orientationFromMatrix(m *[9]int32) Orientation {
 		}
 	}
 	return o
-}
-
-func join(fs []string) string {
-	s := ""
-	for i, f := range fs {
-		if i > 0 {
-			s += ","
-		}
-		s += f
-	}
-	return s
 }
 
 // displayRotationGet is libavutil's av_display_rotation_get: the counterclockwise angle in degrees.

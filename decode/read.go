@@ -110,6 +110,7 @@ type reader struct {
 	forceKey int // ≥ 0: reposition at this keyframe before going on (a retry)
 	// hwDeclined: the decoder's format negotiation offered no hardware format, frames came from the CPU.
 	hwDeclined bool
+	hwFmt      astiav.PixelFormat // the decoder's hardware frame format (set when v.hw.Device != "")
 	frameOut   Frame
 }
 
@@ -381,6 +382,7 @@ func (r *reader) openDecoder() error {
 	cc.SetTimeBase(v.stream().TimeBase())
 	if v.hw.Device != "" {
 		hwfmt := hwPixFmt(codec, v.hwType)
+		r.hwFmt = hwfmt
 		hdc, err := astiav.CreateHardwareDeviceContext(v.hwType, "", nil)
 		if err != nil {
 			// The device worked at Open; losing it now is an error, not a silent CPU substitute.
@@ -490,7 +492,7 @@ func (r *reader) onFrame(f *astiav.Frame) error {
 		return nil
 	}
 	src := f
-	if v.hw.Device != "" && f.PixelFormat() == hwPixFmt(astiav.FindDecoder(v.stream().CodecParameters().CodecID()), v.hwType) {
+	if v.hw.Device != "" && f.PixelFormat() == r.hwFmt {
 		r.sw.Unref()
 		if err := f.TransferHardwareData(r.sw); err != nil {
 			return wrap(v.path, "hwaccel", fmt.Errorf("frame %d: transfer from the GPU: %w", j, err))
