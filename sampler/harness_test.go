@@ -107,6 +107,11 @@ func TestClipRange(t *testing.T) {
 	if !slices.Equal(p.Indices, []int{37, 52, 67, 82}) {
 		t.Fatalf("%v", p.Indices)
 	}
+	// A start one frame past the end still maps inside the video in get_index (frames 299, 298).
+	p = mustPlan(t, "internvl3", v, Request{StartS: 10, Frames: 4})
+	if !slices.Equal(p.Indices, []int{299, 299, 299, 298}) { // numpy: int(300 - 0.125 + np.round(-0.25·i))
+		t.Fatalf("%v", p.Indices)
+	}
 	for _, c := range []struct {
 		name string
 		r    Request
@@ -115,6 +120,9 @@ func TestClipRange(t *testing.T) {
 		{"qwen2.5-vl", Request{StartS: 5, EndS: 5}, ErrBudget},
 		{"qwen2.5-vl", Request{StartS: 6, EndS: 2}, ErrRequest},
 		{"qwen2.5-vl", Request{StartS: -1}, ErrRequest},
+		{"internvl3", Request{StartS: 20, EndS: 30, Frames: 4}, ErrBudget}, // starts past the video: indices would be ≥ N
+		{"internvl3", Request{StartS: 10.04, Frames: 4}, ErrBudget},        // start frame 301 = N+1
+		{"internvl3", Request{StartS: 5, EndS: 2, Frames: 4}, ErrRequest},
 		{"uniform", Request{StartS: 1, Frames: 4}, ErrRequest},
 		{"lmms-eval", Request{EndS: 3}, ErrRequest},
 	} {

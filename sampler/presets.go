@@ -176,10 +176,19 @@ var internVL3 = &sampler{name: "internvl3", preset: true, frames: true, clip: tr
 			// get_index with bound = (start, end): Python round() is half to even.
 			startIdx = max(0, int(math.RoundToEven(r.StartS*v.FPS)))
 			if r.EndS != 0 {
+				if r.StartS > r.EndS {
+					return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("clip start %gs is after its end %gs", r.StartS, r.EndS))
+				}
 				endIdx = min(int(math.RoundToEven(r.EndS*v.FPS)), v.Frames-1)
 			}
 		}
-		p := newPlan(s, v, segmentMidpointsRange(startIdx, endIdx, S))
+		idx := segmentMidpointsRange(startIdx, endIdx, S)
+		for _, x := range idx {
+			if x < 0 || x >= v.Frames { // a clip starting past the end: decord raises on the index
+				return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("clip [%g, %g] s starts at frame %d, past the last frame %d: upstream indexes frame %d", r.StartS, r.EndS, startIdx, v.Frames-1, x))
+			}
+		}
+		p := newPlan(s, v, idx)
 		if S > v.Frames {
 			p.Notes = append(p.Notes, "more segments than frames: upstream repeats frames")
 		}
