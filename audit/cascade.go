@@ -162,7 +162,7 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 				for _, k := range fits[i] {
 					ids = append(ids, d.configs[k].ID)
 				}
-				desc = append(desc, key+": "+strings.Join(ids, ","))
+				desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
 			}
 			return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
 		}

@@ -42,7 +42,7 @@ func (c *Config) sizeKey() string {
 // mergeMeta folds one record's config_meta into the config, failing on a disagreement.
 func mergeMeta(c *Config, m *ConfigMeta, src Source) error {
 	conflict := func(field string, a, b any) error {
-		return Errorf(src.Path, src.Line, "config_meta", ErrConflict, "config %q: %s %v here but %v on an earlier record", c.ID, field, b, a)
+		return Errorf(src.Path, src.Line, "config_meta", ErrConflict, "config %q: %s %#v here but %#v on an earlier record", c.ID, field, b, a)
 	}
 	if m.Frames != nil {
 		if c.Frames != nil && *c.Frames != *m.Frames {

@@ -107,7 +107,7 @@ func lmmsSample(raw []byte, path string, line int, task string, opt Options, see
 		return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "sample has no doc_id")
 	}
 	if prev, ok := seen[docID]; ok {
-		return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrDuplicate, "doc_id %s already at %d", docID, prev)
+		return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrDuplicate, "doc_id %q already at %d", docID, prev)
 	}
 	seen[docID] = line
 	doc, _ := s["doc"].(map[string]any)
@@ -135,7 +135,7 @@ func lmmsSample(raw []byte, path string, line int, task string, opt Options, see
 	if opt.ItemKey == "question" {
 		q := get("question_id")
 		if q == "" {
-			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "doc_id %s: no question_id for --item-id question", docID)
+			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "doc_id %q: no question_id for --item-id question", docID)
 		}
 		item = q
 	}
@@ -156,7 +156,7 @@ func lmmsSample(raw []byte, path string, line int, task string, opt Options, see
 	switch {
 	case opt.OpenEnded:
 		if !haveResp {
-			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "doc_id %s: no response to score", docID)
+			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "doc_id %q: no response to score", docID)
 		}
 		if len(targets) == 0 {
 			if a := get("answer"); a != "" {
@@ -175,7 +175,7 @@ func lmmsSample(raw []byte, path string, line int, task string, opt Options, see
 	default:
 		if !haveResp || len(targets) == 0 {
 			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid,
-				"doc_id %s: no per-item metric payload and no response/target pair for exact match", docID)
+				"doc_id %q: no per-item metric payload and no response/target pair for exact match", docID)
 		}
 		ok := sameAnswer(resp, targets[0], candidates)
 		rec.Correct, rec.Prediction, rec.Answer = &ok, resp, targets[0]

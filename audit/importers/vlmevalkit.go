@@ -224,7 +224,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 	}
 	for _, need := range []string{"index", "prediction"} {
 		if _, ok := ci[need]; !ok {
-			return nil, audit.Errorf(path, 1, "import", audit.ErrFormat, "no %q column (columns: %s)", need, strings.Join(header, ", "))
+			return nil, audit.Errorf(path, 1, "import", audit.ErrFormat, "no %q column (columns: %q)", need, header)
 		}
 	}
 	_, hasScore := ci["score"]
@@ -251,7 +251,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 			return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "row has no index")
 		}
 		if prev, ok := seen[idx]; ok {
-			return nil, audit.Errorf(path, line, "import", audit.ErrDuplicate, "index %s already on line %d", idx, prev)
+			return nil, audit.Errorf(path, line, "import", audit.ErrDuplicate, "index %q already on line %d", idx, prev)
 		}
 		seen[idx] = line
 		rec := newRecord(opt, idx)
@@ -280,7 +280,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 			rec.Correct = &ok
 		default:
 			if rec.Answer == "" {
-				return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "index %s: no answer to compare with", idx)
+				return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "index %q: no answer to compare with", idx)
 			}
 			ok := sameAnswer(rec.Prediction, rec.Answer, cands)
 			rec.Correct = &ok
