@@ -50,7 +50,6 @@ type Video struct {
 
 	fc          *astiav.FormatContext
 	streamIndex int
-	atStart     bool // fc was just opened: the next packet read is the first one
 
 	pkts      []packetInfo
 	idx       Index
@@ -189,7 +188,6 @@ func (v *Video) openInput() error {
 	if w, h := cp.Width(), cp.Height(); w*h > v.opts.MaxFrameArea || w < 0 || h < 0 {
 		return fmt.Errorf("%w: %dx%d > %d pixels", ErrTooLarge, w, h, v.opts.MaxFrameArea)
 	}
-	v.atStart = true
 	return nil
 }
 
@@ -258,7 +256,6 @@ func (v *Video) scan() error {
 		}
 		pkt.Unref()
 	}
-	v.atStart = false
 	v.decodeOrderTS = decodeOrderTimestamps(v.fc.InputFormat(), codec, sawBVOP, v.pkts)
 	switch codec {
 	case astiav.CodecIDH264, astiav.CodecIDHevc:
