@@ -303,6 +303,22 @@ func Analyze(recs []Record, opt Options) (*Result, error) {
 	return res, err
 }
 
+// Cascade runs only the confidence cascade of Analyze (`framesweep cascade`), without the other metrics.
+// A nil result comes with a note saying why no cascade could be run.
+func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
+	d, err := build(recs)
+	var cr *CascadeResult
+	note := ""
+	if err == nil {
+		cr, note, err = runCascade(d, opt)
+	}
+	var ae *Error
+	if errors.As(err, &ae) && ae.Path == "" {
+		ae.Path = sourcePaths(recs)
+	}
+	return cr, note, err
+}
+
 // sourcePaths lists the distinct files the records came from.
 func sourcePaths(recs []Record) string {
 	var paths []string

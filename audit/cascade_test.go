@@ -4,6 +4,7 @@ import (
 	"errors"
 	"hash/fnv"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -78,6 +79,11 @@ func TestCascadeSweep(t *testing.T) {
 	near(t, "latency saving", cr.LatencySaving, 100*(1-(0.5/3)/0.4))
 	if len(cr.Budgets) != 3 || cr.Budgets[0].Accuracy != 100.0/3 || cr.Budgets[2].SharedFramesCost != 32 {
 		t.Errorf("budgets %+v", cr.Budgets)
+	}
+	// Cascade alone (framesweep cascade) gives the same result as the full audit.
+	alone, _, err := Cascade(cascadeRecords(true), opt)
+	if err != nil || !reflect.DeepEqual(alone, cr) {
+		t.Errorf("Cascade = %+v, %v; Analyze gave %+v", alone, err, cr)
 	}
 }
 

@@ -184,21 +184,15 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if bad != "" {
 		return usageErr(stderr, "cascade", "%s", bad)
 	}
-	opt.Resamples = 0 // the cascade needs no bootstrap
 	recs, err := audit.ReadPaths(pos)
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
-	res, err := audit.Analyze(recs, opt)
+	c, why, err := audit.Cascade(recs, opt)
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
-	c := res.Cascade
 	if c == nil || c.Items == 0 {
-		why := "no cascade: pass --budgets"
-		if len(res.Notes) > 0 {
-			why = res.Notes[len(res.Notes)-1]
-		}
 		if c != nil && c.DroppedReason != "" {
 			why += " (" + c.DroppedReason + ")"
 		}
