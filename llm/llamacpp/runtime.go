@@ -2,6 +2,7 @@ package llamacpp
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -332,7 +333,12 @@ func (r *Runtime) decode(b *llama.Batch, n int, pos *int, wantLogits bool, at fu
 			*pos++
 		}
 		if err := r.lctx.Decode(b); err != nil {
-			return nil, llm.Errorf("answer", r.path, llm.ErrContextTooLong, "llama_decode: %v", err)
+			// Only a full KV cache means "too long"; a negative llama_decode status is another failure.
+			kind := llm.ErrBadRequest
+			if errors.Is(err, llama.ErrKvCacheFull) {
+				kind = llm.ErrContextTooLong
+			}
+			return nil, llm.Errorf("answer", r.path, kind, "llama_decode: %v", err)
 		}
 	}
 	if !wantLogits {
