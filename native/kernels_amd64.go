@@ -24,7 +24,7 @@ func yuvAsm(_ Level, dst *rgb.Image, s *YUV420) {
 }
 
 func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l Layout) {
-	norm := [7]C.float{C.float(n.Scale), C.float(n.Mean[0]), C.float(n.Mean[1]), C.float(n.Mean[2]),
+	norm := [6]C.float{C.float(n.Mean[0]), C.float(n.Mean[1]), C.float(n.Mean[2]),
 		C.float(n.Std[0]), C.float(n.Std[1]), C.float(n.Std[2])}
 	var p32 *C.float
 	var p16 *C.uint16_t
@@ -38,7 +38,7 @@ func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l L
 		nchw = 1
 	}
 	C.native_tensor(u8p(src.Pix), C.ptrdiff_t(src.Stride), C.int(src.W), C.int(src.H), p32, p16,
-		C.int(nchw), &norm[0])
+		C.int(nchw), C.double(n.Scale), &norm[0])
 }
 
 func f16Asm(dst []uint16, src []float32) {

@@ -14,20 +14,23 @@ const (
 	NCHW               // 3×H×W, one plane per channel (PyTorch's order)
 )
 
-// Norm is the float path's per-channel transform, in float32 with each operation rounded as NumPy
-// does for a float32 array in Hugging Face's image processors (rescale, then normalize):
+// Norm is the float path's per-channel transform, rounded as the NumPy code of Hugging Face's image
+// processors rounds it: transformers image_transforms.rescale multiplies in float64 and casts to float32
+// ("always upcast first"), then normalize subtracts and divides in float32:
 //
-//	out[c] = (float32(v) * Scale - Mean[c]) / Std[c]
+//	x      = float32(float64(v) * Scale)
+//	out[c] = (x - Mean[c]) / Std[c]         // float32, each operation rounded
 //
-// Scale is usually 1/255; Mean 0 and Std 1 give the plain rescale.
+// Scale is usually 1/255 (the configs' rescale_factor, a Python float); Mean 0 and Std 1 give the plain
+// rescale.
 type Norm struct {
-	Scale     float32
+	Scale     float64
 	Mean, Std [3]float32
 }
 
 // Common normalisations (values as the processors' configs give them, rounded to float32).
 var (
-	// Rescale only: v/255 (as v * float32(1/255)).
+	// Rescale only: v * (1/255).
 	NormRescale = Norm{Scale: 1.0 / 255, Std: [3]float32{1, 1, 1}}
 	// CLIP (Qwen2-VL/2.5-VL image processors).
 	NormCLIP = Norm{Scale: 1.0 / 255, Mean: [3]float32{0.48145466, 0.4578275, 0.40821073}, Std: [3]float32{0.26862954, 0.26130258, 0.27577711}}

@@ -1,23 +1,29 @@
 //go:build amd64 && cgo && !noasm
 
 // The float path, AVX2 + F16C. Reference: tensor_generic.go. Every element is computed as
-// ((float)v * scale - mean) / std with each operation rounded, so FMA contraction must stay off.
+// ((float)((double)v * scale) - mean) / std with each operation rounded (HF rescale multiplies in
+// double), so FMA contraction must stay off.
 #pragma GCC optimize("fp-contract=off")
 #include <immintrin.h>
 #include "kernels_amd64.h"
 
-// norm = {scale, mean0, mean1, mean2, std0, std1, std2}
+// norm = {mean0, mean1, mean2, std0, std1, std2}; scale is a double.
 __attribute__((target("avx2,f16c")))
-static inline __m256 nvec(__m128i b8, __m256 scale, __m256 mean, __m256 std) {
-    __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b8));
-    return _mm256_div_ps(_mm256_sub_ps(_mm256_mul_ps(x, scale), mean), std);
+static inline __m256 nvec(__m128i b8, __m256d scale, __m256 mean, __m256 std) {
+    // v * scale in double (exact int, one rounding), then rounded once to float.
+    __m256i v32 = _mm256_cvtepu8_epi32(b8);
+    __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v32)), scale));
+    __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v32, 1)), scale));
+    __m256 x = _mm256_set_m128(hi, lo);
+    return _mm256_div_ps(_mm256_sub_ps(x, mean), std);
 }
 
 __attribute__((target("avx2,f16c")))
-static inline float nscalar(uint8_t v, float scale, float mean, float std) {
+static inline float nscalar(uint8_t v, double scale, float mean, float std) {
     // Through the vector unit too, so scalar and vector elements round identically.
-    __m128 x = _mm_set_ss((float)v);
-    x = _mm_div_ss(_mm_sub_ss(_mm_mul_ss(x, _mm_set_ss(scale)), _mm_set_ss(mean)), _mm_set_ss(std));
+    __m128d d = _mm_mul_sd(_mm_set_sd((double)v), _mm_set_sd(scale));
+    __m128 x = _mm_cvtsd_ss(_mm_setzero_ps(), d);
+    x = _mm_div_ss(_mm_sub_ss(x, _mm_set_ss(mean)), _mm_set_ss(std));
     return _mm_cvtss_f32(x);
 }
 
@@ -41,17 +47,16 @@ static inline void put1(float *f32, uint16_t *f16, ptrdiff_t i, float v) {
 
 __attribute__((target("avx2,f16c")))
 void native_tensor(const uint8_t *src, ptrdiff_t stride, int w, int h, float *f32, uint16_t *f16,
-                   int nchw, const float *norm) {
-    const float sc = norm[0];
-    const __m256 scale = _mm256_set1_ps(sc);
+                   int nchw, double sc, const float *norm) {
+    const __m256d scale = _mm256_set1_pd(sc);
     if (!nchw) {
         // 24 interleaved bytes = three vectors whose channel pattern repeats: c(i) = i % 3.
         __m256 mean[3], std[3];
         for (int k = 0; k < 3; k++) {
             float m[8], s[8];
             for (int j = 0; j < 8; j++) {
-                m[j] = norm[1 + (8 * k + j) % 3];
-                s[j] = norm[4 + (8 * k + j) % 3];
+                m[j] = norm[(8 * k + j) % 3];
+                s[j] = norm[3 + (8 * k + j) % 3];
             }
             mean[k] = _mm256_loadu_ps(m);
             std[k] = _mm256_loadu_ps(s);
@@ -68,7 +73,7 @@ void native_tensor(const uint8_t *src, ptrdiff_t stride, int w, int h, float *f3
                 }
             }
             for (; i < rb; i++) {
-                put1(f32, f16, o + i, nscalar(in[i], sc, norm[1 + i % 3], norm[4 + i % 3]));
+                put1(f32, f16, o + i, nscalar(in[i], sc, norm[i % 3], norm[3 + i % 3]));
             }
         }
         return;
@@ -76,8 +81,8 @@ void native_tensor(const uint8_t *src, ptrdiff_t stride, int w, int h, float *f3
     const ptrdiff_t plane = (ptrdiff_t)w * h;
     __m256 mean[3], std[3];
     for (int c = 0; c < 3; c++) {
-        mean[c] = _mm256_set1_ps(norm[1 + c]);
-        std[c] = _mm256_set1_ps(norm[4 + c]);
+        mean[c] = _mm256_set1_ps(norm[c]);
+        std[c] = _mm256_set1_ps(norm[3 + c]);
     }
     for (int y = 0; y < h; y++) {
         const uint8_t *in = src + y * stride;
@@ -97,7 +102,7 @@ void native_tensor(const uint8_t *src, ptrdiff_t stride, int w, int h, float *f3
         }
         for (; x < w; x++) {
             for (int c = 0; c < 3; c++) {
-                put1(f32, f16, c * plane + o + x, nscalar(in[3 * x + c], sc, norm[1 + c], norm[4 + c]));
+                put1(f32, f16, c * plane + o + x, nscalar(in[3 * x + c], sc, norm[c], norm[3 + c]));
             }
         }
     }

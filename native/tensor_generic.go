@@ -6,10 +6,10 @@ import (
 	"github.com/framesweep/framesweep/internal/rgb"
 )
 
-// normValue is one element of the float path; the float32() conversions force a rounding after each
-// operation (no fused multiply-add), as NumPy computes it.
+// normValue is one element of the float path: the rescale in float64 rounded once to float32 (HF
+// rescale), then float32 operations each rounded (no fused multiply-add), as NumPy computes them.
 func normValue(v byte, c int, n Norm) float32 {
-	x := float32(float32(v) * n.Scale)
+	x := float32(float64(v) * n.Scale)
 	x = float32(x - n.Mean[c])
 	return x / n.Std[c]
 }

@@ -1,10 +1,18 @@
 package native
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/rgb"
 )
 
 var norms = map[string]Norm{"rescale": NormRescale, "clip": NormCLIP, "imagenet": NormImageNet, "siglip": NormSigLIP}
@@ -54,10 +62,63 @@ func TestTensorLayoutAndValues(t *testing.T) {
 			for x := 0; x < 3; x++ {
 				for c := 0; c < 3; c++ {
 					v := src.Pix[y*src.Stride+3*x+c]
-					// float32 step by step, as NumPy: (v * float32(1/255) - mean) / std
-					want := (float32(v)*float32(1.0/255) - NormCLIP.Mean[c]) / NormCLIP.Std[c]
+					// HF: float32(float64(v) * (1/255)), then (x - mean) / std in float32
+					want := (float32(float64(v)/255) - NormCLIP.Mean[c]) / NormCLIP.Std[c]
 					if a, b := nhwc[(y*3+x)*3+c], nchw[c*6+y*3+x]; a != want || b != want {
 						t.Fatalf("%v (%d,%d,%d): NHWC %v NCHW %v want %v", l, x, y, c, a, b, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTensorMatchesNumPy runs transformers' image_transforms.rescale and normalize (transcribed: rescale
+// multiplies in float64 and casts to float32, normalize works in float32) on real NumPy for every byte
+// value and each preset, and requires bit equality at every level.
+func TestTensorMatchesNumPy(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		t.Skip("no /usr/bin/python3")
+	}
+	names := []string{"rescale", "clip", "imagenet", "siglip"}
+	var script strings.Builder
+	script.WriteString("import sys, numpy as np\nv = np.arange(256, dtype=np.uint8)\n")
+	for _, name := range names {
+		n := norms[name]
+		fmt.Fprintf(&script, "x = (v.astype(np.float64) * %s).astype(np.float32)\n", strconv.FormatFloat(n.Scale, 'g', -1, 64))
+		for c := 0; c < 3; c++ {
+			fmt.Fprintf(&script, "y = (x - np.array(%s, dtype=np.float32)) / np.array(%s, dtype=np.float32)\nsys.stdout.buffer.write(y.astype('<f4').tobytes())\n",
+				strconv.FormatFloat(float64(n.Mean[c]), 'g', -1, 32), strconv.FormatFloat(float64(n.Std[c]), 'g', -1, 32))
+		}
+	}
+	out, err := exec.Command(py, "-c", script.String()).Output()
+	if err != nil {
+		t.Skipf("numpy: %v", err)
+	}
+	if len(out) != len(names)*3*256*4 {
+		t.Fatalf("numpy wrote %d bytes", len(out))
+	}
+	// One 256×1 image per channel value sweep: pixel v has every channel = v.
+	src := rgb.New(256, 1)
+	for v := 0; v < 256; v++ {
+		src.Pix[3*v], src.Pix[3*v+1], src.Pix[3*v+2] = byte(v), byte(v), byte(v)
+	}
+	for k, name := range names {
+		for _, l := range Supported() {
+			restore := SetLevel(l)
+			got := make([]float32, 3*256)
+			err := ToFloat32(got, src, norms[name], NCHW)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for c := 0; c < 3; c++ {
+				for v := 0; v < 256; v++ {
+					off := ((k*3+c)*256 + v) * 4
+					want := math.Float32frombits(binary.LittleEndian.Uint32(out[off:]))
+					if g := got[c*256+v]; math.Float32bits(g) != math.Float32bits(want) {
+						t.Fatalf("%s %v channel %d value %d: %v, numpy %v", name, l, c, v, g, want)
 					}
 				}
 			}
