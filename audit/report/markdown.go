@@ -8,8 +8,10 @@ import (
 	"github.com/framesweep/framesweep/audit"
 )
 
-// mdEsc keeps table cells intact.
-func mdEsc(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdEscaper keeps a name from the records inside its table cell: "|" would end the cell, a line break the row.
+var mdEscaper = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
+
+func mdEsc(s string) string { return mdEscaper.Replace(s) }
 
 // Markdown writes the report's numbers as Markdown tables.
 func Markdown(w io.Writer, r *audit.Result, opt Options) error {

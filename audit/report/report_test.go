@@ -90,6 +90,25 @@ func TestHTMLEscapesNames(t *testing.T) {
 	if strings.Contains(buf.String(), "<script>") || strings.Contains(buf.String(), "<b>x</b>") {
 		t.Error("config or category names reach the HTML unescaped")
 	}
+	// Markdown: a "|" or a line break in a name must not split a table row.
+	for i := range recs {
+		recs[i].Config = strings.NewReplacer("<b>", "a|b\n", `f"16`, "c\r\nd").Replace(recs[i].Config)
+	}
+	if res, err = audit.Analyze(recs, audit.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(md.String(), "\n") {
+		if strings.HasPrefix(line, "|") && (!strings.HasSuffix(line, "|") || strings.Count(line, "|")-strings.Count(line, `\|`) < 2) {
+			t.Errorf("broken table row %q", line)
+		}
+	}
+	if !strings.Contains(md.String(), `a\|b x</b>`) || !strings.Contains(md.String(), "c d") {
+		t.Errorf("names not kept in their cells:\n%s", md.String())
+	}
 }
 
 // TestHTMLInChromium renders the report in headless Chromium: the screenshot must not be blank and the
