@@ -39,6 +39,7 @@ func (d *dirBackend) where(name string) string {
 func (d *dirBackend) put(_ context.Context, name string, parts ...[]byte) error {
 	full := d.where(name)
 	dir := filepath.Dir(full)
+	created := missingDirs(d.root, dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -74,11 +75,37 @@ func (d *dirBackend) put(_ context.Context, name string, parts ...[]byte) error 
 	}
 	ok = true
 	// The rename is durable only once the directory is synced; the parent too, in case MkdirAll
-	// just created dir.
+	// just created dir (or another writer did and has not synced yet), and the parent of every
+	// further directory MkdirAll created (cas/ and cas/sha256/ on a store's first object).
 	if err := syncDir(dir); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(dir))
+	if err := syncDir(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	for _, c := range created {
+		if p := filepath.Dir(c); p != filepath.Dir(dir) {
+			if err := syncDir(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// missingDirs lists dir and those of its ancestors below root that do not exist yet, deepest first.
+func missingDirs(root, dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if rel, err := filepath.Rel(root, d); err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			break
+		}
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func syncDir(dir string) error {

@@ -326,3 +326,27 @@ func TestVerifyTempFiles(t *testing.T) {
 		t.Fatalf("temp files %v, want [%s]", rep.TempFiles, inside)
 	}
 }
+
+func TestMissingDirs(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "cas", "sha256", "ab")
+	if got := missingDirs(root, a); len(got) != 3 || got[0] != a || got[2] != filepath.Join(root, "cas") {
+		t.Fatalf("fresh store: %v", got)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "cas", "sha256"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := missingDirs(root, a); len(got) != 1 || got[0] != a {
+		t.Fatalf("existing parents: %v", got)
+	}
+	if got := missingDirs(root, root); len(got) != 0 {
+		t.Fatalf("root: %v", got)
+	}
+}
+
+func TestMissingDirsRelativeRoot(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if got := missingDirs(".", filepath.Join("cas", "sha256")); len(got) != 2 || got[1] != "cas" {
+		t.Fatalf("root \".\": %v", got)
+	}
+}
