@@ -398,6 +398,22 @@ func TestRecordErrors(t *testing.T) {
 	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "c.jsonl:2") {
 		t.Errorf("conflict: %v", err)
 	}
+	// Text-only and frames must agree, on one record or across two.
+	for name, in := range map[string]string{
+		"visual with 0 frames": `{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":0,"text_only":false}}`,
+		"text-only, then frames": `{"item_id":"a","config":"x","correct":true,"config_meta":{"text_only":true}}
+{"item_id":"b","config":"x","correct":true,"config_meta":{"frames":16}}`,
+		"0 frames, then visual": `{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":0}}
+{"item_id":"b","config":"x","correct":true,"config_meta":{"text_only":false}}`,
+	} {
+		rs, err := ReadRecords(strings.NewReader(in), "t.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "t.jsonl:") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 	mixed := `{"item_id":"a","config":"x","correct":true}
 {"item_id":"b","config":"x","score":0.5}`
 	rs, _ = ReadRecords(strings.NewReader(mixed), "m.jsonl")

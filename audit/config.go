@@ -87,6 +87,11 @@ func mergeMeta(c *Config, m *ConfigMeta, src Source) error {
 		}
 		*f.dst = f.val
 	}
+	// frames = 0 means text-only: a config cannot be text-only with frames, nor visual without any,
+	// whether one record or two disagreeing records say so.
+	if c.Frames != nil && c.textOnlySet && (*c.Frames == 0) != c.TextOnly {
+		return Errorf(src.Path, src.Line, "config_meta", ErrConflict, "config %q: text_only %v with frames %d (frames 0 means text-only)", c.ID, c.TextOnly, *c.Frames)
+	}
 	return nil
 }
 
