@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -91,5 +92,40 @@ func TestHWUsed(t *testing.T) {
 		if got := hwUsed(c.st); got != c.want {
 			t.Errorf("hwUsed(%+v) = %v, want %v", c.st, got, c.want)
 		}
+	}
+}
+
+// TestEnsureClipConcurrent: processes (here goroutines) generating the same clip at once each get a
+// complete clip, and no temporary file is left behind.
+func TestEnsureClipConcurrent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := Clip{Seconds: 1, Width: 64, Height: 48, FPS: 10, GOP: 5, Codec: "h264", Bits: 8}
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			_, err := EnsureClip(context.Background(), dir, c)
+			errs <- err
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != c.name() {
+		t.Fatalf("cache holds %v, want only %s", ents, c.name())
+	}
+	v, err := decode.Open(filepath.Join(dir, c.name()), decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.NumFrames() != c.Frames() {
+		t.Fatalf("clip has %d frames, want %d", v.NumFrames(), c.Frames())
 	}
 }

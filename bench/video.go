@@ -58,7 +58,6 @@ func EnsureClip(ctx context.Context, dir string, c Clip) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	tmp := path + ".part.mkv"
 	args := []string{"-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
 		"-i", fmt.Sprintf("testsrc2=size=%dx%d:rate=%d", c.Width, c.Height, c.FPS), "-t", strconv.Itoa(c.Seconds)}
 	pix := "yuv420p"
@@ -80,13 +79,23 @@ func EnsureClip(ctx context.Context, dir string, c Clip) (string, error) {
 	default:
 		return "", fmt.Errorf("bench: clip codec %q not supported", c.Codec)
 	}
+	// A unique temporary name: two processes generating the same clip (parallel test binaries, two
+	// benches) each write their own file, and either rename leaves a complete clip.
+	f, err := os.CreateTemp(dir, c.name()+".*.part.mkv")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	_ = f.Close()
 	args = append(args, "-pix_fmt", pix, tmp)
 	cmd := exec.CommandContext(ctx, "ffmpeg", args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		_ = os.Remove(tmp)
 		return "", fmt.Errorf("%s: %w: %v: %s", path, ErrFFmpeg, err, oneLine(string(out)))
 	}
+	_ = os.Chmod(tmp, 0o644) // CreateTemp made it 0600; a clip is as readable as ffmpeg would leave it
 	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return "", err
 	}
 	return path, nil
