@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,7 +186,68 @@ func TestReadResized(t *testing.T) {
 	}
 	_, err = r.ReadResized(context.Background(), path, indices, decode.Options{}, Size{W: 64, H: 48, Kernel: "nope"},
 		func(*decode.Frame) error { return nil })
-	if !errors.Is(err, resize.ErrUnknownKernel) {
-		t.Errorf("unknown kernel: err = %v", err)
+	if !errors.Is(err, resize.ErrUnknownKernel) || !strings.HasPrefix(err.Error(), path+": ") {
+		t.Errorf("unknown kernel: err = %v (want ErrUnknownKernel, naming the file first)", err)
+	}
+}
+
+// TestReadResizedSizeChange: a stream whose resolution changes mid-way (two H.264 MPEG-TS segments,
+// 320x240 then 160x120) is resized frame by frame from each frame's own size, as in process.
+func TestReadResizedSizeChange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var ts []byte
+	for i, size := range []string{"320x240", "160x120"} {
+		p := filepath.Join(dir, fmt.Sprintf("%d.ts", i))
+		out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-f", "lavfi",
+			"-i", "testsrc2=s="+size+":r=10", "-t", "1", "-c:v", "libx264", "-g", "5", "-bf", "0",
+			"-output_ts_offset", strconv.Itoa(i), "-f", "mpegts", p).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ffmpeg: %v: %s", err, out)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, b...)
+	}
+	path := filepath.Join(dir, "sizechange.ts")
+	if err := os.WriteFile(path, ts, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	indices := []int{5, 15}
+	want := map[int][]byte{}
+	srcW := map[int]int{}
+	v, err := decode.Open(path, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Read(indices, func(f *decode.Frame) error {
+		srcW[f.Index] = f.W
+		img, err := resize.Resize(resize.DefaultKernel, &f.Image, 64, 48)
+		if err != nil {
+			return err
+		}
+		want[f.Index] = img.Packed()
+		return nil
+	})
+	v.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srcW[5] != 320 || srcW[15] != 160 {
+		t.Fatalf("fixture: source widths %v, want 320 then 160", srcW)
+	}
+	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second}}
+	n := 0
+	_, err = r.ReadResized(context.Background(), path, indices, decode.Options{}, Size{W: 64, H: 48}, func(f *decode.Frame) error {
+		n++
+		if f.W != 64 || f.H != 48 || !bytes.Equal(f.Packed(), want[f.Index]) {
+			t.Errorf("frame %d: %dx%d, pixels equal %v", f.Index, f.W, f.H, bytes.Equal(f.Packed(), want[f.Index]))
+		}
+		return nil
+	})
+	if err != nil || n != len(indices) {
+		t.Fatalf("err %v, %d frames", err, n)
 	}
 }

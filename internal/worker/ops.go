@@ -2,6 +2,7 @@ package worker
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/framesweep/framesweep/decode"
@@ -46,22 +47,28 @@ func opRead(req *Request, w io.Writer) (any, error) {
 	var h header
 	var rz resize.Resizer
 	var dst *rgb.Image
+	var srcW, srcH int
 	st, err := v.Read(req.Indices, func(f *decode.Frame) error {
 		img := &f.Image
 		if req.Size != nil {
-			if rz == nil {
+			// A stream may change resolution mid-way (decode returns each frame at its own size): the
+			// plan follows the source size (resize.New caches plans, so this is a lookup).
+			if rz == nil || f.W != srcW || f.H != srcH {
 				kernel := req.Size.Kernel
 				if kernel == "" {
 					kernel = resize.DefaultKernel
 				}
 				var err error
 				if rz, err = resize.New(kernel, f.W, f.H, req.Size.W, req.Size.H); err != nil {
-					return err
+					return fmt.Errorf("%s: frame %d: %w", req.Path, f.Index, err) // resize's errors do not name the file
 				}
+				srcW, srcH = f.W, f.H
+			}
+			if dst == nil {
 				dst = rgb.New(req.Size.W, req.Size.H) // reused: each frame is written out before the next
 			}
 			if err := rz.Resize(dst, img); err != nil {
-				return err
+				return fmt.Errorf("%s: frame %d: %w", req.Path, f.Index, err)
 			}
 			img = dst
 		}
