@@ -165,13 +165,11 @@ func memoryInProcess(ctx context.Context, path string, opts decode.Options, idx 
 		return err
 	}
 	defer v.Close()
-	var rz resize.Resizer
 	_, err = v.Read(idx, func(f *decode.Frame) error {
-		if rz == nil {
-			var err error
-			if rz, err = resize.New(cfg.Kernel, f.W, f.H, cfg.Width, cfg.Height); err != nil {
-				return err
-			}
+		// Per frame: a stream may change resolution mid-way; resize.New returns its cached plan.
+		rz, err := resize.New(cfg.Kernel, f.W, f.H, cfg.Width, cfg.Height)
+		if err != nil {
+			return fmt.Errorf("%s: frame %d: %w", path, f.Index, err)
 		}
 		dst := rgb.New(cfg.Width, cfg.Height)
 		if err := rz.Resize(dst, &f.Image); err != nil {
