@@ -138,13 +138,16 @@ func writePNG(name string, m *rgb.Image) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	if err := png.Encode(w, im); err != nil {
-		f.Close()
+	err = png.Encode(w, im)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(name) // a truncated PNG (disk full) must not sit beside the good ones
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return f.Close()
+	return nil
 }
