@@ -5,7 +5,7 @@ ENV := source scripts/env.sh &&
 BIN := bin/framesweep
 GO_TEST_TIMEOUT ?= 60m
 
-.PHONY: all deps build test test-short vet check demo bench clean
+.PHONY: all deps build test test-short check demo bench clean
 
 all: build
 
