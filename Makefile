@@ -18,9 +18,9 @@ build: deps
 
 # Static checks: gofmt, vet, cgo only at the edges, pure-Go packages build without cgo.
 check:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	@$(ENV) out=$$(gofmt -l $$(git ls-files '*.go')) && { test -z "$$out" || { echo "$$out"; echo "gofmt: files above need formatting"; exit 1; }; }
 	$(ENV) go vet ./...
-	bash scripts/check-cgo.sh
+	$(ENV) bash scripts/check-cgo.sh
 
 test: deps
 	$(MAKE) check

@@ -3,6 +3,8 @@
 # Sources: Debian packages, the npm registry, the Go module proxy. Nothing else is reachable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Go lives in /usr/local/go on these machines; a non-login shell may not have it on PATH.
+command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 
 APT_PKGS=(
   pkg-config ffmpeg

@@ -1,5 +1,6 @@
 # Build environment shared by the Makefile, CI and developers: source it before `go build/test`
 # by hand so the cgo cache keys match the Makefile's (otherwise llama.cpp recompiles, ~4 min).
+command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 _root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if grep -q -m1 avx2 /proc/cpuinfo 2>/dev/null; then _isa=x86-64-v3; else _isa=x86-64-v2; fi
 export CGO_ENABLED=1
