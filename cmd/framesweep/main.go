@@ -21,14 +21,15 @@ type command struct {
 
 // commands is the explicit table of subcommands (no init-time registration).
 var commands = map[string]command{
-	"version": {"print the engine and library versions", runVersion},
+	// frames (decode/, sampler/, resize/)
+	"probe":  {"describe a video: codec, size, frame count from a demux scan, fps, rotation", runProbe},
+	"plan":   {"frame indices of a preset or policy for a video, or of every config of a grid", runPlan},
+	"frames": {"extract frames by index as RGB PNGs (DIR/000005.png)", runFrames},
+	"worker": {"internal: run one supervised decode job (JSON on stdin/stdout)", runWorker},
+
+	// model inputs (cache/)
 	"extract": {"decode each video once and write every grid config's input tensors to a cache", runExtract},
 	"verify":  {"re-hash every object of a cache; list corrupt or missing ones", runVerify},
-	"probe":   {"describe a video: codec, size, frame count from a demux scan, fps, rotation", runProbe},
-	"frames":  {"extract frames by index as RGB PNGs (DIR/000005.png)", runFrames},
-	"worker":  {"internal: run one supervised decode job (JSON on stdin/stdout)", runWorker},
-	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize", runBench},
-	"plan":    {"frame indices of a preset or policy for a video, or of every config of a grid", runPlan},
 
 	// model runtimes (llm/)
 	"ask":       {"ask one multiple-choice question about a video (or text-only) through a model runtime", runAsk},
@@ -38,6 +39,9 @@ var commands = map[string]command{
 	"audit":   {"item-level scaling audit of records: metrics, flows, cascade, interventions; --json/--html/--md", runAudit},
 	"cascade": {"confidence cascade over budgets: τ sweep, shared frame cost, cross-fitted folds", runCascade},
 	"import":  {"convert lmms-eval logs or VLMEvalKit predictions to canonical records (JSONL on stdout)", runImport},
+
+	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize", runBench},
+	"version": {"print the engine and library versions", runVersion},
 }
 
 func main() {
