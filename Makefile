@@ -31,6 +31,8 @@ test: deps
 	$(ENV) go test -tags noasm ./native/
 	$(ENV) CGO_ENABLED=0 go test ./native/ ./sampler/... ./audit/... ./resize/geom/
 	$(ENV) go test -tags matprofile ./resize/
+	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7).
+	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/ ./decode/
 
 test-short: deps
 	$(ENV) go test -short ./...
