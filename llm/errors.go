@@ -15,7 +15,10 @@ var (
 	ErrTooManyImages  = errors.New("too many images for the model or server")
 	ErrContextTooLong = errors.New("prompt longer than the context")
 	ErrServer         = errors.New("server error")
-	ErrClosed         = errors.New("runtime closed")
+	// ErrBadResponse: the server answered 2xx but the body is not what the protocol promises
+	// (a proxy's HTML page, a different API). Retrying the same request would get the same body.
+	ErrBadResponse = errors.New("malformed server reply")
+	ErrClosed      = errors.New("runtime closed")
 )
 
 // Error carries the operation and the file or URL it concerns.

@@ -1,7 +1,8 @@
 // Package openai is the llm backend for OpenAI-compatible chat servers (vLLM, SGLang, llama-server,
 // ollama): frames as base64 data-URL image_url parts (JPEG or PNG), explicit sampling parameters
 // (temperature, top_p 1, seed, max_tokens), logprobs + top_logprobs turned into option probabilities,
-// retries with exponential backoff on 5xx, timeouts and connection errors, typed errors on 4xx
+// retries with exponential backoff on 5xx, timeouts and connection errors (never on a 2xx whose body
+// is not chat JSON: that is llm.ErrBadResponse), typed errors on 4xx
 // (too many images, context too long) parsed from vLLM/SGLang/OpenAI/ollama error bodies, and a
 // concurrency limit.
 //

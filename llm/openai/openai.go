@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -22,7 +23,8 @@ import (
 )
 
 // StatusError is a non-2xx reply; it unwraps to the llm sentinel it was classified as
-// (ErrTooManyImages, ErrContextTooLong, ErrBadRequest, ErrServer).
+// (ErrTooManyImages, ErrContextTooLong, ErrBadRequest, ErrServer). A 2xx reply that is not
+// chat-completion JSON is llm.ErrBadResponse instead, and is not retried.
 type StatusError struct {
 	Status  int
 	Message string
@@ -297,7 +299,7 @@ func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, e
 		return nil, &llm.Error{Op: "answer", Path: c.base + "/chat/completions", Err: err}
 	}
 	if len(out.Choices) == 0 {
-		return nil, llm.Errorf("answer", c.base, llm.ErrServer, "reply has no choices")
+		return nil, llm.Errorf("answer", c.base+"/chat/completions", llm.ErrBadResponse, "reply has no choices")
 	}
 	ch := out.Choices[0]
 	digest := sha256.Sum256(body)
@@ -321,7 +323,17 @@ func retryable(err error) bool {
 	if errors.As(err, &se) {
 		return se.Status >= 500
 	}
-	return !errors.Is(err, context.Canceled)
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, llm.ErrBadResponse)
+}
+
+// snippet quotes the start of a reply body so the error shows what the server sent instead.
+func snippet(b []byte) string {
+	const n = 80
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return strconv.Quote(s)
 }
 
 func (c *Client) post(ctx context.Context, body []byte) (*chatResponse, error) {
@@ -350,7 +362,7 @@ func (c *Client) post(ctx context.Context, body []byte) (*chatResponse, error) {
 	}
 	var out chatResponse
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%w: reply is not chat JSON: %v", llm.ErrServer, err)
+		return nil, fmt.Errorf("%w: HTTP %d reply is not chat-completion JSON (%s): %v", llm.ErrBadResponse, res.StatusCode, snippet(data), err)
 	}
 	return &out, nil
 }

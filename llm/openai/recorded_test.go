@@ -304,3 +304,30 @@ func TestCancelIsNotAServerError(t *testing.T) {
 		t.Errorf("err %v after %d calls, want the context's deadline after 1", err, calls.Load())
 	}
 }
+
+// A 200 whose body is not chat-completion JSON (a proxy's login page, say) is a typed error naming the
+// URL, and is not retried: the same request would get the same page.
+func TestBadReplyNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	s := server(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Sign in to continue</body></html>")
+	})
+	c := client(t, s, Options{Retries: 3})
+	r := req4
+	_, err := c.Answer(context.Background(), &r)
+	var le *llm.Error
+	if !errors.Is(err, llm.ErrBadResponse) || errors.Is(err, llm.ErrServer) || !errors.As(err, &le) ||
+		le.Path != s.URL+"/v1/chat/completions" || !strings.Contains(err.Error(), "Sign in") || calls.Load() != 1 {
+		t.Errorf("err %v after %d calls, want ErrBadResponse naming the URL after 1", err, calls.Load())
+	}
+	// Valid JSON without choices is the same kind of fault.
+	s2 := server(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
+		io.WriteString(w, `{"object":"list","data":[]}`)
+	})
+	_, err = client(t, s2, Options{Retries: 3}).Answer(context.Background(), &r)
+	if !errors.Is(err, llm.ErrBadResponse) || !strings.Contains(err.Error(), s2.URL) {
+		t.Errorf("no choices: %v", err)
+	}
+}
