@@ -3,10 +3,11 @@
 // to the model's class i. The question text does not reach the model; options must be listed in class
 // order (for the PP-OCR text-orientation classifier: "A. upright (0°)", "B. upside down (180°)").
 //
-// Spec: onnx:model=PATH[,size=HxW,threads=N,lib=PATH,mean=M|M|M,std=S|S|S,resize=pad|stretch]
+// Spec: onnx:model=PATH[,size=HxW,layout=nchw|nhwc,threads=N,lib=PATH,mean=M|M|M,std=S|S|S,resize=pad|stretch]
 //
 // Input: one float32 tensor of rank 4, NCHW [N,3,H,W] or NHWC [N,H,W,3], read from the model; when the
-// model leaves H and W dynamic (PP-OCR cls does), size=HxW gives them (48x192 for PP-OCR cls). Frames are resized in pure Go (bilinear; "pad" keeps the aspect ratio at
+// model leaves H and W dynamic (PP-OCR cls does), size=HxW gives them (48x192 for PP-OCR cls). When dims
+// 1 and 3 are both 3 the layout is ambiguous and layout= must say which. Frames are resized in pure Go (bilinear; "pad" keeps the aspect ratio at
 // height H and pads the right side with zeros, as PP-OCR does; "stretch" fills H×W), scaled to [0,1],
 // then normalised (x-mean)/std per channel (default mean 0.5, std 0.5, PP-OCR's). Request.Tensors bypass
 // the preprocessing. Output: one float32 tensor [N,K]; rows that are not already probabilities get a

@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -63,6 +64,7 @@ type Options struct {
 	Std     [3]float32 // default 0.5
 	Stretch bool       // resize to H×W ignoring the aspect ratio (default: keep it and pad right)
 	H, W    int        // input size for models whose H/W are dynamic (e.g. PP-OCR cls: 48×192)
+	Layout  string     // "nchw", "nhwc", or "" to read it from the model (required when dims 1 and 3 are both 3)
 }
 
 // Runtime is one ONNX session. Requests run one at a time; Close is idempotent.
@@ -81,8 +83,13 @@ type Runtime struct {
 func Open(sp llm.Spec) (llm.Runtime, error) {
 	var o Options
 	var err error
-	if err := sp.Check([]string{"model"}, "threads", "lib", "mean", "std", "resize", "size"); err != nil {
+	if err := sp.Check([]string{"model"}, "threads", "lib", "mean", "std", "resize", "size", "layout"); err != nil {
 		return nil, err
+	}
+	switch o.Layout = sp.Params["layout"]; o.Layout {
+	case "", "nchw", "nhwc":
+	default:
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "onnx: layout=%q (want nchw or nhwc)", o.Layout)
 	}
 	if v := sp.Params["size"]; v != "" {
 		h, w, ok := strings.Cut(v, "x")
@@ -177,17 +184,16 @@ func (r *Runtime) load() error {
 	if in.OrtValueType != ort.ONNXTypeTensor || in.DataType != ort.TensorElementDataTypeFloat || len(in.Dimensions) != 4 {
 		return llm.Errorf("load model", r.path, llm.ErrModel, "input %s: want a float32 rank-4 image tensor", in.String())
 	}
-	d := in.Dimensions
-	var mh, mw int64
-	switch {
-	case d[1] == 3:
-		mh, mw = d[2], d[3]
-	case d[3] == 3:
-		r.nhwc, mh, mw = true, d[1], d[2]
-	default:
-		return llm.Errorf("load model", r.path, llm.ErrModel, "input %s: want [N,3,H,W] or [N,H,W,3]", in.String())
+	nhwc, err := layoutOf(in.Dimensions, r.o.Layout)
+	if err != nil {
+		return &llm.Error{Op: "load model", Path: r.path, Err: fmt.Errorf("input %s: %w", in.String(), err)}
 	}
-	r.h, r.w = int(mh), int(mw)
+	d := in.Dimensions
+	mh, mw := d[2], d[3]
+	if nhwc {
+		mh, mw = d[1], d[2]
+	}
+	r.nhwc, r.h, r.w = nhwc, int(mh), int(mw)
 	if mh <= 0 || mw <= 0 { // dynamic in the model: the spec must say
 		if r.o.H <= 0 || r.o.W <= 0 {
 			return llm.Errorf("load model", r.path, llm.ErrBadSpec, "input %s has a dynamic height/width: give size=HxW", in.String())
@@ -218,6 +224,36 @@ func (r *Runtime) load() error {
 	r.sess = s
 	live.Add(1)
 	return nil
+}
+
+// layoutOf says whether an [N,?,?,?] image input is NHWC. The dimension that equals 3 decides only when
+// just one of dims 1 and 3 does: [N,3,3,W] is NCHW but [N,3,W,3] is NHWC with height 3, so when both are 3
+// the spec must say (layout=). An explicit layout is checked against the model (its channel dimension
+// must be 3 or dynamic). Dynamic dimensions are <= 0.
+func layoutOf(d []int64, layout string) (nhwc bool, err error) {
+	switch layout {
+	case "nchw", "nhwc":
+		c := d[1]
+		if layout == "nhwc" {
+			c = d[3]
+		}
+		if c != 3 && c > 0 {
+			return false, fmt.Errorf("%w: layout=%s but the channel dimension is %d, not 3", llm.ErrBadSpec, layout, c)
+		}
+		return layout == "nhwc", nil
+	case "":
+	default:
+		return false, fmt.Errorf("%w: layout=%q (want nchw or nhwc)", llm.ErrBadSpec, layout)
+	}
+	switch {
+	case d[1] == 3 && d[3] == 3:
+		return false, fmt.Errorf("%w: dims 1 and 3 are both 3, so NCHW and NHWC are both possible: give layout=nchw or layout=nhwc", llm.ErrBadSpec)
+	case d[1] == 3:
+		return false, nil
+	case d[3] == 3:
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: want [N,3,H,W] or [N,H,W,3] (or give layout= when the channel dimension is dynamic)", llm.ErrModel)
 }
 
 // Classes returns the number of classes (= options the model can answer).
