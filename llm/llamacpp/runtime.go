@@ -97,9 +97,12 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		quietMtmd() // the projector logs every image at debug level otherwise
 	})
 	r := &Runtime{path: model, mmproj: mmproj, nctx: o.Context, chat: o.Chat}
-	m, err := llama.LoadModelFromFile(model, llama.ModelParams{UseMmap: true})
+	m, cause, err := loadModel(model)
 	if err != nil {
-		return nil, llm.Errorf("load model", model, llm.ErrModel, "llama.cpp could not load it")
+		if cause == "" {
+			cause = "no reason logged"
+		}
+		return nil, llm.Errorf("load model", model, llm.ErrModel, "llama.cpp could not load it: %s", cause)
 	}
 	r.model = m
 	live.Add(1)

@@ -2,6 +2,10 @@
 #include "shim.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include <mutex>
+#include <string>
 
 extern "C" {
 
@@ -99,6 +103,72 @@ void native_mtmd_quiet(void) {
 		mtmd_log_set(quiet_log, nullptr);
 	} catch (...) {
 	}
+}
+
+static std::mutex cap_mu;
+static native_log_callback cap_next = nullptr;
+static void * cap_next_data = nullptr;
+static bool cap_on = false, cap_in_error = false;
+static std::string cap_text;
+
+static void capture_log(int level, const char * text, void *) {
+	{
+		std::lock_guard<std::mutex> lock(cap_mu);
+		if (level != 5) {
+			cap_in_error = false;
+		}
+		if (cap_on && text != nullptr && cap_text.size() < 1024) {
+			try { // called from inside llama.cpp: an allocation failure must not unwind into it
+				if (level == 4 && cap_text.empty()) {
+					cap_text = text;
+					cap_in_error = true;
+				} else if (level == 5 && cap_in_error) {
+					cap_text += text;
+				}
+			} catch (...) {
+			}
+		}
+	}
+	if (cap_next != nullptr) { // outside the lock: ollama's callback is Go code
+		cap_next(level, text, cap_next_data);
+	}
+}
+
+void native_log_capture_install(void) {
+	try {
+		native_log_callback next = nullptr;
+		void * data = nullptr;
+		llama_log_get(&next, &data);
+		if (next == capture_log) {
+			return;
+		}
+		{
+			std::lock_guard<std::mutex> lock(cap_mu);
+			cap_next = next;
+			cap_next_data = data;
+		}
+		llama_log_set(capture_log, nullptr);
+	} catch (...) {
+	}
+}
+
+void native_log_capture_begin(void) {
+	std::lock_guard<std::mutex> lock(cap_mu);
+	cap_text.clear();
+	cap_in_error = false;
+	cap_on = true;
+}
+
+void native_log_capture_end(char * buf, size_t n) {
+	std::lock_guard<std::mutex> lock(cap_mu);
+	cap_on = false;
+	if (n == 0) {
+		return;
+	}
+	size_t k = cap_text.size() < n - 1 ? cap_text.size() : n - 1;
+	memcpy(buf, cap_text.data(), k);
+	buf[k] = 0;
+	cap_text.clear();
 }
 
 } // extern "C"

@@ -13,6 +13,8 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/framesweep/framesweep/internal/rgb"
@@ -32,6 +34,32 @@ func freeContext(c *llama.Context) {
 }
 
 func quietMtmd() { C.native_mtmd_quiet() }
+
+// loadMu serialises model loads so that the error captured from llama.cpp's log is this load's.
+var loadMu sync.Mutex
+
+// loadModel loads a text model and returns, on failure, the first error llama.cpp logged while loading
+// (its only report of the cause: LoadModelFromFile returns a generic error).
+func loadModel(path string) (*llama.Model, string, error) {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	C.native_log_capture_install() // after BackendInit, so it chains to ollama's callback
+	C.native_log_capture_begin()
+	m, err := llama.LoadModelFromFile(path, llama.ModelParams{UseMmap: true})
+	var buf [1024]C.char
+	C.native_log_capture_end(&buf[0], C.size_t(len(buf)))
+	return m, logCause(C.GoString(&buf[0])), err
+}
+
+// logCause turns a llama.cpp log message ("llama_model_load: error loading model: unknown model
+// architecture: 'x'\n") into one line without the function name and the repeated "error loading model".
+func logCause(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if fn, rest, ok := strings.Cut(s, ": "); ok && !strings.Contains(fn, " ") {
+		s = rest
+	}
+	return strings.TrimPrefix(s, "error loading model: ")
+}
 
 // mtmdCtx is our own mtmd context (vision projector), created with an explicit thread count.
 type mtmdCtx struct{ c *C.mtmd_context }

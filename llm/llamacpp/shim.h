@@ -57,6 +57,8 @@ bool mtmd_decode_use_mrope(mtmd_context * ctx);
 bool mtmd_decode_use_non_causal(mtmd_context * ctx);
 typedef void (*native_log_callback)(int level, const char * text, void * user_data); // ggml_log_callback
 void mtmd_log_set(native_log_callback log_callback, void * user_data);
+void llama_log_get(native_log_callback * log_callback, void ** user_data);
+void llama_log_set(native_log_callback log_callback, void * user_data);
 
 // Our entry points (shim.cpp): each catches C++ exceptions and reports them as a status, so a throw
 // inside llama.cpp becomes a Go error instead of std::terminate.
@@ -66,6 +68,12 @@ mtmd_input_chunks * native_mtmd_tokenize_rgb(mtmd_context * ctx, uint32_t w, uin
 int32_t native_mtmd_encode_chunk(mtmd_context * ctx, const mtmd_input_chunk * chunk);
 int native_mtmd_unsupported(mtmd_context * ctx); // 1 = M-RoPE, 2 = non-causal, 0 = supported, -1 = error
 void native_mtmd_quiet(void); // mtmd/clip logs: warnings and errors only, to stderr
+// llama.cpp reports why a model failed to load only through its log. native_log_capture_install chains
+// a callback in front of the current one (ollama's) that keeps the first error message logged between
+// native_log_capture_begin and native_log_capture_end; end copies it (NUL-terminated) into buf.
+void native_log_capture_install(void);
+void native_log_capture_begin(void);
+void native_log_capture_end(char * buf, size_t n);
 
 #ifdef __cplusplus
 }
