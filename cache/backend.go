@@ -19,6 +19,7 @@ import (
 type backend interface {
 	put(ctx context.Context, name string, parts ...[]byte) error // publishes the concatenation atomically
 	get(ctx context.Context, name string, max int64) ([]byte, error)
+	open(ctx context.Context, name string) (io.ReadCloser, int64, error) // a reader and the size; ErrNotFound when absent
 	list(ctx context.Context, prefix string) ([]string, error)
 	where(name string) string
 	close() error
@@ -144,6 +145,22 @@ func (d *dirBackend) get(_ context.Context, name string, max int64) ([]byte, err
 	return b, nil
 }
 
+func (d *dirBackend) open(_ context.Context, name string) (io.ReadCloser, int64, error) {
+	f, err := os.Open(d.where(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, ErrNotFound
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
 func (d *dirBackend) list(_ context.Context, prefix string) ([]string, error) {
 	var out []string
 	root := d.where(prefix)
@@ -226,6 +243,17 @@ func (b *blobBackend) get(ctx context.Context, name string, max int64) ([]byte, 
 		return nil, wrapf(ErrTooLarge, "%d bytes > %d", r.Size(), max)
 	}
 	return io.ReadAll(io.LimitReader(r, max+1))
+}
+
+func (b *blobBackend) open(ctx context.Context, name string) (io.ReadCloser, int64, error) {
+	r, err := b.bucket.NewReader(ctx, name, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, 0, ErrNotFound
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return r, r.Size(), nil
 }
 
 func (b *blobBackend) list(ctx context.Context, prefix string) ([]string, error) {

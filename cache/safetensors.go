@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -171,23 +172,72 @@ func ParseSafetensors(b []byte) (*File, error) {
 	if len(b) < 8 {
 		return nil, wrapf(ErrHeader, "file of %d bytes has no header length", len(b))
 	}
-	n := binary.LittleEndian.Uint64(b[:8])
-	if n > MaxHeaderBytes {
-		return nil, wrapf(ErrTooLarge, "header length %d > %d", n, MaxHeaderBytes)
-	}
-	if n > uint64(len(b)-8) {
-		return nil, wrapf(ErrHeader, "header length %d beyond file of %d bytes", n, len(b))
-	}
-	hdr := b[8 : 8+n]
-	data := b[8+n:]
-	if len(hdr) == 0 || hdr[0] != '{' {
-		return nil, wrapf(ErrHeader, "header does not start with '{'")
-	}
-	raw, err := decodeObjectNoDup(hdr)
+	n, err := headerLength(b[:8], int64(len(b)))
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Tensors: make(map[string]Tensor, len(raw))}
+	data := b[8+n:]
+	entries, meta, err := parseHeader(b[8:8+n], int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Tensors: make(map[string]Tensor, len(entries)), Metadata: meta}
+	for name, e := range entries {
+		bgn, end := e.DataOffsets[0], e.DataOffsets[1]
+		f.Tensors[name] = Tensor{Name: name, DType: e.DType, Shape: e.Shape, Data: data[bgn:end:end]}
+	}
+	return f, nil
+}
+
+// CheckSafetensors validates a safetensors file of size bytes read from r as strictly as
+// ParseSafetensors, holding only the header (at most MaxHeaderBytes) in memory: the data section is
+// checked against the header by its length alone and is not read. It returns how many bytes of r it
+// consumed (8 plus the header length when that is valid), so a caller hashing r can go on from there.
+func CheckSafetensors(r io.Reader, size int64) (int64, error) {
+	if size < 8 {
+		return 0, wrapf(ErrHeader, "file of %d bytes has no header length", size)
+	}
+	var lb [8]byte
+	if _, err := io.ReadFull(r, lb[:]); err != nil {
+		return 0, wrapf(ErrHeader, "reading header length: %v", err)
+	}
+	n, err := headerLength(lb[:], size)
+	if err != nil {
+		return 8, err
+	}
+	hdr := make([]byte, n)
+	if got, err := io.ReadFull(r, hdr); err != nil {
+		return 8 + int64(got), wrapf(ErrHeader, "reading header: %v", err)
+	}
+	_, _, err = parseHeader(hdr, size-8-n)
+	return 8 + n, err
+}
+
+// headerLength decodes the 8-byte header length of a file of size bytes and checks it against the
+// cap and the file.
+func headerLength(lb []byte, size int64) (int64, error) {
+	n := binary.LittleEndian.Uint64(lb)
+	if n > MaxHeaderBytes {
+		return 0, wrapf(ErrTooLarge, "header length %d > %d", n, MaxHeaderBytes)
+	}
+	if n > uint64(size-8) {
+		return 0, wrapf(ErrHeader, "header length %d beyond file of %d bytes", n, size)
+	}
+	return int64(n), nil
+}
+
+// parseHeader validates the JSON header against a data section of dataLen bytes and returns the
+// tensor entries (offsets checked) and the metadata.
+func parseHeader(hdr []byte, dataLen int64) (map[string]headerEntry, map[string]string, error) {
+	if len(hdr) == 0 || hdr[0] != '{' {
+		return nil, nil, wrapf(ErrHeader, "header does not start with '{'")
+	}
+	raw, err := decodeObjectNoDup(hdr)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries := make(map[string]headerEntry, len(raw))
+	var meta map[string]string
 	type span struct {
 		name       string
 		begin, end int64
@@ -195,33 +245,33 @@ func ParseSafetensors(b []byte) (*File, error) {
 	var spans []span
 	for name, msg := range raw {
 		if name == metadataKey {
-			if err := json.Unmarshal(msg, &f.Metadata); err != nil {
-				return nil, wrapf(ErrHeader, "__metadata__ is not a string→string map: %v", err)
+			if err := json.Unmarshal(msg, &meta); err != nil {
+				return nil, nil, wrapf(ErrHeader, "__metadata__ is not a string→string map: %v", err)
 			}
 			continue
 		}
 		if len(raw) > maxTensors+1 {
-			return nil, wrapf(ErrTooLarge, "%d tensors", len(raw))
+			return nil, nil, wrapf(ErrTooLarge, "%d tensors", len(raw))
 		}
 		dec := json.NewDecoder(bytes.NewReader(msg))
 		dec.DisallowUnknownFields()
 		var e headerEntry
 		if err := dec.Decode(&e); err != nil {
-			return nil, wrapf(ErrHeader, "tensor %q: %v", name, err)
+			return nil, nil, wrapf(ErrHeader, "tensor %q: %v", name, err)
 		}
 		cnt, err := elements(e.DType, e.Shape)
 		if err != nil {
-			return nil, wrapf(ErrHeader, "tensor %q: %v", name, err)
+			return nil, nil, wrapf(ErrHeader, "tensor %q: %v", name, err)
 		}
 		bgn, end := e.DataOffsets[0], e.DataOffsets[1]
-		if bgn < 0 || end < bgn || end > int64(len(data)) {
-			return nil, wrapf(ErrHeader, "tensor %q: offsets [%d,%d] outside data of %d bytes", name, bgn, end, len(data))
+		if bgn < 0 || end < bgn || end > dataLen {
+			return nil, nil, wrapf(ErrHeader, "tensor %q: offsets [%d,%d] outside data of %d bytes", name, bgn, end, dataLen)
 		}
 		if end-bgn != cnt*int64(e.DType.Size()) {
-			return nil, wrapf(ErrHeader, "tensor %q: %d bytes for %s%v", name, end-bgn, e.DType, e.Shape)
+			return nil, nil, wrapf(ErrHeader, "tensor %q: %d bytes for %s%v", name, end-bgn, e.DType, e.Shape)
 		}
 		spans = append(spans, span{name, bgn, end})
-		f.Tensors[name] = Tensor{Name: name, DType: e.DType, Shape: e.Shape, Data: data[bgn:end:end]}
+		entries[name] = e
 	}
 	sort.Slice(spans, func(i, j int) bool {
 		if spans[i].begin != spans[j].begin {
@@ -232,14 +282,14 @@ func ParseSafetensors(b []byte) (*File, error) {
 	var pos int64
 	for _, s := range spans {
 		if s.begin != pos {
-			return nil, wrapf(ErrHeader, "tensor %q starts at %d, expected %d (gap or overlap)", s.name, s.begin, pos)
+			return nil, nil, wrapf(ErrHeader, "tensor %q starts at %d, expected %d (gap or overlap)", s.name, s.begin, pos)
 		}
 		pos = s.end
 	}
-	if pos != int64(len(data)) {
-		return nil, wrapf(ErrHeader, "tensors cover %d of %d data bytes", pos, len(data))
+	if pos != dataLen {
+		return nil, nil, wrapf(ErrHeader, "tensors cover %d of %d data bytes", pos, dataLen)
 	}
-	return f, nil
+	return entries, meta, nil
 }
 
 // decodeObjectNoDup decodes one JSON object into raw members, rejecting duplicate keys (which

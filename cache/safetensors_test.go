@@ -106,6 +106,10 @@ func TestParseSafetensorsStrict(t *testing.T) {
 			if !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
 			}
+			// The streaming checker that Verify uses rejects the same files for the same reason.
+			if _, err := CheckSafetensors(bytes.NewReader(c.b), int64(len(c.b))); !errors.Is(err, c.want) {
+				t.Fatalf("CheckSafetensors err = %v, want %v", err, c.want)
+			}
 		})
 	}
 }
@@ -115,6 +119,9 @@ func FuzzParseSafetensors(f *testing.F) {
 	f.Add(file(`{"__metadata__":{"k":"v"}}`, nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sf, err := ParseSafetensors(b)
+		if _, cerr := CheckSafetensors(bytes.NewReader(b), int64(len(b))); (cerr == nil) != (err == nil) {
+			t.Fatalf("ParseSafetensors: %v, CheckSafetensors: %v", err, cerr)
+		}
 		if err != nil {
 			return
 		}

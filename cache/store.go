@@ -31,10 +31,29 @@ type Store struct {
 	be  backend
 }
 
+// IsURL reports whether loc names a blob bucket rather than a local directory: it starts with a
+// URL scheme (a letter, then letters, digits, '+', '-' or '.', as RFC 3986 has it) followed by
+// "://". So "file:///d" and "s3://b" are URLs, "./a://b" and "/x/a://b" are directories.
+func IsURL(loc string) bool {
+	i := strings.Index(loc, "://")
+	if i <= 0 {
+		return false
+	}
+	for j, c := range loc[:i] {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case j > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Open opens (creating if needed) the store at loc: a local directory, or a blob URL such as
-// file:///abs/dir (only the fileblob driver is linked in this build).
+// file:///abs/dir (only the fileblob driver is linked in this build); IsURL tells which.
 func Open(ctx context.Context, loc string) (*Store, error) {
-	if strings.Contains(loc, "://") {
+	if IsURL(loc) {
 		b, err := blob.OpenBucket(ctx, loc)
 		if err != nil {
 			return nil, &Error{Path: loc, Op: "open", Err: err}
@@ -164,17 +183,26 @@ func (s *Store) Load(ctx context.Context, key string) (*File, Ref, error) {
 	return f, ref, nil
 }
 
-// Has reports whether key has a complete, intact object: the object is re-read and re-hashed,
-// so an extract run never skips a corrupt object. A corrupt one reports false with the error.
+// Has reports whether key has a complete, intact object: the object is re-read and re-hashed (streamed,
+// as Verify does, so memory stays bounded), so an extract run never skips a corrupt object. A corrupt
+// one reports false with the error.
 func (s *Store) Has(ctx context.Context, key string) (Ref, bool, error) {
-	_, ref, err := s.Load(ctx, key)
-	switch {
-	case err == nil:
-		return ref, true, nil
-	case errors.Is(err, ErrNotFound) && ref.Digest == "":
+	ref, err := s.Lookup(ctx, key)
+	if errors.Is(err, ErrNotFound) {
 		return Ref{}, false, nil // no ref: never written
 	}
-	return ref, false, err
+	if err != nil {
+		return Ref{}, false, err
+	}
+	name := ObjectName(ref.Digest)
+	size, err := s.checkObject(ctx, name, ref.Digest)
+	if err == nil && size != ref.Size {
+		err = wrapf(ErrCorrupt, "%d bytes, expected %d", size, ref.Size)
+	}
+	if err != nil {
+		return ref, false, &Error{Path: s.be.where(name), Op: "read", Err: err}
+	}
+	return ref, true, nil
 }
 
 // PutManifest writes a run's manifest (JSONL) as manifests/<run>.jsonl.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"path"
 	"strings"
 )
@@ -32,7 +34,8 @@ type Report struct {
 // Clean reports whether Verify found no defect.
 func (r *Report) Clean() bool { return len(r.Problems) == 0 }
 
-// Verify re-hashes every object in the store, checks that each is a valid safetensors file and
+// Verify re-hashes every object in the store (streaming: memory stays bounded by the safetensors
+// header cap, whatever the object size), checks that each is a valid safetensors file and
 // that every ref points at an intact object. It returns an error only when the store itself cannot
 // be listed; defects go into the report.
 func (s *Store) Verify(ctx context.Context) (*Report, error) {
@@ -55,25 +58,19 @@ func (s *Store) Verify(ctx context.Context) (*Report, error) {
 			rep.Problems = append(rep.Problems, Problem{Kind: "corrupt", Path: where, Cause: "name is not a sha256 object name"})
 			continue
 		}
-		b, err := s.be.get(ctx, name, MaxObjectBytes)
-		if err != nil {
-			bad[digest] = err.Error()
-			rep.Problems = append(rep.Problems, Problem{Kind: "corrupt", Digest: digest, Path: where, Cause: err.Error()})
+		size, cerr := s.checkObject(ctx, name, digest)
+		if err := ctx.Err(); err != nil {
+			return nil, err // a cancelled read is not a corrupt object
+		}
+		if cerr != nil {
+			cause := cerr.Error()
+			bad[digest] = cause
+			rep.Problems = append(rep.Problems, Problem{Kind: "corrupt", Digest: digest, Path: where, Cause: cause})
 			continue
 		}
-		rep.Bytes += int64(len(b))
-		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != digest {
-			bad[digest] = "sha256 mismatch"
-			rep.Problems = append(rep.Problems, Problem{Kind: "corrupt", Digest: digest, Path: where, Cause: "sha256 " + hex.EncodeToString(sum[:]) + " does not match its name"})
-			continue
-		}
-		if _, err := ParseSafetensors(b); err != nil {
-			bad[digest] = err.Error()
-			rep.Problems = append(rep.Problems, Problem{Kind: "corrupt", Digest: digest, Path: where, Cause: err.Error()})
-			continue
-		}
+		rep.Bytes += size
 		intact[digest] = true
-		sizes[digest] = int64(len(b))
+		sizes[digest] = size
 	}
 	refs, err := s.be.list(ctx, "ac")
 	if err != nil {
@@ -117,4 +114,49 @@ func (s *Store) Verify(ctx context.Context) (*Report, error) {
 		rep.TempFiles = d.tempFiles("cas", "ac", "manifests")
 	}
 	return rep, nil
+}
+
+// checkObject streams one object through sha256 while its safetensors header is validated from the
+// first bytes; the data section is checked against the header by length only, so memory is bounded
+// by the header cap. It returns the object size and, for a defect, an error wrapping ErrCorrupt,
+// ErrTooLarge or ErrNotFound (a digest mismatch wins over a header defect: the bytes changed).
+func (s *Store) checkObject(ctx context.Context, name, digest string) (int64, error) {
+	rc, size, err := s.be.open(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	if size > MaxObjectBytes {
+		return size, wrapf(ErrTooLarge, "%d bytes > %d", size, MaxObjectBytes)
+	}
+	h := sha256.New()
+	r := &ctxReader{ctx: ctx, r: rc}
+	head, herr := CheckSafetensors(io.TeeReader(r, h), size)
+	rest, err := io.Copy(h, r)
+	if err != nil {
+		return size, err
+	}
+	if head+rest != size {
+		return size, wrapf(ErrCorrupt, "read %d bytes of a %d-byte object (changed while reading)", head+rest, size)
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != digest {
+		return size, wrapf(ErrCorrupt, "sha256 %s does not match its name", sum)
+	}
+	if herr != nil {
+		return size, fmt.Errorf("%w: %w", ErrCorrupt, herr)
+	}
+	return size, nil
+}
+
+// ctxReader stops a long object read when the context is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

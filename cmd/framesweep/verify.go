@@ -21,7 +21,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	loc := pos[0]
 	ctx := context.Background()
-	if _, err := os.Stat(loc); err != nil && !isURL(loc) {
+	if _, err := os.Stat(loc); err != nil && !cache.IsURL(loc) {
 		return failErr(stderr, "verify", fmt.Errorf("%s: %w", loc, err))
 	}
 	s, err := cache.Open(ctx, loc)
@@ -43,16 +43,4 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
-}
-
-func isURL(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == ':' && s[i+1] == '/' && s[i+2] == '/' {
-			return i > 0
-		}
-		if s[i] == '/' {
-			return false
-		}
-	}
-	return false
 }
