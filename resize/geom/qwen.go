@@ -171,15 +171,7 @@ func SmartResize(version string, height, width, factor int, minPixels, maxPixels
 		hBar = math.Ceil(hf*beta/ff) * ff
 		wBar = math.Ceil(wf*beta/ff) * ff
 	}
-	h, ok1 := toInt(hBar)
-	w, ok2 := toInt(wBar)
-	if !ok1 || !ok2 {
-		return 0, 0, ErrTooLarge
-	}
-	if h == 0 || w == 0 {
-		return h, w, ErrEmpty
-	}
-	return h, w, nil
+	return finishSize(hBar, wBar)
 }
 
 // QwenHF is the transformers Qwen3VLVideoProcessor resize (models/qwen3_vl/video_processing_qwen3_vl.py):
@@ -282,6 +274,17 @@ func SmartResizeTHW(numFrames, height, width, temporalFactor, factor int, minPix
 		hBar = math.Ceil(hf*beta/ff) * ff
 		wBar = math.Ceil(wf*beta/ff) * ff
 	}
+	return finishSize(hBar, wBar)
+}
+
+// wrapLayout turns a bare sentinel from the formula functions into an *Error naming the geometry.
+func wrapLayout(g Geometry, err error) error {
+	return &Error{Op: "layout", Spec: g.String(), Err: err}
+}
+
+// finishSize converts both smart_resize variants' float results to pixel sizes, with their shared
+// failure modes: a side too large for an int, or a side rounded down to nothing.
+func finishSize(hBar, wBar float64) (h, w int, err error) {
 	h, ok1 := toInt(hBar)
 	w, ok2 := toInt(wBar)
 	if !ok1 || !ok2 {
@@ -291,9 +294,4 @@ func SmartResizeTHW(numFrames, height, width, temporalFactor, factor int, minPix
 		return h, w, ErrEmpty
 	}
 	return h, w, nil
-}
-
-// wrapLayout turns a bare sentinel from the formula functions into an *Error naming the geometry.
-func wrapLayout(g Geometry, err error) error {
-	return &Error{Op: "layout", Spec: g.String(), Err: err}
 }
