@@ -7,7 +7,10 @@ export CGO_ENABLED=1
 export CGO_CFLAGS="-O3 -march=${_isa}"
 export CGO_CXXFLAGS="-O3 -march=${_isa}"
 # miniaudio.h (from the malgo module) for the vendored llama.cpp mtmd build; Debian's nlohmann/stb headers.
-export CGO_CPPFLAGS="-I${_root}/third_party/include -I/usr/include/stb"
+# The include path is resolved physically, so a git worktree whose third_party/ links to another
+# checkout's gives the same flags (and reuses the cached llama.cpp build instead of recompiling it).
+_inc="$(cd "${_root}/third_party/include" 2>/dev/null && pwd -P || echo "${_root}/third_party/include")"
+export CGO_CPPFLAGS="-I${_inc} -I/usr/include/stb"
 export FRAMESWEEP_ORT_LIB="${_root}/third_party/onnxruntime/libonnxruntime.so.1"
 export FRAMESWEEP_OCR_MODEL="${_root}/third_party/ocr-models/ch_ppocr_mobile_v2.0_cls_infer.onnx"
-unset _isa
+unset _isa _inc
