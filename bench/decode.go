@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // DecodeConfig configures the decode benchmark. Zero values take the defaults noted.

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // MemoryConfig configures the memory benchmark. Zero values take the defaults noted.

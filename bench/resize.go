@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // ResizeCase is one source size → output size of the resize benchmark.

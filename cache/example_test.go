@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/framesweep/framesweep/cache"
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Store one 2×1 RGB frame under its key and read it back, verified.

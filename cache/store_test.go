@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 func testSpec(i int) KeySpec {

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Norm is a per-channel normalisation ((x/255 − mean) / std) applied when the dtype is a float.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/asticode/go-astiav"
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // converter turns decoded frames into RGB24 through the same libavfilter chain the ffmpeg 5.1 CLI builds

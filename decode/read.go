@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/asticode/go-astiav"
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Frame is one decoded frame in RGB24, borrowed: valid only during the Read callback.

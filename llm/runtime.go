@@ -3,7 +3,7 @@ package llm
 import (
 	"context"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Tensor is a dense float32 input for tensor models (llm/onnx), already in the model's layout.

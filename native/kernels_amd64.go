@@ -13,7 +13,7 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 func u8p(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&b[0])) }

@@ -2,7 +2,7 @@
 
 package native
 
-import "github.com/framesweep/framesweep/internal/rgb"
+import "github.com/framesweep/framesweep/rgb"
 
 // Without the C kernels every level is Generic (detect never selects another).
 const haveAsm = false

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Filter is a Pillow resampling filter.

@@ -12,7 +12,7 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // overread is how far past a row's last pixel the horizontal kernels may load (13 bytes).

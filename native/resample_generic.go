@@ -1,6 +1,6 @@
 package native
 
-import "github.com/framesweep/framesweep/internal/rgb"
+import "github.com/framesweep/framesweep/rgb"
 
 // clip8 is Pillow's clip8: drop the 22 fractional bits and saturate to 0..255.
 func clip8(v int32) byte {

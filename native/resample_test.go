@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 var filters = []Filter{Bilinear, Bicubic, Lanczos}

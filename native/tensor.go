@@ -3,7 +3,7 @@ package native
 import (
 	"math"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Layout is a tensor's memory order for one image.

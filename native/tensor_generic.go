@@ -3,7 +3,7 @@ package native
 import (
 	"math"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // normValue is one element of the float path: the rescale in float64 rounded once to float32 (HF

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 var norms = map[string]Norm{"rescale": NormRescale, "clip": NormCLIP, "imagenet": NormImageNet, "siglip": NormSigLIP}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // TorchPlan is torchvision's antialiased bicubic resize of a uint8 image (F.resize on a tensor with

@@ -1,6 +1,6 @@
 package native
 
-import "github.com/framesweep/framesweep/internal/rgb"
+import "github.com/framesweep/framesweep/rgb"
 
 // torchHGeneric is the width pass over source rows firstRow … firstRow+rows−1: into tmp (tight
 // float32 rows of 3·OutW) when tmp is non-nil, else rounded into dst. Each element is

@@ -1,6 +1,6 @@
 package native
 
-import "github.com/framesweep/framesweep/internal/rgb"
+import "github.com/framesweep/framesweep/rgb"
 
 // YUV420 is a borrowed view of an 8-bit planar 4:2:0 frame (yuv420p): a W×H luma plane and two
 // ⌈W/2⌉×⌈H/2⌉ chroma planes.

@@ -1,6 +1,6 @@
 package native
 
-import "github.com/framesweep/framesweep/internal/rgb"
+import "github.com/framesweep/framesweep/rgb"
 
 func clampByte(v int32) byte {
 	if v < 0 {

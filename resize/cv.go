@@ -6,7 +6,7 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // cvResizer is OpenCV 4.6's cv::resize through gocv v0.32.0 (INTER_AREA, INTER_LINEAR, INTER_CUBIC).

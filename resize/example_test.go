@@ -3,8 +3,8 @@ package resize_test
 import (
 	"fmt"
 
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // A Resizer is made once per (kernel, source size, output size) and reused for every frame.

@@ -3,7 +3,7 @@ package resize
 import (
 	"fmt"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Target is one output of FanOut: a size and a kernel name ("" means DefaultKernel).

@@ -6,7 +6,7 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // The cached pipeline's JPEG codec: what VLMEvalKit's frame cache does with Pillow's default

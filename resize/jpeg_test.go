@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // jpegTestImage is a deterministic picture with smooth gradients, sharp edges and noise, so that

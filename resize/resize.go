@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/native"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Resizer resizes src into dst; the sizes are fixed when the Resizer is made. Implementations hold only

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/native"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 func randImage(r *rand.Rand, w, h int) *rgb.Image {

@@ -1,8 +1,8 @@
 package resize
 
 import (
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/native"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // torchResizer reproduces torchvision's tensor resize with InterpolationMode.BICUBIC, antialias=True

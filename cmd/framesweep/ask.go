@@ -12,11 +12,11 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/onnx"
 	"github.com/framesweep/framesweep/llm/openai"
+	"github.com/framesweep/framesweep/rgb"
 	"github.com/framesweep/framesweep/sampler"
 )
 

@@ -21,12 +21,12 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/rgb"
 	"github.com/framesweep/framesweep/sampler"
 )
 

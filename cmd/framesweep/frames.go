@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"image"
 	"image/png"
 	"io"
 	"os"
@@ -13,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // frameTransform turns a decoded frame into the image written to disk. The default writes the frame
@@ -122,17 +121,9 @@ func extractFrames(video string, indices []int, dir string, opts decode.Options,
 	return exitOK
 }
 
-// writePNG writes an 8-bit RGB PNG (image.NRGBA with opaque alpha would add a channel; png encodes
-// an opaque NRGBA as RGB, so the file is RGB).
+// writePNG writes an 8-bit RGB PNG (an opaque NRGBA, which png encodes as RGB).
 func writePNG(name string, m *rgb.Image) error {
-	im := image.NewNRGBA(image.Rect(0, 0, m.W, m.H))
-	for y := 0; y < m.H; y++ {
-		row := m.Row(y)
-		dst := im.Pix[y*im.Stride : y*im.Stride+4*m.W]
-		for x := 0; x < m.W; x++ {
-			dst[4*x], dst[4*x+1], dst[4*x+2], dst[4*x+3] = row[3*x], row[3*x+1], row[3*x+2], 255
-		}
-	}
+	im := m.NRGBA()
 	f, err := os.Create(name)
 	if err != nil {
 		return err

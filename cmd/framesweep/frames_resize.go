@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // resizeFlags are `frames`' --size, --kernel and --preset (owned by resize/; frames.go calls them

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 const resizeTestVideo = "../../../shared/testdata/videos/androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Frame extracts frame index n of video with the ffmpeg CLI (RGB24 PNG, optionally scaled to w×h with

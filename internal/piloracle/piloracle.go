@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Python is the interpreter with PIL (Debian's; pyenv's python3 on PATH lacks PIL).

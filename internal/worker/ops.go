@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // ops are the production ops.

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // EnvTestOps enables the test-only ops (hang, crash, partial, abort, alloc, spawn, linger, exit, garbage) in a

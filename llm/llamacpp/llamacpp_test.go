@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/llm/testmodel"
+	"github.com/framesweep/framesweep/rgb"
 	"github.com/ollama/ollama/fs/ggml"
 )
 

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 	"github.com/ollama/ollama/llama"
 )
 

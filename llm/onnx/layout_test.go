@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // The channel dimension decides the layout only when it is unambiguous; [N,3,W,3] (NHWC, height 3) must

@@ -15,8 +15,8 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 var (

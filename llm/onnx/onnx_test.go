@@ -15,9 +15,9 @@ import (
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 func modelPath(t *testing.T) string {

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/rgb"
 	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Reply bodies in the shapes vLLM, SGLang, OpenAI and ollama send.

@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/framesweep/framesweep/internal/rgb"
+	"github.com/framesweep/framesweep/rgb"
 )
 
 // Video is a real test video (Apache-2.0, androidx/media) in ../shared/testdata relative to the repo root.

@@ -2,7 +2,10 @@
 // cache/llm). It is pure Go and has no dependencies, so pure-Go packages can use it.
 package rgb
 
-import "fmt"
+import (
+	"fmt"
+	"image"
+)
 
 // Image is a packed 8-bit RGB image: pixel (x, y) starts at Pix[y*Stride+3*x].
 type Image struct {
@@ -53,4 +56,18 @@ func (m *Image) Clone() *Image {
 		copy(c.Row(y), m.Row(y))
 	}
 	return c
+}
+
+// NRGBA copies the image into an opaque image.NRGBA, the form the standard library's encoders take
+// (png writes an opaque NRGBA as 8-bit RGB, so a PNG of it has no alpha channel).
+func (m *Image) NRGBA() *image.NRGBA {
+	out := image.NewNRGBA(image.Rect(0, 0, m.W, m.H))
+	for y := 0; y < m.H; y++ {
+		row := m.Row(y)
+		dst := out.Pix[y*out.Stride : y*out.Stride+4*m.W]
+		for x := 0; x < m.W; x++ {
+			dst[4*x], dst[4*x+1], dst[4*x+2], dst[4*x+3] = row[3*x], row[3*x+1], row[3*x+2], 255
+		}
+	}
+	return out
 }
