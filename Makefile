@@ -16,10 +16,11 @@ deps:
 build: deps
 	$(ENV) go build -o $(BIN) ./cmd/framesweep
 
-# Static checks: gofmt, vet, cgo only at the edges, pure-Go packages build without cgo.
+# Static checks: gofmt, vet, a tidy go.mod, cgo only at the edges, pure-Go packages build without cgo.
 check:
 	@$(ENV) out=$$(gofmt -l $$(git ls-files '*.go')) && { test -z "$$out" || { echo "$$out"; echo "gofmt: files above need formatting"; exit 1; }; }
 	$(ENV) go vet ./...
+	@$(ENV) go mod tidy -diff >/dev/null || { go mod tidy -diff; echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	$(ENV) bash scripts/check-cgo.sh
 
 test: deps
