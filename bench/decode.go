@@ -221,25 +221,11 @@ func readFrames(path string, opts decode.Options, idx []int, fn func(*decode.Fra
 	return v.Read(idx, fn)
 }
 
-// PSNR is the peak signal-to-noise ratio in dB between two RGB24 images of the same size over all
-// channels (PSNRIdentical when they are equal, 0 when the sizes differ).
+// PSNR is rgb.PSNR in dB, capped at PSNRIdentical (JSON has no infinity); 0 when the sizes differ.
 func PSNR(a, b *rgb.Image) float64 {
-	if a.W != b.W || a.H != b.H {
+	db, ok := rgb.PSNR(a, b)
+	if !ok {
 		return 0
 	}
-	var se float64
-	for y := 0; y < a.H; y++ {
-		ra, rb := a.Row(y), b.Row(y)
-		var s int64
-		for i := range ra {
-			d := int64(ra[i]) - int64(rb[i])
-			s += d * d
-		}
-		se += float64(s)
-	}
-	if se == 0 {
-		return PSNRIdentical
-	}
-	mse := se / float64(3*a.W*a.H)
-	return math.Min(PSNRIdentical, 10*math.Log10(255*255/mse))
+	return math.Min(PSNRIdentical, db)
 }

@@ -18,6 +18,7 @@ import (
 // backend is the storage under a Store: names are slash-separated paths relative to its root.
 type backend interface {
 	put(ctx context.Context, name string, parts ...[]byte) error // publishes the concatenation atomically
+	putFrom(ctx context.Context, name string, r io.Reader) error // publishes what r yields atomically
 	get(ctx context.Context, name string, max int64) ([]byte, error)
 	open(ctx context.Context, name string) (io.ReadCloser, int64, error) // a reader and the size; ErrNotFound when absent
 	list(ctx context.Context, prefix string) ([]string, error)
@@ -38,6 +39,25 @@ func (d *dirBackend) where(name string) string {
 }
 
 func (d *dirBackend) put(_ context.Context, name string, parts ...[]byte) error {
+	return d.publish(name, func(f *os.File) error {
+		for _, p := range parts {
+			if _, err := f.Write(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (d *dirBackend) putFrom(_ context.Context, name string, r io.Reader) error {
+	return d.publish(name, func(f *os.File) error {
+		_, err := io.Copy(f, r)
+		return err
+	})
+}
+
+// publish writes name through a temp file in its directory: write → fsync → rename → fsync(dir).
+func (d *dirBackend) publish(name string, write func(*os.File) error) error {
 	full := d.where(name)
 	dir := filepath.Dir(full)
 	created := missingDirs(d.root, dir)
@@ -56,10 +76,8 @@ func (d *dirBackend) put(_ context.Context, name string, parts ...[]byte) error 
 			os.Remove(tmp)
 		}
 	}()
-	for _, p := range parts {
-		if _, err := f.Write(p); err != nil {
-			return err
-		}
+	if err := write(f); err != nil {
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		return err
@@ -226,6 +244,21 @@ func (b *blobBackend) put(ctx context.Context, name string, parts ...[]byte) err
 			w.Close()
 			return err
 		}
+	}
+	return w.Close()
+}
+
+func (b *blobBackend) putFrom(ctx context.Context, name string, r io.Reader) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.bucket.NewWriter(wctx, name, &blob.WriterOptions{ContentType: "application/octet-stream"})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		cancel()
+		w.Close()
+		return err
 	}
 	return w.Close()
 }

@@ -27,9 +27,8 @@ func Example() {
 	}
 	img := rgb.New(2, 1)
 	copy(img.Pix, []byte{255, 0, 0, 0, 0, 255})
-	enc, _ := cache.NewFrameEncoder(cache.U8, cache.Norm{}, 2, 1, 1)
-	enc.Add(img)
-	obj, _ := cache.EncodeSafetensors([]cache.Tensor{enc.Tensor("frames"), cache.Int64Tensor("indices", spec.Indices)},
+	frames := cache.Tensor{Name: "frames", DType: cache.U8, Shape: []int{1, 1, 2, 3}, Data: img.Pix}
+	obj, _ := cache.EncodeSafetensors([]cache.Tensor{frames, cache.Int64Tensor("indices", spec.Indices)},
 		map[string]string{"source_path": "v.mp4"})
 	if _, err := s.Put(ctx, spec.Key(), obj); err != nil {
 		panic(err)

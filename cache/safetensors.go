@@ -84,6 +84,51 @@ func EncodeSafetensors(tensors []Tensor, metadata map[string]string) ([]byte, er
 func SafetensorsParts(tensors []Tensor, metadata map[string]string) ([][]byte, error) {
 	ts := append([]Tensor(nil), tensors...)
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	heads := make([]TensorHeader, len(ts))
+	for i, t := range ts {
+		n, err := elements(t.DType, t.Shape)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(t.Data)) != n*int64(t.DType.Size()) {
+			return nil, wrapf(ErrBadSpec, "tensor %q: %d bytes for %s%v", t.Name, len(t.Data), t.DType, t.Shape)
+		}
+		heads[i] = TensorHeader{Name: t.Name, DType: t.DType, Shape: t.Shape}
+	}
+	head, err := EncodeHeader(heads, metadata)
+	if err != nil {
+		return nil, err
+	}
+	parts := [][]byte{head}
+	for _, t := range ts {
+		parts = append(parts, t.Data)
+	}
+	return parts, nil
+}
+
+// TensorHeader is a tensor without its data: what the header says of it.
+type TensorHeader struct {
+	Name  string
+	DType DType
+	Shape []int
+}
+
+// Bytes is the size of the tensor's data.
+func (t TensorHeader) Bytes() int64 {
+	n, err := elements(t.DType, t.Shape)
+	if err != nil {
+		return -1
+	}
+	return n * int64(t.DType.Size())
+}
+
+// EncodeHeader returns the canonical header (8-byte length, sorted JSON, space padding to a multiple
+// of 8) of a file whose tensors have these shapes, laid out in name order. It lets a writer stream the
+// data of tensors whose shapes are known and write the header once the metadata is complete: the
+// file is the header followed by each tensor's data in name order.
+func EncodeHeader(tensors []TensorHeader, metadata map[string]string) ([]byte, error) {
+	ts := append([]TensorHeader(nil), tensors...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
 	header := make(map[string]any, len(ts)+1)
 	if len(metadata) > 0 {
 		header[metadataKey] = metadata
@@ -100,15 +145,13 @@ func SafetensorsParts(tensors []Tensor, metadata map[string]string) ([][]byte, e
 		if err != nil {
 			return nil, err
 		}
-		if int64(len(t.Data)) != n*int64(t.DType.Size()) {
-			return nil, wrapf(ErrBadSpec, "tensor %q: %d bytes for %s%v", t.Name, len(t.Data), t.DType, t.Shape)
-		}
+		size := n * int64(t.DType.Size())
 		shape := t.Shape
 		if shape == nil {
 			shape = []int{}
 		}
-		header[t.Name] = headerEntry{DType: t.DType, Shape: shape, DataOffsets: [2]int64{off, off + int64(len(t.Data))}}
-		off += int64(len(t.Data))
+		header[t.Name] = headerEntry{DType: t.DType, Shape: shape, DataOffsets: [2]int64{off, off + size}}
+		off += size
 	}
 	var hb bytes.Buffer
 	enc := json.NewEncoder(&hb)
@@ -122,11 +165,7 @@ func SafetensorsParts(tensors []Tensor, metadata map[string]string) ([][]byte, e
 	head = binary.LittleEndian.AppendUint64(head, uint64(len(h)+pad))
 	head = append(head, h...)
 	head = append(head, bytes.Repeat([]byte{' '}, pad)...)
-	parts := [][]byte{head}
-	for _, t := range ts {
-		parts = append(parts, t.Data)
-	}
-	return parts, nil
+	return head, nil
 }
 
 func elements(d DType, shape []int) (int64, error) {
@@ -189,28 +228,53 @@ func ParseSafetensors(b []byte) (*File, error) {
 	return f, nil
 }
 
-// CheckSafetensors validates a safetensors file of size bytes read from r as strictly as
+// Header is a safetensors file's header: its tensors without their data, and the metadata.
+type Header struct {
+	Tensors  map[string]TensorHeader
+	Metadata map[string]string
+	Length   int64 // bytes before the data section: 8 + the JSON header with its padding
+}
+
+// ReadHeader reads and validates the header of a safetensors file of size bytes from r as strictly as
 // ParseSafetensors, holding only the header (at most MaxHeaderBytes) in memory: the data section is
-// checked against the header by its length alone and is not read. It returns how many bytes of r it
+// checked against the header by its length alone and is not read.
+func ReadHeader(r io.Reader, size int64) (*Header, error) {
+	h, _, err := readHeader(r, size)
+	return h, err
+}
+
+// CheckSafetensors is ReadHeader for callers that go on reading r: it returns how many bytes of r it
 // consumed (8 plus the header length when that is valid), so a caller hashing r can go on from there.
 func CheckSafetensors(r io.Reader, size int64) (int64, error) {
+	_, n, err := readHeader(r, size)
+	return n, err
+}
+
+func readHeader(r io.Reader, size int64) (*Header, int64, error) {
 	if size < 8 {
-		return 0, wrapf(ErrHeader, "file of %d bytes has no header length", size)
+		return nil, 0, wrapf(ErrHeader, "file of %d bytes has no header length", size)
 	}
 	var lb [8]byte
 	if _, err := io.ReadFull(r, lb[:]); err != nil {
-		return 0, wrapf(ErrHeader, "reading header length: %v", err)
+		return nil, 0, wrapf(ErrHeader, "reading header length: %v", err)
 	}
 	n, err := headerLength(lb[:], size)
 	if err != nil {
-		return 8, err
+		return nil, 8, err
 	}
 	hdr := make([]byte, n)
 	if got, err := io.ReadFull(r, hdr); err != nil {
-		return 8 + int64(got), wrapf(ErrHeader, "reading header: %v", err)
+		return nil, 8 + int64(got), wrapf(ErrHeader, "reading header: %v", err)
 	}
-	_, _, err = parseHeader(hdr, size-8-n)
-	return 8 + n, err
+	entries, meta, err := parseHeader(hdr, size-8-n)
+	if err != nil {
+		return nil, 8 + n, err
+	}
+	h := &Header{Tensors: make(map[string]TensorHeader, len(entries)), Metadata: meta, Length: 8 + n}
+	for name, e := range entries {
+		h.Tensors[name] = TensorHeader{Name: name, DType: e.DType, Shape: e.Shape}
+	}
+	return h, 8 + n, nil
 }
 
 // headerLength decodes the 8-byte header length of a file of size bytes and checks it against the

@@ -140,24 +140,4 @@ func FuzzParseSafetensors(f *testing.F) {
 	})
 }
 
-func TestFloat16(t *testing.T) {
-	for _, c := range []struct {
-		f    float32
-		want uint16
-	}{
-		{0, 0x0000}, {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {65520, 0x7c00}, {1e-8, 0x0000},
-		{float32(math.Inf(1)), 0x7c00}, {5.960464477539063e-08, 0x0001}, {0.333333343, 0x3555},
-		{1.00048828125, 0x3c00}, // halfway between 0x3c00 and 0x3c01: ties to even
-		{1.00146484375, 0x3c02}, // halfway between 0x3c01 and 0x3c02: ties to even
-		{6.097555e-05, 0x03ff}, {-0.0, 0x0000},
-	} {
-		if got := Float16(c.f); got != c.want {
-			t.Errorf("Float16(%g) = %#04x, want %#04x", c.f, got, c.want)
-		}
-	}
-	if got := Float16(float32(math.NaN())); got&0x7c00 != 0x7c00 || got&0x3ff == 0 {
-		t.Errorf("NaN → %#04x", got)
-	}
-}
-
 func mathFloat32(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }

@@ -117,12 +117,7 @@ func (s *Store) PutParts(ctx context.Context, key string, parts [][]byte) (Ref, 
 	if err := s.be.put(ctx, name, parts...); err != nil {
 		return Ref{}, &Error{Path: s.be.where(name), Op: "write", Err: err}
 	}
-	rb, _ := json.Marshal(ref)
-	rname := refName(key)
-	if err := s.be.put(ctx, rname, append(rb, '\n')); err != nil {
-		return Ref{}, &Error{Path: s.be.where(rname), Op: "write", Err: err}
-	}
-	return ref, nil
+	return ref, s.putRef(ctx, ref)
 }
 
 // Lookup returns the ref of key without reading the object; ErrNotFound when absent.

@@ -15,14 +15,14 @@ import (
 	"github.com/framesweep/framesweep/rgb"
 )
 
-var norms = map[string]Norm{"rescale": NormRescale, "clip": NormCLIP, "imagenet": NormImageNet, "siglip": NormSigLIP}
+var testNorms = map[string]Norm{"rescale": NormRescale, "clip": NormCLIP, "imagenet": NormImageNet, "siglip": NormSigLIP}
 
 func TestTensorLevelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, s := range [][3]int{{1, 1, 0}, {7, 3, 2}, {8, 8, 0}, {9, 5, 1}, {448, 448, 0}, {101, 37, 4}} {
 		src := randImage(r, s[0], s[1], s[2])
 		n := 3 * s[0] * s[1]
-		for name, nm := range norms {
+		for name, nm := range testNorms {
 			for _, lay := range []Layout{NHWC, NCHW} {
 				restore := SetLevel(Generic)
 				w32, w16 := make([]float32, n), make([]uint16, n)
@@ -85,7 +85,7 @@ func TestTensorMatchesNumPy(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("import sys, numpy as np\nv = np.arange(256, dtype=np.uint8)\n")
 	for _, name := range names {
-		n := norms[name]
+		n := testNorms[name]
 		fmt.Fprintf(&script, "x = (v.astype(np.float64) * %s).astype(np.float32)\n", strconv.FormatFloat(n.Scale, 'g', -1, 64))
 		for c := 0; c < 3; c++ {
 			fmt.Fprintf(&script, "y = (x - np.array(%s, dtype=np.float32)) / np.array(%s, dtype=np.float32)\nsys.stdout.buffer.write(y.astype('<f4').tobytes())\n",
@@ -108,7 +108,7 @@ func TestTensorMatchesNumPy(t *testing.T) {
 		for _, l := range Supported() {
 			restore := SetLevel(l)
 			got := make([]float32, 3*256)
-			err := ToFloat32(got, src, norms[name], NCHW)
+			err := ToFloat32(got, src, testNorms[name], NCHW)
 			restore()
 			if err != nil {
 				t.Fatal(err)
@@ -193,5 +193,30 @@ func TestTensorErrors(t *testing.T) {
 	}
 	if err := ToFloat32(make([]float32, 48), src, NormCLIP, Layout(7)); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("bad layout: %v", err)
+	}
+}
+
+func TestLookupNorm(t *testing.T) {
+	img := rgb.New(1, 1)
+	copy(img.Pix, []byte{0, 128, 255})
+	n, err := LookupNorm("imagenet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, 3)
+	if err := ToFloat32(got, img, n, NHWC); err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{(0 - 0.485) / 0.229, (128.0/255 - 0.456) / 0.224, (1 - 0.406) / 0.225}
+	for c := range want {
+		if d := got[c] - want[c]; d > 1e-6 || d < -1e-6 {
+			t.Errorf("channel %d = %v want %v", c, got[c], want[c])
+		}
+	}
+	if _, err := LookupNorm("nope"); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("unknown norm: %v", err)
+	}
+	if len(NormNames()) != 4 {
+		t.Errorf("NormNames = %v", NormNames())
 	}
 }

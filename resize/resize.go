@@ -3,6 +3,7 @@ package resize
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/framesweep/framesweep/native"
@@ -32,6 +33,17 @@ const DefaultKernel = PILBicubic
 // Kernels lists every kernel name.
 func Kernels() []string {
 	return []string{PILBicubic, PILBilinear, PILLanczos, TorchBicubic, CVArea, CVLinear, CVCubic}
+}
+
+// CheckKernel reports whether name is a kernel New accepts: nil, or an *Error wrapping
+// ErrUnknownKernel that lists the known ones. It is the one validator the CLI, grids and servers use.
+func CheckKernel(name string) error {
+	for _, k := range Kernels() {
+		if k == name {
+			return nil
+		}
+	}
+	return &Error{Op: "check", Kernel: name, Err: ErrUnknownKernel, Msg: "want one of " + strings.Join(Kernels(), ", ")}
 }
 
 // Sentinel errors; every error from this package's resizers wraps one in an *Error.

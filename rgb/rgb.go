@@ -5,6 +5,7 @@ package rgb
 import (
 	"fmt"
 	"image"
+	"math"
 )
 
 // Image is a packed 8-bit RGB image: pixel (x, y) starts at Pix[y*Stride+3*x].
@@ -70,4 +71,28 @@ func (m *Image) NRGBA() *image.NRGBA {
 		}
 	}
 	return out
+}
+
+// PSNR is the peak signal-to-noise ratio of b against a in dB over all three channels, +Inf when the
+// images are equal; ok is false when their sizes differ. It is the one PSNR of the cached-pipeline
+// provenance and the benchmarks' decoder comparisons.
+func PSNR(a, b *Image) (db float64, ok bool) {
+	if a.W != b.W || a.H != b.H {
+		return 0, false
+	}
+	var se float64
+	for y := 0; y < a.H; y++ {
+		ra, rb := a.Row(y), b.Row(y)
+		var s int64
+		for i := range ra {
+			d := int64(ra[i]) - int64(rb[i])
+			s += d * d
+		}
+		se += float64(s)
+	}
+	if se == 0 {
+		return math.Inf(1), true
+	}
+	mse := se / float64(3*a.W*a.H)
+	return 10 * math.Log10(255*255/mse), true
 }

@@ -254,7 +254,7 @@ func Expand(spec GridSpec) (*Grid, error) {
 		g.geoms[r], _ = geom.Parse(r) // validated above
 	}
 	if spec.Model != nil && spec.Model.SourceSize != "" {
-		g.srcW, g.srcH, _ = parseWxH(spec.Model.SourceSize)
+		g.srcW, g.srcH, _ = geom.ParseWxH(spec.Model.SourceSize)
 	}
 	base := Request{Torch: spec.Options.Torch, ForceLast: spec.Options.ForceLast, ForceSample: spec.Options.ForceSample,
 		MinFrames: spec.Options.MinFrames, MaxFrames: spec.Options.MaxFrames}
@@ -406,7 +406,7 @@ func validateSpec(spec *GridSpec) error {
 		}
 	}
 	if m := spec.Model; m != nil && m.SourceSize != "" {
-		if _, _, err := parseWxH(m.SourceSize); err != nil {
+		if _, _, err := geom.ParseWxH(m.SourceSize); err != nil {
 			return gridErr("model.source_size: %v", err)
 		}
 	}
@@ -505,20 +505,6 @@ func (g *Grid) FitsContext(c *Config, n int) (tokens int, fits, known bool) {
 	}
 	tokens = v + m.PromptTokens
 	return tokens, tokens <= m.Context, true
-}
-
-func parseWxH(s string) (w, h int, err error) {
-	a, b, ok := strings.Cut(s, "x")
-	if ok {
-		w, err = strconv.Atoi(a)
-		if err == nil {
-			h, err = strconv.Atoi(b)
-		}
-	}
-	if !ok || err != nil || w < 1 || h < 1 || w > geom.MaxSide || h > geom.MaxSide {
-		return 0, 0, fmt.Errorf("%q is not WxH with sides 1..%d", s, geom.MaxSide)
-	}
-	return w, h, nil
 }
 
 // applyModel computes visual tokens, the over-context flag (or drops those configs) and iso-compute

@@ -11,6 +11,7 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/report"
+	"github.com/framesweep/framesweep/resize/geom"
 )
 
 // analysisFlags are shared by audit and cascade.
@@ -57,10 +58,8 @@ func (a *analysisFlags) options() (audit.Options, string) {
 		}
 	}
 	if a.size != "" {
-		w, h, ok := strings.Cut(a.size, "x")
-		wi, e1 := strconv.Atoi(w)
-		hi, e2 := strconv.Atoi(h)
-		if !ok || e1 != nil || e2 != nil || wi <= 0 || hi <= 0 {
+		wi, hi, err := geom.ParseWxH(a.size)
+		if err != nil {
 			return opt, fmt.Sprintf("--size %q is not WxH", a.size)
 		}
 		opt.Cascade.Width, opt.Cascade.Height = wi, hi

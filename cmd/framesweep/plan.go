@@ -123,7 +123,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	} else {
 		pv.v = sampler.Video{Frames: *total, FPS: *fps, DurationS: *dur}
 		if *srcSize != "" {
-			if pv.srcW, pv.srcH, err = parseSize(*srcSize); err != nil {
+			if pv.srcW, pv.srcH, err = geom.ParseWxH(*srcSize); err != nil {
 				return usageErr(stderr, name, "--src-size: %v", err)
 			}
 		}
@@ -331,16 +331,6 @@ func kindOf(p sampler.Plan) string {
 		return "preset"
 	}
 	return "policy"
-}
-
-func parseSize(s string) (int, int, error) {
-	a, b, ok := strings.Cut(s, "x")
-	w, err1 := strconv.Atoi(a)
-	h, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || w < 1 || h < 1 || w > geom.MaxSide || h > geom.MaxSide {
-		return 0, 0, fmt.Errorf("%q is not WxH with sides 1..%d", s, geom.MaxSide)
-	}
-	return w, h, nil
 }
 
 func joinInts(xs []int) string {

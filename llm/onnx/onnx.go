@@ -16,6 +16,8 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/native"
+	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -92,11 +94,8 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "onnx: layout=%q (want nchw or nhwc)", o.Layout)
 	}
 	if v := sp.Params["size"]; v != "" {
-		h, w, ok := strings.Cut(v, "x")
-		var e1, e2 error
-		o.H, e1 = strconv.Atoi(h)
-		o.W, e2 = strconv.Atoi(w)
-		if !ok || e1 != nil || e2 != nil || o.H <= 0 || o.W <= 0 {
+		var err error
+		if o.H, o.W, err = geom.ParseWxH(v); err != nil {
 			return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "onnx: size=%q (want HxW, e.g. 48x192)", v)
 		}
 	}
@@ -300,7 +299,10 @@ func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, 
 			return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tensor shape %v does not match its %d values / rank 4", shape, len(data))
 		}
 	case len(req.Frames) > 0:
-		shape, data = r.preprocess(req.Frames)
+		var err error
+		if shape, data, err = r.preprocess(req.Frames); err != nil {
+			return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "preprocess: %v", err)
+		}
 	default:
 		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "an image classifier needs frames (text-only is not possible)")
 	}
@@ -387,10 +389,17 @@ func asProbs(row []float32) []float64 {
 	return p
 }
 
-// preprocess resizes, scales and normalises frames into the model's layout.
-func (r *Runtime) preprocess(frames []*rgb.Image) ([]int64, []float32) {
+// preprocess resizes, scales and normalises frames into the model's layout. The normalisation is
+// native's (the NumPy-checked float path shared with the cache's float tensors).
+func (r *Runtime) preprocess(frames []*rgb.Image) ([]int64, []float32, error) {
 	n, h, w := len(frames), r.h, r.w
+	norm := native.Norm{Scale: 1.0 / 255, Mean: r.o.Mean, Std: r.o.Std}
+	layout := native.NCHW
+	if r.nhwc {
+		layout = native.NHWC
+	}
 	data := make([]float32, n*3*h*w)
+	var tile []float32
 	for i, f := range frames {
 		tw := w
 		if !r.o.Stretch {
@@ -398,27 +407,29 @@ func (r *Runtime) preprocess(frames []*rgb.Image) ([]int64, []float32) {
 			tw = max(1, min(tw, w))
 		}
 		img := resizeBilinear(f, tw, h)
-		base := i * 3 * h * w
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				for c := 0; c < 3; c++ {
-					var v float32 // padding stays 0 after normalisation, as PP-OCR pads
-					if x < tw {
-						v = (float32(img.Pix[y*img.Stride+3*x+c])/255 - r.o.Mean[c]) / r.o.Std[c]
-					}
-					if r.nhwc {
-						data[base+(y*w+x)*3+c] = v
-					} else {
-						data[base+c*h*w+y*w+x] = v
-					}
+		tile = append(tile[:0], make([]float32, 3*tw*h)...)
+		if err := native.ToFloat32(tile, img, norm, layout); err != nil {
+			return nil, nil, err
+		}
+		// The tw-wide image goes to the left of the w-wide input; the padding stays 0 after
+		// normalisation, as PP-OCR pads.
+		base := data[i*3*h*w : (i+1)*3*h*w]
+		if r.nhwc {
+			for y := 0; y < h; y++ {
+				copy(base[y*w*3:y*w*3+tw*3], tile[y*tw*3:(y+1)*tw*3])
+			}
+		} else {
+			for c := 0; c < 3; c++ {
+				for y := 0; y < h; y++ {
+					copy(base[c*h*w+y*w:c*h*w+y*w+tw], tile[c*h*tw+y*tw:c*h*tw+(y+1)*tw])
 				}
 			}
 		}
 	}
 	if r.nhwc {
-		return []int64{int64(n), int64(h), int64(w), 3}, data
+		return []int64{int64(n), int64(h), int64(w), 3}, data, nil
 	}
-	return []int64{int64(n), 3, int64(h), int64(w)}, data
+	return []int64{int64(n), 3, int64(h), int64(w)}, data, nil
 }
 
 // resizeBilinear is a plain half-pixel-centre bilinear resize (no antialiasing: the classifier's inputs

@@ -141,7 +141,10 @@ func TestVideoFrames(t *testing.T) {
 	}
 	t.Logf("upright %v, rotated %v", resp.Probs, r2.Probs)
 	// A pre-built tensor bypasses preprocessing and must give the same answer as the frames it came from.
-	shape, data := rt.preprocess(fr)
+	shape, data, err := rt.preprocess(fr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r3, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{{Shape: shape, Data: data}}, Question: "q", Options: orientation})
 	if err != nil || math.Abs(r3.Probs["A"]-resp.Probs["A"]) > 1e-6 {
 		t.Errorf("tensor path: %v %v", r3, err)

@@ -25,6 +25,8 @@ var (
 	ErrTooLarge = errors.New("output too large")
 	// ErrTolerance: no iso-compute size is within the requested tolerance of the budget.
 	ErrTolerance = errors.New("no size within tolerance")
+	// ErrLayout: a layout whose images cannot share one tensor.
+	ErrLayout = errors.New("layout images of different sizes")
 )
 
 // Error carries the operation and the spec (or geometry) it concerns.

@@ -68,6 +68,26 @@ func (l Layout) Images() int {
 	return n
 }
 
+// ImageSize is the size of every image the model receives for one frame and how many there are; a
+// layout's images share one tensor ([N, images, H, W, 3]), so tiles and thumbnail must be one size
+// (true of every InternVL preset), else ErrLayout.
+func (l Layout) ImageSize() (w, h, images int, err error) {
+	if len(l.Tiles) == 0 {
+		s := l.Output()
+		return s.W, s.H, 1, nil
+	}
+	w, h = l.Tiles[0].W, l.Tiles[0].H
+	for _, t := range l.Tiles {
+		if t.W != w || t.H != h {
+			return 0, 0, 0, errf("layout", "", ErrLayout, "tiles of different sizes (%dx%d, %dx%d) cannot share a tensor", w, h, t.W, t.H)
+		}
+	}
+	if l.Thumb != nil && (l.Thumb.W != w || l.Thumb.H != h) {
+		return 0, 0, 0, errf("layout", "", ErrLayout, "thumbnail %dx%d differs from tiles %dx%d", l.Thumb.W, l.Thumb.H, w, h)
+	}
+	return w, h, l.Images(), nil
+}
+
 // TokensFor is the number of vision tokens for n frames: Tokens per started group of TokenFrames frames
 // (Qwen pads an odd frame count by repeating the last frame). 0 when Tokens is undefined.
 func (l Layout) TokensFor(n int) int {

@@ -280,6 +280,22 @@ func parseTokensOpt(opts string) (int, error) {
 	return tokens, nil
 }
 
+// ParseWxH reads "AxB" (e.g. "448x448") with both sides integers in 1..MaxSide. It is the one
+// size parser of the CLI, grids and runtime specs (which side is the width is the caller's: most say
+// WxH, an ONNX size=HxW).
+func ParseWxH(s string) (a, b int, err error) {
+	x, y, ok := strings.Cut(s, "x")
+	if ok {
+		if a, err = parseInt(x, 1, MaxSide); err == nil {
+			b, err = parseInt(y, 1, MaxSide)
+		}
+	}
+	if !ok || err != nil {
+		return 0, 0, errf("parse", s, ErrBadSpec, "want WxH with integer sides 1..%d", MaxSide)
+	}
+	return a, b, nil
+}
+
 type errorString string
 
 func (e errorString) Error() string { return string(e) }

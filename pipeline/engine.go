@@ -1,0 +1,465 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/native"
+	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/rgb"
+)
+
+// Source is an opened video that decodes frames in index order: *decode.Video in process, or a
+// supervised worker process (OpenSource).
+type Source interface {
+	Info() decode.Info
+	Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error)
+	Close() error
+}
+
+// Sink receives the jobs' inputs as the pass produces them.
+type Sink interface {
+	// Begin is called for every job before the pass starts.
+	Begin(j *Job) (JobWriter, error)
+}
+
+// JobWriter receives one job's frames tensor. Frame is called once per plan position, in plan
+// order, never concurrently for one job; data (FrameBytes() bytes in the job's dtype) is valid only
+// during the call. Done follows the last Frame, as soon as it is written: the input is complete.
+// Abort replaces Done when the job cannot complete (a frame failed to decode, the pass stopped); it
+// must release what Begin took. An error from Frame or Done stops the whole pass (a broken store).
+type JobWriter interface {
+	Frame(pos int, data []byte) error
+	Done(r *Result) error
+	Abort(err error)
+}
+
+// Result is what a pass observed for one finished job, beside its tensor: what the stored object's
+// header records.
+type Result struct {
+	Video Video
+	Job   *Job
+	PTS   []int64    // per plan position, stream time base
+	PSNR  []*float64 // cached pipeline: per position, cached vs raw at source size in dB (nil = identical)
+}
+
+// JobError is a job the pass could not complete, with the cause (the frames that failed).
+type JobError struct {
+	Job *Job
+	Err error
+}
+
+func (e JobError) Error() string { return e.Err.Error() }
+
+// Stats report one pass.
+type Stats struct {
+	Requested     int     `json:"frames_requested"` // plan positions over all jobs
+	Union         int     `json:"frames_union"`     // distinct frames the jobs need
+	Decoded       int     `json:"frames_decoded"`   // frames decoded and converted to RGB (= Union when decoding once)
+	CodecFrames   int     `json:"codec_frames"`     // pictures the codec output, needed or not (GOP warm-up)
+	Seeks         int     `json:"seeks"`
+	Completed     int     `json:"jobs_completed"`
+	Failed        int     `json:"jobs_failed"`
+	DecodeSeconds float64 `json:"decode_resize_s"` // the pass, fan-out included
+}
+
+// SinkError wraps an error of a Sink: the pass stopped because its output is broken, not the video.
+type SinkError struct{ Err error }
+
+func (e *SinkError) Error() string { return e.Err.Error() }
+func (e *SinkError) Unwrap() error { return e.Err }
+
+// workers is how many goroutines resize frames while the decoder goes on (FFmpeg's own threads
+// decode meanwhile).
+func workers() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
+
+// jobState is one job during a pass.
+type jobState struct {
+	j       *Job
+	w       JobWriter
+	mu      sync.Mutex
+	next    int            // next plan position to hand to w
+	pending map[int][]byte // positions finished out of order, waiting for their turn
+	pts     []int64
+	psnr    []*float64
+	done    bool
+	aborted bool
+}
+
+// Run decodes the union of jobs' frames from src in one forward pass and hands every job's input to
+// sink. Jobs whose frames cannot all be decoded are returned as JobErrors (their writers aborted);
+// the error is for the pass as a whole: the video cannot be read (every unfinished job is aborted),
+// the context ended, or a sink failed (*SinkError).
+func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stats, []JobError, error) {
+	var st Stats
+	states := make([]*jobState, 0, len(jobs))
+	abortAll := func(err error) {
+		for _, s := range states {
+			s.abort(err)
+		}
+	}
+	need := map[int][]*jobState{}
+	for _, j := range jobs {
+		if j.norm == nil {
+			abortAll(errors.New("aborted"))
+			return st, nil, fmt.Errorf("%w: job %s was not made by Plan", ErrOptions, j.Key)
+		}
+		w, err := sink.Begin(j)
+		if err != nil {
+			abortAll(err)
+			return st, nil, &SinkError{err}
+		}
+		s := &jobState{j: j, w: w, pending: map[int][]byte{}, pts: make([]int64, j.Frames())}
+		if j.Pipeline == cache.PipelineCached {
+			s.psnr = make([]*float64, j.Frames())
+		}
+		states = append(states, s)
+		st.Requested += j.Frames()
+		seen := map[int]bool{}
+		for _, x := range j.Plan.Indices {
+			if !seen[x] {
+				seen[x] = true
+				need[x] = append(need[x], s)
+			}
+		}
+	}
+	union := Union(jobs)
+	st.Union = len(union)
+	if len(union) == 0 {
+		return st, nil, nil
+	}
+
+	t0 := time.Now()
+	p := &pass{ctx: ctx, v: v, need: need}
+	ds, rerr := p.read(src, union)
+	st.DecodeSeconds = math.Round(time.Since(t0).Seconds()*1000) / 1000
+	st.Decoded, st.CodecFrames, st.Seeks = ds.Converted, ds.Decoded, ds.Seeks
+
+	var jerrs []JobError
+	var fatal error
+	switch {
+	case p.sinkErr != nil:
+		fatal = &SinkError{p.sinkErr}
+	case p.fanErr != nil:
+		fatal = p.fanErr
+	case rerr != nil && !errors.Is(rerr, decode.ErrFrameFailed):
+		fatal = rerr
+	}
+	for _, s := range states {
+		s.mu.Lock()
+		done := s.done
+		s.mu.Unlock()
+		if done {
+			st.Completed++
+			continue
+		}
+		st.Failed++
+		err := fatal
+		if err == nil {
+			err = fmt.Errorf("%s: config %s: %w", v.Path, s.j.Config.ID, missingFrames(s, rerr))
+			jerrs = append(jerrs, JobError{Job: s.j, Err: err})
+		}
+		s.abort(err)
+	}
+	return st, jerrs, fatal
+}
+
+// missingFrames names the frames a job lacked, from the decoder's error when it has them.
+func missingFrames(s *jobState, rerr error) error {
+	failed := map[int]bool{}
+	for _, i := range decode.FailedFrames(rerr) {
+		failed[i] = true
+	}
+	var lacking []int
+	for _, x := range s.j.Plan.Indices[s.next:] {
+		if failed[x] && !containsInt(lacking, x) {
+			lacking = append(lacking, x)
+		}
+	}
+	if len(lacking) > 0 {
+		return fmt.Errorf("frame(s) %v failed to decode: %w", lacking, decode.ErrFrameFailed)
+	}
+	if rerr != nil {
+		return rerr
+	}
+	return fmt.Errorf("frame %d was not delivered: %w", s.j.Plan.Indices[s.next], decode.ErrFrameFailed)
+}
+
+func containsInt(s []int, x int) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *jobState) abort(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || s.aborted {
+		return
+	}
+	s.aborted = true
+	s.pending = nil
+	s.w.Abort(err)
+}
+
+// deliver hands position pos's data to the writer when its turn has come, or keeps it until then.
+func (s *jobState) deliver(pos int, data []byte, pts int64, psnr *float64, v Video) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || s.aborted {
+		return nil
+	}
+	s.pts[pos] = pts
+	if s.psnr != nil {
+		s.psnr[pos] = psnr
+	}
+	if pos != s.next {
+		s.pending[pos] = data
+		return nil
+	}
+	for {
+		if err := s.w.Frame(s.next, data); err != nil {
+			return err
+		}
+		s.next++
+		var ok bool
+		if data, ok = s.pending[s.next]; !ok {
+			break
+		}
+		delete(s.pending, s.next)
+	}
+	if s.next < s.j.Frames() {
+		return nil
+	}
+	s.done = true
+	return s.w.Done(&Result{Video: v, Job: s.j, PTS: s.pts, PSNR: s.psnr})
+}
+
+// pass is one decoding pass with its fan-out pool.
+type pass struct {
+	ctx  context.Context
+	v    Video
+	need map[int][]*jobState
+
+	mu      sync.Mutex
+	sinkErr error // a writer failed: stop
+	fanErr  error // a frame could not be resized or converted: stop
+}
+
+func (p *pass) failed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sinkErr != nil {
+		return p.sinkErr
+	}
+	return p.fanErr
+}
+
+// frameTask is one decoded frame, owned by the fan-out (the decoder's frame is only borrowed).
+type frameTask struct {
+	img   *rgb.Image
+	index int
+	pts   int64
+}
+
+// read decodes the union once; each frame is copied out of the decoder and handed to a small pool of
+// workers that serve every job needing it. The channel is short, so memory holds a few source frames
+// and the outputs in flight.
+func (p *pass) read(src Source, union []int) (decode.Stats, error) {
+	n := workers()
+	ch := make(chan frameTask, n)
+	// Source buffers are recycled: a fresh 6 MB allocation per 1080p frame costs more than the copy.
+	free := make(chan *rgb.Image, 2*n+1)
+	take := func(w, h int) *rgb.Image {
+		select {
+		case m := <-free:
+			if m.W == w && m.H == h {
+				return m
+			}
+		default:
+		}
+		return rgb.New(w, h)
+	}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range ch {
+				if p.failed() == nil {
+					p.serve(t)
+				}
+				select { // outputs never alias the source, so it can be reused
+				case free <- t.img:
+				default:
+				}
+			}
+		}()
+	}
+	st, err := src.Read(union, func(f *decode.Frame) error {
+		if err := p.ctx.Err(); err != nil {
+			return err
+		}
+		if err := p.failed(); err != nil {
+			return err
+		}
+		img := take(f.W, f.H)
+		for y := 0; y < f.H; y++ {
+			copy(img.Row(y), f.Row(y))
+		}
+		ch <- frameTask{img: img, index: f.Index, pts: f.PTS}
+		return nil
+	})
+	close(ch)
+	wg.Wait()
+	return st, err
+}
+
+// serve gives one decoded frame to every job that needs it. The JPEG round trip (cached pipeline) is
+// done once per frame, and each distinct output size is resized once per source through
+// resize.FanOut, however many jobs share it.
+func (p *pass) serve(t frameTask) {
+	states := p.need[t.index]
+	var cached *rgb.Image
+	var psnr *float64
+	type source struct {
+		img     *rgb.Image
+		targets []resize.Target
+		at      map[resize.Target]int
+		out     []*rgb.Image
+	}
+	var srcs [2]source // 0: raw, 1: cached
+	which := func(j *Job) int {
+		if j.Pipeline == cache.PipelineCached {
+			return 1
+		}
+		return 0
+	}
+	fail := func(err error) {
+		p.mu.Lock()
+		if p.fanErr == nil {
+			p.fanErr = fmt.Errorf("%s: frame %d: %w", p.v.Path, t.index, err)
+		}
+		p.mu.Unlock()
+	}
+	for _, s := range states {
+		w := which(s.j)
+		if w == 1 && cached == nil {
+			var err error
+			if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
+				fail(err)
+				return
+			}
+			psnr = psnrOrNil(t.img, cached)
+		}
+		sc := &srcs[w]
+		if sc.at == nil {
+			sc.img, sc.at = t.img, map[resize.Target]int{}
+			if w == 1 {
+				sc.img = cached
+			}
+		}
+		for _, tg := range resize.LayoutTargets(s.j.Layout, s.j.Spec.Kernel) {
+			if _, ok := sc.at[tg]; !ok {
+				sc.at[tg] = len(sc.targets)
+				sc.targets = append(sc.targets, tg)
+			}
+		}
+	}
+	for w := range srcs {
+		if sc := &srcs[w]; len(sc.targets) > 0 {
+			out, err := resize.FanOut(sc.img, sc.targets)
+			if err != nil {
+				fail(err)
+				return
+			}
+			sc.out = out
+		}
+	}
+	for _, s := range states {
+		j := s.j
+		sc := &srcs[which(j)]
+		tg := resize.LayoutTargets(j.Layout, j.Spec.Kernel)
+		resized := sc.out[sc.at[tg[0]]]
+		var thumb *rgb.Image
+		if len(tg) > 1 {
+			thumb = sc.out[sc.at[tg[1]]]
+		}
+		data, err := render(j, resized, thumb)
+		if err != nil {
+			fail(err)
+			return
+		}
+		for pos, x := range j.Plan.Indices {
+			if x != t.index {
+				continue
+			}
+			if err := s.deliver(pos, data, t.pts, psnr, p.v); err != nil {
+				p.mu.Lock()
+				if p.sinkErr == nil {
+					p.sinkErr = err
+				}
+				p.mu.Unlock()
+				return
+			}
+		}
+	}
+}
+
+// render is one plan position's bytes of a job's frames tensor: the layout's images, packed, in the
+// job's dtype.
+func render(j *Job, resized, thumb *rgb.Image) ([]byte, error) {
+	u8, err := resize.AppendLayout(make([]byte, 0, j.Images*j.Width*j.Height*3), j.Layout, resized, thumb)
+	if err != nil {
+		return nil, err
+	}
+	if j.DType == cache.U8 {
+		return u8, nil
+	}
+	per := j.Width * j.Height * 3
+	out := make([]byte, 0, j.FrameBytes())
+	for k := 0; k < j.Images; k++ {
+		img := &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: u8[k*per : (k+1)*per]}
+		switch j.DType {
+		case cache.F32:
+			f := make([]float32, per)
+			if err := native.ToFloat32(f, img, j.norm.norm, native.NHWC); err != nil {
+				return nil, err
+			}
+			for _, x := range f {
+				out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+			}
+		case cache.F16:
+			h := make([]uint16, per)
+			if err := native.ToFloat16(h, img, j.norm.norm, native.NHWC); err != nil {
+				return nil, err
+			}
+			for _, x := range h {
+				out = binary.LittleEndian.AppendUint16(out, x)
+			}
+		}
+	}
+	return out, nil
+}
+
+// psnrOrNil is the cached pipeline's per-frame PSNR, rounded to 1e-4 dB; nil when identical.
+func psnrOrNil(a, b *rgb.Image) *float64 {
+	db, ok := rgb.PSNR(a, b)
+	if !ok || math.IsInf(db, 1) {
+		return nil
+	}
+	v := math.Round(db*1e4) / 1e4
+	return &v
+}
+
