@@ -462,4 +462,3 @@ func psnrOrNil(a, b *rgb.Image) *float64 {
 	v := math.Round(db*1e4) / 1e4
 	return &v
 }
-
