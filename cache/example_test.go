@@ -22,7 +22,7 @@ func Example() {
 
 	spec := cache.KeySpec{
 		VideoSHA256: "9c7a64263694f9084bfa016ccf8f7bccacf0c81f4298f51ae940b63783f5d840", Engine: "example",
-		Indices: []int{0}, Geometry: "2x1", Kernel: "pil-bicubic", Layout: "NHWC", Norm: "none",
+		Indices: []int{0}, Geometry: "2x1", Kernel: "pil-bicubic", Layout: "NHWC", Libraries: "libavcodec 59.37.100", Norm: "none",
 		Pipeline: cache.PipelineRaw, DType: cache.U8,
 	}
 	img := rgb.New(2, 1)

@@ -23,6 +23,7 @@ type KeySpec struct {
 	JPEGSubsample string `json:"jpeg_subsample"` // cached pipeline only ("" for raw)
 	Kernel        string `json:"kernel"`         // resize kernel name
 	Layout        string `json:"layout"`         // NHWC
+	Libraries     string `json:"libraries"`      // linked library versions that decide the pixels (decoder, swscale, …)
 	Norm          string `json:"norm"`           // normalisation name ("none" for uint8)
 	Pipeline      string `json:"pipeline"`       // raw | cached
 	Schema        int    `json:"schema"`         // KeySchema
@@ -44,6 +45,8 @@ func (k KeySpec) Validate() error {
 		return wrapf(ErrBadSpec, "dtype %q", k.DType)
 	case k.Geometry == "" || k.Kernel == "":
 		return wrapf(ErrBadSpec, "geometry %q kernel %q", k.Geometry, k.Kernel)
+	case k.Libraries == "":
+		return wrapf(ErrBadSpec, "no library versions")
 	}
 	return nil
 }

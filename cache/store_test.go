@@ -16,7 +16,7 @@ import (
 func testSpec(i int) KeySpec {
 	return KeySpec{
 		VideoSHA256: strings.Repeat("ab", 32), Engine: "test", Indices: []int{0, i}, Geometry: "fixed:4x2",
-		Kernel: "bilinear", Pipeline: PipelineRaw, DType: U8, Norm: "none", Layout: "NHWC",
+		Kernel: "bilinear", Pipeline: PipelineRaw, DType: U8, Norm: "none", Layout: "NHWC", Libraries: "test",
 	}
 }
 
@@ -57,6 +57,7 @@ func TestKeySpec(t *testing.T) {
 		func(k *KeySpec) { k.Engine = "test2" },
 		func(k *KeySpec) { k.JPEGQuality = 75 },
 		func(k *KeySpec) { k.Autorotate = true },
+		func(k *KeySpec) { k.Libraries = "libavcodec 60.31.102, libswscale 7.5.100" }, // another FFmpeg
 	}
 	seen := map[string]bool{a.Key(): true}
 	for i, m := range mut {

@@ -30,6 +30,7 @@ func ObjectMetadata(r *Result) map[string]string {
 	for i, p := range r.PTS {
 		pts[i] = float64(p) * info.TimeBase.Float64()
 	}
+	libs := Libraries()
 	fh := "null"
 	if info.FramesHeader != nil {
 		fh = strconv.FormatInt(*info.FramesHeader, 10)
@@ -53,8 +54,9 @@ func ObjectMetadata(r *Result) map[string]string {
 		"rotation_applied": strconv.FormatBool(j.Spec.Autorotate && !info.Orientation.IsIdentity()),
 		"orientation":      info.Orientation.Filter(),
 		"codec":            info.Codec,
-		"decoder":          "ffmpeg " + version.FFmpeg + " via go-astiav " + version.GoAstiav,
-		"opencv":           version.OpenCV + " via gocv " + version.Gocv,
+		"decoder":          "libavcodec " + libs["libavcodec"] + ", libswscale " + libs["libswscale"] + " (FFmpeg " + version.FFmpeg + " via go-astiav " + version.GoAstiav + ")",
+		"opencv":           libs["opencv"] + " via gocv " + version.Gocv,
+		"libraries":        js(libs),
 		"geometry":         j.Geometry,
 		"layout":           js(j.Layout),
 		"kernel":           j.Spec.Kernel,
@@ -70,7 +72,7 @@ func ObjectMetadata(r *Result) map[string]string {
 	if j.Pipeline == cache.PipelineCached {
 		meta["jpeg_quality"] = strconv.Itoa(resize.PillowJPEGQuality)
 		meta["jpeg_subsampling"] = "4:2:0"
-		meta["jpeg_codec"] = "libjpeg-turbo via OpenCV " + version.OpenCV + " (byte-identical to Pillow's default save)"
+		meta["jpeg_codec"] = "libjpeg-turbo via OpenCV " + libs["opencv"] + " (byte-identical to Pillow's default save)"
 		meta["psnr_db"] = js(r.PSNR)
 	}
 	return meta

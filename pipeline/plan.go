@@ -126,7 +126,7 @@ func Plan(v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, erro
 		for _, p := range ro.pipelinesOf(c) {
 			spec := cache.KeySpec{
 				Autorotate: !ro.NoAutorotate, DType: ro.DType, Engine: version.Engine, Geometry: g.String(),
-				Indices: plan.Indices, Kernel: ro.Kernel, Layout: "NHWC",
+				Indices: plan.Indices, Kernel: ro.Kernel, Layout: "NHWC", Libraries: keyLibraries(ro.Kernel, p),
 				Norm: ro.Norm, Pipeline: p, VideoSHA256: v.SHA256,
 			}
 			if p == cache.PipelineCached {
