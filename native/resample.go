@@ -153,8 +153,12 @@ type Plan struct {
 	rowFirst, rowLast int     // source rows the vertical pass reads: [rowFirst, rowLast)
 	vStartShift       []int32 // v.start - rowFirst (rows of the horizontal pass's output)
 	simd              simdCoeffs
-	tmpPool           sync.Pool
 }
+
+// tmpPool holds the horizontal pass's intermediate buffers for every Plan: one pool, not one per
+// Plan, so a process resizing to many sizes (a grid of resolutions) keeps a few buffers of the
+// largest size instead of a few per size.
+var tmpPool sync.Pool
 
 // NewPlan precomputes a resample. Sizes must be positive and at most 1<<15 per side.
 func NewPlan(f Filter, inW, inH, outW, outH int) (*Plan, error) {
@@ -238,15 +242,16 @@ func (p *Plan) run(l Level, workers int, dst, src *rgb.Image) error {
 	}
 	rows := p.rowLast - p.rowFirst
 	tmp := p.getTmp(rows)
-	defer p.tmpPool.Put(tmp)
+	defer tmpPool.Put(&tmp.Pix)
 	p.hBands(l, workers, tmp, src, p.rowFirst, rows)
 	p.vBands(l, workers, dst, tmp, p.vStartShift)
 	return nil
 }
 
 func (p *Plan) getTmp(rows int) *rgb.Image {
-	if t, ok := p.tmpPool.Get().(*rgb.Image); ok {
-		return t
+	n := 3 * p.OutW * rows
+	if b, ok := tmpPool.Get().(*[]byte); ok && cap(*b) >= n {
+		return &rgb.Image{W: p.OutW, H: rows, Stride: 3 * p.OutW, Pix: (*b)[:n]}
 	}
 	return rgb.New(p.OutW, rows)
 }

@@ -90,8 +90,21 @@ type jobState struct {
 	pending map[int][]byte // positions finished out of order, waiting for their turn
 	pts     []int64
 	psnr    []*float64
+	free    [][]byte // written buffers, reused for the next frames (allocation-free steady state)
 	done    bool
 	aborted bool
+}
+
+// take returns an empty buffer of the job's frame size, from the free list when it has one.
+func (s *jobState) take() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.free); n > 0 {
+		b := s.free[n-1]
+		s.free = s.free[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, s.j.FrameBytes())
 }
 
 // Run decodes the union of jobs' frames from src in one forward pass and hands every job's input to
@@ -213,37 +226,52 @@ func (s *jobState) abort(err error) {
 	s.w.Abort(err)
 }
 
-// deliver hands position pos's data to the writer when its turn has come, or keeps it until then.
-func (s *jobState) deliver(pos int, data []byte, pts int64, psnr *float64, v Video) error {
+// deliver hands data, the bytes of every position in positions (one frame's, duplicates included),
+// to the writer in plan order: positions whose turn has not come wait in pending. A buffer goes back
+// to the free list once no waiting position refers to it.
+func (s *jobState) deliver(positions []int, data []byte, pts int64, psnr *float64, v Video) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done || s.aborted {
 		return nil
 	}
-	s.pts[pos] = pts
-	if s.psnr != nil {
-		s.psnr[pos] = psnr
-	}
-	if pos != s.next {
+	for _, pos := range positions {
+		s.pts[pos] = pts
+		if s.psnr != nil {
+			s.psnr[pos] = psnr
+		}
 		s.pending[pos] = data
-		return nil
 	}
 	for {
-		if err := s.w.Frame(s.next, data); err != nil {
-			return err
-		}
-		s.next++
-		var ok bool
-		if data, ok = s.pending[s.next]; !ok {
+		d, ok := s.pending[s.next]
+		if !ok {
 			break
 		}
 		delete(s.pending, s.next)
+		if err := s.w.Frame(s.next, d); err != nil {
+			return err
+		}
+		s.next++
+		if !s.referenced(d) && len(s.free) < 2 {
+			s.free = append(s.free, d)
+		}
 	}
 	if s.next < s.j.Frames() {
 		return nil
 	}
 	s.done = true
+	s.free = nil
 	return s.w.Done(&Result{Video: v, Job: s.j, PTS: s.pts, PSNR: s.psnr})
+}
+
+// referenced reports whether a waiting position still holds buffer d.
+func (s *jobState) referenced(d []byte) bool {
+	for _, p := range s.pending {
+		if len(p) > 0 && len(d) > 0 && &p[0] == &d[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // pass is one decoding pass with its fan-out pool.
@@ -296,9 +324,10 @@ func (p *pass) read(src Source, union []int) (decode.Stats, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ws := &scratch{out: [2]map[resize.Target]*rgb.Image{{}, {}}}
 			for t := range ch {
 				if p.failed() == nil {
-					p.serve(t)
+					p.serve(t, ws)
 				}
 				select { // outputs never alias the source, so it can be reused
 				case free <- t.img:
@@ -326,10 +355,20 @@ func (p *pass) read(src Source, union []int) (decode.Stats, error) {
 	return st, err
 }
 
+// scratch is one fan-out worker's reusable buffers: its resize outputs per target (raw, cached) and
+// the float path's intermediates, so the steady state allocates nothing per frame.
+type scratch struct {
+	out [2]map[resize.Target]*rgb.Image
+	u8  []byte
+	f32 []float32
+	f16 []uint16
+	pos []int
+}
+
 // serve gives one decoded frame to every job that needs it. The JPEG round trip (cached pipeline) is
 // done once per frame, and each distinct output size is resized once per source through
 // resize.FanOut, however many jobs share it.
-func (p *pass) serve(t frameTask) {
+func (p *pass) serve(t frameTask, ws *scratch) {
 	states := p.need[t.index]
 	var cached *rgb.Image
 	var psnr *float64
@@ -379,10 +418,17 @@ func (p *pass) serve(t frameTask) {
 	}
 	for w := range srcs {
 		if sc := &srcs[w]; len(sc.targets) > 0 {
-			out, err := resize.FanOut(sc.img, sc.targets)
+			reuse := make([]*rgb.Image, len(sc.targets))
+			for i, tg := range sc.targets {
+				reuse[i] = ws.out[w][tg]
+			}
+			out, err := resize.FanOutInto(sc.img, sc.targets, reuse)
 			if err != nil {
 				fail(err)
 				return
+			}
+			for i, tg := range sc.targets {
+				ws.out[w][tg] = out[i]
 			}
 			sc.out = out
 		}
@@ -396,61 +442,70 @@ func (p *pass) serve(t frameTask) {
 		if len(tg) > 1 {
 			thumb = sc.out[sc.at[tg[1]]]
 		}
-		data, err := render(j, resized, thumb)
+		data, err := render(j, resized, thumb, s.take(), ws)
 		if err != nil {
 			fail(err)
 			return
 		}
+		ws.pos = ws.pos[:0]
 		for pos, x := range j.Plan.Indices {
-			if x != t.index {
-				continue
+			if x == t.index {
+				ws.pos = append(ws.pos, pos)
 			}
-			if err := s.deliver(pos, data, t.pts, psnr, p.v); err != nil {
-				p.mu.Lock()
-				if p.sinkErr == nil {
-					p.sinkErr = err
-				}
-				p.mu.Unlock()
-				return
+		}
+		if err := s.deliver(ws.pos, data, t.pts, psnr, p.v); err != nil {
+			p.mu.Lock()
+			if p.sinkErr == nil {
+				p.sinkErr = err
 			}
+			p.mu.Unlock()
+			return
 		}
 	}
 }
 
-// render is one plan position's bytes of a job's frames tensor: the layout's images, packed, in the
-// job's dtype.
-func render(j *Job, resized, thumb *rgb.Image) ([]byte, error) {
-	u8, err := resize.AppendLayout(make([]byte, 0, j.Images*j.Width*j.Height*3), j.Layout, resized, thumb)
+// render appends to dst (empty, with the job's frame size as capacity) one plan position's bytes of
+// a job's frames tensor: the layout's images, packed, in the job's dtype.
+func render(j *Job, resized, thumb *rgb.Image, dst []byte, ws *scratch) ([]byte, error) {
+	if j.DType == cache.U8 {
+		return resize.AppendLayout(dst, j.Layout, resized, thumb)
+	}
+	u8, err := resize.AppendLayout(ws.u8[:0], j.Layout, resized, thumb)
 	if err != nil {
 		return nil, err
 	}
-	if j.DType == cache.U8 {
-		return u8, nil
-	}
+	ws.u8 = u8
 	per := j.Width * j.Height * 3
-	out := make([]byte, 0, j.FrameBytes())
+	out := dst
 	for k := 0; k < j.Images; k++ {
 		img := &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: u8[k*per : (k+1)*per]}
 		switch j.DType {
 		case cache.F32:
-			f := make([]float32, per)
-			if err := native.ToFloat32(f, img, j.norm.norm, native.NHWC); err != nil {
+			ws.f32 = growTo(ws.f32, per)
+			if err := native.ToFloat32(ws.f32, img, j.norm.norm, native.NHWC); err != nil {
 				return nil, err
 			}
-			for _, x := range f {
+			for _, x := range ws.f32 {
 				out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
 			}
 		case cache.F16:
-			h := make([]uint16, per)
-			if err := native.ToFloat16(h, img, j.norm.norm, native.NHWC); err != nil {
+			ws.f16 = growTo(ws.f16, per)
+			if err := native.ToFloat16(ws.f16, img, j.norm.norm, native.NHWC); err != nil {
 				return nil, err
 			}
-			for _, x := range h {
+			for _, x := range ws.f16 {
 				out = binary.LittleEndian.AppendUint16(out, x)
 			}
 		}
 	}
 	return out, nil
+}
+
+func growTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // psnrOrNil is the cached pipeline's per-frame PSNR, rounded to 1e-4 dB; nil when identical.

@@ -18,6 +18,13 @@ type Target struct {
 // the same video costs one preparation plus the resizes. A target equal to the source size comes out as
 // a copy with every kernel (Pillow, torchvision and cv::resize all short-circuit it).
 func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
+	return FanOutInto(src, targets, nil)
+}
+
+// FanOutInto is FanOut writing into reuse[i] when it is a tightly packed image of target i's size
+// (a caller resizing frame after frame keeps its outputs and allocates nothing); other targets get
+// new images. reuse may be shorter than targets or hold nils.
+func FanOutInto(src *rgb.Image, targets []Target, reuse []*rgb.Image) ([]*rgb.Image, error) {
 	if err := src.Validate(); err != nil {
 		return nil, &Error{Op: "fanout", Err: ErrBadSize, Msg: "source: " + err.Error()}
 	}
@@ -33,7 +40,12 @@ func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
 		if err != nil {
 			return nil, fmt.Errorf("target %d: %w", i, err)
 		}
-		dst := rgb.New(t.W, t.H)
+		var dst *rgb.Image
+		if i < len(reuse) && reuse[i] != nil && reuse[i].W == t.W && reuse[i].H == t.H && reuse[i].Stride == 3*t.W && len(reuse[i].Pix) >= 3*t.W*t.H {
+			dst = reuse[i]
+		} else {
+			dst = rgb.New(t.W, t.H)
+		}
 		switch rr := r.(type) {
 		case *cvResizer:
 			if mat == nil {

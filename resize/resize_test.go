@@ -263,6 +263,18 @@ func TestFanOutMatchesResize(t *testing.T) {
 			t.Errorf("target %d (%s %dx%d) differs from Resize", i, k, tg.W, tg.H)
 		}
 	}
+	// Reusing the outputs for another frame writes every pixel again: the result is the fresh one's.
+	src2 := randImage(rand.New(rand.NewPCG(6, 6)), 160, 90)
+	fresh, _ := FanOut(src2, targets)
+	reused, err := FanOutInto(src2, targets, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range targets {
+		if reused[i] != outs[i] || !bytes.Equal(reused[i].Pix, fresh[i].Pix) {
+			t.Errorf("target %d: reuse gave other pixels (or a new image)", i)
+		}
+	}
 	if _, err := FanOut(src, []Target{{W: 10, H: 10, Kernel: "nope"}}); !errors.Is(err, ErrUnknownKernel) {
 		t.Errorf("unknown kernel in FanOut: %v", err)
 	}
