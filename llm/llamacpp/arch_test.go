@@ -303,3 +303,27 @@ func (z zeros) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(make([]byte, z))
 	return int64(n), err
 }
+
+// TestImageTokenLimits: image_max_tokens bounds a Qwen frame's tokens (llama.cpp's smart resize: a
+// 560×420 frame is 20×15 merged tokens by default, 4×3 under a 16-token cap); min > max is a bad spec.
+func TestImageTokenLimits(t *testing.T) {
+	q := archs[testmodel.ArchQwen2VL]
+	f := []*rgb.Image{rgb.New(560, 420)}
+	for spec, want := range map[string]int{"": 300 + 2, ",image_max_tokens=16": 12 + 2} {
+		rt := open(t, "llamacpp:model="+q.Model+",mmproj="+q.Mmproj+",threads=1"+spec)
+		with, err := rt.Answer(context.Background(), &llm.Request{Frames: f, Question: "q", Options: []string{"A. x", "B. y"}, MaxTokens: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := rt.Answer(context.Background(), &llm.Request{Question: "q", Options: []string{"A. x", "B. y"}, MaxTokens: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := with.PromptTokens - without.PromptTokens; got != want {
+			t.Errorf("spec %q: frame took %d tokens, want %d", spec, got, want)
+		}
+	}
+	if _, err := (llm.Registry{"llamacpp": Open}).Open("llamacpp:model=" + q.Model + ",image_min_tokens=64,image_max_tokens=16"); !errors.Is(err, llm.ErrBadSpec) {
+		t.Errorf("min > max: %v", err)
+	}
+}

@@ -48,7 +48,7 @@ type Runtime struct {
 
 // Open opens a runtime from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
-	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat"); err != nil {
+	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens"); err != nil {
 		return nil, err
 	}
 	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
@@ -63,7 +63,19 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if chat != "" && chat != ChatGGUF && chat != ChatML && chat != ChatPlain {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: chat=%q (want gguf, chatml or plain)", chat)
 	}
-	return New(sp.Params["model"], sp.Params["mmproj"], Options{Threads: threads, Context: nctx, Chat: chat})
+	minTok, err := sp.Int("image_min_tokens", 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	maxTok, err := sp.Int("image_max_tokens", 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	if minTok > 0 && maxTok > 0 && minTok > maxTok {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: image_min_tokens %d > image_max_tokens %d", minTok, maxTok)
+	}
+	return New(sp.Params["model"], sp.Params["mmproj"], Options{Threads: threads, Context: nctx, Chat: chat,
+		ImageMinTokens: minTok, ImageMaxTokens: maxTok})
 }
 
 // Turn formats (Options.Chat, spec key chat=).
@@ -78,6 +90,9 @@ type Options struct {
 	Threads int    // CPU threads for the text model
 	Context int    // context length in tokens
 	Chat    string // ChatGGUF, ChatML or ChatPlain; "" = ChatGGUF when the GGUF has a template, else ChatML
+	// ImageMinTokens and ImageMaxTokens (> 0) bound the tokens per frame of dynamic-resolution
+	// projectors (the Qwen families; llama.cpp's defaults are 8 and 4096); 0 keeps the projector's own.
+	ImageMinTokens, ImageMaxTokens int
 }
 
 // New loads model (and mmproj when not "") after checking both files in Go.
@@ -129,7 +144,7 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		return fail(err)
 	}
 	if mmproj != "" {
-		mt, err := newMtmd(mmproj, m, o.Threads)
+		mt, err := newMtmd(mmproj, m, o.Threads, o.ImageMinTokens, o.ImageMaxTokens)
 		if err != nil {
 			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)"))
 		}

@@ -23,10 +23,12 @@ void native_llama_no_embeddings(void * ctx) {
 	}
 }
 
-mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads) {
+mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads, int min_tokens, int max_tokens) {
 	try {
 		struct mtmd_context_params p = mtmd_context_params_default();
 		p.n_threads = n_threads;
+		p.image_min_tokens = min_tokens; // <= 0: the projector's own limits
+		p.image_max_tokens = max_tokens;
 		p.use_gpu = false;
 		p.print_timings = false;
 		p.warmup = false;

@@ -68,10 +68,10 @@ func logCause(s string) string {
 // mtmdCtx is our own mtmd context (vision projector), created with an explicit thread count.
 type mtmdCtx struct{ c *C.mtmd_context }
 
-func newMtmd(path string, m *llama.Model, threads int) (*mtmdCtx, error) {
+func newMtmd(path string, m *llama.Model, threads, minTokens, maxTokens int) (*mtmdCtx, error) {
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
-	c := C.native_mtmd_init(cs, *cptr(m), C.int(threads))
+	c := C.native_mtmd_init(cs, *cptr(m), C.int(threads), C.int(minTokens), C.int(maxTokens))
 	if c == nil {
 		return nil, fmt.Errorf("mtmd_init_from_file failed")
 	}

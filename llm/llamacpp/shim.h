@@ -72,7 +72,9 @@ void native_llama_free(void * ctx);
 // it on). Only logits are read; and with it on, a Qwen3-VL (deepstack) text model aborts in
 // llama_decode: the pinned llama.cpp copies n_embd_inp-wide rows into an n_embd-wide buffer.
 void native_llama_no_embeddings(void * ctx);
-mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads);
+// native_mtmd_init loads a projector with n_threads for its encoder; min/max_tokens (> 0) bound the
+// tokens per image of dynamic-resolution projectors (llama-server's --image-min/max-tokens).
+mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads, int min_tokens, int max_tokens);
 mtmd_input_chunks * native_mtmd_tokenize_rgb(mtmd_context * ctx, uint32_t w, uint32_t h, const unsigned char * rgb, int32_t * status);
 // native_mtmd_eval_chunks runs mtmd_helper_eval_chunks from position n_past (sequence 0): the image
 // encoder, then llama_decode of the embeddings with the positions the projector needs (M-RoPE 2-D
