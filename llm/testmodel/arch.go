@@ -155,6 +155,13 @@ func (s archSpec) textKV(arch Arch) ggml.KV {
 		"tokenizer.ggml.add_eos_token":          false,
 		"tokenizer.chat_template":               s.template,
 	}
+	// The chat families end a turn with <|im_end|>, their EOS (as the real instruct models); llama.cpp
+	// also treats it as end-of-generation by its text.
+	for i, t := range tokens {
+		if t == "<|im_end|>" {
+			kv["tokenizer.ggml.eos_token_id"] = uint32(i)
+		}
+	}
 	if s.sections != nil {
 		kv[a+".rope.dimension_sections"] = s.sections
 	}
