@@ -327,3 +327,19 @@ func TestImageTokenLimits(t *testing.T) {
 		t.Errorf("min > max: %v", err)
 	}
 }
+
+// TestMismatchedPairs: a projector and a text model of different position kinds (M-RoPE vs 1-D) are
+// refused at load, naming the projector.
+func TestMismatchedPairs(t *testing.T) {
+	for _, pair := range [][2]testmodel.Arch{{testmodel.ArchQwen2VL, testmodel.ArchInternVL}, {testmodel.ArchInternVL, testmodel.ArchQwen25VL}} {
+		model, mmproj := archs[pair[0]].Model, archs[pair[1]].Mmproj
+		_, err := New(model, mmproj, Options{Threads: 1, Context: 256})
+		var e *llm.Error
+		if !errors.Is(err, llm.ErrModel) || !errors.As(err, &e) || e.Path != mmproj || !strings.Contains(err.Error(), "M-RoPE") {
+			t.Errorf("%s text + %s projector: err = %v", pair[0], pair[1], err)
+		}
+	}
+	if LiveHandles() != 0 {
+		t.Errorf("LiveHandles = %d", LiveHandles())
+	}
+}

@@ -153,6 +153,13 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		if !mt.vision() {
 			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "the projector has no vision encoder"))
 		}
+		// Embedding positions are laid out by the projector's kind and read by the text model's: a
+		// mismatch makes llama.cpp read past the position buffer (or misplace every frame).
+		if pm, tm := mt.mrope(), modelMRoPE(m); pm != tm {
+			kind := map[bool]string{true: "M-RoPE", false: "1-D RoPE"}
+			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "the projector lays frames out for %s but the text model %s uses %s (mismatched pair)",
+				kind[pm], model, kind[tm]))
+		}
 	}
 	r.letters = letterTokens(m)
 	return r, nil

@@ -98,6 +98,15 @@ int native_mtmd_mrope(mtmd_context * ctx) {
 	}
 }
 
+int native_model_mrope(void * model) {
+	try {
+		int t = llama_model_rope_type(static_cast<const struct llama_model *>(model));
+		return t == 8 || t == 40 ? 1 : 0; // LLAMA_ROPE_TYPE_MROPE, LLAMA_ROPE_TYPE_IMROPE
+	} catch (...) {
+		return -1;
+	}
+}
+
 const char * native_chat_template(void * model) {
 	try {
 		return llama_model_chat_template(static_cast<const struct llama_model *>(model), nullptr);

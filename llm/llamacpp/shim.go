@@ -84,6 +84,9 @@ func (m *mtmdCtx) vision() bool { return C.native_mtmd_vision(m.c) == 1 }
 // mrope reports whether the projector's embeddings take M-RoPE positions (the Qwen2-VL family).
 func (m *mtmdCtx) mrope() bool { return C.native_mtmd_mrope(m.c) == 1 }
 
+// modelMRoPE reports whether a text model takes 4-component M-RoPE positions (Qwen2-VL, Qwen3-VL text).
+func modelMRoPE(m *llama.Model) bool { return C.native_model_mrope(*cptr(m)) == 1 }
+
 func (m *mtmdCtx) free() {
 	if m.c != nil {
 		C.mtmd_free(m.c)

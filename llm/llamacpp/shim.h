@@ -63,6 +63,7 @@ struct llama_chat_message {
 	const char * content;
 };
 const char * llama_model_chat_template(const struct llama_model * model, const char * name);
+int llama_model_rope_type(const struct llama_model * model); // enum llama_rope_type
 int32_t llama_chat_apply_template(const char * tmpl, const struct llama_chat_message * chat, size_t n_msg, bool add_ass, char * buf, int32_t length);
 
 // Our entry points (shim.cpp): each catches C++ exceptions and reports them as a status, so a throw
@@ -82,6 +83,8 @@ mtmd_input_chunks * native_mtmd_tokenize_rgb(mtmd_context * ctx, uint32_t w, uin
 int32_t native_mtmd_eval_chunks(mtmd_context * ctx, void * lctx, const mtmd_input_chunks * chunks, int32_t n_past, int32_t n_batch, int32_t * new_n_past);
 int native_mtmd_vision(mtmd_context * ctx); // 1 when the projector has a vision encoder, 0 if not, -1 on error
 int native_mtmd_mrope(mtmd_context * ctx);  // 1 when decoding uses M-RoPE positions, 0 if not, -1 on error
+// native_model_mrope: 1 when the text model takes 4-component (M-RoPE / interleaved M-RoPE) positions.
+int native_model_mrope(void * model);
 void native_mtmd_quiet(void); // mtmd/clip/mtmd-helper logs: warnings and errors only, to stderr
 // native_chat_template returns the model's tokenizer.chat_template (borrowed, valid until the model is
 // freed), or NULL.
