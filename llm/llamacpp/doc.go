@@ -3,7 +3,8 @@
 // ec98e2002 + mtmd), greedy decoding, and a confidence from the logits of the option-letter tokens at the
 // first answer position.
 //
-// Spec: llamacpp:model=PATH[,mmproj=PATH,threads=N,ctx=N,chat=gguf|chatml|plain]
+// Spec: llamacpp:model=PATH[,mmproj=PATH,threads=N,ctx=N,chat=gguf|chatml|plain,image_min_tokens=N,
+// image_max_tokens=N]
 //
 // Model files are checked in Go (GGUF magic, header, tensor extents, architecture; for projectors the
 // keys, tensors and shapes the projector type's clip graph needs) before llama.cpp sees them, because
