@@ -3,18 +3,27 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/framesweep/framesweep/llm/testmodel"
 )
 
-// runTestModel: framesweep testmodel --out DIR [--seed N]
+// runTestModel: framesweep testmodel --out DIR [--arch A] [--seed N]
 func runTestModel(args []string, stdout, stderr io.Writer) int {
 	const name = "testmodel"
+	archs := make([]string, len(testmodel.Archs))
+	for i, a := range testmodel.Archs {
+		archs[i] = string(a)
+	}
 	fs := newFlags(name, stderr)
 	out := fs.String("out", "", "output directory (required)")
+	arch := fs.String("arch", string(testmodel.ArchLlama), "model family: "+strings.Join(archs, "|"))
 	seed := fs.Uint64("seed", testmodel.DefaultSeed, "random seed (the same seed writes byte-identical files)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep testmodel --out DIR [--seed N]\n\nWrites a tiny random-weight llama GGUF and a matching clip mmproj for tests and the demo; their answers are noise.")
+		fmt.Fprintf(stderr, "usage: framesweep testmodel --out DIR [--arch %s] [--seed N]\n\n", strings.Join(archs, "|"))
+		fmt.Fprintln(stderr, "Writes a tiny random-weight text model GGUF and a matching clip mmproj of the family (llama: a llama\n"+
+			"model and an mlp projector; qwen2vl, qwen25vl, qwen3vl, internvl: that family's text architecture and\n"+
+			"projector) for tests and the demo; their answers are noise.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -27,15 +36,20 @@ func runTestModel(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return usageErr(stderr, name, "--out DIR is required")
 	}
-	p, err := testmodel.Write(*out, *seed)
+	a, err := testmodel.ParseArch(*arch)
+	if err != nil {
+		return usageErr(stderr, name, "--arch %q: want one of %s", *arch, strings.Join(archs, ", "))
+	}
+	p, err := testmodel.WriteArch(*out, a, *seed)
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
 	if err := writeJSON(stdout, struct {
 		testmodel.Paths
+		Arch string `json:"arch"`
 		Spec string `json:"spec"`
 		Note string `json:"note"`
-	}{p, "llamacpp:model=" + p.Model + ",mmproj=" + p.Mmproj, "random weights: answers are noise"}); err != nil {
+	}{p, string(a), "llamacpp:model=" + p.Model + ",mmproj=" + p.Mmproj, "random weights: answers are noise"}); err != nil {
 		return failErr(stderr, name, err)
 	}
 	return exitOK

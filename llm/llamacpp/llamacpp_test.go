@@ -17,7 +17,10 @@ import (
 	"github.com/ollama/ollama/fs/ggml"
 )
 
-var tiny testmodel.Paths
+var (
+	tiny  testmodel.Paths                        // the default (llama + mlp) pair, testmodel.Write
+	archs = map[testmodel.Arch]testmodel.Paths{} // every family's pair, testmodel.WriteArch
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "llamacpp-test")
@@ -27,6 +30,11 @@ func TestMain(m *testing.M) {
 	tiny, err = testmodel.Write(dir, testmodel.DefaultSeed)
 	if err != nil {
 		panic(err)
+	}
+	for _, a := range testmodel.Archs {
+		if archs[a], err = testmodel.WriteArch(dir, a, testmodel.DefaultSeed); err != nil {
+			panic(err)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -65,15 +73,26 @@ func checkProbs(t *testing.T, resp *llm.Response, letters ...string) {
 	}
 }
 
-func TestAnswerVideoFrames(t *testing.T) {
+// videoFrames returns 4 real frames (56×42) of the bbb test video; it skips without ../shared, except
+// under CI=true, where the missing oracle is a failure.
+func videoFrames(t *testing.T) []*rgb.Image {
+	t.Helper()
 	video := testframes.Path(testframes.Video)
 	if video == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("../shared/testdata not present (CI must provide it)")
+		}
 		t.Skip("../shared/testdata not present")
 	}
 	fr, err := testframes.Extract(video, []int{0, 30, 60, 90}, 56, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fr
+}
+
+func TestAnswerVideoFrames(t *testing.T) {
+	fr := videoFrames(t)
 	rt := open(t, "llamacpp:model="+tiny.Model+",mmproj="+tiny.Mmproj+",threads=1,ctx=2048")
 	req := &llm.Request{
 		Frames:   fr,
@@ -177,8 +196,8 @@ func TestLeakCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if LiveHandles() != before+5 {
-			t.Errorf("open runtime holds %d handles, want 5", LiveHandles()-before)
+		if LiveHandles() != before+4 { // model, context, token batch, projector
+			t.Errorf("open runtime holds %d handles, want 4", LiveHandles()-before)
 		}
 		if _, err := rt.Answer(context.Background(), &llm.Request{Question: "q", Options: []string{"A. x", "B. y"}, MaxTokens: 2}); err != nil {
 			t.Fatal(err)

@@ -16,10 +16,19 @@ void native_llama_free(void * ctx) {
 	}
 }
 
-mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads) {
+void native_llama_no_embeddings(void * ctx) {
+	try {
+		llama_set_embeddings(static_cast<struct llama_context *>(ctx), false);
+	} catch (...) {
+	}
+}
+
+mtmd_context * native_mtmd_init(const char * path, void * model, int n_threads, int min_tokens, int max_tokens) {
 	try {
 		struct mtmd_context_params p = mtmd_context_params_default();
 		p.n_threads = n_threads;
+		p.image_min_tokens = min_tokens; // <= 0: the projector's own limits
+		p.image_max_tokens = max_tokens;
 		p.use_gpu = false;
 		p.print_timings = false;
 		p.warmup = false;
@@ -64,25 +73,59 @@ mtmd_input_chunks * native_mtmd_tokenize_rgb(mtmd_context * ctx, uint32_t w, uin
 	}
 }
 
-int32_t native_mtmd_encode_chunk(mtmd_context * ctx, const mtmd_input_chunk * chunk) {
+int32_t native_mtmd_eval_chunks(mtmd_context * ctx, void * lctx, const mtmd_input_chunks * chunks, int32_t n_past, int32_t n_batch, int32_t * new_n_past) {
 	try {
-		return mtmd_encode_chunk(ctx, chunk);
+		*new_n_past = n_past;
+		return mtmd_helper_eval_chunks(ctx, static_cast<struct llama_context *>(lctx), chunks, n_past, 0, n_batch, false, new_n_past);
 	} catch (...) {
 		return -2;
 	}
 }
 
-int native_mtmd_unsupported(mtmd_context * ctx) {
+int native_mtmd_vision(mtmd_context * ctx) {
 	try {
-		if (mtmd_decode_use_mrope(ctx)) {
-			return 1;
-		}
-		if (mtmd_decode_use_non_causal(ctx)) {
-			return 2;
-		}
-		return 0;
+		return mtmd_support_vision(ctx) ? 1 : 0;
 	} catch (...) {
 		return -1;
+	}
+}
+
+int native_mtmd_mrope(mtmd_context * ctx) {
+	try {
+		return mtmd_decode_use_mrope(ctx) ? 1 : 0;
+	} catch (...) {
+		return -1;
+	}
+}
+
+int native_model_mrope(void * model) {
+	try {
+		int t = llama_model_rope_type(static_cast<const struct llama_model *>(model));
+		return t == 8 || t == 40 ? 1 : 0; // LLAMA_ROPE_TYPE_MROPE, LLAMA_ROPE_TYPE_IMROPE
+	} catch (...) {
+		return -1;
+	}
+}
+
+const char * native_chat_template(void * model) {
+	try {
+		return llama_model_chat_template(static_cast<const struct llama_model *>(model), nullptr);
+	} catch (...) {
+		return nullptr;
+	}
+}
+
+int32_t native_chat_apply(const char * tmpl, const char * system, const char * user, char * buf, int32_t len) {
+	try {
+		struct llama_chat_message msgs[2];
+		size_t n = 0;
+		if (system != nullptr) {
+			msgs[n++] = {"system", system};
+		}
+		msgs[n++] = {"user", user};
+		return llama_chat_apply_template(tmpl, msgs, n, true, buf, len);
+	} catch (...) {
+		return -2;
 	}
 }
 
@@ -100,7 +143,7 @@ static void quiet_log(int level, const char * text, void *) {
 
 void native_mtmd_quiet(void) {
 	try {
-		mtmd_log_set(quiet_log, nullptr);
+		mtmd_helper_log_set(quiet_log, nullptr); // also calls mtmd_log_set
 	} catch (...) {
 	}
 }

@@ -12,6 +12,7 @@ package llamacpp
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -32,6 +33,9 @@ func freeContext(c *llama.Context) {
 		*p = nil
 	}
 }
+
+// noEmbeddings turns off the embedding output of a context (see native_llama_no_embeddings).
+func noEmbeddings(c *llama.Context) { C.native_llama_no_embeddings(*cptr(c)) }
 
 func quietMtmd() { C.native_mtmd_quiet() }
 
@@ -64,28 +68,24 @@ func logCause(s string) string {
 // mtmdCtx is our own mtmd context (vision projector), created with an explicit thread count.
 type mtmdCtx struct{ c *C.mtmd_context }
 
-func newMtmd(path string, m *llama.Model, threads int) (*mtmdCtx, error) {
+func newMtmd(path string, m *llama.Model, threads, minTokens, maxTokens int) (*mtmdCtx, error) {
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
-	c := C.native_mtmd_init(cs, *cptr(m), C.int(threads))
+	c := C.native_mtmd_init(cs, *cptr(m), C.int(threads), C.int(minTokens), C.int(maxTokens))
 	if c == nil {
 		return nil, fmt.Errorf("mtmd_init_from_file failed")
 	}
 	return &mtmdCtx{c: c}, nil
 }
 
-// unsupported names a decoding mode this backend's plain 1-D batches cannot drive, or "".
-func (m *mtmdCtx) unsupported() string {
-	switch C.native_mtmd_unsupported(m.c) {
-	case 0:
-		return ""
-	case 1:
-		return "M-RoPE positions (Qwen2-VL family)"
-	case 2:
-		return "non-causal image attention (Gemma 3 family)"
-	}
-	return "a decoding mode it could not query"
-}
+// vision reports whether the projector has a vision encoder.
+func (m *mtmdCtx) vision() bool { return C.native_mtmd_vision(m.c) == 1 }
+
+// mrope reports whether the projector's embeddings take M-RoPE positions (the Qwen2-VL family).
+func (m *mtmdCtx) mrope() bool { return C.native_mtmd_mrope(m.c) == 1 }
+
+// modelMRoPE reports whether a text model takes 4-component M-RoPE positions (Qwen2-VL, Qwen3-VL text).
+func modelMRoPE(m *llama.Model) bool { return C.native_model_mrope(*cptr(m)) == 1 }
 
 func (m *mtmdCtx) free() {
 	if m.c != nil {
@@ -94,51 +94,77 @@ func (m *mtmdCtx) free() {
 	}
 }
 
-// chunk is one piece of an image's tokenization: text tokens, or embeddings (n rows of nEmbd floats).
-type chunk struct {
-	tokens []int
-	embeds [][]float32
+// frame is one tokenized frame (mtmd chunks: the family's marker tokens and the preprocessed image),
+// owned by the Answer call that made it; free is idempotent.
+type frame struct {
+	c    *C.mtmd_input_chunks
+	nTok int // KV cells the frame takes
+	nPos int // positions it advances (max(w, h) of its token grid under M-RoPE, nTok otherwise)
 }
 
-// tokenizeImage runs the projector on one RGB frame and returns its chunks (text markers + embeddings).
-func (m *mtmdCtx) tokenizeImage(img *rgb.Image, nEmbd int) ([]chunk, error) {
+// tokenizeFrame preprocesses one RGB frame (mtmd_bitmap_init copies it; the projector resizes it as its
+// family does). The frame holds C memory until free.
+func (m *mtmdCtx) tokenizeFrame(img *rgb.Image) (*frame, error) {
 	pix := img.Packed()
 	var status C.int32_t
 	chunks := C.native_mtmd_tokenize_rgb(m.c, C.uint32_t(img.W), C.uint32_t(img.H), (*C.uchar)(unsafe.Pointer(&pix[0])), &status)
 	if chunks == nil {
 		return nil, fmt.Errorf("mtmd_tokenize: status %d", int32(status))
 	}
-	defer C.mtmd_input_chunks_free(chunks)
-	var out []chunk
-	for i := range int(C.mtmd_input_chunks_size(chunks)) {
-		ch := C.mtmd_input_chunks_get(chunks, C.size_t(i))
-		if C.mtmd_input_chunk_get_type(ch) == 0 { // MTMD_INPUT_CHUNK_TYPE_TEXT
-			var n C.size_t
-			p := C.mtmd_input_chunk_get_tokens_text(ch, &n)
-			toks := make([]int, int(n))
-			for j, t := range unsafe.Slice((*int32)(unsafe.Pointer(p)), int(n)) {
-				toks[j] = int(t)
-			}
-			if len(toks) > 0 {
-				out = append(out, chunk{tokens: toks})
-			}
-			continue
-		}
-		if rc := C.native_mtmd_encode_chunk(m.c, ch); rc != 0 {
-			return nil, fmt.Errorf("mtmd_encode_chunk: status %d", int32(rc))
-		}
-		nTok := int(C.mtmd_input_chunk_get_n_tokens(ch))
-		e := C.mtmd_get_output_embd(m.c)
-		if e == nil {
-			return nil, fmt.Errorf("mtmd: no image embedding")
-		}
-		flat := make([]float32, nTok*nEmbd)
-		copy(flat, unsafe.Slice((*float32)(unsafe.Pointer(e)), nTok*nEmbd))
-		rows := make([][]float32, nTok)
-		for j := range rows {
-			rows[j] = flat[j*nEmbd : (j+1)*nEmbd]
-		}
-		out = append(out, chunk{embeds: rows})
+	live.Add(1)
+	return &frame{c: chunks, nTok: int(C.mtmd_helper_get_n_tokens(chunks)), nPos: int(C.mtmd_helper_get_n_pos(chunks))}, nil
+}
+
+func (f *frame) free() {
+	if f != nil && f.c != nil {
+		C.mtmd_input_chunks_free(f.c)
+		f.c = nil
+		live.Add(-1)
 	}
-	return out, nil
+}
+
+// eval encodes the frame and decodes it into lctx from position pos; it returns the next position.
+func (m *mtmdCtx) eval(lctx *llama.Context, f *frame, pos, nBatch int) (int, error) {
+	var next C.int32_t
+	if rc := C.native_mtmd_eval_chunks(m.c, *cptr(lctx), f.c, C.int32_t(pos), C.int32_t(nBatch), &next); rc != 0 {
+		return 0, fmt.Errorf("mtmd_helper_eval_chunks: status %d", int32(rc))
+	}
+	return int(next), nil
+}
+
+// chatTemplate returns the model's tokenizer.chat_template, or "".
+func chatTemplate(m *llama.Model) string {
+	if p := C.native_chat_template(*cptr(m)); p != nil {
+		return C.GoString(p)
+	}
+	return ""
+}
+
+// errTemplate: llama.cpp's formatter does not know the template.
+var errTemplate = errors.New("not a chat template llama.cpp's built-in formatter (llama_chat_apply_template) knows")
+
+// applyChat formats [system,] user and the generation prompt with tmpl through llama.cpp's built-in
+// formatter (a fixed list of template families detected from the Jinja text; no Jinja engine).
+func applyChat(tmpl, system, user string) (string, error) {
+	ct := C.CString(tmpl)
+	defer C.free(unsafe.Pointer(ct))
+	cu := C.CString(user)
+	defer C.free(unsafe.Pointer(cu))
+	var cs *C.char
+	if system != "" {
+		cs = C.CString(system)
+		defer C.free(unsafe.Pointer(cs))
+	}
+	buf := make([]byte, 2*(len(tmpl)+len(system)+len(user))+256)
+	for range 2 {
+		n := C.native_chat_apply(ct, cs, cu, (*C.char)(unsafe.Pointer(&buf[0])), C.int32_t(len(buf)))
+		if n < 0 {
+			return "", errTemplate
+		}
+		if int(n) <= len(buf) {
+			return string(buf[:n]), nil
+		}
+		buf = make([]byte, int(n))
+	}
+	return "", errTemplate
 }

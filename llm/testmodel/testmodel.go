@@ -1,7 +1,9 @@
 // Package testmodel writes a tiny random-weight llama GGUF and a matching tiny random-weight vision
-// projector (mmproj, clip architecture, "mlp" projector) with ollama's pure-Go GGUF writer. They are
-// real files that llama.cpp loads and runs on images in milliseconds, for tests and the demo.
-// Their answers are noise.
+// projector (mmproj, clip architecture, "mlp" projector) with ollama's pure-Go GGUF writer (Write), and
+// the same for each model family of the study (WriteArch: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, InternVL):
+// a text model of the family's GGUF architecture and a projector of its type, with the tensors and
+// keys llama.cpp and clip.cpp need for them. They are real files that llama.cpp loads and runs on
+// images in milliseconds, for tests and the demo. Their answers are noise.
 //
 // The files are deterministic: the same seed gives byte-identical files.
 package testmodel
