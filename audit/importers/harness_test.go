@@ -288,8 +288,11 @@ func TestVLMEvalKitRatings(t *testing.T) {
 	if err != nil || rp == "" {
 		t.Fatalf("rating file: %q %v", rp, err)
 	}
-	if rep, err := CheckReport("vlmevalkit", rp, data, res, ""); err != nil || rep.Mismatch || !strings.Contains(rep.Message, "agrees: overall 0.67") {
+	if rep, err := CheckReport("vlmevalkit", rp, data, res, ""); err != nil || rep.Mismatch || !strings.Contains(rep.Message, "agrees: overall 0.67 (short 1.00, medium 0.00, long 1.00)") {
 		t.Errorf("check: %+v %v", rep, err)
+	}
+	if rep, _ := CheckReport("vlmevalkit", rp, []byte(`{"long": {"overall": "0.50"}, "overall": {"overall": "0.67"}}`), res, ""); !rep.Mismatch || !strings.Contains(rep.Message, `long "0.50" where the score column gives 1.00`) {
+		t.Errorf("a different per-duration rating must warn: %+v", rep)
 	}
 	if rep, _ := CheckReport("vlmevalkit", rp, []byte(`{"overall": {"overall": "0.70"}}`), res, ""); !rep.Mismatch {
 		t.Errorf("a different rating must warn: %+v", rep)

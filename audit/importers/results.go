@@ -147,14 +147,35 @@ func checkReport(format, reportPath string, data []byte, res *Result, metricHint
 		top, _ := doc.(map[string]any)
 		overall := top["overall"]
 		switch x := overall.(type) {
-		case map[string]any: // Video-MME: {"overall": "0.63", "domain": …}
+		case map[string]any: // Video-MME: {"short": {"overall": "0.70", …}, …, "overall": {"overall": "0.63", …}}
 			got, _ := x["overall"].(string)
 			want := fmt.Sprintf("%.2f", a.Raw)
-			if got == want {
+			var bad, good []string
+			if got != want {
+				bad = append(bad, fmt.Sprintf("overall %q where the score column gives %s", got, want))
+			}
+			// The same rule per duration, from the records' durations and left-out marks.
+			for _, d := range []string{"short", "medium", "long"} {
+				dr, ok := top[d].(map[string]any)
+				if !ok {
+					continue
+				}
+				g, _ := dr["overall"].(string)
+				w := durationRating(res.Records, d)
+				if g == w {
+					good = append(good, d+" "+g)
+				} else {
+					bad = append(bad, fmt.Sprintf("%s %q where the score column gives %s", d, g, w))
+				}
+			}
+			if len(bad) == 0 {
 				rep.Message = fmt.Sprintf("%s agrees: overall %s", reportPath, got)
+				if len(good) > 0 {
+					rep.Message += " (" + strings.Join(good, ", ") + ")"
+				}
 			} else {
 				rep.Mismatch = true
-				rep.Message = fmt.Sprintf("%s says overall %q, the imported score column gives %s (%s)", reportPath, got, want, a.Label)
+				rep.Message = fmt.Sprintf("%s says %s (%s)", reportPath, strings.Join(bad, "; "), a.Label)
 			}
 		case []any: // MVBench: [hits, total, "xx.xx%"]
 			want := fmt.Sprintf("%.2f%%", a.Raw)
@@ -194,4 +215,24 @@ func microPoints(recs []audit.Record) float64 {
 		}
 	}
 	return 100 * s / float64(len(recs))
+}
+
+// durationRating is get_dimension_rating's per-duration overall from imported records: the mean of the
+// counted (score ≥ 0) verdicts of that duration, "%.2f", "nan" when there is none.
+func durationRating(recs []audit.Record, d string) string {
+	n, ok := 0, 0
+	for i := range recs {
+		r := &recs[i]
+		if r.Duration != d || r.Harness == nil || r.Harness.Skip || r.Correct == nil {
+			continue
+		}
+		n++
+		if *r.Correct != r.Harness.Flipped {
+			ok++
+		}
+	}
+	if n == 0 {
+		return "nan"
+	}
+	return fmt.Sprintf("%.2f", float64(ok)/float64(n))
 }
