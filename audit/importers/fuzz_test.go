@@ -27,7 +27,8 @@ func FuzzLmmsEval(f *testing.F) {
 		`{"doc_id": 0, "videomme_v2_score": {"video_id": 1, "question_id": "1-x", "group_type": "logic", "group_structure": "[1, [2, 3], 4]", "score": 1}}`,
 		`{"doc_id": 0, "mmmu_acc": {"answer": ["1", 2], "parsed_pred": "1e999", "question_type": "open"}}`,
 		`{"doc_id": 0, "WUPS": {"0": 1e-320, "qtype": "XX"}}`, `{"doc_id": 0, "score": {"pred": null, "ground_truth": 1.0}}`,
-		`{"doc_id": 0, "my": {"a": {"b": true}}, "submission": {"x": 1}}`} {
+		`{"doc_id": 0, "my": {"a": {"b": true}}, "submission": {"x": 1}}`,
+		`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`} {
 		for mode := uint8(0); mode < 4; mode++ {
 			f.Add([]byte(s), mode)
 		}

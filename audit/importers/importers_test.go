@@ -138,6 +138,7 @@ func TestLmmsEvalErrors(t *testing.T) {
 		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "target": "A", "filtered_resps": "A"}`, audit.ErrInvalid, "f.jsonl:2"},
 		{`{"doc_id": 0, "target": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "lvbench_score": true}`, audit.ErrFormat, "f.jsonl:2"},
 		{`{"doc_id": 0, "mvbench_accuracy": {"pred_answer": "A", "gt_answer": "A", "score": 2}}`, audit.ErrInvalid, "f.jsonl:1"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`, audit.ErrFormat, "f.jsonl:1"},
 		{"\n\n{\"doc_id\": 0,", audit.ErrSyntax, "f.jsonl:3"},
 		{`{"doc_id": 0}`, audit.ErrFormat, "f.jsonl:1"},
 		{`[1,2]`, audit.ErrSyntax, "f.jsonl:1"},
@@ -148,6 +149,13 @@ func TestLmmsEvalErrors(t *testing.T) {
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.line) {
 			t.Errorf("%q: got %v, want %v at %s", tc.data, err, tc.want, tc.line)
 		}
+	}
+	// With --rescore text a sample without a payload is allowed, but not beside samples that have one.
+	mixed := `{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`
+	o := vmeOpt
+	o.Rescore = RescoreText
+	if _, err := LmmsEval(strings.NewReader(mixed), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, audit.ErrInvalid) || !strings.Contains(err.Error(), ":2") || !strings.Contains(err.Error(), "line 1 had none") {
+		t.Errorf("mixed payloads under --rescore text: %v", err)
 	}
 	if _, err := LmmsEval(strings.NewReader(flatMLVU), "f.jsonl", Options{}); !errors.Is(err, audit.ErrBadArgs) {
 		t.Errorf("missing config: %v", err)

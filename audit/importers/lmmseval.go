@@ -106,6 +106,7 @@ type lmmsBuild struct {
 	seen       map[string]int
 	known      *lmmsTask // the task payload of the file's samples
 	knownLine  int
+	bareLine   int // the first sample without a payload the importer knows
 	recs       []audit.Record
 	items      []lmmsItem
 	rescore    []rescoreInput
@@ -151,6 +152,12 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	opt := b.opt
 	if b.known != nil && known == nil && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
 		return b.errf(line, audit.ErrInvalid, "doc_id %q has no %q payload, while line %d had one", docID, b.known.key, b.knownLine)
+	}
+	if known == nil && b.bareLine == 0 {
+		b.bareLine = line
+	}
+	if known != nil && b.bareLine > 0 && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
+		return b.errf(line, audit.ErrInvalid, "doc_id %q carries the %s payload %q, while line %d had none", docID, known.bench, known.key, b.bareLine)
 	}
 	if known != nil && b.known == nil && (opt.CorrectFrom != "" || opt.PredField != "") {
 		b.known, b.knownLine = known, line // mapped over a known payload: noted in finish
