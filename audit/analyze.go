@@ -113,24 +113,27 @@ type BootstrapInfo struct {
 // Result is the whole audit; its JSON encoding is `framesweep audit --json`.
 type Result struct {
 	Metrics
-	DroppedItems         Dropped             `json:"dropped_items"`
-	Configs              []*Config           `json:"configs"`
-	MCConfigs            []string            `json:"mc_configs"`
-	Categories           map[string]*Metrics `json:"categories"`
-	Durations            map[string]*Metrics `json:"durations"`
-	Bootstrap            BootstrapInfo       `json:"bootstrap"`
-	Transitions          []Transition        `json:"transitions"`
-	Patterns             []Pattern           `json:"patterns"`
-	PatternsOther        int                 `json:"patterns_other"`
-	NoiseFloor           []NoiseFloor        `json:"noise_floor"`
-	OpenEnded            *OpenEnded          `json:"open_ended"`
-	Cascade              *CascadeResult      `json:"cascade"`
-	SamplingRecoveryRate *float64            `json:"sampling_recovery_rate"`
-	SamplingRecovery     *SamplingRecovery   `json:"sampling_recovery"`
-	IsoCompute           []IsoGroup          `json:"iso_compute"`
-	PipelineFlips        []PipelineFlip      `json:"pipeline_flips"`
-	LetterPrior          *LetterPrior        `json:"letter_prior"`
-	Notes                []string            `json:"notes"`
+	// AccuracyHarness: per config, the imported harness's own aggregate beside the item-level accuracy of
+	// the same records (harness.go); empty when no record carries one.
+	AccuracyHarness      map[string]*HarnessAccuracy `json:"accuracy_harness"`
+	DroppedItems         Dropped                     `json:"dropped_items"`
+	Configs              []*Config                   `json:"configs"`
+	MCConfigs            []string                    `json:"mc_configs"`
+	Categories           map[string]*Metrics         `json:"categories"`
+	Durations            map[string]*Metrics         `json:"durations"`
+	Bootstrap            BootstrapInfo               `json:"bootstrap"`
+	Transitions          []Transition                `json:"transitions"`
+	Patterns             []Pattern                   `json:"patterns"`
+	PatternsOther        int                         `json:"patterns_other"`
+	NoiseFloor           []NoiseFloor                `json:"noise_floor"`
+	OpenEnded            *OpenEnded                  `json:"open_ended"`
+	Cascade              *CascadeResult              `json:"cascade"`
+	SamplingRecoveryRate *float64                    `json:"sampling_recovery_rate"`
+	SamplingRecovery     *SamplingRecovery           `json:"sampling_recovery"`
+	IsoCompute           []IsoGroup                  `json:"iso_compute"`
+	PipelineFlips        []PipelineFlip              `json:"pipeline_flips"`
+	LetterPrior          *LetterPrior                `json:"letter_prior"`
+	Notes                []string                    `json:"notes"`
 }
 
 // dataset is the records arranged as item × config with the primary run of each cell.
@@ -375,6 +378,12 @@ func analyze(recs []Record, opt Options) (*Result, error) {
 	if note := docDrift(d); note != "" {
 		res.Notes = append(res.Notes, note)
 	}
+	ha, notes, err := harnessAccuracy(d)
+	if err != nil {
+		return nil, err
+	}
+	res.AccuracyHarness = ha
+	res.Notes = append(res.Notes, notes...)
 	res.OpenEnded = openEnded(d, opt)
 	if !opt.NoCascade || len(opt.Cascade.Budgets) > 0 {
 		cr, note, err := runCascade(d, opt)

@@ -410,9 +410,11 @@ func (s *scan) skip(depth int) bool {
 }
 
 var recordKeys = []string{"item_id", "config", "run", "correct", "score", "prediction", "answer", "confidence", "category",
-	"duration", "question_id", "task", "doc_hash", "config_meta", "latency_s"}
+	"duration", "question_id", "task", "doc_hash", "config_meta", "latency_s", "harness"}
 
 var metaKeys = []string{"frames", "text_only", "width", "height", "policy", "preset", "seed", "pipeline", "indices"}
+
+var harnessKeys = []string{"metric", "kind", "value", "counted", "left_out", "skip", "flipped"}
 
 func (s *scan) toInt(p *int64) *int {
 	if p == nil {
@@ -463,6 +465,14 @@ func fastRecord(s *scan, r *Record) bool {
 			m := &ConfigMeta{}
 			r.ConfigMeta = m
 			return fastMeta(s, m)
+		case "harness":
+			if s.null() {
+				r.Harness = nil
+				return true
+			}
+			h := &Harness{}
+			r.Harness = h
+			return fastHarness(s, h)
 		}
 		return ok
 	}, 0)
@@ -532,5 +542,49 @@ func fastMeta(s *scan, m *ConfigMeta) bool {
 			}
 		}
 		return ok
+	}, 1)
+}
+
+// fastHarness reads the canonical harness object; a null member (which encoding/json leaves as the zero
+// value of these non-pointer fields) or any other oddity goes to encoding/json.
+func fastHarness(s *scan, h *Harness) bool {
+	return s.object(harnessKeys, func(key string) bool {
+		if s.peek() == 'n' {
+			return false
+		}
+		switch key {
+		case "metric":
+			return s.optString(&h.Metric)
+		case "kind":
+			return s.optString(&h.Kind)
+		case "value":
+			v, ok := s.optFloat()
+			if ok {
+				h.Value = *v
+			}
+			return ok
+		case "counted", "left_out":
+			v, ok := s.optInt()
+			if !ok || *v != int64(int(*v)) {
+				return false
+			}
+			if key == "counted" {
+				h.Counted = int(*v)
+			} else {
+				h.LeftOut = int(*v)
+			}
+			return true
+		case "skip", "flipped":
+			v, ok := s.optBool()
+			if ok {
+				if key == "skip" {
+					h.Skip = *v
+				} else {
+					h.Flipped = *v
+				}
+			}
+			return ok
+		}
+		return false
 	}, 1)
 }

@@ -22,6 +22,11 @@ var decodeSeeds = []string{
 	`{"item_id":"a","config":"x","confidence":1e999}`,
 	`{"item_id":"a","config":"x","run":99999999999999999999}`,
 	`{"item_id":null,"config":"x","correct":true,"config_meta":{"indices":null,"frames":-0}}`,
+	`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)","kind":"macro","value":42.97,"counted":2174}}`,
+	`{"item_id":"a","config":"x","correct":false,"harness":{"metric":"m","kind":"micro","value":50,"counted":3,"left_out":1,"skip":true,"flipped":true}}`,
+	`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"m","value":null,"counted":1.5}}`,
+	`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"m","Kind":"micro","extra":[1],"counted":99999999999999999999}}`,
+	`{"item_id":"a","config":"x","correct":true,"harness":null}`,
 	`null`, `[]`, `{}`, `{"ſcore":1}`, "{\"item_id\":\"a\xff\"}", `{"item_id":"a","config":"x","x":01}`,
 }
 

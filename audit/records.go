@@ -37,6 +37,7 @@ type Record struct {
 	DocHash    string      `json:"doc_hash,omitempty"` // the harness's hash of the item's document (drift check)
 	ConfigMeta *ConfigMeta `json:"config_meta,omitempty"`
 	LatencyS   *float64    `json:"latency_s,omitempty"`
+	Harness    *Harness    `json:"harness,omitempty"` // imported logs: the harness's own aggregate (harness.go)
 
 	// Source locates the record for error messages (file:line); it is not serialised.
 	Source Source `json:"-"`
@@ -112,7 +113,7 @@ func (r *Record) Validate() error {
 			return Errorf(p, l, "validate", ErrInvalid, "config %q: text_only with frames %d", r.Config, *m.Frames)
 		}
 	}
-	return nil
+	return r.validateHarness()
 }
 
 // ReadRecords reads canonical JSONL from r; path names the source in errors. Blank lines are skipped.

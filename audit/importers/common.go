@@ -2,6 +2,7 @@ package importers
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"regexp"
@@ -14,26 +15,120 @@ import (
 // MaxFileBytes bounds what an importer reads from one file.
 const MaxFileBytes = 1 << 30
 
-// Options say which configuration the imported answers belong to.
+// Options say which configuration the imported answers belong to and, for a log whose per-item
+// verdict the importer does not know, how to read one. Verdicts are the harness's own by default; every
+// other way of scoring is an explicit option.
 type Options struct {
 	Config string            // required: the config id of every record
 	Meta   *audit.ConfigMeta // optional: frames, text_only, width, height, policy
-	Task   string            // lmms-eval: task name when the file name does not give it
+	// Task: the lmms-eval task name, or the VLMEvalKit dataset name, when the file name does not give it.
+	Task string
 	// ItemKey is "doc" (default: "<task>:<doc_id>" for lmms-eval, the index column for VLMEvalKit) or
 	// "question" (the payload's question_id; lmms-eval only).
 	ItemKey string
-	// OpenEnded scores each answer with Token-F1 against the target(s) instead of exact match.
+	// OpenEnded scores each answer with Token-F1 against the target(s) (lmms-eval) or the answer
+	// (VLMEvalKit); with CorrectFrom, the mapped field is a score in [0,1].
 	OpenEnded bool
+	// CorrectFrom names the field holding each sample's verdict when the importer does not know the
+	// task's payload: a dotted path from the sample (lmms-eval: "my_metric.score") or a column
+	// (VLMEvalKit); the value is true/false or 1/0.
+	CorrectFrom string
+	// PredField and AnswerField (together) score a payload the importer does not know by exact match of
+	// two fields (dotted paths or columns), after trimming white space.
+	PredField, AnswerField string
+	// Rescore "text" replaces the harness's verdicts with this package's: the prediction's option letter,
+	// or an option's text, against the gold answer's letter. The result says how many verdicts changed.
+	Rescore string
 }
 
+// RescoreText is the only Rescore mode.
+const RescoreText = "text"
+
 func (o Options) check(path string) error {
-	if o.Config == "" {
-		return audit.Errorf(path, 0, "import", audit.ErrBadArgs, "a config id is required")
+	bad := func(format string, a ...any) error {
+		return audit.Errorf(path, 0, "import", audit.ErrBadArgs, format, a...)
 	}
-	if o.ItemKey != "" && o.ItemKey != "doc" && o.ItemKey != "question" {
-		return audit.Errorf(path, 0, "import", audit.ErrBadArgs, "item key %q is not doc or question", o.ItemKey)
+	switch {
+	case o.Config == "":
+		return bad("a config id is required")
+	case o.ItemKey != "" && o.ItemKey != "doc" && o.ItemKey != "question":
+		return bad("item key %q is not doc or question", o.ItemKey)
+	case (o.PredField == "") != (o.AnswerField == ""):
+		return bad("the prediction and answer fields go together")
+	case o.CorrectFrom != "" && o.PredField != "":
+		return bad("a verdict field and a prediction/answer pair exclude each other")
+	case o.Rescore != "" && o.Rescore != RescoreText:
+		return bad("rescore mode %q is not %q", o.Rescore, RescoreText)
+	case o.Rescore != "" && o.OpenEnded:
+		return bad("rescoring by option text is for multiple-choice verdicts, not open-ended scores")
+	case o.OpenEnded && o.PredField != "":
+		return bad("open-ended Token-F1 scoring takes the response and target; use the verdict field for a mapped score")
 	}
 	return nil
+}
+
+// Result is one imported file: its records, the harness's own aggregate (nil when it is not reproduced,
+// with a note saying why) and remarks for the user.
+type Result struct {
+	Records   []audit.Record
+	Aggregate *Aggregate
+	Rescored  *RescoreCount // set with Options.Rescore
+	Notes     []string      // one line each: rows the aggregate leaves out, why no aggregate, …
+}
+
+// Aggregate is the harness's own number for the file, computed with its rule (cited in Source) from its
+// own per-item verdicts. It is stamped on every record (audit.Harness) so the audit can show it.
+type Aggregate struct {
+	Harness string // "lmms-eval" or "VLMEvalKit"
+	Task    string // lmms-eval task or VLMEvalKit dataset
+	Metric  string // the key the harness's results file stores it under ("mlvu_percetion_score", "overall")
+	Label   string // how it aggregates, e.g. "M-avg over 7 task types"
+	Source  string // the upstream file whose rule it follows
+	Kind    string // audit.HarnessMicro, …
+	Raw     float64
+	Scale   float64 // Raw × Scale = points (100 when the harness reports a fraction)
+	Counted int
+	LeftOut int
+}
+
+// Points is the aggregate in points (0–100).
+func (a *Aggregate) Points() float64 { return a.Raw * a.Scale }
+
+// Name is the record-level metric name: harness, task, metric and rule.
+func (a *Aggregate) Name() string {
+	return fmt.Sprintf("%s %s %s (%s)", a.Harness, a.Task, a.Metric, a.Label)
+}
+
+// stamp puts the aggregate on every record; skip marks the records it leaves out.
+func (a *Aggregate) stamp(recs []audit.Record, skip []bool) {
+	name := a.Name()
+	for i := range recs {
+		recs[i].Harness = &audit.Harness{Metric: name, Kind: a.Kind, Value: a.Points(), Counted: a.Counted, LeftOut: a.LeftOut, Skip: skip[i]}
+	}
+}
+
+// RescoreCount says what an opt-in rescore did.
+type RescoreCount struct {
+	Records    int // multiple-choice verdicts looked at
+	Changed    int // verdicts that now differ from the harness's
+	NowCorrect int // of those, wrong → correct
+	NowWrong   int // correct → wrong
+	NoOptions  int // kept as they were (wrong when there was no verdict): no gold answer in the log
+	Unscored   int // had no harness verdict to compare with: scored here only
+}
+
+func (c *RescoreCount) String() string {
+	s := fmt.Sprintf("--rescore text changed %d of %d harness verdicts (%d now correct, %d now wrong)", c.Changed, c.Records-c.Unscored-c.NoOptions, c.NowCorrect, c.NowWrong)
+	if c.Unscored > 0 {
+		s = fmt.Sprintf("--rescore text scored %d records that carry no harness verdict", c.Unscored)
+		if c.Changed > 0 {
+			s += fmt.Sprintf(" and changed %d harness verdicts", c.Changed)
+		}
+	}
+	if c.NoOptions > 0 {
+		s += fmt.Sprintf("; %d records have no gold answer to score against and kept their verdict", c.NoOptions)
+	}
+	return s
 }
 
 func readAll(r io.Reader, path string) ([]byte, error) {
@@ -54,25 +149,34 @@ func stripLetter(s string) string {
 	return strings.TrimSpace(letterPrefix.ReplaceAllString(strings.TrimSpace(s), ""))
 }
 
-// choice maps an answer or prediction to an option letter: a letter it starts with, or the text of one
-// of the candidates; "" when neither.
+// choice maps an answer or prediction to an option letter: a bare letter or an explicit letter prefix
+// ("B. …", "(B) …", "B) …"); else the text of one of the candidates (so "A dog" is the option whose text
+// is "A dog", not option A); else a leading letter OptionLetter accepts ("Answer: B", "B is right");
+// "" when none.
 func choice(s string, candidates []string) string {
-	if l := audit.OptionLetter(s); l != "" {
-		return l
+	t := strings.TrimSpace(s)
+	if len(t) == 1 && t[0] >= 'A' && t[0] <= 'Z' {
+		return t
 	}
-	t := strings.ToLower(stripLetter(s))
-	if t == "" {
-		return ""
+	if m := letterPrefix.FindStringSubmatch(t); m != nil {
+		return m[1] // an explicit "(D) …" wins over the text that follows it
 	}
-	for i, c := range candidates {
-		if i < 26 && strings.ToLower(stripLetter(c)) == t {
-			if l := audit.OptionLetter(c); l != "" {
-				return l
+	if t := strings.ToLower(stripLetter(s)); t != "" {
+		for i, c := range candidates {
+			if i < 26 && strings.ToLower(stripLetter(c)) == t {
+				return candidateLetter(c, i)
 			}
-			return string(rune('A' + i))
 		}
 	}
-	return ""
+	return audit.OptionLetter(s)
+}
+
+// candidateLetter is the letter of the i-th candidate: its own "A. " prefix, else its position.
+func candidateLetter(c string, i int) string {
+	if m := letterPrefix.FindStringSubmatch(strings.TrimSpace(c)); m != nil {
+		return m[1]
+	}
+	return string(rune('A' + i))
 }
 
 // sameAnswer is exact match: option letters when both have one, else trimmed case-insensitive text.

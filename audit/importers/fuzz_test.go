@@ -3,6 +3,8 @@ package importers
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,16 +23,76 @@ func checkErr(t *testing.T, err error, path string) {
 }
 
 func FuzzLmmsEval(f *testing.F) {
-	for _, s := range []string{legacyVideoMME, nestedVideoMME, flatMLVU, `{"logs": [null]}`, `{"doc_id": {}, "resps": [[[[["x"]]]]]}`, "{\"doc_id\": 1, \"target\": [1, null]}"} {
-		f.Add([]byte(s), false)
+	for _, s := range []string{legacyVideoMME, nestedVideoMME, flatMLVU, `{"logs": [null]}`, `{"doc_id": {}, "resps": [[[[["x"]]]]]}`, "{\"doc_id\": 1, \"target\": [1, null]}",
+		`{"doc_id": 0, "videomme_v2_score": {"video_id": 1, "question_id": "1-x", "group_type": "logic", "group_structure": "[1, [2, 3], 4]", "score": 1}}`,
+		`{"doc_id": 0, "mmmu_acc": {"answer": ["1", 2], "parsed_pred": "1e999", "question_type": "open"}}`,
+		`{"doc_id": 0, "WUPS": {"0": 1e-320, "qtype": "XX"}}`, `{"doc_id": 0, "score": {"pred": null, "ground_truth": 1.0}}`,
+		`{"doc_id": 0, "my": {"a": {"b": true}}, "submission": {"x": 1}}`,
+		`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`} {
+		for mode := uint8(0); mode < 4; mode++ {
+			f.Add([]byte(s), mode)
+		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte, openEnded bool) {
+	// One line of every task format of testdata/lmms-eval.
+	files, _ := filepath.Glob(filepath.Join("testdata", "lmms-eval", "*_samples_*.jsonl"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			line, _, _ := bytes.Cut(b, []byte("\n"))
+			f.Add(line, uint8(0))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		o := vmeOpt
-		o.OpenEnded = openEnded
-		recs, err := LmmsEval(bytes.NewReader(data), "fuzz_samples_t.jsonl", o)
-		checkErr(t, err, "fuzz_samples_t.jsonl")
-		if err == nil && len(recs) == 0 {
+		switch mode % 4 {
+		case 1:
+			o.OpenEnded = true
+		case 2:
+			o.Rescore = RescoreText
+		case 3:
+			o.CorrectFrom = "my.a.b"
+		}
+		res, err := LmmsEval(bytes.NewReader(data), "fuzz_samples_mlvu_dev.jsonl", o)
+		checkErr(t, err, "fuzz_samples_mlvu_dev.jsonl")
+		if err == nil && len(res.Records) == 0 {
 			t.Fatal("no records and no error")
+		}
+		if err == nil && res.Aggregate != nil && !(res.Aggregate.Points() >= 0 && res.Aggregate.Points() <= 100) {
+			t.Fatalf("aggregate %v outside [0,100]", res.Aggregate.Points())
+		}
+	})
+}
+
+// FuzzCheckReport: any results/rating file gives a report or an error naming it, never a panic.
+func FuzzCheckReport(f *testing.F) {
+	for _, p := range []string{"2025-03-01T10-00-00_results.json", "2025-03-02T09-30-00_results.json"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "lmms-eval", p)); err == nil {
+			f.Add(b, false)
+		}
+	}
+	f.Add([]byte(`{"overall": {"overall": "0.67"}}`), true)
+	f.Add([]byte(`{"overall": [3, "4", 75]}`), true)
+	f.Add([]byte(`{"results": {"longvideobench_val_v": {"lvb_acc,none": "N/A"}}, "n-samples": {"longvideobench_val_v": {"effective": 1e308}}}`), false)
+	lvb, err := os.ReadFile(filepath.Join("testdata", "lmms-eval", "2025-03-01T10-00-00_samples_longvideobench_val_v.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	res, err := LmmsEval(bytes.NewReader(lvb), "x_samples_longvideobench_val_v.jsonl", vmeOpt)
+	if err != nil {
+		f.Fatal(err)
+	}
+	vres, err := VLMEvalKit(strings.NewReader("index\tprediction\tanswer\tscore\n1\tA\tA\t1\n2\tB\tA\t-1\n"), "m_Video-MME_score.tsv", vmeOpt)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, vlm bool) {
+		format, r := "lmms-eval", res
+		if vlm {
+			format, r = "vlmevalkit", vres
+		}
+		rep, err := CheckReport(format, "fuzz.json", data, r, "")
+		checkErr(t, err, "fuzz.json")
+		if err == nil && (rep == nil || rep.Message == "" || strings.ContainsAny(rep.Message, "\n\r")) {
+			t.Fatalf("report %+v", rep)
 		}
 	})
 }
@@ -38,9 +100,13 @@ func FuzzLmmsEval(f *testing.F) {
 func FuzzVLMEvalKitTSV(f *testing.F) {
 	f.Add([]byte(tsvQuoteAll(vlmHeader, vlmRowsData)))
 	f.Add([]byte("index\tprediction\tanswer\n1\t\"A\n2\tB\tB"))
+	f.Add([]byte("index\tprediction\tanswer\tscore\n1\tA\tA\t1\n2\tB\tA\t-1\n3\tC\tA\t\n4\tD\tA\tnan\n5\tE\tA\t1e400\n"))
+	f.Add([]byte("index\tprediction\tanswer\tscore\tcandidates\n1\tA\t3\t0.5\t['3', '1']\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := VLMEvalKit(bytes.NewReader(data), "fuzz.tsv", vmeOpt)
-		checkErr(t, err, "fuzz.tsv")
+		for _, name := range []string{"fuzz.tsv", "m_Video-MME_8frame_score.tsv", "m_MVBench_score.tsv"} {
+			_, err := VLMEvalKit(bytes.NewReader(data), name, vmeOpt)
+			checkErr(t, err, name)
+		}
 	})
 }
 

@@ -57,10 +57,11 @@ func TestLmmsEvalGenerations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			recs, err := LmmsEval(strings.NewReader(tc.data), tc.path, vmeOpt)
+			res, err := LmmsEval(strings.NewReader(tc.data), tc.path, vmeOpt)
 			if err != nil {
 				t.Fatal(err)
 			}
+			recs := res.Records
 			if len(recs) != len(tc.wantIDs) {
 				t.Fatalf("%d records", len(recs))
 			}
@@ -84,30 +85,45 @@ func TestLmmsEvalGenerations(t *testing.T) {
 	}
 }
 
-func TestLmmsEvalItemKeyFallbackAndOpenEnded(t *testing.T) {
+func TestLmmsEvalItemKeyAndOptIns(t *testing.T) {
 	o := vmeOpt
 	o.ItemKey = "question"
-	recs, err := LmmsEval(strings.NewReader(nestedVideoMME), "s_samples_videomme.jsonl", o)
-	if err != nil || recs[1].ItemID != "001-2" {
-		t.Fatalf("question key: %v %+v", err, recs)
+	res, err := LmmsEval(strings.NewReader(nestedVideoMME), "s_samples_videomme.jsonl", o)
+	if err != nil || res.Records[1].ItemID != "001-2" {
+		t.Fatalf("question key: %v %+v", err, res)
 	}
-	// No payload: generic exact match of the filtered response against the target.
-	generic := `{"doc_id": 0, "target": "A", "resps": [["(A) a dog"]], "filtered_resps": ["(A) a dog"]}
-{"doc_id": 1, "target": "yes", "filtered_resps": ["Yes"]}
-{"doc_id": 2, "target": "B", "filtered_resps": "C"}`
-	recs, err = LmmsEval(strings.NewReader(generic), "x_samples_mytask.jsonl", vmeOpt)
-	if err != nil {
-		t.Fatal(err)
+	// No payload the importer knows: an error naming the keys and the flags, never a guess.
+	generic := `{"doc_id": 0, "target": "A", "resps": [["(A) a dog"]], "filtered_resps": ["(A) a dog"], "hit": true}
+{"doc_id": 1, "target": "yes", "filtered_resps": ["Yes"], "hit": true}
+{"doc_id": 2, "target": "B", "filtered_resps": "C", "hit": false}`
+	_, err = LmmsEval(strings.NewReader(generic), "x_samples_mytask.jsonl", vmeOpt)
+	if !errors.Is(err, audit.ErrFormat) || !strings.Contains(err.Error(), "x_samples_mytask.jsonl:1") ||
+		!strings.Contains(err.Error(), "metric keys: hit") || !strings.Contains(err.Error(), "--correct-from hit") || !strings.Contains(err.Error(), "--pred-field") {
+		t.Errorf("unknown payload: %v", err)
 	}
-	if !*recs[0].Correct || !*recs[1].Correct || *recs[2].Correct || recs[0].ItemID != "mytask:0" {
-		t.Errorf("exact match: %+v %+v %+v", recs[0], recs[1], recs[2])
+	// The explicit opt-ins: a verdict field, an exact-match pair, option-text rescoring.
+	o = vmeOpt
+	o.CorrectFrom = "hit"
+	res, err = LmmsEval(strings.NewReader(generic), "x_samples_mytask.jsonl", o)
+	if err != nil || !*res.Records[0].Correct || !*res.Records[1].Correct || *res.Records[2].Correct || res.Records[0].ItemID != "mytask:0" || res.Aggregate != nil || res.Records[0].Harness != nil {
+		t.Fatalf("--correct-from: %v %+v", err, res)
+	}
+	o = vmeOpt
+	o.Rescore = RescoreText
+	res, err = LmmsEval(strings.NewReader(generic), "x_samples_mytask.jsonl", o)
+	if err != nil || !*res.Records[0].Correct || !*res.Records[1].Correct || *res.Records[2].Correct || res.Rescored.Unscored != 3 {
+		t.Fatalf("--rescore text without a harness verdict: %v %+v %+v", err, res, res.Rescored)
 	}
 	oe := `{"doc_id": 0, "target": ["a red car", "red automobile"], "filtered_resps": "The red car."}`
 	o = vmeOpt
 	o.OpenEnded = true
-	recs, err = LmmsEval(strings.NewReader(oe), "x_samples_gen.jsonl", o)
-	if err != nil || recs[0].Score == nil || *recs[0].Score != 1 {
-		t.Fatalf("open-ended: %v %+v", err, recs)
+	res, err = LmmsEval(strings.NewReader(oe), "x_samples_gen.jsonl", o)
+	if err != nil || res.Records[0].Score == nil || *res.Records[0].Score != 1 {
+		t.Fatalf("open-ended: %v %+v", err, res)
+	}
+	// A known payload refuses --open-ended: that would re-score the harness's verdicts.
+	if _, err := LmmsEval(strings.NewReader(flatMLVU), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, audit.ErrBadArgs) {
+		t.Errorf("--open-ended over a known payload: %v", err)
 	}
 }
 
@@ -117,10 +133,14 @@ func TestLmmsEvalErrors(t *testing.T) {
 		want error
 		line string
 	}{
-		{`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"target": "A"}`, audit.ErrInvalid, "f.jsonl:2"},
-		{`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 0, "target": "A", "filtered_resps": "A"}`, audit.ErrDuplicate, "f.jsonl:2"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"target": "A"}`, audit.ErrInvalid, "f.jsonl:2"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}`, audit.ErrDuplicate, "f.jsonl:2"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "target": "A", "filtered_resps": "A"}`, audit.ErrInvalid, "f.jsonl:2"},
+		{`{"doc_id": 0, "target": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "lvbench_score": true}`, audit.ErrFormat, "f.jsonl:2"},
+		{`{"doc_id": 0, "mvbench_accuracy": {"pred_answer": "A", "gt_answer": "A", "score": 2}}`, audit.ErrInvalid, "f.jsonl:1"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`, audit.ErrFormat, "f.jsonl:1"},
 		{"\n\n{\"doc_id\": 0,", audit.ErrSyntax, "f.jsonl:3"},
-		{`{"doc_id": 0}`, audit.ErrInvalid, "f.jsonl:1"},
+		{`{"doc_id": 0}`, audit.ErrFormat, "f.jsonl:1"},
 		{`[1,2]`, audit.ErrSyntax, "f.jsonl:1"},
 		{"  ", audit.ErrEmpty, "f.jsonl"},
 	}
@@ -129,6 +149,13 @@ func TestLmmsEvalErrors(t *testing.T) {
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.line) {
 			t.Errorf("%q: got %v, want %v at %s", tc.data, err, tc.want, tc.line)
 		}
+	}
+	// With --rescore text a sample without a payload is allowed, but not beside samples that have one.
+	mixed := `{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`
+	o := vmeOpt
+	o.Rescore = RescoreText
+	if _, err := LmmsEval(strings.NewReader(mixed), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, audit.ErrInvalid) || !strings.Contains(err.Error(), ":2") || !strings.Contains(err.Error(), "line 1 had none") {
+		t.Errorf("mixed payloads under --rescore text: %v", err)
 	}
 	if _, err := LmmsEval(strings.NewReader(flatMLVU), "f.jsonl", Options{}); !errors.Is(err, audit.ErrBadArgs) {
 		t.Errorf("missing config: %v", err)
@@ -243,9 +270,20 @@ func TestVLMEvalKitFormats(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			recs, err := VLMEvalKit(bytes.NewReader(tc.data), tc.path, vmeOpt)
+			// A prediction file has no verdict of VLMEvalKit's: refused unless the rescore is asked for.
+			_, err := VLMEvalKit(bytes.NewReader(tc.data), tc.path, vmeOpt)
+			if !errors.Is(err, audit.ErrFormat) || !strings.Contains(err.Error(), `no "score" column`) || !strings.Contains(err.Error(), "--rescore text") {
+				t.Fatalf("prediction file without --rescore: %v", err)
+			}
+			o := vmeOpt
+			o.Rescore = RescoreText
+			res, err := VLMEvalKit(bytes.NewReader(tc.data), tc.path, o)
 			if err != nil {
 				t.Fatal(err)
+			}
+			recs := res.Records
+			if res.Rescored == nil || res.Rescored.Unscored != 3 || res.Aggregate != nil || recs[0].Harness != nil {
+				t.Errorf("rescore count %+v, aggregate %+v", res.Rescored, res.Aggregate)
 			}
 			if len(recs) != 3 {
 				t.Fatalf("%d records", len(recs))
@@ -267,12 +305,21 @@ func TestVLMEvalKitFormats(t *testing.T) {
 func TestVLMEvalKitScoreFileAndErrors(t *testing.T) {
 	h := []string{"index", "question", "answer", "prediction", "score"}
 	rows := [][]string{{"7", "q", "A", "A", "1"}, {"8", "q", "B", "garbage", "-1"}, {"9", "q", "C", "D", "0"}}
-	recs, err := VLMEvalKit(strings.NewReader(tsvQuoteAll(h, rows)), "m_Video-MME_score.tsv", vmeOpt)
+	res, err := VLMEvalKit(strings.NewReader(tsvQuoteAll(h, rows)), "m_Video-MME_score.tsv", vmeOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	recs := res.Records
 	if !*recs[0].Correct || *recs[1].Correct || *recs[2].Correct {
 		t.Errorf("score column: %+v", recs)
+	}
+	// The rating leaves the -1 row out: 1 of 2.
+	if a := res.Aggregate; a == nil || a.Raw != 0.5 || a.Counted != 2 || a.LeftOut != 1 || !recs[1].Harness.Skip || recs[0].Harness.Skip {
+		t.Errorf("rating: %+v", res.Aggregate)
+	}
+	bad := [][]string{{"7", "q", "A", "A", "0.5"}}
+	if _, err := VLMEvalKit(strings.NewReader(tsvQuoteAll(h, bad)), "m_Video-MME_score.tsv", vmeOpt); !errors.Is(err, audit.ErrInvalid) || !strings.Contains(err.Error(), ":2") {
+		t.Errorf("a score of 0.5: %v", err)
 	}
 	evil := [][]string{{"0", "x", "A", "A", "", `__import__('os').system('touch /tmp/pwned')`}}
 	_, err = VLMEvalKit(strings.NewReader(tsvQuoteAll([]string{"index", "question", "answer", "prediction", "score", "candidates"}, evil)), "e.tsv", vmeOpt)

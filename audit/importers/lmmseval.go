@@ -3,6 +3,7 @@ package importers
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"sort"
@@ -11,13 +12,15 @@ import (
 	"github.com/framesweep/framesweep/audit"
 )
 
-// Per-item metric payloads of the target tasks (ECOSYSTEM.md A1.1). MLVU's key carries upstream's typo.
-var knownPayloads = []string{"videomme_perception_score", "mlvu_percetion_score", "mlvu_perception_score"}
-
 // LmmsEval imports one lmms-eval log file: a legacy `<task>.json` holding {"logs": [...]}, or a
 // `*_samples_<task>.jsonl` in the nested (v0.3–v0.6) or flattened (v0.7) form. path names the file in
 // errors and gives the task name when opt.Task is empty.
-func LmmsEval(r io.Reader, path string, opt Options) ([]audit.Record, error) {
+//
+// Each sample's verdict is the harness's own, read from the payload its task's process_results wrote
+// (lmmstasks.go); the file's aggregate is recomputed with the task's aggregation and stamped on every
+// record. A sample whose payload the importer does not know is an error naming its keys, unless
+// opt.CorrectFrom, opt.PredField/AnswerField, opt.OpenEnded or opt.Rescore says how to score it.
+func LmmsEval(r io.Reader, path string, opt Options) (*Result, error) {
 	if err := opt.check(path); err != nil {
 		return nil, err
 	}
@@ -25,11 +28,29 @@ func LmmsEval(r io.Reader, path string, opt Options) ([]audit.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	task := opt.Task
+	raws, lines, task, err := lmmsSamples(data, path, opt.Task)
+	if err != nil {
+		return nil, err
+	}
+	b := &lmmsBuild{path: path, task: task, opt: opt, seen: map[string]int{}}
+	for i, raw := range raws {
+		if err := b.sample(raw, lines[i]); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.recs) == 0 {
+		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "no samples")
+	}
+	return b.finish()
+}
+
+// lmmsSamples splits a file into its samples (raw JSON) with their line numbers (legacy: the 1-based
+// index in "logs") and finds the task name.
+func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error) {
 	base := filepath.Base(path)
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "empty file")
+		return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "empty file")
 	}
 	// Legacy: one JSON object with "logs" (the whole file is one value).
 	if trimmed[0] == '{' {
@@ -47,19 +68,15 @@ func LmmsEval(r io.Reader, path string, opt Options) ([]audit.Record, error) {
 			if task == "" {
 				task = strings.TrimSuffix(base, filepath.Ext(base))
 			}
-			var out []audit.Record
-			seen := map[string]int{}
-			for i, raw := range legacy.Logs {
-				rec, err := lmmsSample(raw, path, i+1, task, opt, seen)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, rec)
+			if len(legacy.Logs) == 0 {
+				return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "\"logs\" is empty")
 			}
-			if len(out) == 0 {
-				return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "\"logs\" is empty")
+			raws := make([][]byte, len(legacy.Logs))
+			lines := make([]int, len(legacy.Logs))
+			for i, r := range legacy.Logs {
+				raws[i], lines[i] = r, i+1
 			}
-			return out, nil
+			return raws, lines, task, nil
 		}
 	}
 	if task == "" {
@@ -70,58 +87,58 @@ func LmmsEval(r io.Reader, path string, opt Options) ([]audit.Record, error) {
 			task = stem
 		}
 	}
-	var out []audit.Record
-	seen := map[string]int{}
+	var raws [][]byte
+	var lines []int
 	for n, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		rec, err := lmmsSample(line, path, n+1, task, opt, seen)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
+		raws = append(raws, line)
+		lines = append(lines, n+1)
 	}
-	if len(out) == 0 {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "no samples")
-	}
-	return out, nil
+	return raws, lines, task, nil
 }
 
-// lmmsSample converts one sample object; line is the JSONL line (or the 1-based index in "logs").
-func lmmsSample(raw []byte, path string, line int, task string, opt Options, seen map[string]int) (audit.Record, error) {
+// lmmsBuild accumulates the records of one file.
+type lmmsBuild struct {
+	path, task string
+	opt        Options
+	seen       map[string]int
+	known      *lmmsTask // the task payload of the file's samples
+	knownLine  int
+	bareLine   int // the first sample without a payload the importer knows
+	recs       []audit.Record
+	items      []lmmsItem
+	rescore    []rescoreInput
+}
+
+func (b *lmmsBuild) errf(line int, sentinel error, format string, a ...any) error {
+	return audit.Errorf(b.path, line, "import", sentinel, format, a...)
+}
+
+// sample converts one sample object.
+func (b *lmmsBuild) sample(raw []byte, line int) error {
 	var s map[string]any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&s); err != nil {
-		return audit.Record{}, fmtErr(path, line, "not a JSON object: %v", err)
+		return fmtErr(b.path, line, "not a JSON object: %v", err)
 	}
 	if dec.More() {
-		return audit.Record{}, fmtErr(path, line, "more than one JSON value")
+		return fmtErr(b.path, line, "more than one JSON value")
 	}
 	if s == nil {
-		return audit.Record{}, fmtErr(path, line, "sample is null")
+		return fmtErr(b.path, line, "sample is null")
 	}
 	docID := scalarString(s["doc_id"])
 	if docID == "" {
-		return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "sample has no doc_id")
+		return b.errf(line, audit.ErrInvalid, "sample has no doc_id")
 	}
-	if prev, ok := seen[docID]; ok {
-		return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrDuplicate, "doc_id %q already at %d", docID, prev)
+	if prev, ok := b.seen[docID]; ok {
+		return b.errf(line, audit.ErrDuplicate, "doc_id %q already at %d", docID, prev)
 	}
-	seen[docID] = line
+	b.seen[docID] = line
 	doc, _ := s["doc"].(map[string]any)
-	payload := findPayload(s)
-	get := func(keys ...string) string {
-		for _, src := range []map[string]any{payload, doc} {
-			for _, k := range keys {
-				if v := scalarString(src[k]); v != "" {
-					return v
-				}
-			}
-		}
-		return ""
-	}
 	// Responses: filtered_resps, else resps; string | list | list of lists.
 	resp, haveResp := firstString(s["filtered_resps"])
 	if !haveResp {
@@ -131,86 +148,230 @@ func lmmsSample(raw []byte, path string, line int, task string, opt Options, see
 	if t, ok := s["target"]; ok {
 		targets = stringsOf(t)
 	}
-	item := task + ":" + docID
-	if opt.ItemKey == "question" {
-		q := get("question_id")
-		if q == "" {
-			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "doc_id %q: no question_id for --item-id question", docID)
-		}
-		item = q
+	known := findTask(s)
+	opt := b.opt
+	if b.known != nil && known == nil && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
+		return b.errf(line, audit.ErrInvalid, "doc_id %q has no %q payload, while line %d had one", docID, b.known.key, b.knownLine)
 	}
-	rec := newRecord(opt, item)
-	rec.Task = task
-	rec.DocHash = scalarString(s["doc_hash"])
-	rec.QuestionID = get("question_id")
-	rec.Category = get("task_category", "task_type", "category", "sub_category")
-	rec.Duration = get("duration")
-	var candidates []string
-	if doc != nil {
-		if c, ok := doc["candidates"].([]any); ok {
-			candidates = stringsOf(c)
-		} else if c, ok := doc["options"].([]any); ok {
-			candidates = stringsOf(c)
-		}
+	if known == nil && b.bareLine == 0 {
+		b.bareLine = line
 	}
+	if known != nil && b.bareLine > 0 && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
+		return b.errf(line, audit.ErrInvalid, "doc_id %q carries the %s payload %q, while line %d had none", docID, known.bench, known.key, b.bareLine)
+	}
+	if known != nil && b.known == nil && (opt.CorrectFrom != "" || opt.PredField != "") {
+		b.known, b.knownLine = known, line // mapped over a known payload: noted in finish
+	}
+	var it lmmsItem
 	switch {
+	case opt.CorrectFrom != "":
+		v, ok := pathValue(s, opt.CorrectFrom)
+		if !ok {
+			return b.errf(line, audit.ErrInvalid, "doc_id %q: no field %s (keys: %s)", docID, opt.CorrectFrom, keyList(s, nil))
+		}
+		if opt.OpenEnded {
+			f, ok := numFloat(v)
+			if !ok || !(f >= 0 && f <= 1) {
+				return b.errf(line, audit.ErrInvalid, "doc_id %q: %s = %s is not a score in [0,1]", docID, opt.CorrectFrom, pyStr(v))
+			}
+			it.score = &f
+		} else {
+			ok, isV := verdictOf(v)
+			if !isV {
+				return b.errf(line, audit.ErrInvalid, "doc_id %q: %s = %s is not a verdict (true/false or 1/0); a score in [0,1] needs --open-ended", docID, opt.CorrectFrom, pyStr(v))
+			}
+			it.correct = &ok
+		}
+	case opt.PredField != "":
+		pv, ok1 := pathValue(s, opt.PredField)
+		av, ok2 := pathValue(s, opt.AnswerField)
+		if !ok1 || !ok2 {
+			return b.errf(line, audit.ErrInvalid, "doc_id %q: no field %s or %s (keys: %s)", docID, opt.PredField, opt.AnswerField, keyList(s, nil))
+		}
+		it.pred, it.gold = strings.TrimSpace(scalarString(pv)), strings.TrimSpace(scalarString(av))
+		if it.gold == "" {
+			return b.errf(line, audit.ErrInvalid, "doc_id %q: %s is empty: nothing to match %s against", docID, opt.AnswerField, opt.PredField)
+		}
+		ok := it.pred == it.gold
+		it.correct = &ok
+	case known != nil && opt.OpenEnded:
+		return b.errf(line, audit.ErrBadArgs, "doc_id %q: the %s payload %q holds the harness's verdicts; --open-ended would re-score them with Token-F1 (drop it)", docID, known.bench, known.key)
 	case opt.OpenEnded:
 		if !haveResp {
-			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid, "doc_id %q: no response to score", docID)
-		}
-		if len(targets) == 0 {
-			if a := get("answer"); a != "" {
-				targets = []string{a}
-			}
+			return b.errf(line, audit.ErrInvalid, "doc_id %q: no response to score", docID)
 		}
 		sc := audit.TokenF1(resp, targets...)
-		rec.Score, rec.Prediction = &sc, resp
-		if len(targets) > 0 {
-			rec.Answer = targets[0]
+		it.score, it.pred = &sc, resp
+	case known != nil:
+		if b.known == nil {
+			if known.refuse != nil {
+				if why := known.refuse(b.task); why != "" {
+					return b.errf(line, audit.ErrFormat, "task %q: %s", b.task, why)
+				}
+			}
+			b.known, b.knownLine = known, line
+		} else if b.known != known {
+			return b.errf(line, audit.ErrFormat, "doc_id %q carries the %s payload %q, but line %d carried %q; one file holds one task", docID, known.bench, known.key, b.knownLine, b.known.key)
 		}
-	case payload != nil:
-		pred, gold := scalarString(payload["pred_answer"]), scalarString(payload["answer"])
-		ok := sameAnswer(pred, gold, candidates)
-		rec.Correct, rec.Prediction, rec.Answer = &ok, pred, gold
+		var err error
+		if it, err = known.item(s[known.key], s, b.task); err != nil {
+			return b.errf(line, audit.ErrInvalid, "doc_id %q: %v", docID, err)
+		}
+	case opt.Rescore == RescoreText:
+		// No harness verdict: the opt-in rescore below scores the response against the target.
 	default:
-		if !haveResp || len(targets) == 0 {
-			return audit.Record{}, audit.Errorf(path, line, "import", audit.ErrInvalid,
-				"doc_id %q: no per-item metric payload and no response/target pair for exact match", docID)
+		return b.unknownPayload(s, line, docID)
+	}
+	get := func(keys ...string) string {
+		for _, src := range []map[string]any{it.payload, doc} {
+			for _, k := range keys {
+				if v := scalarString(src[k]); v != "" {
+					return v
+				}
+			}
 		}
-		ok := sameAnswer(resp, targets[0], candidates)
-		rec.Correct, rec.Prediction, rec.Answer = &ok, resp, targets[0]
+		return ""
 	}
-	rec.Source = audit.Source{Path: path, Line: line}
-	if err := rec.Validate(); err != nil {
-		return audit.Record{}, err
+	if it.questionID == "" {
+		it.questionID = get("question_id")
 	}
-	return rec, nil
+	item := b.task + ":" + docID
+	if opt.ItemKey == "question" {
+		if it.questionID == "" {
+			return b.errf(line, audit.ErrInvalid, "doc_id %q: no question_id for --item-id question", docID)
+		}
+		item = it.questionID
+	}
+	rec := newRecord(opt, item)
+	rec.Task = b.task
+	rec.DocHash = scalarString(s["doc_hash"])
+	rec.QuestionID = it.questionID
+	rec.Category = it.category
+	if rec.Category == "" {
+		rec.Category = get("task_category", "task_type", "category", "sub_category")
+	}
+	rec.Duration = it.duration
+	if rec.Duration == "" {
+		rec.Duration = get("duration")
+	}
+	rec.Prediction, rec.Answer = it.pred, it.gold
+	if rec.Prediction == "" || rec.Prediction == "None" {
+		rec.Prediction = resp
+	}
+	if (rec.Answer == "" || rec.Answer == "None") && len(targets) > 0 {
+		rec.Answer = targets[0]
+	}
+	index := known != nil && known.targetIndex(b.task)
+	if index {
+		// The task's target is a 0-based option index: show the letters (LongVideoBench "1" → "B").
+		if l := letterOfIndex(rec.Answer); l != "" {
+			rec.Answer = l
+		}
+		if l := letterOfIndex(rec.Prediction); l != "" && isIntLiteral(rec.Prediction) {
+			rec.Prediction = l
+		}
+	}
+	rec.Correct, rec.Score = it.correct, it.score
+	rec.Source = audit.Source{Path: b.path, Line: line}
+	gold := it.gold
+	if gold == "" || gold == "None" {
+		gold = rec.Answer
+	}
+	b.recs = append(b.recs, rec)
+	b.items = append(b.items, it)
+	if opt.Rescore != "" {
+		b.rescore = append(b.rescore, rescoreInput{response: resp, gold: gold, index: index, cands: candidatesOf(doc, promptOf(s))})
+	}
+	return nil
 }
 
-// findPayload returns the task's per-item metric dict: a known key, else the first (sorted) dict-valued
-// key holding both pred_answer and answer.
-func findPayload(s map[string]any) map[string]any {
-	for _, k := range knownPayloads {
-		if m, ok := s[k].(map[string]any); ok {
-			return m
-		}
+// unknownPayload is the error for a sample without a verdict the importer knows: it names the sample's
+// keys and the flags that map them, never a guess.
+func (b *lmmsBuild) unknownPayload(s map[string]any, line int, docID string) error {
+	extra := keyList(s, standardKeys)
+	if extra == "submission" || strings.HasPrefix(extra, "submission{") {
+		return b.errf(line, audit.ErrFormat, "doc_id %q: task %q writes only a submission payload: lmms-eval does not score it (its answers are hidden; e.g. egoschema, perceptiontest_test_mc)", docID, b.task)
 	}
+	var hint []string
 	keys := make([]string, 0, len(s))
 	for k := range s {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k == "doc" {
+		if standardKeys[k] {
 			continue
 		}
+		if isVerdict(s[k]) {
+			hint = append(hint, k)
+		}
 		if m, ok := s[k].(map[string]any); ok {
-			_, p := m["pred_answer"]
-			_, a := m["answer"]
-			if p && a {
-				return m
+			sub := make([]string, 0, len(m))
+			for kk := range m {
+				sub = append(sub, kk)
+			}
+			sort.Strings(sub)
+			for _, kk := range sub {
+				if isVerdict(m[kk]) {
+					hint = append(hint, k+"."+kk)
+				}
 			}
 		}
 	}
-	return nil
+	example := "FIELD"
+	if len(hint) > 0 {
+		example = hint[0]
+	}
+	if extra == "" {
+		extra = "none besides " + keyList(s, nil)
+	}
+	return b.errf(line, audit.ErrFormat, "doc_id %q of task %q: no per-item verdict this importer knows (metric keys: %s); map one with --correct-from %s (a true/false or 1/0 field), or --pred-field F --answer-field F (exact match), or score the response by option text with --rescore text",
+		docID, b.task, extra, example)
+}
+
+// finish computes the harness's aggregate, applies an opt-in rescore and validates the records.
+func (b *lmmsBuild) finish() (*Result, error) {
+	res := &Result{Records: b.recs}
+	mapped := b.opt.CorrectFrom != "" || b.opt.PredField != "" || b.opt.OpenEnded
+	switch {
+	case b.known != nil && !mapped:
+		t := b.known
+		a, why := t.agg(b.task, b.items)
+		if a == nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("no harness aggregate for %s: %s (%s)", b.task, why, t.source))
+			break
+		}
+		res.Aggregate = &Aggregate{Harness: "lmms-eval", Task: b.task, Metric: t.metricName(), Label: a.label, Source: t.source,
+			Kind: a.kind, Raw: a.raw, Scale: a.scale, Counted: a.counted, LeftOut: a.leftOut}
+		skip := make([]bool, len(b.items))
+		for i, it := range b.items {
+			skip[i] = it.skip
+		}
+		res.Aggregate.stamp(res.Records, skip)
+		if a.leftOut > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("the harness's aggregate counts %d of %d samples (%s); the %d left out count as wrong item by item", a.counted, len(b.items), a.label, a.leftOut))
+		}
+	case b.known != nil:
+		res.Notes = append(res.Notes, fmt.Sprintf("verdicts mapped by flags, not the %s payload %q: the harness's aggregate is not reproduced", b.known.bench, b.known.key))
+	case mapped:
+		res.Notes = append(res.Notes, "verdicts mapped by flags: the harness's aggregate is not reproduced")
+	}
+	if b.opt.Rescore != "" {
+		harness := b.known != nil || mapped
+		if !harness {
+			// Without a harness verdict a record with nothing to score against is an error, not a guess.
+			for i := range res.Records {
+				if _, ok := b.rescore[i].verdict(); !ok {
+					return nil, b.errf(res.Records[i].Source.Line, audit.ErrInvalid, "item %q: no target to score the response against", res.Records[i].ItemID)
+				}
+			}
+		}
+		res.Rescored = rescore(res.Records, b.rescore, harness)
+	}
+	for i := range res.Records {
+		if err := res.Records[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }

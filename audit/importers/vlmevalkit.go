@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,12 +17,15 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// VLMEvalKit imports a prediction (or _score) file: the dataset table plus a `prediction` column, as xlsx
-// (the default), tsv, or json (PRED_FORMAT). The format is chosen by content (xlsx is a zip, json starts
-// with [ or {) and otherwise by extension. Correctness is the `score` column when the file has one (a
-// _score file: 1 correct, 0 wrong, -1 unparseable counts as wrong), else the prediction's option letter
-// against the answer's, with `candidates` (a Python list literal, parsed as data) mapping option texts to letters.
-func VLMEvalKit(r io.Reader, path string, opt Options) ([]audit.Record, error) {
+// VLMEvalKit imports the `_score` file VLMEvalKit's evaluation writes (`{model}_{dataset}_score.xlsx`:
+// the dataset table, the `prediction` column and the per-row `score` verdict), as xlsx (the default),
+// tsv, or json (PRED_FORMAT). The format is chosen by content (xlsx is a zip, json starts with [ or {)
+// and otherwise by extension. The verdict is the `score` column (1 correct; 0 wrong; -1 or empty: no
+// verdict, counted wrong); a file without one (the prediction file) needs opt.Rescore "text", which
+// scores the prediction's option letter or option text against the answer here, with `candidates` (a
+// Python list literal, parsed as data) giving the option texts. For Video-MME and MVBench the dataset's
+// rating (the `_rating.json` numbers) is recomputed and stamped on the records.
+func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	if err := opt.check(path); err != nil {
 		return nil, err
 	}
@@ -214,7 +220,7 @@ func cellString(v any) string {
 }
 
 // vlmRows converts the table; line numbers in errors are 1-based data rows + 1 (the header is line 1).
-func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audit.Record, error) {
+func vlmRows(header []string, rows [][]string, path string, opt Options) (*Result, error) {
 	ci := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
@@ -222,14 +228,29 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 			ci[h] = i
 		}
 	}
+	colErr := func(format string, a ...any) error {
+		return audit.Errorf(path, 1, "import", audit.ErrFormat, format, a...)
+	}
 	for _, need := range []string{"index", "prediction"} {
 		if _, ok := ci[need]; !ok {
-			return nil, audit.Errorf(path, 1, "import", audit.ErrFormat, "no %q column (columns: %q)", need, header)
+			return nil, colErr("no %q column (columns: %q)", need, header)
 		}
 	}
 	_, hasScore := ci["score"]
-	if _, ok := ci["answer"]; !ok && !hasScore {
-		return nil, audit.Errorf(path, 1, "import", audit.ErrFormat, "neither an \"answer\" nor a \"score\" column")
+	_, hasAnswer := ci["answer"]
+	for _, c := range []string{opt.CorrectFrom, opt.PredField, opt.AnswerField} {
+		if _, ok := ci[c]; c != "" && !ok {
+			return nil, colErr("no %q column (columns: %q)", c, header)
+		}
+	}
+	switch {
+	case opt.CorrectFrom != "" || opt.PredField != "":
+	case opt.OpenEnded || opt.Rescore != "":
+		if !hasAnswer {
+			return nil, colErr("no \"answer\" column to score the predictions against")
+		}
+	case !hasScore:
+		return nil, colErr("no \"score\" column: this is a prediction file, not the _score file VLMEvalKit's evaluation writes beside it ({model}_{dataset}_score.xlsx); import that file, or pass --rescore text to score the predictions here by option letter or text")
 	}
 	get := func(row []string, names ...string) string {
 		for _, n := range names {
@@ -239,8 +260,14 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 		}
 		return ""
 	}
+	dataset := opt.Task
+	if dataset == "" {
+		dataset = vlmDataset(path)
+	}
 	seen := map[string]int{}
-	var out []audit.Record
+	res := &Result{}
+	var scores []float64 // the score column as the rating reads it (NaN when empty)
+	var ins []rescoreInput
 	for ri, row := range rows {
 		line := ri + 2
 		if len(row) == 0 || (len(row) == 1 && strings.TrimSpace(row[0]) == "") {
@@ -254,7 +281,11 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 			return nil, audit.Errorf(path, line, "import", audit.ErrDuplicate, "index %q already on line %d", idx, prev)
 		}
 		seen[idx] = line
+		rowErr := func(format string, a ...any) error {
+			return audit.Errorf(path, line, "import", audit.ErrInvalid, "index %q: %s", idx, fmt.Sprintf(format, a...))
+		}
 		rec := newRecord(opt, idx)
+		rec.Task = dataset
 		rec.QuestionID = get(row, "question_id")
 		rec.Category = get(row, "task_type", "category", "sub_category", "domain")
 		rec.Duration = get(row, "duration")
@@ -264,26 +295,59 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 		if c := get(row, "candidates"); c != "" {
 			var err error
 			if cands, err = ParsePyList(c); err != nil {
-				return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "candidates: %v", err)
+				return nil, rowErr("candidates: %v", err)
 			}
 		}
+		if hasScore {
+			sc := math.NaN()
+			if c := get(row, "score"); c != "" {
+				v, ok := pyFloat(c)
+				if !ok {
+					return nil, rowErr("score %q is not a number", c)
+				}
+				sc = v
+			}
+			scores = append(scores, sc)
+		}
 		switch {
+		case opt.CorrectFrom != "":
+			c := get(row, opt.CorrectFrom)
+			if opt.OpenEnded {
+				v, ok := pyFloat(c)
+				if !ok || !(v >= 0 && v <= 1) {
+					return nil, rowErr("%s %q is not a score in [0,1]", opt.CorrectFrom, c)
+				}
+				rec.Score = &v
+				break
+			}
+			ok, isV := cellVerdict(c)
+			if !isV {
+				return nil, rowErr("%s %q is not a verdict (true/false or 1/0)", opt.CorrectFrom, c)
+			}
+			rec.Correct = &ok
+		case opt.PredField != "":
+			p, a := get(row, opt.PredField), get(row, opt.AnswerField)
+			if a == "" {
+				return nil, rowErr("%s is empty: nothing to match %s against", opt.AnswerField, opt.PredField)
+			}
+			ok := p == a
+			rec.Correct = &ok
 		case opt.OpenEnded:
 			sc := audit.TokenF1(rec.Prediction, rec.Answer)
 			rec.Score = &sc
-		case hasScore && get(row, "score") != "":
-			v, err := strconv.ParseFloat(get(row, "score"), 64)
-			if err != nil {
-				return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "score %q is not a number", get(row, "score"))
+		case hasScore:
+			sc := scores[len(scores)-1]
+			switch {
+			case sc == 1:
+				rec.Correct = boolPtr(true)
+			case sc == 0 || sc < 0 || math.IsNaN(sc):
+				rec.Correct = boolPtr(false) // -1 or empty: VLMEvalKit found no verdict
+			default:
+				return nil, rowErr("score %v is not 1, 0 or -1: not a multiple-choice verdict (an open-ended score needs --open-ended --correct-from score)", sc)
 			}
-			ok := v > 0
-			rec.Correct = &ok
-		default:
-			if rec.Answer == "" {
-				return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "index %q: no answer to compare with", idx)
-			}
-			ok := sameAnswer(rec.Prediction, rec.Answer, cands)
-			rec.Correct = &ok
+		}
+		if opt.Rescore != "" {
+			ins = append(ins, rescoreInput{response: rec.Prediction, gold: rec.Answer, cands: cands})
 		}
 		if l := choice(rec.Answer, cands); l != "" {
 			rec.Answer = l
@@ -292,13 +356,164 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) ([]audi
 			rec.Prediction = l
 		}
 		rec.Source = audit.Source{Path: path, Line: line}
-		if err := rec.Validate(); err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
+		res.Records = append(res.Records, rec)
 	}
-	if len(out) == 0 {
+	if len(res.Records) == 0 {
 		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "no prediction rows")
 	}
-	return out, nil
+	mapped := opt.CorrectFrom != "" || opt.PredField != "" || opt.OpenEnded
+	switch {
+	case mapped:
+		res.Notes = append(res.Notes, "verdicts mapped by flags: VLMEvalKit's rating is not reproduced")
+	case !hasScore:
+		res.Notes = append(res.Notes, "no score column: every verdict is this importer's (--rescore text), not VLMEvalKit's, and its rating is not reproduced")
+	default:
+		rule := vlmRuleFor(dataset)
+		if rule == nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("no rating rule for VLMEvalKit dataset %q here: the verdicts are its score column, its rating is not reproduced", dataset))
+			break
+		}
+		a, skip, note := rule.agg(scores)
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		if a != nil {
+			a.Harness, a.Task, a.Source = "VLMEvalKit", dataset, rule.source
+			res.Aggregate = a
+			a.stamp(res.Records, skip)
+		}
+	}
+	if opt.Rescore != "" {
+		if !hasScore && !mapped {
+			for i := range res.Records {
+				if _, ok := ins[i].verdict(); !ok {
+					return nil, audit.Errorf(path, res.Records[i].Source.Line, "import", audit.ErrInvalid, "index %q: no answer to score the prediction against", res.Records[i].ItemID)
+				}
+			}
+		}
+		res.Rescored = rescore(res.Records, ins, hasScore || mapped)
+	}
+	for i := range res.Records {
+		if err := res.Records[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// cellVerdict reads a table cell as a verdict: true/false (any case) or a number equal to 1 or 0.
+func cellVerdict(c string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(c)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	v, ok := pyFloat(c)
+	switch {
+	case ok && v == 1:
+		return true, true
+	case ok && v == 0:
+		return false, true
+	}
+	return false, false
+}
+
+// vlmRule recomputes a dataset's rating from the score column.
+type vlmRule struct {
+	source string
+	agg    func(scores []float64) (a *Aggregate, skip []bool, note string)
+}
+
+func vlmRuleFor(dataset string) *vlmRule {
+	switch {
+	case strings.HasPrefix(dataset, "Video-MME"):
+		return &vlmRule{source: "vlmeval/dataset/utils/videomme.py (get_dimension_rating)", agg: videoMMERating}
+	case strings.HasPrefix(dataset, "MVBench"):
+		return &vlmRule{source: "vlmeval/dataset/mvbench.py (get_dimension_rating)", agg: mvbenchRating}
+	}
+	return nil
+}
+
+// videoMMERating is get_dimension_rating's overall/overall: np.mean of the scores that are ≥ 0 (a -1
+// or a missing score, NaN, is left out), as a fraction (the json holds it formatted "%.2f").
+func videoMMERating(scores []float64) (*Aggregate, []bool, string) {
+	skip := make([]bool, len(scores))
+	sum, n := 0.0, 0
+	for i, s := range scores {
+		if !(s >= 0) {
+			skip[i] = true
+			continue
+		}
+		sum += s
+		n++
+	}
+	left := len(scores) - n
+	note := ""
+	if left > 0 {
+		note = fmt.Sprintf("VLMEvalKit's Video-MME rating leaves out %d of %d rows whose score is below 0 or missing; the audit counts them wrong item by item and leaves them out of the harness number, as the rating does", left, len(scores))
+	}
+	if n == 0 {
+		return nil, skip, "every row's score is below 0 or missing: VLMEvalKit's rating is nan"
+	}
+	return &Aggregate{Metric: "overall", Label: "mean score over rows with score ≥ 0", Kind: audit.HarnessMicro,
+		Raw: sum / float64(n), Scale: 100, Counted: n, LeftOut: left}, skip, note
+}
+
+// mvbenchRating is MVBench's get_dimension_rating overall: [hits, total, "xx.xx%"], where a row is a
+// hit when `if item['score']` is true — any non-zero score, so a -1 (failed answer) or a missing score
+// (NaN) counts as a hit there, while the item-level verdict counts it wrong.
+func mvbenchRating(scores []float64) (*Aggregate, []bool, string) {
+	hits, odd := 0, 0
+	for _, s := range scores {
+		if s != 0 {
+			hits++
+			if s != 1 {
+				odd++
+			}
+		}
+	}
+	note := ""
+	if odd > 0 {
+		note = fmt.Sprintf("VLMEvalKit's MVBench rating counts %d rows whose score is -1 or missing as hits (`if item['score']`); their item-level verdicts are wrong", odd)
+	}
+	a := &Aggregate{Metric: "overall", Label: "hits/total, a hit being any non-zero score", Kind: audit.HarnessOther,
+		Raw: float64(hits) / float64(len(scores)) * 100, Scale: 1, Counted: len(scores)}
+	return a, make([]bool, len(scores)), note
+}
+
+// vlmStem is the file name without extension and VLMEvalKit's _score suffix.
+func vlmStem(path string) string {
+	base := filepath.Base(path)
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	return strings.TrimSuffix(stem, "_score")
+}
+
+// vlmDataset finds the dataset in `{model}_{dataset}[_score].xlsx`: the known dataset names with their
+// config suffix (Video-MME_64frame_subs), else the whole stem.
+func vlmDataset(path string) string {
+	stem := vlmStem(path)
+	for _, d := range []string{"Video-MME", "MVBench"} {
+		if i := strings.Index(stem, d); i >= 0 {
+			return stem[i:]
+		}
+	}
+	return stem
+}
+
+var frameSuffix = regexp.MustCompile(`_(\d+)frame(?:_nopack)?(?:_subs|_nosubs)?$`)
+
+// VLMEvalKitFrames reads the frame budget from a VLMEvalKit file name: the 2024 form
+// `{model}_{dataset}_{N}frame[_nopack][_subs|_nosubs].xlsx` and the 2025+ `{model}_Video-MME_{N}frame.xlsx`
+// (dataset configs of vlmeval/dataset/video_dataset_config.py), with or without `_score`.
+func VLMEvalKitFrames(path string) (int, bool) {
+	m := frameSuffix.FindStringSubmatch(vlmStem(path))
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n <= 0 || n > 1<<20 {
+		return 0, false
+	}
+	return n, true
 }

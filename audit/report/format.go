@@ -159,3 +159,50 @@ func niceMax(v float64) float64 {
 	}
 	return 10 * e
 }
+
+// F2 formats a harness's own number with two decimals, as the harnesses print theirs.
+func F2(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+// harnessRow is one line of the "harness's own numbers" tables: a config's harness aggregate (or, for a
+// config spanning several tasks, one of its parts) beside the item-level accuracy of the same records
+// and the paired accuracy.
+type harnessRow struct {
+	config, metric, kind       string
+	value, itemLevel, paired   *float64
+	counted, leftOut, rescored int
+	records                    int
+	complete                   bool
+	byDuration                 string
+}
+
+func harnessRows(r *audit.Result) []harnessRow {
+	var rows []harnessRow
+	for _, c := range r.Configs {
+		h := r.AccuracyHarness[c.ID]
+		if h == nil {
+			continue
+		}
+		var paired *float64
+		if a, ok := r.Accuracy[c.ID]; ok && r.Items > 0 {
+			paired = &a
+		}
+		parts := h.Parts
+		if len(parts) == 0 {
+			parts = []*audit.HarnessAccuracy{h}
+		}
+		for _, p := range parts {
+			var durs []string
+			for _, k := range keysOf(p.ByDuration) {
+				durs = append(durs, fmt.Sprintf("%s %.2f", k, p.ByDuration[k]))
+			}
+			rows = append(rows, harnessRow{config: c.ID, metric: p.Metric, kind: p.Kind, value: p.Value, itemLevel: p.ItemLevel, paired: paired,
+				counted: p.Counted, leftOut: p.LeftOut, rescored: p.Rescored, records: p.Records, complete: p.Complete, byDuration: strings.Join(durs, ", ")})
+		}
+	}
+	return rows
+}

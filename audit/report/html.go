@@ -62,6 +62,9 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 	if r.DroppedItems.Count > 0 {
 		p(`<div class="note">%s</div>`, esc(r.DroppedItems.Reason))
 	}
+	if rows := harnessRows(r); len(rows) > 0 {
+		p(`<section><h2>The harness's own numbers</h2><p class="lead">The aggregate each imported log's harness reports — its own rule over its own verdicts, to two decimals as the harness prints it — beside the item-level accuracy of the same records and the paired accuracy (items present in every configuration). Macro aggregates (MLVU's M-avg) and rows the harness leaves out (VLMEvalKit's score &lt; 0) make them differ.</p>%s</section>`, harnessTable(rows))
+	}
 	if r.Items > 0 {
 		p(`<section><h2>Accuracy per configuration, and what each step changed</h2><p class="lead">The aggregate curve (blue) hides the flows under it: for every step to the next configuration, green bars count the items it rescued and red bars the items it harmed. The dashed line is the item-level oracle.</p>%s</section>`, accuracyChart(r))
 		if fc := flowChart(r); fc != "" {
@@ -294,4 +297,19 @@ func openEndedHTML(b *strings.Builder, oe *audit.OpenEnded) {
 		b.WriteString(`</table>`)
 	}
 	b.WriteString(`</section>`)
+}
+
+func harnessTable(rows []harnessRow) string {
+	var b strings.Builder
+	b.WriteString(`<table><tr><th>config</th><th style="text-align:left">harness metric</th><th>harness</th><th>counted</th><th>left out</th><th>item-level, same records</th><th>paired accuracy</th><th>rescored</th><th style="text-align:left">by duration</th></tr>`)
+	for _, h := range rows {
+		note := ""
+		if !h.complete {
+			note = ` <span class="muted">(imported file; records since filtered)</span>`
+		}
+		fmt.Fprintf(&b, `<tr><td>%s</td><td class="l">%s</td><td><b>%s</b>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td class="l">%s</td></tr>`,
+			esc(h.config), esc(h.metric), F2(h.value), note, h.counted, h.leftOut, F2(h.itemLevel), F2(h.paired), h.rescored, esc(h.byDuration))
+	}
+	b.WriteString(`</table>`)
+	return b.String()
 }

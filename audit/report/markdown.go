@@ -28,6 +28,18 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 	for _, n := range r.Notes {
 		p("> %s\n\n", n)
 	}
+	if rows := harnessRows(r); len(rows) > 0 {
+		p("## The harness's own numbers\n\nThe aggregate each imported log's harness reports (its rule, its verdicts; two decimals), beside the item-level accuracy of the same records and the paired accuracy.\n\n")
+		p("| config | harness metric | harness | counted | left out | item-level, same records | paired accuracy | rescored | by duration |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, h := range rows {
+			v := F2(h.value)
+			if !h.complete {
+				v += " (imported file; records since filtered)"
+			}
+			p("| %s | %s | %s | %d | %d | %s | %s | %d | %s |\n", mdEsc(h.config), mdEsc(h.metric), v, h.counted, h.leftOut, F2(h.itemLevel), F2(h.paired), h.rescored, mdEsc(h.byDuration))
+		}
+		p("\n")
+	}
 	if r.Items > 0 {
 		p("## Summary\n\n| metric | value |\n|---|---|\n")
 		p("| best fixed | %s (%s) |\n", P(r.BestFixed), mdEsc(r.BestFixedConfig))

@@ -193,3 +193,45 @@ func TestSavingSign(t *testing.T) {
 		}
 	}
 }
+
+// Imported records carry their harness's own aggregate: both reports show it beside the item-level
+// accuracy of the same records and the paired accuracy, as `--json` holds them.
+func TestReportsShowHarnessNumbers(t *testing.T) {
+	var recs []audit.Record
+	for k, cfg := range []string{"f32", "f64"} {
+		for i := 0; i < 4; i++ {
+			ok := i < 2+k
+			h := &audit.Harness{Metric: "lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)", Kind: audit.HarnessMacro, Value: 42.97 + float64(k), Counted: 4}
+			if cfg == "f64" && i == 3 {
+				h = &audit.Harness{Metric: h.Metric, Kind: h.Kind, Value: h.Value, Counted: 3, LeftOut: 1, Skip: true}
+			}
+			if cfg == "f64" {
+				h.Counted, h.LeftOut = 3, 1
+			}
+			recs = append(recs, audit.Record{ItemID: string(rune('a' + i)), Config: cfg, Correct: &ok, Harness: h,
+				ConfigMeta: &audit.ConfigMeta{Frames: &[]int{32, 64}[k]}, Category: "count"})
+		}
+	}
+	opt := audit.DefaultOptions()
+	opt.Resamples = 0
+	res, err := audit.Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h, md bytes.Buffer
+	if err := HTML(&h, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"own numbers", "lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)", "42.97", "43.97", "50.00", "75.00"} {
+		if !strings.Contains(md.String(), w) || !strings.Contains(h.String(), esc(w)) {
+			t.Errorf("a report lacks %q", w)
+		}
+	}
+	// f64: 3 counted, 1 left out, item level 75 over all 4 records.
+	if !strings.Contains(md.String(), "| f64 | lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types) | 43.97 | 3 | 1 | 75.00 | 75.00 | 0 |") {
+		t.Errorf("markdown row: %s", md.String())
+	}
+}

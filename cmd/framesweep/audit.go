@@ -151,6 +151,29 @@ func printSummary(w io.Writer, r *audit.Result) {
 			}
 		}
 	}
+	for _, c := range r.Configs {
+		h := r.AccuracyHarness[c.ID]
+		if h == nil {
+			continue
+		}
+		parts := h.Parts
+		if len(parts) == 0 {
+			parts = []*audit.HarnessAccuracy{h}
+		}
+		for _, p := range parts {
+			extra := ""
+			if p.LeftOut > 0 {
+				extra += fmt.Sprintf(", %d left out by the harness", p.LeftOut)
+			}
+			if p.Rescored > 0 {
+				extra += fmt.Sprintf(", %d rescored", p.Rescored)
+			}
+			if !p.Complete {
+				extra += ", computed on the imported file before filtering"
+			}
+			fmt.Fprintf(w, "harness %s: %s = %s (item level %s over the same %d records%s)\n", c.ID, p.Metric, report.F2(p.Value), report.F2(p.ItemLevel), p.Records, extra)
+		}
+	}
 	if c := r.Cascade; c != nil && c.Selected != nil {
 		fmt.Fprintf(w, "cascade: τ=%.4g gives %s at %s shared frames (reference %s: %s at %s)\n", c.Selected.Tau, report.F1(c.Selected.Accuracy),
 			report.F1(c.Selected.SharedFramesCost), c.Reference, report.F1(c.ReferenceAccuracy), report.F1(c.ReferenceShared))

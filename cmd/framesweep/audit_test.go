@@ -37,7 +37,7 @@ func TestAuditJSONKeys(t *testing.T) {
 		"visual_confusion_rate_ci", "visual_confusion_rate_visual_only", "terminal_regression_rate", "text_overwrite_rate",
 		"text_overwrite_rate_of_text_correct", "text_overwrite_all_visual_rate", "unstable_rate", "pairs", "categories", "durations",
 		"items", "dropped_items", "configs", "noise_floor", "open_ended", "cascade", "sampling_recovery_rate", "iso_compute",
-		"pipeline_flips", "letter_prior", "bootstrap"} {
+		"pipeline_flips", "letter_prior", "bootstrap", "accuracy_harness"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("audit --json lacks %q", k)
 		}
@@ -84,7 +84,10 @@ func TestAuditErrorsAndUsage(t *testing.T) {
 		t.Errorf("missing file: rc %d %q", rc, errs)
 	}
 	for _, args := range [][]string{{"audit"}, {"audit", bad, "--budgets", "16,8"}, {"audit", bad, "--size", "10"}, {"cascade"}, {"import", "lmms-eval", bad},
-		{"import", "foo", bad, "--config", "x"}, {"import", "vlmevalkit", bad, "--config", "x", "--width", "10"}} {
+		{"import", "foo", bad, "--config", "x"}, {"import", "vlmevalkit", bad, "--config", "x", "--width", "10"},
+		{"import", "lmms-eval", bad, "--config", "x", "--pred-field", "a"}, {"import", "lmms-eval", bad, "--config", "x", "--rescore", "letters"},
+		{"import", "lmms-eval", bad, "--config", "x", "--correct-from", "a", "--pred-field", "p", "--answer-field", "q"},
+		{"import", "lmms-eval", bad, "--config", "x", "--rescore", "text", "--open-ended"}} {
 		if rc, _, _ := runAuditCLI(args...); rc != exitUsage {
 			t.Errorf("%v: rc %d, want %d", args, rc, exitUsage)
 		}
@@ -135,19 +138,124 @@ func TestImportCLI(t *testing.T) {
 	if rc != exitOK {
 		t.Fatalf("rc %d: %s", rc, errs)
 	}
-	want := `{"item_id":"mlvu_dev:3","config":"f16","correct":false,"prediction":"C","answer":"A","category":"count","question_id":"q","task":"mlvu_dev","config_meta":{"frames":16,"width":448,"height":448}}` + "\n"
+	// MLVU's M-avg over its 7 task types with one "count" item, wrong: 0.
+	want := `{"item_id":"mlvu_dev:3","config":"f16","correct":false,"prediction":"C","answer":"A","category":"count","question_id":"q","task":"mlvu_dev","config_meta":{"frames":16,"width":448,"height":448},` +
+		`"harness":{"metric":"lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)","kind":"macro","value":0,"counted":1}}` + "\n"
 	if out != want {
 		t.Errorf("import output\n%s\nwant\n%s", out, want)
 	}
 	tsv := filepath.Join(dir, "m_Video-MME.tsv")
 	os.WriteFile(tsv, []byte("index\tquestion\tanswer\tprediction\n1\tq\tB\tB\n"), 0o644)
-	rc, out, _ = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--text-only")
-	if rc != exitOK || !strings.Contains(out, `"correct":true`) || !strings.Contains(out, `"text_only":true`) {
-		t.Errorf("vlmevalkit: rc %d %s", rc, out)
+	// A prediction file carries no verdict of VLMEvalKit's: refused without --rescore text.
+	rc, _, errs = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--text-only")
+	if rc != exitError || !strings.Contains(errs, `no "score" column`) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("prediction file: rc %d %q", rc, errs)
+	}
+	rc, out, errs = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--text-only", "--rescore", "text")
+	if rc != exitOK || !strings.Contains(out, `"correct":true`) || !strings.Contains(out, `"text_only":true`) || !strings.Contains(errs, "scored 1 records that carry no harness verdict") {
+		t.Errorf("vlmevalkit --rescore text: rc %d %s %s", rc, out, errs)
 	}
 	os.WriteFile(tsv, []byte("index\tquestion\tanswer\tprediction\tcandidates\n1\tq\tB\tB\t__import__('os')\n"), 0o644)
-	rc, _, errs = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text")
+	rc, _, errs = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--rescore", "text")
 	if rc != exitError || !strings.Contains(errs, "m_Video-MME.tsv:2") {
 		t.Errorf("hostile candidates: rc %d %q", rc, errs)
+	}
+}
+
+func importFixture(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "audit", "importers", "testdata", "lmms-eval", name)
+}
+
+// The import says which harness number it reproduced and whether the run's results.json agrees; a
+// results file that disagrees is a warning; the audit then shows the harness's number per config.
+func TestImportHarnessCLI(t *testing.T) {
+	lvb := importFixture("2025-03-01T10-00-00_samples_longvideobench_val_v.jsonl")
+	rc, out32, errs := runAuditCLI("import", "lmms-eval", lvb, "--config", "f32", "--frames", "32")
+	if rc != exitOK || !strings.Contains(errs, "harness aggregate lmms-eval longvideobench_val_v lvb_acc = 0.6 (60.00 points") ||
+		!strings.Contains(errs, "2025-03-01T10-00-00_results.json agrees: longvideobench_val_v lvb_acc,none = 0.6") {
+		t.Fatalf("rc %d %s", rc, errs)
+	}
+	// The same samples beside a results.json of another run: a warning naming both numbers.
+	dir := t.TempDir()
+	data, _ := os.ReadFile(lvb)
+	p := filepath.Join(dir, "2025-03-01T10-00-00_samples_longvideobench_val_v.jsonl")
+	os.WriteFile(p, data, 0o644)
+	os.WriteFile(filepath.Join(dir, "2025-03-01T10-00-00_results.json"), []byte(`{"results": {"longvideobench_val_v": {"lvb_acc,none": 0.53333}}}`), 0o644)
+	rc, _, errs = runAuditCLI("import", "lmms-eval", p, "--config", "f32")
+	if rc != exitOK || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "says longvideobench_val_v lvb_acc,none = 0.53333, the imported records give 0.6") {
+		t.Errorf("mismatch: rc %d %s", rc, errs)
+	}
+	if rc, _, errs = runAuditCLI("import", "lmms-eval", p, "--config", "f32", "--no-check"); rc != exitOK || strings.Contains(errs, "warning") {
+		t.Errorf("--no-check: rc %d %s", rc, errs)
+	}
+	// An unknown payload: exit 1, one line naming the file, the keys and the flags.
+	rc, _, errs = runAuditCLI("import", "lmms-eval", importFixture("2025-03-13T08-00-00_samples_mytask.jsonl"), "--config", "x")
+	if rc != exitError || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "mytask.jsonl:1") || !strings.Contains(errs, "--correct-from my_metric.hit") {
+		t.Errorf("unknown payload: rc %d %q", rc, errs)
+	}
+	rc, _, errs = runAuditCLI("import", "lmms-eval", importFixture("2025-03-13T08-00-00_samples_mytask.jsonl"), "--config", "x", "--correct-from", "my_metric.hit")
+	if rc != exitOK || !strings.Contains(errs, "agrees: mytask my_metric,none = 50.0, the micro accuracy of the mapped verdicts") {
+		t.Errorf("--correct-from: rc %d %s", rc, errs)
+	}
+	// MLVU twice: the harness's M-avg beside the item-level accuracy; --rescore text says what it changed.
+	mlvu := importFixture("2025-03-02T09-30-00_samples_mlvu_dev.jsonl")
+	_, m32, _ := runAuditCLI("import", "lmms-eval", mlvu, "--config", "f32", "--frames", "32")
+	rc, m64, errs := runAuditCLI("import", "lmms-eval", mlvu, "--config", "f64", "--frames", "64", "--rescore", "text")
+	if rc != exitOK || !strings.Contains(errs, "--rescore text changed 1 of 22 harness verdicts (1 now correct, 0 now wrong)") {
+		t.Fatalf("rescore: rc %d %s", rc, errs)
+	}
+	a, b := filepath.Join(dir, "m32.jsonl"), filepath.Join(dir, "m64.jsonl")
+	os.WriteFile(a, []byte(m32), 0o644)
+	os.WriteFile(b, []byte(m64), 0o644)
+	md := filepath.Join(dir, "r.md")
+	rc, out, errs := runAuditCLI("audit", a, b, "--json", "--resamples", "0", "--md", md)
+	if rc != exitOK {
+		t.Fatalf("audit: rc %d %s", rc, errs)
+	}
+	var res struct {
+		Accuracy        map[string]float64 `json:"accuracy"`
+		AccuracyHarness map[string]struct {
+			Metric    string   `json:"metric"`
+			Value     *float64 `json:"value"`
+			ItemLevel *float64 `json:"item_level"`
+			Rescored  int      `json:"rescored"`
+			Complete  bool     `json:"complete"`
+		} `json:"accuracy_harness"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	h32, h64 := res.AccuracyHarness["f32"], res.AccuracyHarness["f64"]
+	if h32.Metric != "lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)" || *h32.Value != 58.333333333333336 || *h32.ItemLevel != 100*12.0/22 ||
+		res.Accuracy["f32"] != 100*12.0/22 || *h64.Value != *h32.Value || *h64.ItemLevel != 100*13.0/22 || h64.Rescored != 1 || !h64.Complete {
+		t.Errorf("accuracy_harness %+v %+v, accuracy %v", h32, h64, res.Accuracy)
+	}
+	rep, _ := os.ReadFile(md)
+	if !strings.Contains(string(rep), "| f32 | lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types) | 58.33 | 22 | 0 | 54.55 | 54.55 | 0 |") {
+		t.Errorf("markdown lacks the harness row:\n%s", rep)
+	}
+	rc, txt, _ := runAuditCLI("audit", a, b, "--resamples", "0")
+	if rc != exitOK || !strings.Contains(txt, "harness f64: lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types) = 58.33 (item level 59.09 over the same 22 records, 1 rescored)") {
+		t.Errorf("summary: %s", txt)
+	}
+	_ = out32
+}
+
+// VLMEvalKit: the frame budget comes from the file name when --frames is absent; the rating beside the
+// _score file is checked.
+func TestImportVLMEvalKitCLI(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "Qwen2-VL_Video-MME_16frame_score.tsv")
+	os.WriteFile(p, []byte("index\tduration\tanswer\tprediction\tscore\n0\tshort\tA\tA\t1\n1\tshort\tB\tFailed to obtain answer via API.\t-1\n2\tlong\tC\tD\t0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "Qwen2-VL_Video-MME_16frame_rating.json"), []byte(`{"overall": {"overall": "0.50"}}`), 0o644)
+	rc, out, errs := runAuditCLI("import", "vlmevalkit", p, "--config", "f16")
+	if rc != exitOK || !strings.Contains(out, `"config_meta":{"frames":16}`) || !strings.Contains(errs, "frames 16 from the file name") ||
+		!strings.Contains(errs, "leaves out 1 of 3 rows") || !strings.Contains(errs, "agrees: overall 0.50") || !strings.Contains(out, `"skip":true`) {
+		t.Errorf("rc %d\n%s\n%s", rc, out, errs)
+	}
+	rc, out, _ = runAuditCLI("import", "vlmevalkit", p, "--config", "f16", "--frames", "8")
+	if rc != exitOK || !strings.Contains(out, `"frames":8`) {
+		t.Errorf("--frames wins: %s", out)
 	}
 }

@@ -1,0 +1,152 @@
+package importers
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/framesweep/framesweep/audit"
+)
+
+// Rescoring by option text is this package's own verdict, never the harness's: it runs only with
+// Options.Rescore "text", and the import reports how many verdicts it changed.
+
+// rescoreInput is what one multiple-choice record needs to be rescored.
+type rescoreInput struct {
+	response string   // the model's raw answer
+	gold     string   // the gold answer: a letter, an option text, or (index) a 0-based option index
+	index    bool     // the task's target is a 0-based option index
+	cands    []string // option texts, with or without "A. " prefixes
+}
+
+// verdict is the rescored verdict and whether a gold answer was there to score against.
+func (in rescoreInput) verdict() (bool, bool) {
+	gold := strings.TrimSpace(in.gold)
+	if in.index {
+		if l := letterOfIndex(gold); l != "" {
+			gold = l
+		}
+	}
+	if gold == "" {
+		return false, false
+	}
+	return sameAnswer(in.response, gold, in.cands), true
+}
+
+// rescore applies the verdicts to the multiple-choice records. harness says the records carry the
+// harness's verdicts (counted as changes); otherwise the records get their first verdict here.
+func rescore(recs []audit.Record, ins []rescoreInput, harness bool) *RescoreCount {
+	c := &RescoreCount{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Score != nil {
+			continue
+		}
+		c.Records++
+		v, ok := ins[i].verdict()
+		if !ok {
+			c.NoOptions++
+			if r.Correct == nil {
+				f := false
+				r.Correct = &f
+			}
+			continue
+		}
+		if !harness || r.Correct == nil {
+			c.Unscored++
+			r.Correct = &v
+			continue
+		}
+		if v != *r.Correct {
+			c.Changed++
+			if v {
+				c.NowCorrect++
+			} else {
+				c.NowWrong++
+			}
+			r.Correct = &v
+			if r.Harness != nil {
+				h := *r.Harness
+				h.Flipped = true
+				r.Harness = &h
+			}
+		}
+	}
+	return c
+}
+
+// optionLine matches an option in a prompt: "(A) text", "A. text", "A) text", "A: text".
+var optionLine = regexp.MustCompile(`^\s*\(?([A-Z])[.):]\s*(\S.*?)\s*$`)
+
+// candidatesOf finds the options of a sample: the doc's option fields (candidates, options, option,
+// option0…, a0…) or, when the doc was popped from the log (lmms-eval v0.7), the "(A) …" lines of the
+// prompt.
+func candidatesOf(doc map[string]any, prompt string) []string {
+	if doc != nil {
+		for _, k := range []string{"candidates", "options", "option"} {
+			switch v := doc[k].(type) {
+			case []any:
+				if c := stringsOf(v); len(c) > 0 {
+					return c
+				}
+			case string:
+				if c := promptOptions(v); len(c) > 0 {
+					return c // Video-MME-v2: "A. …\nB. …"
+				}
+			}
+		}
+		for _, p := range []string{"option", "a"} {
+			var c []string
+			for i := 0; i < 26; i++ {
+				v, ok := doc[p+strconv.Itoa(i)]
+				if !ok {
+					break
+				}
+				s := scalarString(v)
+				if s == "N/A" { // LongVideoBench pads to five options
+					break
+				}
+				c = append(c, s)
+			}
+			if len(c) > 0 {
+				return c
+			}
+		}
+	}
+	return promptOptions(prompt)
+}
+
+// promptOptions collects consecutive option lines A, B, C… from a prompt; the texts keep their letters.
+func promptOptions(prompt string) []string {
+	var out []string
+	for _, line := range strings.Split(prompt, "\n") {
+		m := optionLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		want := byte('A' + len(out))
+		switch {
+		case m[1][0] == want:
+			out = append(out, m[1]+". "+m[2])
+		case m[1][0] == 'A': // a new list starts (an example block before the real options)
+			out = append(out[:0], "A. "+m[2])
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// promptOf is the prompt of a sample: v0.7's "input", else the first argument.
+func promptOf(s map[string]any) string {
+	if p, ok := s["input"].(string); ok {
+		return p
+	}
+	if a, ok := s["arguments"].([]any); ok && len(a) > 0 {
+		if first, ok := firstString(a[0]); ok {
+			return first
+		}
+	}
+	return ""
+}
