@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,16 +71,24 @@ func TestOpenRejects(t *testing.T) {
 
 func TestOpenLimits(t *testing.T) {
 	dir := sharedVideos(t)
-	nasa := filepath.Join(dir, "torchcodec/nasa_13013.mp4") // 6 streams, 320x180
+	nasa := filepath.Join(dir, "torchcodec/nasa_13013.mp4") // 6 streams; video 0 is 320x180, video 3 (best) 480x270
 	if _, err := Open(nasa, Options{MaxStreams: 4}); !errors.Is(err, ErrTooManyStreams) {
 		t.Fatalf("MaxStreams 4 on 6 streams: %v", err)
 	}
-	if _, err := Open(nasa, Options{MaxFrameArea: 320*180 - 1}); !errors.Is(err, ErrTooLarge) {
+	if _, err := Open(nasa, Options{MaxFrameArea: 480*270 - 1}); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("MaxFrameArea below the frame: %v", err)
 	}
-	v, err := Open(nasa, Options{MaxFrameArea: 320 * 180, MaxStreams: 6})
+	if _, err := Open(nasa, Options{MaxFrameArea: 320*180 - 1, Stream: StreamAt(0)}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("MaxFrameArea below stream 0's frame: %v", err)
+	}
+	v, err := Open(nasa, Options{MaxFrameArea: 480 * 270, MaxStreams: 6})
 	if err != nil {
 		t.Fatalf("limits exactly at the file's values: %v", err)
+	}
+	v.Close()
+	v, err = Open(nasa, Options{MaxFrameArea: 320 * 180, Stream: StreamAt(0)})
+	if err != nil {
+		t.Fatalf("stream 0 at its own size: %v", err)
 	}
 	v.Close()
 }
@@ -106,7 +115,7 @@ func TestTruncated(t *testing.T) {
 				v, err := Open(p, Options{})
 				if err != nil {
 					var de *Error
-					if !errors.As(err, &de) || !(errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNoFrames) || errors.Is(err, ErrNoVideoStream) || errors.Is(err, ErrUnsupportedCodec)) {
+					if !errors.As(err, &de) || !(errors.Is(err, ErrCorrupt) || errors.Is(err, ErrTruncated) || errors.Is(err, ErrNoFrames) || errors.Is(err, ErrNoVideoStream) || errors.Is(err, ErrUnsupportedCodec)) {
 						t.Fatalf("untyped open error: %v", err)
 					}
 					oneLine(t, err)
@@ -118,13 +127,17 @@ func TestTruncated(t *testing.T) {
 					all[i] = i
 				}
 				got := 0
-				_, err = v.Read(all, func(*Frame) error { got++; return nil })
-				failed := FailedFrames(err)
-				if err != nil && len(failed) == 0 {
+				st, err := v.Read(all, func(*Frame) error { got++; return nil })
+				failed, damaged := FailedFrames(err), DamagedFrames(err)
+				if err != nil && len(failed)+len(damaged) == 0 {
 					t.Fatalf("read error without frame errors: %v", err)
 				}
-				if got+len(failed) != len(all) {
-					t.Fatalf("delivered %d + failed %d != %d", got, len(failed), len(all))
+				if !slices.Equal(damaged, st.Damaged) {
+					t.Fatalf("refused damaged frames %v, stats say %v", damaged, st.Damaged)
+				}
+				// A frame cut through the middle is concealed by the decoder: damaged, refused.
+				if got+len(failed)+len(damaged) != len(all) {
+					t.Fatalf("delivered %d + failed %d + damaged %d != %d", got, len(failed), len(damaged), len(all))
 				}
 				oneLine(t, err)
 				if d := time.Since(start); d > 20*time.Second {

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"path/filepath"
 	"testing"
@@ -131,7 +132,7 @@ func TestExplicitColourOptions(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			compareRGB(t, got, cliRGB(t, path, false, 3), w, h)
+			compareRGB(t, got, cliRGBMap(t, path, fmt.Sprintf("0:%d", v.Info().StreamIndex), false, 3), w, h)
 		})
 	}
 }
@@ -153,7 +154,7 @@ func TestRandomAccessMatchesCLI(t *testing.T) {
 			}
 			defer v.Close()
 			n := v.NumFrames()
-			want := cliRGB(t, path, false, 0)
+			want := cliRGBMap(t, path, fmt.Sprintf("0:%d", v.Info().StreamIndex), false, 0)
 			fs := 3 * v.Info().OutWidth * v.Info().OutHeight
 			if len(want) != n*fs {
 				t.Fatalf("CLI gave %d bytes for %d frames of %d bytes", len(want), n, fs)

@@ -3,6 +3,7 @@ package decode
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -22,12 +23,23 @@ var (
 	ErrClosed           = errors.New("video is closed")
 	ErrBadOption        = errors.New("bad option")
 	ErrFrameFailed      = errors.New("frame failed to decode")
+	// ErrDamaged: a requested frame came out of the decoder concealed (FFmpeg flagged it: part of the
+	// picture is a substitute for corrupt data). With Options.OnDamaged = DamagedFail (the default)
+	// such frames are refused and the error is a *DamagedError, which also matches ErrFrameFailed.
+	ErrDamaged = errors.New("frame damaged: the decoder concealed corrupt data")
+	// ErrNotMediaFile: the input is a playlist, list, pattern or other non-media file whose demuxer
+	// would open further files or is not a media container; it is refused (*RefusedError).
+	ErrNotMediaFile = errors.New("not a media file: refused")
+	// ErrTruncated: the file is cut short (e.g. inside its MP4 moov box) or was never finished.
+	ErrTruncated = errors.New("truncated or incomplete file")
+	// ErrNoSuchStream: Options.Stream names a stream the file does not have, or one that is not video.
+	ErrNoSuchStream = errors.New("no such video stream")
 )
 
 // Error is the error type of this package: the file, the operation and the cause, in one line.
 type Error struct {
 	Path string
-	Op   string // "open", "probe", "index", "read", "decode", "convert", "hwaccel"
+	Op   string // "open", "index", "read", "decode", "convert", "hwaccel"
 	Err  error
 }
 
@@ -132,3 +144,88 @@ func wrap(path, op string, err error) error {
 	}
 	return &Error{Path: path, Op: op, Err: err}
 }
+
+// RefusedError reports an input whose demuxer framesweep does not allow (see ErrNotMediaFile): what it
+// is and why it is refused, e.g. "an HLS playlist, not a media file: refused (its demuxer opens the
+// media files it names)". It matches ErrNotMediaFile.
+type RefusedError struct {
+	Format string // FFmpeg's demuxer name, e.g. "hls", "concat", "image2"
+	What   string // "an HLS playlist"
+	Why    string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s, not a media file: refused (%s)", e.What, e.Why)
+}
+func (e *RefusedError) Is(target error) bool { return target == ErrNotMediaFile }
+
+// DamagedError reports the requested frames the decoder produced only by concealing corrupt data,
+// refused because Options.OnDamaged is DamagedFail (the default). The other frames were delivered.
+// It matches ErrDamaged and ErrFrameFailed (the frames were not delivered), so code that tolerates
+// per-frame failures tolerates it too. Inside an *Error, it names the file.
+type DamagedError struct {
+	Frames []int  // ascending frame indices
+	Cause  string // what FFmpeg flagged on the first of them, e.g. "concealment active, slices failed"
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("%d damaged frame(s) refused: %s (the decoder concealed corrupt data: %s; OnDamaged keep / --on-damaged keep delivers them, flagged)",
+		len(e.Frames), listIndices(e.Frames), e.Cause)
+}
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged || target == ErrFrameFailed }
+
+// listIndices writes up to 8 indices, then how many more.
+func listIndices(idx []int) string {
+	const show = 8
+	var b strings.Builder
+	for i, x := range idx {
+		if i == show {
+			fmt.Fprintf(&b, ", … (%d more)", len(idx)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d", x)
+	}
+	return b.String()
+}
+
+// DamagedFrames returns the indices of every *DamagedError inside err (as returned by Read), ascending.
+func DamagedFrames(err error) []int {
+	var out []int
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if de, ok := e.(*DamagedError); ok {
+			out = append(out, de.Frames...)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	sort.Ints(out)
+	return out
+}
+
+// readErrors joins the failures of one Read (frames not produced, frames refused as damaged) in one
+// line; errors.Is/As see each.
+type readErrors []error
+
+func (e readErrors) Error() string {
+	parts := make([]string, len(e))
+	for i, x := range e {
+		parts[i] = x.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+func (e readErrors) Unwrap() []error { return e }

@@ -114,6 +114,9 @@ func TestMain(m *testing.M) {
 func requireFFmpeg(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ffmpeg CLI not installed, and CI=true: the oracle must be there (make deps installs it)")
+		}
 		t.Skip("ffmpeg CLI not installed (make deps installs it)")
 	}
 }

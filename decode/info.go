@@ -8,22 +8,26 @@ import (
 
 // Info describes an opened video; its JSON is `framesweep probe --json` (DESIGN.md "Stable surface").
 type Info struct {
-	Path         string   `json:"path"`
-	Container    string   `json:"container"`
-	Codec        string   `json:"codec"`
-	PixFmt       string   `json:"pix_fmt"`
-	Width        int      `json:"width"`  // coded size, before orientation
-	Height       int      `json:"height"` // coded size, before orientation
-	Rotation     int      `json:"rotation"`
-	Frames       int      `json:"frames"`        // from the demux scan: what the decoder outputs
-	FramesHeader *int64   `json:"frames_header"` // what the container claims (null when it says nothing)
-	FPS          float64  `json:"fps"`
-	DurationS    float64  `json:"duration_s"`
-	StartS       float64  `json:"start_s"`
-	Keyframes    int      `json:"keyframes"`
-	VFR          bool     `json:"vfr"`
-	StreamIndex  int      `json:"stream_index"`
-	TimeBase     Rational `json:"time_base"`
+	Path         string  `json:"path"`
+	Container    string  `json:"container"`
+	Codec        string  `json:"codec"`
+	PixFmt       string  `json:"pix_fmt"`
+	Width        int     `json:"width"`  // coded size, before orientation
+	Height       int     `json:"height"` // coded size, before orientation
+	Rotation     int     `json:"rotation"`
+	Frames       int     `json:"frames"`        // from the demux scan: what the decoder outputs
+	FramesHeader *int64  `json:"frames_header"` // what the container claims (null when it says nothing)
+	FPS          float64 `json:"fps"`
+	DurationS    float64 `json:"duration_s"`
+	StartS       float64 `json:"start_s"`
+	Keyframes    int     `json:"keyframes"`
+	VFR          bool    `json:"vfr"`
+	StreamIndex  int     `json:"stream_index"` // the stream decoded: frame i is this stream's i-th picture
+	// StreamSelection says how StreamIndex was chosen: "best" (FFmpeg's best video stream, the
+	// default) or "requested" (Options.Stream).
+	StreamSelection string   `json:"stream_selection"`
+	VideoStreams    []int    `json:"video_streams"` // every video stream of the file
+	TimeBase        Rational `json:"time_base"`
 	// TimestampsSynthesized is true when the stream carries no usable timestamps (raw elementary
 	// streams): frames are then numbered in output order and PTS are i at 1/fps.
 	TimestampsSynthesized bool `json:"timestamps_synthesized,omitempty"`
@@ -55,15 +59,17 @@ func (v *Video) buildInfo() {
 	st := v.stream()
 	cp := st.CodecParameters()
 	in := Info{
-		Path:        v.path,
-		Codec:       codecName(cp.CodecID()),
-		PixFmt:      pixFmtName(cp.PixelFormat()),
-		Width:       cp.Width(),
-		Height:      cp.Height(),
-		Frames:      v.NumFrames(),
-		StreamIndex: v.streamIndex,
-		TimeBase:    v.idx.TimeBase,
-		HWAccel:     "none",
+		Path:            v.path,
+		Codec:           codecName(cp.CodecID()),
+		PixFmt:          pixFmtName(cp.PixelFormat()),
+		Width:           cp.Width(),
+		Height:          cp.Height(),
+		Frames:          v.NumFrames(),
+		StreamIndex:     v.streamIndex,
+		StreamSelection: v.streamBy,
+		VideoStreams:    append([]int(nil), v.videoStreams...),
+		TimeBase:        v.idx.TimeBase,
+		HWAccel:         "none",
 	}
 	if f := v.fc.InputFormat(); f != nil {
 		in.Container = f.Name()

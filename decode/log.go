@@ -4,10 +4,12 @@ import (
 	"os"
 
 	"github.com/asticode/go-astiav"
+	"github.com/framesweep/framesweep/native/ffmpeg"
 )
 
-// SetLogLevel sets FFmpeg's (process-wide) log level: "quiet", "error", "warning", "info", "debug".
-// FFmpeg logs go to stderr.
+// SetLogLevel sets the (process-wide) level of FFmpeg's messages printed to stderr: "quiet", "error",
+// "warning", "info", "debug". FFmpeg itself keeps logging errors to decode's hook, which counts
+// decoder errors for damage detection (Stats.Damaged); only the printing follows the level.
 func SetLogLevel(level string) {
 	l := astiav.LogLevelError
 	switch level {
@@ -20,7 +22,8 @@ func SetLogLevel(level string) {
 	case "debug":
 		l = astiav.LogLevelDebug
 	}
-	astiav.SetLogLevel(l)
+	// The hook counts decoder errors whatever the printed level (damage detection, read.go).
+	ffmpeg.SetLogLevel(int(l))
 }
 
 // CLILogLevel is the FFmpeg log level for CLI commands: "quiet", so a handled error stays the one line

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -22,7 +23,38 @@ type Options struct {
 	NoAutorotate    bool          // false: apply display rotation/reflection like the ffmpeg CLI
 	HWAccel         string        // "" or "none" (CPU), "cuda", "vaapi", "auto"
 	Threads         int           // decoder threads, 0 = FFmpeg auto
+	// Stream selects the video stream by its index in the file (ffprobe's numbering, `-map 0:N`);
+	// nil = FFmpeg's best video stream (av_find_best_stream, what torchcodec and decord decode by
+	// default). Info.StreamIndex reports the one used. Set it with StreamAt(n).
+	Stream *int
+	// OnDamaged says what Read does with a frame the decoder concealed (see ErrDamaged):
+	// DamagedFail ("" = default) refuses it (*DamagedError); DamagedKeep delivers it with
+	// Frame.Damaged set. Either way Stats.Damaged lists it.
+	OnDamaged DamagePolicy
 }
+
+// DamagePolicy is Options.OnDamaged.
+type DamagePolicy string
+
+// The damage policies. The zero value means DamagedFail.
+const (
+	DamagedFail DamagePolicy = "fail"
+	DamagedKeep DamagePolicy = "keep"
+)
+
+// ParseDamagePolicy reads "fail" / "keep" ("" = fail), as the CLI's --on-damaged takes them.
+func ParseDamagePolicy(s string) (DamagePolicy, error) {
+	switch p := DamagePolicy(strings.ToLower(strings.TrimSpace(s))); p {
+	case "", DamagedFail:
+		return DamagedFail, nil
+	case DamagedKeep:
+		return DamagedKeep, nil
+	}
+	return "", fmt.Errorf("%w: on-damaged %q: want fail or keep", ErrBadOption, s)
+}
+
+// StreamAt returns a pointer to n, for Options.Stream.
+func StreamAt(n int) *int { return &n }
 
 func (o Options) withDefaults() (Options, error) {
 	if o.MaxFrameArea == 0 {
@@ -45,6 +77,18 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if _, err := ParseHWAccel(o.HWAccel); err != nil {
 		return o, err
+	}
+	p, err := ParseDamagePolicy(string(o.OnDamaged))
+	if err != nil {
+		return o, err
+	}
+	o.OnDamaged = p
+	if o.Stream != nil {
+		n := *o.Stream // a copy: the caller's variable may change after Open
+		if n < 0 {
+			return o, fmt.Errorf("%w: negative stream index %d", ErrBadOption, n)
+		}
+		o.Stream = &n
 	}
 	return o, nil
 }

@@ -14,11 +14,21 @@ import (
 // stream, no frame duplication or dropping), at most maxFrames of them when maxFrames > 0.
 func cliRGB(t testing.TB, path string, noAutorotate bool, maxFrames int) []byte {
 	t.Helper()
+	return cliRGBMap(t, path, "0:v:0", noAutorotate, maxFrames)
+}
+
+// cliRGBMap is cliRGB for the streams -map selects ("" = the CLI's own default choice).
+func cliRGBMap(t testing.TB, path, mapSpec string, noAutorotate bool, maxFrames int) []byte {
+	t.Helper()
 	args := []string{"-nostdin", "-v", "error"}
 	if noAutorotate {
 		args = append(args, "-noautorotate")
 	}
-	args = append(args, "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough")
+	args = append(args, "-i", path)
+	if mapSpec != "" {
+		args = append(args, "-map", mapSpec)
+	}
+	args = append(args, "-fps_mode", "passthrough")
 	if maxFrames > 0 {
 		args = append(args, "-frames:v", strconv.Itoa(maxFrames))
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/asticode/go-astiav"
+	"github.com/framesweep/framesweep/native/ffmpeg"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -18,20 +20,29 @@ type Frame struct {
 	Seconds     float64
 	Key         bool
 	Orientation Orientation
+	// Damaged: the decoder concealed corrupt data in this frame (delivered only with OnDamaged keep).
+	Damaged bool
 }
 
 // Stats report what one Read did.
 type Stats struct {
-	Requested   int    `json:"requested"`    // indices passed in
-	Distinct    int    `json:"distinct"`     // distinct indices
-	Decoded     int    `json:"decoded"`      // frames output by the decoder (requested or not)
-	Converted   int    `json:"converted"`    // frames converted to RGB (= delivered)
-	Failed      int    `json:"failed"`       // requested frames the decoder did not produce
+	Requested int `json:"requested"` // indices passed in
+	Distinct  int `json:"distinct"`  // distinct indices
+	Decoded   int `json:"decoded"`   // frames output by the decoder (requested or not)
+	Converted int `json:"converted"` // frames converted to RGB (= delivered)
+	Failed    int `json:"failed"`    // requested frames the decoder did not produce
+	// Damaged lists the requested frames the decoder concealed (ascending), whatever OnDamaged says;
+	// with "fail" they were refused, with "keep" delivered with Frame.Damaged set.
+	Damaged     []int  `json:"damaged"`
+	OnDamaged   string `json:"on_damaged"`   // the policy in force: "fail" or "keep"
 	Seeks       int    `json:"seeks"`        // demuxer seeks
 	Reopens     int    `json:"reopens"`      // demuxer re-opens (rewinds to the start, seek fallbacks)
 	PacketsSent int    `json:"packets_sent"` // packets fed to the decoder
-	HWAccel     string `json:"hwaccel"`
-	HWFallback  string `json:"hwaccel_fallback,omitempty"`
+	// SingleThreadRedecodes: times the pass restarted from a keyframe with one decoder thread because
+	// a frame-threaded decoder logged an error (its frames' damage flags are exact only then).
+	SingleThreadRedecodes int    `json:"single_thread_redecodes,omitempty"`
+	HWAccel               string `json:"hwaccel"`
+	HWFallback            string `json:"hwaccel_fallback,omitempty"`
 }
 
 // reorderSlack bounds how many packets past a frame's own packet we feed before declaring that frame
@@ -44,7 +55,7 @@ const reorderSlack = 20
 // *FrameError (joined into the returned error; the other frames are still delivered). An error
 // returned by fn stops the pass and is returned as is.
 func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
-	st := Stats{Requested: len(indices), HWAccel: "none", HWFallback: v.hw.Fallback}
+	st := Stats{Requested: len(indices), HWAccel: "none", HWFallback: v.hw.Fallback, Damaged: []int{}, OnDamaged: string(v.opts.OnDamaged)}
 	if v.hw.Device != "" {
 		st.HWAccel = string(v.hw.Device)
 	}
@@ -80,11 +91,21 @@ func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	st.Failed = len(r.failed)
+	var errs readErrors
 	if len(r.failed) > 0 {
-		st.Failed = len(r.failed)
-		return st, wrap(v.path, "decode", &FramesError{Frames: r.failed})
+		errs = append(errs, &FramesError{Frames: r.failed})
 	}
-	return st, nil
+	if len(r.refused) > 0 {
+		errs = append(errs, &DamagedError{Frames: r.refused, Cause: r.damageCause})
+	}
+	switch len(errs) {
+	case 0:
+		return st, nil
+	case 1:
+		return st, wrap(v.path, "decode", errs[0])
+	}
+	return st, wrap(v.path, "decode", errs)
 }
 
 // reader is the state of one decode-once pass.
@@ -106,12 +127,19 @@ type reader struct {
 	outCount int   // frames output since startK (counting mode)
 	lastErr  error // last decoder error, the cause of lost frames
 	failed   []*FrameError
-	retried  map[int]int
-	forceKey int // ≥ 0: reposition at this keyframe before going on (a retry)
+	refused  []int // damaged targets refused (OnDamaged fail)
+	// damageCause describes the first damaged target, for DamagedError.
+	damageCause string
+	retried     map[int]int
+	forceKey    int // ≥ 0: reposition at this keyframe before going on (a retry)
 	// hwDeclined: the decoder's format negotiation offered no hardware format, frames came from the CPU.
 	hwDeclined bool
 	hwFmt      astiav.PixelFormat // the decoder's hardware frame format (set when v.hw.Device != "")
-	frameOut   Frame
+	// errMark is ffmpeg.DecoderErrors() when last checked; singleThread: a decoder error was logged
+	// while frame threads decoded, so the pass goes on with one thread, whose frames carry exact flags.
+	errMark      int64
+	singleThread bool
+	frameOut     Frame
 }
 
 func (r *reader) close() {
@@ -377,7 +405,11 @@ func (r *reader) openDecoder() error {
 		cc.Free()
 		return wrap(v.path, "decode", err)
 	}
-	cc.SetThreadCount(v.opts.Threads)
+	threads := v.opts.Threads
+	if r.singleThread {
+		threads = 1
+	}
+	cc.SetThreadCount(threads)
 	cc.SetThreadType(astiav.ThreadTypeFrame | astiav.ThreadTypeSlice)
 	cc.SetTimeBase(v.stream().TimeBase())
 	if v.hw.Device != "" {
@@ -410,6 +442,7 @@ func (r *reader) openDecoder() error {
 		return wrap(v.path, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
 	}
 	r.dec = cc
+	r.errMark = ffmpeg.DecoderErrors()
 	return nil
 }
 
@@ -491,6 +524,39 @@ func (r *reader) onFrame(f *astiav.Frame) error {
 	if r.ti >= len(r.targets) || r.targets[r.ti] != j || j >= v.NumFrames() {
 		return nil
 	}
+	damaged, cause := frameDamage(f)
+	if damaged {
+		// A frame reached through a seek may be damaged by the seek (a keyframe that is no clean
+		// random access point): try once from the keyframe before, as for a lost frame.
+		if r.startK > 0 && r.retried[j] == 0 && !v.counting {
+			r.retried[j]++
+			r.forceKey = v.prevKey(r.startK, j)
+			return nil
+		}
+		r.st.Damaged = append(r.st.Damaged, j)
+		if r.damageCause == "" {
+			r.damageCause = cause
+		}
+		if v.opts.OnDamaged != DamagedKeep {
+			r.refused = append(r.refused, j)
+			r.ti++
+			return nil
+		}
+	}
+	if !damaged && !r.singleThread && r.dec.ThreadCount() > 1 {
+		// FFmpeg 5.1's frame threads drop decode_error_flags (the output frame is referenced before
+		// concealment runs), but a frame's decoding thread has logged its errors by the time the frame
+		// comes out. So a decoder error since the last check (from any decoder in the process: the
+		// count is global) means this frame may be damaged: decode again from its keyframe with one
+		// thread, which reports the flags exactly, and stay single-threaded for the rest of the pass.
+		if n := ffmpeg.DecoderErrors(); n != r.errMark {
+			r.errMark = n
+			r.singleThread = true
+			r.st.SingleThreadRedecodes++
+			r.forceKey = v.seekKey(j)
+			return nil
+		}
+	}
 	src := f
 	if v.hw.Device != "" && f.PixelFormat() == r.hwFmt {
 		r.sw.Unref()
@@ -505,7 +571,7 @@ func (r *reader) onFrame(f *astiav.Frame) error {
 	}
 	r.st.Converted++
 	r.ti++
-	r.frameOut = Frame{Image: *img, Index: j, PTS: v.idx.PTS[j], Seconds: v.idx.Seconds[j], Key: v.idx.Key[j], Orientation: v.orient}
+	r.frameOut = Frame{Image: *img, Index: j, PTS: v.idx.PTS[j], Seconds: v.idx.Seconds[j], Key: v.idx.Key[j], Orientation: v.orient, Damaged: damaged}
 	return r.fn(&r.frameOut)
 }
 
@@ -532,4 +598,35 @@ func (r *reader) failPendingAtEOF() {
 	for r.ti < len(r.targets) && r.forceKey < 0 {
 		r.fail(r.targets[r.ti])
 	}
+}
+
+// frameDamage reads what the decoder flagged on a frame: AVFrame.decode_error_flags (set when error
+// concealment ran, slices failed, references were missing, the bitstream was invalid) and the
+// AV_FRAME_FLAG_CORRUPT bit. go-astiav v0.16 binds neither, so native/ffmpeg reads them.
+func frameDamage(f *astiav.Frame) (bool, string) {
+	d, fl := ffmpeg.FrameErrors(f)
+	if d == 0 && fl&ffmpeg.FrameFlagCorrupt == 0 {
+		return false, ""
+	}
+	var why []string
+	for _, b := range []struct {
+		bit  int
+		name string
+	}{
+		{ffmpeg.DecodeErrorConcealmentActive, "concealment active"},
+		{ffmpeg.DecodeErrorDecodeSlices, "slices failed to decode"},
+		{ffmpeg.DecodeErrorMissingReference, "missing reference"},
+		{ffmpeg.DecodeErrorInvalidBitstream, "invalid bitstream"},
+	} {
+		if d&b.bit != 0 {
+			why = append(why, b.name)
+		}
+	}
+	if fl&ffmpeg.FrameFlagCorrupt != 0 {
+		why = append(why, "flagged corrupt")
+	}
+	if len(why) == 0 {
+		why = append(why, fmt.Sprintf("decode_error_flags %#x", d))
+	}
+	return true, strings.Join(why, ", ")
 }

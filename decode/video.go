@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/asticode/go-astiav"
+	"github.com/framesweep/framesweep/native/ffmpeg"
 )
 
 // Rational is a time base or frame rate (no C type crosses the package boundary).
@@ -48,8 +49,11 @@ type Video struct {
 	path string
 	opts Options
 
-	fc          *astiav.FormatContext
-	streamIndex int
+	fc           *astiav.FormatContext
+	streamIndex  int
+	streamBy     string // "best" (FFmpeg's best video stream) or "requested" (Options.Stream)
+	videoStreams []int  // indices of every video stream
+	format       string // the demuxer FFmpeg chose ("" when the probe said nothing)
 
 	pkts      []packetInfo
 	idx       Index
@@ -81,14 +85,15 @@ func Open(path string, opts Options) (*Video, error) {
 	if err := checkLocalPath(path); err != nil {
 		return nil, wrap(path, "open", err)
 	}
-	v := &Video{path: path, opts: o}
+	ffmpeg.InstallLogHook() // decoder errors are counted from here on (damage detection)
+	v := &Video{path: path, opts: o, streamIndex: -1}
 	if err := v.openInput(); err != nil {
 		v.Close()
-		return nil, wrap(path, "open", err)
+		return nil, v.explain("open", err)
 	}
 	if err := v.scan(); err != nil {
 		v.Close()
-		return nil, wrap(path, "index", err)
+		return nil, v.explain("index", err)
 	}
 	v.setupHW()
 	v.buildInfo()
@@ -128,8 +133,23 @@ func checkLocalPath(path string) error {
 	return nil
 }
 
-// openInput opens (or re-opens) the demuxer and selects the primary video stream.
+// explain wraps an open/index error; an MP4/MOV whose box structure is cut short says so (FFmpeg's
+// own error for it is whatever it tripped over first).
+func (v *Video) explain(op string, err error) error {
+	// A cut moov can look like anything: no video stream, an unknown codec, a bad size, "End of file".
+	if isMovFamily(v.format) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrBadOption) &&
+		!errors.Is(err, ErrNotMediaFile) && !errors.Is(err, ErrNoSuchStream) && !errors.Is(err, ErrTooManyStreams) {
+		if why := mp4Truncation(v.path); why != "" {
+			return wrap(v.path, op, fmt.Errorf("%w: %s (FFmpeg: %v)", ErrTruncated, why, err))
+		}
+	}
+	return wrap(v.path, op, err)
+}
+
+// openInput opens (or re-opens) the demuxer and, the first time, checks what kind of file it is and
+// selects the video stream.
 func (v *Video) openInput() error {
+	first := v.streamIndex < 0
 	if v.fc != nil {
 		v.fc.CloseInput()
 		v.fc.Free()
@@ -139,19 +159,35 @@ func (v *Video) openInput() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
+	url := "file:" + abs
+	if first {
+		// Playlists, lists and patterns are refused before any demuxer opens them (and the whitelist
+		// below makes FFmpeg refuse them too, for this open and for any nested one).
+		name, err := checkFormat(url)
+		v.format = name
+		if err != nil {
+			return err
+		}
+	}
+	openOpts := []ffmpeg.Option{
+		{Key: "protocol_whitelist", Value: "file"},
+		{Key: "format_whitelist", Value: formatWhitelist},
+		{Key: "probesize", Value: strconv.FormatInt(v.opts.ProbeSize, 10)},
+		{Key: "analyzeduration", Value: strconv.FormatInt(v.opts.AnalyzeDuration.Microseconds(), 10)},
+		// FFmpeg enforces the stream cap while parsing headers (so memory stays bounded) and reports
+		// ENOMEM when a file exceeds it.
+		{Key: "max_streams", Value: strconv.Itoa(v.opts.MaxStreams)},
+	}
 	fc := astiav.AllocFormatContext()
 	if fc == nil {
 		return errors.New("cannot allocate a format context")
 	}
 	d := astiav.NewDictionary()
 	defer d.Free()
-	_ = d.Set("protocol_whitelist", "file", 0)
-	_ = d.Set("probesize", strconv.FormatInt(v.opts.ProbeSize, 10), 0)
-	_ = d.Set("analyzeduration", strconv.FormatInt(v.opts.AnalyzeDuration.Microseconds(), 10), 0)
-	// FFmpeg enforces the stream cap while parsing headers (so memory stays bounded) and reports
-	// ENOMEM when a file exceeds it.
-	_ = d.Set("max_streams", strconv.Itoa(v.opts.MaxStreams), 0)
-	if err := fc.OpenInput("file:"+abs, nil, d); err != nil {
+	for _, o := range openOpts {
+		_ = d.Set(o.Key, o.Value, 0)
+	}
+	if err := fc.OpenInput(url, nil, d); err != nil {
 		fc.Free() // avformat_open_input frees the context on failure; Free on nil is a no-op
 		if isENOMEM(err) {
 			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
@@ -162,6 +198,12 @@ func (v *Video) openInput() error {
 	if n := fc.NbStreams(); n > v.opts.MaxStreams {
 		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
 	}
+	// What the headers claim, before avformat_find_stream_info: a decoder that cannot take the claimed
+	// size is opened at 0x0 there ("Ignoring invalid width/height values"), which would hide the claim.
+	claims := make([][2]int, fc.NbStreams())
+	for i, s := range fc.Streams() {
+		claims[i] = [2]int{s.CodecParameters().Width(), s.CodecParameters().Height()}
+	}
 	if err := fc.FindStreamInfo(nil); err != nil {
 		if isENOMEM(err) {
 			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
@@ -171,22 +213,28 @@ func (v *Video) openInput() error {
 	if n := fc.NbStreams(); n > v.opts.MaxStreams {
 		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
 	}
-	v.streamIndex = -1
-	for _, s := range fc.Streams() {
-		if s.CodecParameters().MediaType() == astiav.MediaTypeVideo {
-			v.streamIndex = s.Index()
-			break
+	if first {
+		if err := v.selectStream(url, openOpts); err != nil {
+			return err
 		}
-	}
-	if v.streamIndex < 0 {
-		return ErrNoVideoStream
+	} else if v.streamIndex >= fc.NbStreams() {
+		return fmt.Errorf("%w: stream %d vanished on re-opening", ErrCorrupt, v.streamIndex)
 	}
 	cp := v.stream().CodecParameters()
 	if astiav.FindDecoder(cp.CodecID()) == nil {
 		return fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID()))
 	}
-	if w, h := cp.Width(), cp.Height(); w*h > v.opts.MaxFrameArea || w < 0 || h < 0 {
-		return fmt.Errorf("%w: %dx%d > %d pixels", ErrTooLarge, w, h, v.opts.MaxFrameArea)
+	if v.streamIndex < len(claims) {
+		if w, h := claims[v.streamIndex][0], claims[v.streamIndex][1]; int64(w)*int64(h) > int64(v.opts.MaxFrameArea) || w < 0 || h < 0 {
+			return fmt.Errorf("%w: the headers claim %dx%d, over the cap of %d pixels (Options.MaxFrameArea)", ErrTooLarge, w, h, v.opts.MaxFrameArea)
+		}
+	}
+	w, h := cp.Width(), cp.Height()
+	if int64(w)*int64(h) > int64(v.opts.MaxFrameArea) || w < 0 || h < 0 {
+		return fmt.Errorf("%w: %dx%d, over the cap of %d pixels (Options.MaxFrameArea)", ErrTooLarge, w, h, v.opts.MaxFrameArea)
+	}
+	if w == 0 || h == 0 {
+		return fmt.Errorf("%w: stream %d has no frame size (%dx%d): neither its headers nor its first packets give one", ErrCorrupt, v.streamIndex, w, h)
 	}
 	return nil
 }

@@ -45,6 +45,9 @@ type Response struct {
 	Template         string             `json:"template"`
 	// RequestSHA256 is the digest of the exact request body sent to a server (openai), for provenance.
 	RequestSHA256 string `json:"request_sha256,omitempty"`
+	// ImageFormat is how the frames were encoded for a server (openai), for provenance: "png"
+	// (lossless) or "jpeg:q=N"; "" when no frames were sent or the backend takes them unencoded.
+	ImageFormat string `json:"image_format,omitempty"`
 }
 
 // Runtime answers requests. Implementations are safe for concurrent use unless documented otherwise,

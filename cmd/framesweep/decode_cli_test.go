@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -174,5 +175,105 @@ func TestBinaryOneLineErrors(t *testing.T) {
 		if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, args[1]) {
 			t.Errorf("%v: stderr is not one line naming the file: %q", args, s)
 		}
+	}
+}
+
+// TestProbeFramesStreamCLI: the default stream is FFmpeg's best (stream 3 of the NASA clip, 480x270);
+// --stream picks another; a stream that is audio is exit 1 naming the file, a negative one bad usage.
+func TestProbeFramesStreamCLI(t *testing.T) {
+	v := sharedVideo(t, "torchcodec/nasa_13013.mp4")
+	probe := func(args ...string) decode.Info {
+		t.Helper()
+		code, out, errs := runDecodeCLI(append([]string{"probe", v, "--json"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("probe %v: exit %d: %s", args, code, errs)
+		}
+		var in decode.Info
+		if err := json.Unmarshal([]byte(out), &in); err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	if in := probe(); in.StreamIndex != 3 || in.StreamSelection != "best" || in.Width != 480 || in.Frames != 390 {
+		t.Errorf("default: stream %d (%s) %dx%d, %d frames; want stream 3, 480x270, 390 frames", in.StreamIndex, in.StreamSelection, in.Width, in.Height, in.Frames)
+	}
+	if in := probe("--stream", "0"); in.StreamIndex != 0 || in.StreamSelection != "requested" || in.Width != 320 || in.Frames != 325 {
+		t.Errorf("--stream 0: stream %d (%s) %dx%d, %d frames", in.StreamIndex, in.StreamSelection, in.Width, in.Height, in.Frames)
+	}
+	code, out, _ := runDecodeCLI("probe", v)
+	if code != exitOK || !strings.Contains(out, "stream 3 (best; video streams [0 3])") {
+		t.Errorf("summary: %s", out)
+	}
+	code, _, errs := runDecodeCLI("probe", v, "--stream", "1")
+	if code != exitError || !strings.Contains(errs, v) || !strings.Contains(errs, "stream 1 is audio") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--stream 1 (audio): exit %d, %q", code, errs)
+	}
+	for _, cmd := range [][]string{{"probe", v, "--stream", "-2"}, {"frames", v, "--indices", "0", "--out", t.TempDir(), "--stream", "-5"}} {
+		if code, _, _ := runDecodeCLI(cmd...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", cmd, code)
+		}
+	}
+	dir := t.TempDir()
+	code, out, errs = runDecodeCLI("frames", v, "--indices", "0,389", "--out", dir)
+	var res framesResult
+	if code != exitOK || json.Unmarshal([]byte(out), &res) != nil || res.StreamIndex != 3 || len(res.Written) != 2 {
+		t.Fatalf("frames (best stream): exit %d %s %s", code, out, errs)
+	}
+	if img := readPNG(t, res.Written[1]); img.W != 480 || img.H != 270 {
+		t.Errorf("frame 389 is %dx%d, want the 480x270 stream's", img.W, img.H)
+	}
+	code, out, _ = runDecodeCLI("frames", v, "--indices", "0", "--out", t.TempDir(), "--stream", "0")
+	if code != exitOK || json.Unmarshal([]byte(out), &res) != nil || res.StreamIndex != 0 || readPNG(t, res.Written[0]).W != 320 {
+		t.Errorf("frames --stream 0: exit %d %s", code, out)
+	}
+}
+
+// TestFramesOnDamagedCLI: decord's corrupted.mp4 has a frame FFmpeg conceals (32, beside frame 30
+// that does not decode at all). By default it is refused: exit 1 naming the file and the frame, not
+// written, the others written, stats.damaged lists it; --on-damaged keep writes it and exits 0.
+func TestFramesOnDamagedCLI(t *testing.T) {
+	v := sharedVideo(t, "decord/corrupted.mp4")
+	dir := t.TempDir()
+	code, out, errs := runDecodeCLI("frames", v, "--indices", "31,32,33", "--out", dir)
+	if code != exitError || !strings.Contains(errs, v) || !strings.Contains(errs, "damaged frame(s) refused: 32 ") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("default (fail): exit %d, %q", code, errs)
+	}
+	var res framesResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("partial result not JSON: %v\n%s", err, out)
+	}
+	if fmt.Sprint(res.Stats.Damaged) != "[32]" || res.Stats.OnDamaged != "fail" || fmt.Sprint(res.Indices) != "[31 33]" {
+		t.Errorf("fail: stats %+v, written %v", res.Stats, res.Indices)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "000032.png")); err == nil {
+		t.Errorf("the damaged frame was written under --on-damaged fail")
+	}
+	dir = t.TempDir()
+	code, out, errs = runDecodeCLI("frames", v, "--indices", "31,32,33", "--out", dir, "--on-damaged", "keep")
+	if code != exitOK || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("keep: exit %d, %s %s", code, out, errs)
+	}
+	if fmt.Sprint(res.Stats.Damaged) != "[32]" || res.Stats.OnDamaged != "keep" || len(res.Written) != 3 {
+		t.Errorf("keep: stats %+v, written %v", res.Stats, res.Written)
+	}
+	if code, _, _ := runDecodeCLI("frames", v, "--indices", "31", "--out", dir, "--on-damaged", "maybe"); code != exitUsage {
+		t.Errorf("--on-damaged maybe: exit %d, want 2", code)
+	}
+}
+
+// TestProbeRefusesPlaylistCLI: an HLS playlist named .mp4 beside a real video is exit 1 with one line
+// saying what it is.
+func TestProbeRefusesPlaylistCLI(t *testing.T) {
+	v := sharedVideo(t, "torchcodec/h265_video.mp4")
+	dir := t.TempDir()
+	abs, _ := filepath.Abs(v)
+	pl := filepath.Join(dir, "x.mp4")
+	body := "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2.0,\n" + abs + "\n#EXT-X-ENDLIST\n"
+	if err := os.WriteFile(pl, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runDecodeCLI("probe", pl)
+	if code != exitError || errs != "framesweep probe: "+pl+": open: an HLS playlist, not a media file: refused (its demuxer opens the media files it names)\n" {
+		t.Errorf("exit %d, %q", code, errs)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"image/png"
 	"io"
@@ -21,16 +22,19 @@ type frameTransform func(f *decode.Frame) (*rgb.Image, error)
 
 func sourceSize(f *decode.Frame) (*rgb.Image, error) { return &f.Image, nil }
 
-// runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--no-autorotate] [--hwaccel X]
+// runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--stream N] [--on-damaged fail|keep]
+// [--no-autorotate] [--hwaccel X]
 func runFrames(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("frames", stderr)
 	idxFlag := fs.String("indices", "", "comma-separated frame indices (required)")
 	out := fs.String("out", "", "output directory (required)")
 	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation/reflection")
 	hw := fs.String("hwaccel", "", "hardware decoding: none, cuda, vaapi, auto")
+	stream := addStreamFlag(fs)
+	onDamaged := fs.String("on-damaged", string(decode.DamagedFail), "a frame the decoder concealed: fail (refuse it, exit 1) or keep (write it; listed in stats.damaged)")
 	rf := addResizeFlags(fs) // --size, --kernel, --preset (frames_resize.go)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--size WxH | --preset NAME] [--kernel K] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
+		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--size WxH | --preset NAME] [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -50,11 +54,39 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	if _, err := decode.ParseHWAccel(*hw); err != nil {
 		return usageErr(stderr, "frames", "%v", err)
 	}
+	policy, err := decode.ParseDamagePolicy(*onDamaged)
+	if err != nil {
+		return usageErr(stderr, "frames", "--on-damaged: %v", err)
+	}
+	streamSel, err := stream.get()
+	if err != nil {
+		return usageErr(stderr, "frames", "%v", err)
+	}
 	tf, err := rf.transform(pos[0], len(indices))
 	if err != nil {
 		return usageErr(stderr, "frames", "%v", err)
 	}
-	return extractFrames(pos[0], indices, *out, decode.Options{NoAutorotate: *noRot, HWAccel: *hw}, tf, stdout, stderr)
+	opts := decode.Options{NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel, OnDamaged: policy}
+	return extractFrames(pos[0], indices, *out, opts, tf, stdout, stderr)
+}
+
+// streamFlag is --stream N (probe, frames): the video stream by its index in the file; absent =
+// FFmpeg's best video stream.
+type streamFlag struct{ n *int }
+
+func addStreamFlag(fs *flag.FlagSet) streamFlag {
+	return streamFlag{fs.Int("stream", -1, "video stream index in the file (ffprobe's numbering); default: FFmpeg's best video stream")}
+}
+
+// get is the flag as decode.Options.Stream (nil when absent); a negative index is bad usage.
+func (s streamFlag) get() (*int, error) {
+	switch {
+	case *s.n == -1:
+		return nil, nil
+	case *s.n < 0:
+		return nil, fmt.Errorf("--stream %d: want a stream index ≥ 0", *s.n)
+	}
+	return decode.StreamAt(*s.n), nil
 }
 
 func parseIndices(s string) ([]int, error) {
@@ -76,12 +108,13 @@ func parseIndices(s string) ([]int, error) {
 }
 
 type framesResult struct {
-	Path    string       `json:"path"`
-	Out     string       `json:"out"`
-	Written []string     `json:"written"`
-	Indices []int        `json:"indices"`
-	PTSS    []float64    `json:"pts_s"`
-	Stats   decode.Stats `json:"stats"`
+	Path        string       `json:"path"`
+	StreamIndex int          `json:"stream_index"` // the video stream the frames come from
+	Out         string       `json:"out"`
+	Written     []string     `json:"written"`
+	Indices     []int        `json:"indices"`
+	PTSS        []float64    `json:"pts_s"`
+	Stats       decode.Stats `json:"stats"`
 }
 
 func extractFrames(video string, indices []int, dir string, opts decode.Options, tf frameTransform, stdout, stderr io.Writer) int {
@@ -93,7 +126,7 @@ func extractFrames(video string, indices []int, dir string, opts decode.Options,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return failErr(stderr, "frames", err)
 	}
-	res := framesResult{Path: video, Out: dir}
+	res := framesResult{Path: video, StreamIndex: v.Info().StreamIndex, Out: dir}
 	st, err := v.Read(indices, func(f *decode.Frame) error {
 		img, err := tf(f)
 		if err != nil {

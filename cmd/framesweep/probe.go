@@ -7,15 +7,16 @@ import (
 	"github.com/framesweep/framesweep/decode"
 )
 
-// runProbe: framesweep probe VIDEO [--json] [--frames-detail] [--no-autorotate] [--hwaccel X]
+// runProbe: framesweep probe VIDEO [--json] [--frames-detail] [--stream N] [--no-autorotate] [--hwaccel X]
 func runProbe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("probe", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	detail := fs.Bool("frames-detail", false, "add per-frame pts_s and key")
 	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation/reflection")
 	hw := fs.String("hwaccel", "", "hardware decoding: none, cuda, vaapi, auto")
+	stream := addStreamFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep probe VIDEO [--json] [--frames-detail] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
+		fmt.Fprintln(stderr, "usage: framesweep probe VIDEO [--json] [--frames-detail] [--stream N] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -28,7 +29,11 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	if _, err := decode.ParseHWAccel(*hw); err != nil {
 		return usageErr(stderr, "probe", "%v", err)
 	}
-	v, err := decode.Open(pos[0], decode.Options{NoAutorotate: *noRot, HWAccel: *hw})
+	streamSel, err := stream.get()
+	if err != nil {
+		return usageErr(stderr, "probe", "%v", err)
+	}
+	v, err := decode.Open(pos[0], decode.Options{NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel})
 	if err != nil {
 		return failErr(stderr, "probe", err)
 	}
@@ -50,6 +55,7 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s: %s %s %s %dx%d (out %dx%d, rotation %d, autorotate applied %v)\n",
 		info.Path, info.Container, info.Codec, info.PixFmt, info.Width, info.Height, info.OutWidth, info.OutHeight,
 		info.Rotation, info.Orientation.Applied)
+	fmt.Fprintf(stdout, "  stream %d (%s; video streams %v)\n", info.StreamIndex, info.StreamSelection, info.VideoStreams)
 	fmt.Fprintf(stdout, "  frames %d (header %s), %.3f fps, duration %.3f s, start %.3f s, keyframes %d, vfr %v, hwaccel %s\n",
 		info.Frames, hdr, info.FPS, info.DurationS, info.StartS, info.Keyframes, info.VFR, info.HWAccel)
 	if info.HWAccelFallback != "" {

@@ -57,7 +57,7 @@ func (r *Runner) read(ctx context.Context, req *Request, fn func(*decode.Frame) 
 			}
 			frame.Orientation = info.Orientation
 		case msgFrame:
-			frame.Index, frame.PTS, frame.Seconds, frame.Key = h.Index, h.PTS, h.Seconds, h.Key
+			frame.Index, frame.PTS, frame.Seconds, frame.Key, frame.Damaged = h.Index, h.PTS, h.Seconds, h.Key, h.Damaged
 			frame.W, frame.H, frame.Stride, frame.Pix = h.W, h.H, 3*h.W, payload
 			return fn(&frame)
 		}

@@ -79,7 +79,11 @@ func serve(req *Request, w io.Writer, stderr io.Writer) int {
 // finish writes "done" (with stats) or "error" (with the sentinel code and one-line message).
 func finish(w, stderr io.Writer, req *Request, stats any, err error) int {
 	if err != nil {
-		h := &header{Type: msgError, Code: errorCode(err), Message: err.Error(), Failed: decode.FailedFrames(err)}
+		h := &header{Type: msgError, Code: errorCode(err), Message: err.Error(), Failed: decode.FailedFrames(err), Refused: decode.DamagedFrames(err)}
+		var de *decode.DamagedError
+		if errors.As(err, &de) {
+			h.RefusedWhy = de.Cause
+		}
 		var re *readError
 		if errors.As(err, &re) {
 			h.Stats, _ = json.Marshal(re.stats)

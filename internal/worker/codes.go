@@ -18,6 +18,9 @@ var remoteCodes = []struct {
 	{"not_found", decode.ErrNotFound},
 	{"empty", decode.ErrEmpty},
 	{"network_protocol", decode.ErrNetworkProtocol},
+	{"not_media_file", decode.ErrNotMediaFile},
+	{"truncated", decode.ErrTruncated},
+	{"no_such_stream", decode.ErrNoSuchStream},
 	{"no_video_stream", decode.ErrNoVideoStream},
 	{"unsupported_codec", decode.ErrUnsupportedCodec},
 	{"too_large", decode.ErrTooLarge},
@@ -26,6 +29,7 @@ var remoteCodes = []struct {
 	{"bad_option", decode.ErrBadOption},
 	{"out_of_range", decode.ErrOutOfRange},
 	{"closed", decode.ErrClosed},
+	{"damaged", decode.ErrDamaged}, // before frame_failed: a *DamagedError matches both
 	{"frame_failed", decode.ErrFrameFailed},
 	{"corrupt", decode.ErrCorrupt},
 	{"resize_unknown_kernel", resize.ErrUnknownKernel},

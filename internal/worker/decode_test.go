@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -64,7 +65,7 @@ func TestReadMatchesInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st != wantSt {
+	if !reflect.DeepEqual(st, wantSt) {
 		t.Errorf("stats %+v, in process %+v", st, wantSt)
 	}
 	if len(have) != len(want) || len(have) != 6 {
@@ -252,5 +253,56 @@ func TestReadResizedSizeChange(t *testing.T) {
 	})
 	if err != nil || n != len(indices) {
 		t.Fatalf("err %v, %d frames", err, n)
+	}
+}
+
+// TestStreamAndDamageCrossTheBoundary: Options.Stream and Options.OnDamaged reach the worker; the
+// damaged frame of decord's corrupted.mp4 (32, concealed by FFmpeg) comes back as in process: refused
+// with an error matching decode.ErrDamaged whose decode.DamagedFrames is [32] (fail, the default),
+// or delivered with Frame.Damaged (keep); Stats.Damaged lists it either way.
+func TestStreamAndDamageCrossTheBoundary(t *testing.T) {
+	t.Parallel()
+	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second, Memory: 1 << 30}}
+	nasa := sharedVideo(t, "torchcodec/nasa_13013.mp4")
+	for _, c := range []struct {
+		stream *int
+		want   int
+		frames int
+	}{{nil, 3, 390}, {decode.StreamAt(0), 0, 325}} {
+		info, err := r.Probe(context.Background(), nasa, decode.Options{Stream: c.stream}, false)
+		if err != nil || info.StreamIndex != c.want || info.Frames != c.frames {
+			t.Fatalf("probe stream %v: %v, stream %d, %d frames; want %d, %d", c.stream, err, info.StreamIndex, info.Frames, c.want, c.frames)
+		}
+	}
+	if _, err := r.Probe(context.Background(), nasa, decode.Options{Stream: decode.StreamAt(1)}, false); !errors.Is(err, decode.ErrNoSuchStream) {
+		t.Fatalf("stream 1 (audio): %v, want ErrNoSuchStream", err)
+	}
+
+	path := sharedVideo(t, "decord/corrupted.mp4")
+	var got []int
+	st, err := r.Read(context.Background(), path, []int{31, 32, 33}, decode.Options{}, func(f *decode.Frame) error {
+		got = append(got, f.Index)
+		return nil
+	})
+	var re *RemoteError
+	if !errors.As(err, &re) || !errors.Is(err, decode.ErrDamaged) || !errors.Is(err, decode.ErrFrameFailed) ||
+		!slices.Equal(decode.DamagedFrames(err), []int{32}) || len(decode.FailedFrames(err)) != 0 || re.DamageCause == "" {
+		t.Fatalf("fail: %v (%T), damaged %v", err, err, decode.DamagedFrames(err))
+	}
+	if !slices.Equal(got, []int{31, 33}) || !slices.Equal(st.Damaged, []int{32}) || st.OnDamaged != "fail" {
+		t.Fatalf("fail: delivered %v, stats %+v", got, st)
+	}
+
+	var flagged []int
+	got = got[:0]
+	st, err = r.Read(context.Background(), path, []int{31, 32, 33}, decode.Options{OnDamaged: decode.DamagedKeep}, func(f *decode.Frame) error {
+		got = append(got, f.Index)
+		if f.Damaged {
+			flagged = append(flagged, f.Index)
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(got, []int{31, 32, 33}) || !slices.Equal(flagged, []int{32}) || !slices.Equal(st.Damaged, []int{32}) || st.OnDamaged != "keep" {
+		t.Fatalf("keep: %v, delivered %v, flagged %v, stats %+v", err, got, flagged, st)
 	}
 }

@@ -19,8 +19,12 @@
 //	{"type":"error","code":"…","message":"…"}        handled failure; exit status 1
 //
 // Frames arrive in increasing index order, once per distinct index (duplicates in the request are
-// served once, as decode.Video.Read does). A "read" may carry "size" to resize in the worker; the
-// "error" message may carry the failed frame indices and the stats. stderr: free-form logs.
+// served once, as decode.Video.Read does); a frame the decoder concealed carries "damaged":true
+// (options "OnDamaged":"keep"). The options are decode.Options as JSON, so "Stream" (the video stream
+// index) and "OnDamaged" reach the worker's decode.Open. A "read" may carry "size" to resize in the
+// worker; the "error" message may carry the failed frame indices ("failed"), the damaged frames it
+// refused ("refused", with "refused_why") and the stats (whose "damaged" lists the damaged frames
+// under either policy). stderr: free-form logs.
 //
 // Test-only ops (hang, crash, partial, abort, alloc, spawn, linger, exit, garbage) exist for the supervisor's
 // tests and are reachable only when FRAMESWEEP_WORKER_TESTOPS=1 is in the worker's environment.

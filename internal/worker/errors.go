@@ -74,21 +74,26 @@ type RemoteError struct {
 	Code    string // a key of remoteCodes, or "" when the error matched no known sentinel
 	Message string // the worker's one-line message (already names the file)
 	Failed  []int  // frames the decoder did not produce (decode.FailedFrames works on the error too)
+	// Damaged are the frames refused as damaged (Options.OnDamaged fail; decode.DamagedFrames works
+	// on the error too), DamageCause what FFmpeg flagged on the first of them.
+	Damaged     []int
+	DamageCause string
 }
 
 func (e *RemoteError) Error() string { return e.Message }
 
-// Unwrap exposes one *decode.FrameError per failed frame, so decode.FailedFrames and
-// errors.Is(err, decode.ErrFrameFailed) work as they do in process.
-func (e *RemoteError) Unwrap() error {
-	if len(e.Failed) == 0 {
-		return nil
+// Unwrap exposes one *decode.FrameError per failed frame and a *decode.DamagedError for the refused
+// damaged ones, so decode.FailedFrames, decode.DamagedFrames and errors.Is(err, decode.ErrFrameFailed /
+// decode.ErrDamaged) work as they do in process.
+func (e *RemoteError) Unwrap() []error {
+	var errs []error
+	for _, idx := range e.Failed {
+		errs = append(errs, &decode.FrameError{Index: idx})
 	}
-	errs := make([]error, len(e.Failed))
-	for i, idx := range e.Failed {
-		errs[i] = &decode.FrameError{Index: idx}
+	if len(e.Damaged) > 0 {
+		errs = append(errs, &decode.DamagedError{Frames: e.Damaged, Cause: e.DamageCause})
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // Is matches the decode sentinel named by Code.

@@ -73,7 +73,7 @@ func opRead(req *Request, w io.Writer) (any, error) {
 			img = dst
 		}
 		pix := img.Packed()
-		h = header{Type: msgFrame, Index: f.Index, PTS: f.PTS, Seconds: f.Seconds, Key: f.Key, W: img.W, H: img.H, Bytes: len(pix)}
+		h = header{Type: msgFrame, Index: f.Index, PTS: f.PTS, Seconds: f.Seconds, Key: f.Key, Damaged: f.Damaged, W: img.W, H: img.H, Bytes: len(pix)}
 		return writeMsg(w, &h, pix)
 	})
 	if err != nil {

@@ -47,6 +47,7 @@ type header struct {
 	PTS     int64           `json:"pts,omitempty"`
 	Seconds float64         `json:"seconds,omitempty"`
 	Key     bool            `json:"key,omitempty"`
+	Damaged bool            `json:"damaged,omitempty"` // "frame": the decoder concealed corrupt data in it (OnDamaged keep)
 	W       int             `json:"w,omitempty"`
 	H       int             `json:"h,omitempty"`
 	Bytes   int             `json:"bytes,omitempty"`
@@ -55,6 +56,9 @@ type header struct {
 	Code    string          `json:"code,omitempty"`  // "error": sentinel code (see codes.go)
 	Message string          `json:"message,omitempty"`
 	Failed  []int           `json:"failed,omitempty"` // "error": frames the decoder did not produce
+	// "error": damaged frames refused (OnDamaged fail), and what FFmpeg flagged on the first.
+	Refused    []int  `json:"refused,omitempty"`
+	RefusedWhy string `json:"refused_why,omitempty"`
 }
 
 // Bounds on what the parent accepts, so a confused or hostile worker cannot make it allocate without limit.

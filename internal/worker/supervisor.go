@@ -205,7 +205,7 @@ func (j *job) consume(stdout io.Reader, handle func(*header, []byte) error) (ter
 			if err := handle(h, nil); err != nil { // lets the caller keep the stats sent with the error
 				return true, nil, nil, err
 			}
-			return true, &RemoteError{Path: j.req.Path, Op: j.req.Op, Code: h.Code, Message: h.Message, Failed: h.Failed}, nil, nil
+			return true, &RemoteError{Path: j.req.Path, Op: j.req.Op, Code: h.Code, Message: h.Message, Failed: h.Failed, Damaged: h.Refused, DamageCause: h.RefusedWhy}, nil, nil
 		case msgDone:
 			if err := handle(h, nil); err != nil {
 				return true, nil, nil, err

@@ -39,8 +39,8 @@ func (e *StatusError) Unwrap() error { return e.Kind }
 
 // Options configure a Client.
 type Options struct {
-	Image       string        // "jpeg" (default) or "png"
-	Quality     int           // JPEG quality, default 95
+	Image       string        // "png" (default: lossless, the frames exactly as decoded and resized) or "jpeg"
+	Quality     int           // JPEG quality (Image "jpeg" only), default 95
 	Concurrency int           // requests in flight at once, default 4
 	Timeout     time.Duration // per attempt, default 120 s
 	Retries     int           // extra attempts after a 5xx/timeout/connection error, default 3
@@ -61,14 +61,28 @@ type Client struct {
 
 // Open opens a client from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
-	if err := sp.Check([]string{"url", "model"}, "image", "quality", "concurrency", "timeout", "retries", "top_logprobs", "prefill"); err != nil {
+	if err := sp.Check([]string{"url", "model"}, "image_format", "image", "quality", "concurrency", "timeout", "retries", "top_logprobs", "prefill"); err != nil {
 		return nil, err
 	}
 	var o Options
 	var err error
-	o.Image = sp.Params["image"]
+	// image_format is the key; image (its former name) is still read.
+	o.Image = sp.Params["image_format"]
+	if v, ok := sp.Params["image"]; ok {
+		if _, both := sp.Params["image_format"]; both {
+			return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: image= and image_format= both given (image_format is the key)")
+		}
+		o.Image = v
+	}
+	if _, ok := sp.Params["quality"]; ok && o.Image != "jpeg" {
+		// The default is lossless PNG; a quality alone would silently do nothing.
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: quality= applies to image_format=jpeg (frames go as lossless PNG by default)")
+	}
 	if o.Quality, err = sp.Int("quality", 95, 1); err != nil {
 		return nil, err
+	}
+	if o.Quality > 100 {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: quality=%d (want 1..100)", o.Quality)
 	}
 	if o.Concurrency, err = sp.Int("concurrency", 4, 1); err != nil {
 		return nil, err
@@ -103,10 +117,10 @@ func New(base, model string, o Options) (*Client, error) {
 	}
 	switch o.Image {
 	case "":
-		o.Image = "jpeg"
+		o.Image = "png"
 	case "jpeg", "png":
 	default:
-		return nil, llm.Errorf("parse spec", base, llm.ErrBadSpec, "image=%q (want jpeg or png)", o.Image)
+		return nil, llm.Errorf("parse spec", base, llm.ErrBadSpec, "image_format=%q (want png or jpeg)", o.Image)
 	}
 	if o.Quality <= 0 || o.Quality > 100 {
 		o.Quality = 95
@@ -133,6 +147,15 @@ func New(base, model string, o Options) (*Client, error) {
 		sem:   make(chan struct{}, o.Concurrency),
 		http:  &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: o.Concurrency}},
 	}, nil
+}
+
+// ImageFormat is how this client encodes frames, as llm.Response.ImageFormat records it: "png" or
+// "jpeg:q=N".
+func (c *Client) ImageFormat() string {
+	if c.o.Image == "jpeg" {
+		return "jpeg:q=" + strconv.Itoa(c.o.Quality)
+	}
+	return "png"
 }
 
 // Close releases idle connections; it is idempotent. Requests after Close fail with ErrClosed.
@@ -309,6 +332,9 @@ func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, e
 		PromptTokens:     out.Usage.PromptTokens,
 		CompletionTokens: out.Usage.CompletionTokens,
 		LatencyS:         time.Since(start).Seconds(),
+	}
+	if len(req.Frames) > 0 {
+		resp.ImageFormat = c.ImageFormat()
 	}
 	if ch.Logprobs != nil {
 		resp.Probs = OptionProbs(ch.Logprobs.Content, llm.Letters(req.Options))

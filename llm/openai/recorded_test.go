@@ -1,9 +1,14 @@
 package openai
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
 	"io"
 	"math"
 	"net/http"
@@ -13,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/piloracle"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/rgb"
 )
@@ -329,5 +335,86 @@ func TestBadReplyNotRetried(t *testing.T) {
 	_, err = client(t, s2, Options{Retries: 3}).Answer(context.Background(), &r)
 	if !errors.Is(err, llm.ErrBadResponse) || !strings.Contains(err.Error(), s2.URL) {
 		t.Errorf("no choices: %v", err)
+	}
+}
+
+// TestImageFormat: frames reach the server as lossless PNG unless the spec asks for JPEG
+// (image_format=jpeg,quality=N), and the response records which encoding was used.
+func TestImageFormat(t *testing.T) {
+	var url string
+	s := server(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		msgs := body["messages"].([]any)
+		var parts []any
+		if p, ok := msgs[0].(map[string]any)["content"].([]any); ok {
+			parts = p
+		}
+		var urls []string
+		for _, p := range parts {
+			if iu, ok := p.(map[string]any)["image_url"]; ok {
+				urls = append(urls, iu.(map[string]any)["url"].(string))
+			}
+		}
+		url = strings.Join(urls, " ")
+		io.WriteString(w, vllmReply)
+	})
+	f := frame()
+	decodeURL := func(t *testing.T, u, mime string) image.Image {
+		t.Helper()
+		prefix := "data:" + mime + ";base64,"
+		if !strings.HasPrefix(u, prefix) {
+			t.Fatalf("image url %.40q…: want %s", u, prefix)
+		}
+		b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(u, prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		im, _, err := image.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+	for _, c := range []struct {
+		spec, mime, format string
+	}{
+		{"", "image/png", "png"},
+		{",image_format=png", "image/png", "png"},
+		{",image_format=jpeg,quality=80", "image/jpeg", "jpeg:q=80"},
+		{",image_format=jpeg", "image/jpeg", "jpeg:q=95"},
+		{",image=jpeg,quality=70", "image/jpeg", "jpeg:q=70"}, // the key's former name
+	} {
+		t.Run(c.format+c.spec, func(t *testing.T) {
+			rt, err := llm.Registry{"openai": Open}.Open("openai:url=" + s.URL + "/v1,model=m" + c.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			r := req4
+			r.Frames = []*rgb.Image{f}
+			resp, err := rt.Answer(context.Background(), &r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.ImageFormat != c.format {
+				t.Errorf("response image_format %q, want %q", resp.ImageFormat, c.format)
+			}
+			im := decodeURL(t, url, c.mime)
+			if c.mime == "image/png" {
+				// Lossless: the server gets the frame's exact pixels.
+				got := piloracle.FromImage(im)
+				if got.W != f.W || got.H != f.H || !bytes.Equal(got.Packed(), f.Packed()) {
+					t.Errorf("PNG frame differs from the source frame")
+				}
+			}
+			text, err := rt.Answer(context.Background(), &llm.Request{Question: "Q?", Options: req4.Options})
+			if err != nil || text.ImageFormat != "" {
+				t.Errorf("text-only: %v, image_format %q (want none)", err, text.ImageFormat)
+			}
+		})
+	}
+	for _, bad := range []string{",quality=80", ",image_format=webp", ",image_format=jpeg,quality=101", ",image=png,image_format=png"} {
+		if _, err := (llm.Registry{"openai": Open}).Open("openai:url=" + s.URL + "/v1,model=m" + bad); !errors.Is(err, llm.ErrBadSpec) {
+			t.Errorf("spec %q: %v, want ErrBadSpec", bad, err)
+		}
 	}
 }

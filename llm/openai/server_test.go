@@ -141,7 +141,8 @@ func TestRealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := startOllama(t, buildOllama(t))
-	rt, err := llm.Registry{"openai": Open}.Open("openai:url=" + url + ",model=tiny,image=png,concurrency=2,timeout=60s")
+	// No image_format: frames go as lossless PNG, the default.
+	rt, err := llm.Registry{"openai": Open}.Open("openai:url=" + url + ",model=tiny,concurrency=2,timeout=60s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +177,9 @@ func TestRealServer(t *testing.T) {
 	if resp.PromptTokens < 3*4 {
 		t.Errorf("prompt tokens %d: the images did not reach the model", resp.PromptTokens)
 	}
+	if resp.ImageFormat != "png" {
+		t.Errorf("image_format %q, want png (the default)", resp.ImageFormat)
+	}
 	// Text-only requests are first-class, and greedy decoding is repeatable on the server too.
 	txt, err := rt.Answer(ctx, &llm.Request{Question: req.Question, Options: req.Options, Template: llm.TemplateGeneric})
 	if err != nil {
@@ -192,7 +196,7 @@ func TestRealServer(t *testing.T) {
 		t.Errorf("text-only prompt %d tokens ≥ with frames %d", txt.PromptTokens, resp.PromptTokens)
 	}
 	// JPEG frames and the MLVU template (system turn + prefilled assistant turn) are accepted too.
-	jp, err := llm.Registry{"openai": Open}.Open("openai:url=" + url + ",model=tiny,image=jpeg,quality=80")
+	jp, err := llm.Registry{"openai": Open}.Open("openai:url=" + url + ",model=tiny,image_format=jpeg,quality=80")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +205,7 @@ func TestRealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ml.Probs) != 4 || ml.Template != llm.TemplateMLVU || ml.CompletionTokens > 4 {
+	if len(ml.Probs) != 4 || ml.Template != llm.TemplateMLVU || ml.CompletionTokens > 4 || ml.ImageFormat != "jpeg:q=80" {
 		t.Errorf("mlvu over jpeg: %+v", ml)
 	}
 }
