@@ -27,6 +27,7 @@ type KeySpec struct {
 	Norm          string `json:"norm"`           // normalisation name ("none" for uint8)
 	Pipeline      string `json:"pipeline"`       // raw | cached
 	Schema        int    `json:"schema"`         // KeySchema
+	Stream        int    `json:"stream"`         // index of the decoded video stream in the file
 	VideoSHA256   string `json:"video_sha256"`   // content digest of the source file
 }
 

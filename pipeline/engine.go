@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,6 +50,9 @@ type Result struct {
 	Job   *Job
 	PTS   []int64    // per plan position, stream time base
 	PSNR  []*float64 // cached pipeline: per position, cached vs raw at source size in dB (nil = identical)
+	// Damaged lists the job's frame indices the decoder concealed (ascending; only with
+	// decode.DamagedKeep, else such a job fails).
+	Damaged []int
 }
 
 // JobError is a job the pass could not complete, with the cause (the frames that failed).
@@ -66,6 +70,7 @@ type Stats struct {
 	Decoded       int     `json:"frames_decoded"`   // frames decoded and converted to RGB (= Union when decoding once)
 	CodecFrames   int     `json:"codec_frames"`     // pictures the codec output, needed or not (GOP warm-up)
 	Seeks         int     `json:"seeks"`
+	Damaged       []int   `json:"damaged"` // frames the decoder concealed (decode.Stats.Damaged)
 	Completed     int     `json:"jobs_completed"`
 	Failed        int     `json:"jobs_failed"`
 	DecodeSeconds float64 `json:"decode_resize_s"` // the pass, fan-out included
@@ -91,6 +96,7 @@ type jobState struct {
 	pts     []int64
 	psnr    []*float64
 	free    [][]byte // written buffers, reused for the next frames (allocation-free steady state)
+	damaged []int    // frame indices delivered although the decoder concealed them (keep policy)
 	done    bool
 	aborted bool
 }
@@ -154,7 +160,7 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 	p := &pass{ctx: ctx, v: v, need: need}
 	ds, rerr := p.read(src, union)
 	st.DecodeSeconds = math.Round(time.Since(t0).Seconds()*1000) / 1000
-	st.Decoded, st.CodecFrames, st.Seeks = ds.Converted, ds.Decoded, ds.Seeks
+	st.Decoded, st.CodecFrames, st.Seeks, st.Damaged = ds.Converted, ds.Decoded, ds.Seeks, ds.Damaged
 
 	var jerrs []JobError
 	var fatal error
@@ -187,18 +193,31 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 
 // missingFrames names the frames a job lacked, from the decoder's error when it has them.
 func missingFrames(s *jobState, rerr error) error {
-	failed := map[int]bool{}
+	failed, damaged := map[int]bool{}, map[int]bool{}
 	for _, i := range decode.FailedFrames(rerr) {
 		failed[i] = true
 	}
-	var lacking []int
+	for _, i := range decode.DamagedFrames(rerr) {
+		damaged[i] = true
+	}
+	var lacking, concealed []int
 	for _, x := range s.j.Plan.Indices[s.next:] {
-		if failed[x] && !containsInt(lacking, x) {
+		switch {
+		case failed[x] && !containsInt(lacking, x):
 			lacking = append(lacking, x)
+		case damaged[x] && !containsInt(concealed, x):
+			concealed = append(concealed, x)
 		}
 	}
+	var errs []error
 	if len(lacking) > 0 {
-		return fmt.Errorf("frame(s) %v failed to decode: %w", lacking, decode.ErrFrameFailed)
+		errs = append(errs, fmt.Errorf("frame(s) %v failed to decode: %w", lacking, decode.ErrFrameFailed))
+	}
+	if len(concealed) > 0 {
+		errs = append(errs, fmt.Errorf("frame(s) %v damaged (the decoder concealed corrupt data; --on-damaged keep uses them): %w", concealed, decode.ErrDamaged))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	if rerr != nil {
 		return rerr
@@ -229,14 +248,17 @@ func (s *jobState) abort(err error) {
 // deliver hands data, the bytes of every position in positions (one frame's, duplicates included),
 // to the writer in plan order: positions whose turn has not come wait in pending. A buffer goes back
 // to the free list once no waiting position refers to it.
-func (s *jobState) deliver(positions []int, data []byte, pts int64, psnr *float64, v Video) error {
+func (s *jobState) deliver(positions []int, data []byte, t frameTask, psnr *float64, v Video) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done || s.aborted {
 		return nil
 	}
+	if t.damaged {
+		s.damaged = append(s.damaged, t.index)
+	}
 	for _, pos := range positions {
-		s.pts[pos] = pts
+		s.pts[pos] = t.pts
 		if s.psnr != nil {
 			s.psnr[pos] = psnr
 		}
@@ -261,7 +283,8 @@ func (s *jobState) deliver(positions []int, data []byte, pts int64, psnr *float6
 	}
 	s.done = true
 	s.free = nil
-	return s.w.Done(&Result{Video: v, Job: s.j, PTS: s.pts, PSNR: s.psnr})
+	slices.Sort(s.damaged)
+	return s.w.Done(&Result{Video: v, Job: s.j, PTS: s.pts, PSNR: s.psnr, Damaged: append([]int{}, s.damaged...)})
 }
 
 // referenced reports whether a waiting position still holds buffer d.
@@ -296,9 +319,10 @@ func (p *pass) failed() error {
 
 // frameTask is one decoded frame, owned by the fan-out (the decoder's frame is only borrowed).
 type frameTask struct {
-	img   *rgb.Image
-	index int
-	pts   int64
+	img     *rgb.Image
+	index   int
+	pts     int64
+	damaged bool
 }
 
 // read decodes the union once; each frame is copied out of the decoder and handed to a small pool of
@@ -347,7 +371,7 @@ func (p *pass) read(src Source, union []int) (decode.Stats, error) {
 		for y := 0; y < f.H; y++ {
 			copy(img.Row(y), f.Row(y))
 		}
-		ch <- frameTask{img: img, index: f.Index, pts: f.PTS}
+		ch <- frameTask{img: img, index: f.Index, pts: f.PTS, damaged: f.Damaged}
 		return nil
 	})
 	close(ch)
@@ -453,7 +477,7 @@ func (p *pass) serve(t frameTask, ws *scratch) {
 				ws.pos = append(ws.pos, pos)
 			}
 		}
-		if err := s.deliver(ws.pos, data, t.pts, psnr, p.v); err != nil {
+		if err := s.deliver(ws.pos, data, t, psnr, p.v); err != nil {
 			p.mu.Lock()
 			if p.sinkErr == nil {
 				p.sinkErr = err

@@ -47,8 +47,10 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(in.Config, in.Indices, in.Tensor.Shape, len(in.Frames), in.Frames[0].W, in.Frames[0].H)
+	fmt.Println("stream", in.Meta["stream_index"], "of", v.Info.VideoStreams, "frames", v.Info.Frames)
 	// Output:
 	// 2 jobs, 0 failures, 0 job errors
 	// frames requested 12 union 10 decoded 10
-	// f8-uniform-64x48-raw [0 46 93 139 185 231 278 324] [8 48 64 3] 8 64 48
+	// f8-uniform-64x48-raw [0 56 111 167 222 278 333 389] [8 48 64 3] 8 64 48
+	// stream 3 of [0 3] frames 390
 }

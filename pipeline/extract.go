@@ -79,6 +79,8 @@ type VideoSummary struct {
 	FramesDecoded   int     `json:"frames_decoded"`
 	CodecFrames     int     `json:"codec_frames"`
 	Seeks           int     `json:"seeks"`
+	StreamIndex     int     `json:"stream_index"`
+	Damaged         []int   `json:"damaged"` // frames the decoder concealed (refused under fail, used under keep)
 	Bytes           int64   `json:"bytes"`
 	Seconds         float64 `json:"seconds"`
 	DecodeSeconds   float64 `json:"decode_resize_s"` // the pass: decoding, fan-out and streaming to spools
@@ -102,6 +104,8 @@ type ManifestLine struct {
 	Shape       []int      `json:"shape,omitempty"`
 	Indices     []int      `json:"indices,omitempty"`
 	PSNR        []*float64 `json:"psnr_db,omitempty"` // cached pipeline: per frame, cached vs raw (null = identical)
+	StreamIndex *int       `json:"stream_index,omitempty"`
+	Damaged     []int      `json:"damaged,omitempty"` // frames the decoder concealed, used under --on-damaged keep
 	Error       string     `json:"error,omitempty"`
 }
 
@@ -202,13 +206,14 @@ func (r *videoRun) fail(ctx context.Context, v Video, config, pipeline string, e
 }
 
 // jobLines are a job's manifest lines, one per config it serves.
-func (r *videoRun) jobLines(j *Job, v Video, status string, ref cache.Ref, shape []int, psnr []*float64) []ManifestLine {
+func (r *videoRun) jobLines(j *Job, v Video, status string, ref cache.Ref, shape []int, psnr []*float64, damaged []int) []ManifestLine {
 	var out []ManifestLine
 	for _, c := range j.Configs {
 		out = append(out, ManifestLine{
 			Status: status, Key: j.Key, SHA256: ref.Digest, Size: ref.Size, Object: r.o.Store.ObjectPath(ref.Digest),
 			Video: r.path, VideoSHA256: v.SHA256, Config: c.ID, Pipeline: j.Pipeline, Geometry: j.Geometry,
 			Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: shape, Indices: j.Plan.Indices, PSNR: psnr,
+			StreamIndex: &j.Spec.Stream, Damaged: damaged,
 		})
 	}
 	return out
@@ -218,7 +223,7 @@ func (r *videoRun) run(ctx context.Context) error {
 	t0 := time.Now()
 	o := r.o
 	v, src, err := OpenVideo(ctx, r.path, o.Options)
-	r.sum = VideoSummary{Path: r.path, SHA256: v.SHA256}
+	r.sum = VideoSummary{Path: r.path, SHA256: v.SHA256, StreamIndex: v.Info.StreamIndex, Damaged: []int{}}
 	if err != nil {
 		r.err = err
 		if v.SHA256 == "" {
@@ -248,10 +253,12 @@ func (r *videoRun) run(ctx context.Context) error {
 		case err == nil:
 			r.sum.Skipped++
 			var psnr []*float64
+			var damaged []int
 			if p := hdr.Metadata["psnr_db"]; p != "" {
 				_ = json.Unmarshal([]byte(p), &psnr)
 			}
-			for _, l := range r.jobLines(j, v, "skipped", ref, hdr.Tensors["frames"].Shape, psnr) {
+			_ = json.Unmarshal([]byte(hdr.Metadata["damaged"]), &damaged)
+			for _, l := range r.jobLines(j, v, "skipped", ref, hdr.Tensors["frames"].Shape, psnr, damaged) {
 				if err := r.line(ctx, l); err != nil {
 					return err
 				}
@@ -267,7 +274,7 @@ func (r *videoRun) run(ctx context.Context) error {
 		r.sum.Written++
 		r.sum.Bytes += ref.Size
 		r.mu.Unlock()
-		for _, l := range r.jobLines(res.Job, v, "written", ref, res.Job.Shape(), res.PSNR) {
+		for _, l := range r.jobLines(res.Job, v, "written", ref, res.Job.Shape(), res.PSNR, res.Damaged) {
 			if err := r.man.Append(ctx, l); err != nil {
 				return err
 			}
@@ -277,6 +284,7 @@ func (r *videoRun) run(ctx context.Context) error {
 	st, jerrs, err := Run(ctx, v, src, build, sink)
 	r.sum.FramesRequested, r.sum.FramesUnion, r.sum.FramesDecoded = st.Requested, st.Union, st.Decoded
 	r.sum.CodecFrames, r.sum.Seeks, r.sum.DecodeSeconds = st.CodecFrames, st.Seeks, st.DecodeSeconds
+	r.sum.Damaged = append(r.sum.Damaged, st.Damaged...)
 	r.sum.Seconds = roundS(time.Since(t0))
 	var se *SinkError
 	if errors.As(err, &se) {

@@ -54,6 +54,8 @@ func ObjectMetadata(r *Result) map[string]string {
 		"rotation_applied": strconv.FormatBool(j.Spec.Autorotate && !info.Orientation.IsIdentity()),
 		"orientation":      info.Orientation.Filter(),
 		"codec":            info.Codec,
+		"stream_index":     strconv.Itoa(info.StreamIndex),
+		"damaged":          js(nonNil(r.Damaged)),
 		"decoder":          "libavcodec " + libs["libavcodec"] + ", libswscale " + libs["libswscale"] + " (FFmpeg " + version.FFmpeg + " via go-astiav " + version.GoAstiav + ")",
 		"opencv":           libs["opencv"] + " via gocv " + version.Gocv,
 		"libraries":        js(libs),
@@ -76,6 +78,13 @@ func ObjectMetadata(r *Result) map[string]string {
 		meta["psnr_db"] = js(r.PSNR)
 	}
 	return meta
+}
+
+func nonNil(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
 }
 
 // ObjectHeader is the canonical safetensors header of r's object.

@@ -24,6 +24,12 @@ type Options struct {
 	DType        cache.DType // "" = U8
 	Norm         string      // float dtypes: one of native.NormNames() ("" = clip); "none" for U8
 	NoAutorotate bool        // do not apply the container's display rotation
+	// Stream is the video stream to decode (its index in the file); nil = FFmpeg's best video
+	// stream. The index used enters every key, manifest line and object.
+	Stream *int
+	// OnDamaged: what a frame the decoder concealed does (decode.DamagedFail, the default, fails the
+	// pairs that need it; decode.DamagedKeep uses it and records it as damaged).
+	OnDamaged decode.DamagePolicy
 	// Worker, when set, decodes each video in supervised `framesweep worker` child processes with
 	// these limits (untrusted files: a crash or hang fails that video only).
 	Worker *worker.Limits
@@ -41,6 +47,9 @@ func (o Options) resolve() (resolved, error) {
 		r.Kernel = resize.DefaultKernel
 	}
 	if err := resize.CheckKernel(r.Kernel); err != nil {
+		return r, fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	if _, err := decode.ParseDamagePolicy(string(r.OnDamaged)); err != nil {
 		return r, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
 	for _, p := range r.Pipelines {
@@ -72,7 +81,7 @@ func (o Options) resolve() (resolved, error) {
 
 // decodeOptions is how videos are opened.
 func (o Options) decodeOptions() decode.Options {
-	return decode.Options{NoAutorotate: o.NoAutorotate}
+	return decode.Options{NoAutorotate: o.NoAutorotate, Stream: o.Stream, OnDamaged: o.OnDamaged}
 }
 
 // Check validates the options without planning anything.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -274,5 +275,63 @@ func TestSinkErrorStopsPass(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, "cas", ".tmp-*"))
 	if len(left) != 0 {
 		t.Fatalf("spools left: %v", left)
+	}
+}
+
+// TestDamagedFrames: decord's corrupted.mp4 has a frame the decoder conceals (frame 32). Under the
+// default policy the jobs that need it fail, naming the frame, and the others complete; under keep
+// the job completes and its object records the frame as damaged.
+func TestDamagedFrames(t *testing.T) {
+	path := testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos", "decord", "corrupted.mp4"))
+	ctx := context.Background()
+	configs := []sampler.Config{}
+	for _, text := range []string{"frames: [2]\npolicies: [uniform]\nresolutions: [\"16x16\"]\n"} {
+		configs = append(configs, testGrid(t, text).Configs...)
+	}
+	for _, policy := range []decode.DamagePolicy{decode.DamagedFail, decode.DamagedKeep} {
+		o := Options{OnDamaged: policy}
+		v, src, err := OpenVideo(ctx, path, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs, _, err := Plan(v, configs, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One job on the damaged frame, one beside it.
+		bad, good := jobs[0], *jobs[0]
+		bad.Plan.Indices = []int{31, 32}
+		good.Plan.Indices = []int{33, 34} // frame 30 does not decode at all
+		var got []*Object
+		var mu sync.Mutex
+		_, jerrs, err := Run(ctx, v, src, []*Job{bad, &good}, &MemorySink{Done: func(o *Object) error {
+			mu.Lock()
+			got = append(got, o)
+			mu.Unlock()
+			return nil
+		}})
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch policy {
+		case decode.DamagedFail:
+			if len(got) != 1 || len(jerrs) != 1 || jerrs[0].Job != bad || !errors.Is(jerrs[0].Err, decode.ErrDamaged) || !strings.Contains(jerrs[0].Err.Error(), "[32]") {
+				t.Fatalf("fail: %d objects, job errors %v", len(got), jerrs)
+			}
+		case decode.DamagedKeep:
+			if len(got) != 2 || len(jerrs) != 0 {
+				t.Fatalf("keep: %d objects, %v", len(got), jerrs)
+			}
+			for _, o := range got {
+				want := "[]"
+				if o.Result.Job == bad {
+					want = "[32]"
+				}
+				if m := ObjectMetadata(o.Result)["damaged"]; m != want {
+					t.Errorf("%v: damaged %s, want %s", o.Result.Job.Plan.Indices, m, want)
+				}
+			}
+		}
 	}
 }

@@ -127,7 +127,7 @@ func Plan(v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, erro
 			spec := cache.KeySpec{
 				Autorotate: !ro.NoAutorotate, DType: ro.DType, Engine: version.Engine, Geometry: g.String(),
 				Indices: plan.Indices, Kernel: ro.Kernel, Layout: "NHWC", Libraries: keyLibraries(ro.Kernel, p),
-				Norm: ro.Norm, Pipeline: p, VideoSHA256: v.SHA256,
+				Norm: ro.Norm, Pipeline: p, Stream: info.StreamIndex, VideoSHA256: v.SHA256,
 			}
 			if p == cache.PipelineCached {
 				spec.JPEGQuality, spec.JPEGSubsample = resize.PillowJPEGQuality, "4:2:0"

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/pipeline"
@@ -45,6 +46,8 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	dtype := fs.String("dtype", "u8", "tensor type: u8 | f32 | f16")
 	norm := fs.String("norm", "clip", "normalisation for float dtypes: "+strings.Join(native.NormNames(), "|"))
 	noAutorotate := fs.Bool("no-autorotate", false, "do not apply the container's display rotation")
+	stream := addStreamFlag(fs)
+	onDamaged := addOnDamagedFlag(fs)
 	rehash := fs.Bool("rehash", false, "re-read and re-hash objects already in the cache before skipping them (default: ref, size and header only)")
 	isolate := fs.Bool("worker", false, "decode each video in a supervised child process (untrusted files: a crash or hang fails that video only)")
 	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
@@ -68,6 +71,12 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	}
 	o := pipeline.ExtractOptions{Jobs: *jobs, Rehash: *rehash}
 	o.Kernel, o.NoAutorotate = *kernel, *noAutorotate
+	if o.Stream, err = stream.get(); err != nil {
+		return usageErr(stderr, "extract", "%v", err)
+	}
+	if o.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
+		return usageErr(stderr, "extract", "--on-damaged: %v", err)
+	}
 	if *isolate {
 		o.Worker = &worker.Limits{Timeout: *wTimeout, Memory: *wMemMB << 20}
 	}

@@ -31,7 +31,7 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation/reflection")
 	hw := fs.String("hwaccel", "", "hardware decoding: none, cuda, vaapi, auto")
 	stream := addStreamFlag(fs)
-	onDamaged := fs.String("on-damaged", string(decode.DamagedFail), "a frame the decoder concealed: fail (refuse it, exit 1) or keep (write it; listed in stats.damaged)")
+	onDamaged := addOnDamagedFlag(fs)
 	rf := addResizeFlags(fs) // --size, --kernel, --preset (frames_resize.go)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--size WxH | --preset NAME] [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
@@ -73,6 +73,11 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 // streamFlag is --stream N (probe, frames): the video stream by its index in the file; absent =
 // FFmpeg's best video stream.
 type streamFlag struct{ n *int }
+
+// addOnDamagedFlag is --on-damaged, the same in every command that decodes (default fail).
+func addOnDamagedFlag(fs *flag.FlagSet) *string {
+	return fs.String("on-damaged", string(decode.DamagedFail), "a frame the decoder concealed: fail (refuse it; what needs it fails, exit 1) or keep (use it; listed as damaged)")
+}
 
 func addStreamFlag(fs *flag.FlagSet) streamFlag {
 	return streamFlag{fs.Int("stream", -1, "video stream index in the file (ffprobe's numbering); default: FFmpeg's best video stream")}
