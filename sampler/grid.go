@@ -583,3 +583,58 @@ func (g *Grid) PlanAll(v Video) []ConfigPlan {
 	}
 	return out
 }
+
+// One builds the single config a grid with exactly these values would hold: the same id, request,
+// plan and geometry (Expand's rules). name is a preset or a policy; r carries the budget (Frames or
+// SampleFPS; both 0 means the sampler's own default, e.g. a preset's fps mode), the seed and the
+// options; resolution is a geometry spec ("" = the source size); pipeline "" means raw. It is how
+// one-off callers (ask, the HTTP server) name a configuration the way a grid file would.
+func One(name string, r Request, resolution, pipeline string) (Config, error) {
+	s, err := Lookup(name)
+	if err != nil {
+		return Config{}, err
+	}
+	if pipeline == "" {
+		pipeline = PipelineRaw
+	}
+	spec := GridSpec{Resolutions: nil, Pipelines: []string{pipeline}}
+	if resolution != "" {
+		spec.Resolutions = []string{resolution}
+	}
+	if r.Frames != 0 {
+		spec.Frames = []int{r.Frames}
+	}
+	if r.SampleFPS != 0 {
+		spec.SampleFPS = []float64{r.SampleFPS}
+	}
+	if err := validateSpec(&spec); err != nil {
+		return Config{}, err
+	}
+	if r.MinFrames < 0 || r.MaxFrames < 0 {
+		return Config{}, gridErr("min_frames/max_frames must not be negative")
+	}
+	c := Config{Frames: r.Frames, SampleFPS: r.SampleFPS, Seed: r.Seed, Resolution: resolution, Pipeline: pipeline, sampler: s, request: r}
+	if _, perr := LookupPreset(name); perr == nil {
+		c.Preset = s.Name()
+	} else {
+		c.Policy = s.Name()
+	}
+	if resolution != "" {
+		c.geometry, _ = geom.Parse(resolution) // validated above
+	}
+	random := strings.HasPrefix(s.Name(), "random")
+	if !random {
+		c.Seed, c.request.Seed = 0, 0 // as a grid: seeds apply to random policies only
+	}
+	if c.Frames > 0 {
+		c.request.MinFrames, c.request.MaxFrames = 0, 0 // min/max frames clamp fps modes only
+	}
+	if s.Name() == "nested" && c.Frames > 0 {
+		c.ladder = []int{c.Frames}
+	}
+	c.ID = configID(c, random)
+	if c.Frames == 0 && c.SampleFPS == 0 {
+		c.ID = "default-" + strings.TrimPrefix(c.ID, "fps0-")
+	}
+	return c, nil
+}

@@ -236,3 +236,47 @@ func FuzzParseGrid(f *testing.F) {
 		}
 	})
 }
+
+// TestOneMatchesExpand: every config of a grid is the config One builds from its fields.
+func TestOneMatchesExpand(t *testing.T) {
+	g, err := ParseGrid([]byte("frames: [8, 16]\nsample_fps: [1]\npolicies: [uniform, random, nested]\npresets: [qwen2.5-vl]\nseeds: [3]\nresolutions: [\"224x224\", \"qwen2.5-vl\"]\npipelines: [raw, cached]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Video{Frames: 900, FPS: 30}
+	for _, c := range g.Configs {
+		name := c.Policy + c.Preset
+		one, err := One(name, Request{Frames: c.Frames, SampleFPS: c.SampleFPS, Seed: c.Seed}, c.Resolution, c.Pipeline)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		if one.ID != c.ID || one.Geometry().String() != c.Geometry().String() {
+			t.Errorf("One gives %s / %v, the grid %s / %v", one.ID, one.Geometry(), c.ID, c.Geometry())
+		}
+		if name == "nested" {
+			continue // the grid's ladder is every budget; One's is its own
+		}
+		a, err1 := c.Plan(v)
+		b, err2 := one.Plan(v)
+		if (err1 == nil) != (err2 == nil) || !slices.Equal(a.Indices, b.Indices) {
+			t.Errorf("%s: plans differ: %v %v / %v %v", c.ID, a.Indices, err1, b.Indices, err2)
+		}
+	}
+	d, err := One("qwen2.5-vl", Request{}, "", "")
+	if err != nil || d.ID != "default-qwen2.5-vl-raw" {
+		t.Fatalf("preset default: %+v %v", d, err)
+	}
+	if p, err := d.Plan(v); err != nil || len(p.Indices) == 0 {
+		t.Fatalf("preset default plan: %v %v", p, err)
+	}
+	for _, bad := range []func() (Config, error){
+		func() (Config, error) { return One("nope", Request{Frames: 8}, "", "") },
+		func() (Config, error) { return One("uniform", Request{Frames: 8}, "bogus", "") },
+		func() (Config, error) { return One("uniform", Request{Frames: 8}, "", "jpeg") },
+		func() (Config, error) { return One("uniform", Request{Frames: -1}, "", "") },
+	} {
+		if _, err := bad(); err == nil {
+			t.Error("bad config accepted")
+		}
+	}
+}

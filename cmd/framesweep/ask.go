@@ -11,11 +11,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/onnx"
 	"github.com/framesweep/framesweep/llm/openai"
+	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -32,6 +36,14 @@ type askOutput struct {
 	Runtime     string    `json:"runtime"`
 	Video       string    `json:"video,omitempty"`
 	Sampler     string    `json:"sampler,omitempty"`
+	Config      string    `json:"config,omitempty"`   // the grid config id these settings name
+	Geometry    string    `json:"geometry,omitempty"` // what the model sees: the preset's, or --resolution/--size
+	Kernel      string    `json:"kernel,omitempty"`
+	Pipeline    string    `json:"pipeline,omitempty"`
+	Width       int       `json:"width,omitempty"` // each image fed
+	Height      int       `json:"height,omitempty"`
+	Images      int       `json:"images,omitempty"`       // images per frame (tiles + thumbnail, or 1)
+	InputSHA256 string    `json:"input_sha256,omitempty"` // sha256 of the uint8 RGB frames tensor fed
 	Indices     []int     `json:"indices"`
 	TimestampsS []float64 `json:"timestamps_s"`
 }
@@ -79,9 +91,15 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	maxTokens := fs.Int("max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
 	temperature := fs.Float64("temperature", 0, "sampling temperature (0 = greedy)")
 	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation")
+	resolution := fs.String("resolution", "", "geometry spec of what the model sees (default: the preset's geometry, else the source size)")
+	size := fs.String("size", "", "feed every frame resized to WxH (shorthand for --resolution WxH)")
+	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
+	pipe := fs.String("pipeline", cache.PipelineRaw, "raw | cached (frames through JPEG q75 first, as VLMEvalKit)")
+	stream := addStreamFlag(fs)
+	onDamaged := addOnDamagedFlag(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: framesweep ask --runtime SPEC VIDEO --question Q --options "A. …" "B. …" … (--preset NAME [--frames N] | --policy NAME --frames N | --text-only) [--template generic|videomme|mlvu] [--json]`)
+		fmt.Fprintln(stderr, `usage: framesweep ask --runtime SPEC VIDEO --question Q --options "A. …" "B. …" … (--preset NAME [--frames N] | --policy NAME --frames N | --text-only) [--resolution SPEC | --size WxH] [--kernel K] [--pipeline raw|cached] [--stream N] [--on-damaged fail|keep] [--template generic|videomme|mlvu] [--json]`)
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -116,24 +134,47 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	out := askOutput{Runtime: sp.Engine, Indices: []int{}, TimestampsS: []float64{}}
 	if !*textOnly {
 		out.Video = pos[0]
-		var s sampler.Sampler
-		if *preset != "" {
-			s, err = sampler.LookupPreset(*preset)
-		} else {
-			s, err = sampler.LookupPolicy(*policy)
+		samplerName := *preset + *policy
+		// What the model sees: --resolution, --size, else the preset's own geometry (plan and frames
+		// read --preset the same way), else the source size.
+		spec := *resolution
+		switch {
+		case *size != "" && spec != "":
+			return usageErr(stderr, name, "--size and --resolution are mutually exclusive")
+		case *size != "":
+			if _, _, err := geom.ParseWxH(*size); err != nil {
+				return usageErr(stderr, name, "--size %q: want WxH", *size)
+			}
+			spec = *size
+		case spec == "" && *preset != "":
+			if _, err := geom.ForPreset(*preset); err == nil {
+				spec = *preset
+			}
 		}
+		cfg, err := sampler.One(samplerName, sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed}, spec, *pipe)
 		if err != nil {
 			return usageErr(stderr, name, "%v", err)
 		}
-		out.Sampler = s.Name()
-		imgs, plan, err := sampleFrames(pos[0], s, sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed}, decode.Options{NoAutorotate: *noRot})
+		o := pipeline.Options{Kernel: *kernel, NoAutorotate: *noRot}
+		if o.Stream, err = stream.get(); err != nil {
+			return usageErr(stderr, name, "%v", err)
+		}
+		if o.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
+			return usageErr(stderr, name, "--on-damaged: %v", err)
+		}
+		if err := o.Check(); err != nil {
+			return usageErr(stderr, name, "%v", err)
+		}
+		in, job, err := inputFor(pos[0], cfg, o)
 		if err != nil {
 			if errors.Is(err, sampler.ErrRequest) {
 				return usageErr(stderr, name, "%v", err)
 			}
 			return failErr(stderr, name, err)
 		}
-		req.Frames, out.Indices, out.TimestampsS = imgs, plan.Indices, plan.TimestampsS
+		req.Frames, out.Indices, out.TimestampsS = in.Frames, job.Plan.Indices, job.Plan.TimestampsS
+		out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Plan.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
+		out.Width, out.Height, out.Images, out.InputSHA256 = job.Width, job.Height, job.Images, in.sha256
 	}
 
 	// llama.cpp logs through slog at INFO; keep stderr to warnings and errors.
@@ -173,29 +214,39 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// sampleFrames plans the frame indices of video with s and decodes them (one forward pass), returning
-// the frames in plan order (duplicates included).
-func sampleFrames(video string, s sampler.Sampler, r sampler.Request, opts decode.Options) ([]*rgb.Image, sampler.Plan, error) {
-	v, err := decode.Open(video, opts)
+// askInput is one config's input for one video, as the engine builds it for extract and sweep.
+type askInput struct {
+	Frames []*rgb.Image
+	sha256 string
+}
+
+// inputFor builds cfg's input for video through the engine (one pass, in memory): the frames exactly
+// as extract stores them for that config.
+func inputFor(video string, cfg sampler.Config, o pipeline.Options) (*askInput, *pipeline.Job, error) {
+	ctx := context.Background()
+	v, src, err := pipeline.OpenVideo(ctx, video, o)
 	if err != nil {
-		return nil, sampler.Plan{}, err
+		return nil, nil, err
 	}
-	defer v.Close()
-	in := v.Info()
-	plan, err := s.Plan(sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS}, r)
+	defer src.Close()
+	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, o)
 	if err != nil {
-		return nil, sampler.Plan{}, sampler.WithPath(err, video)
+		return nil, nil, err
 	}
-	got := map[int]*rgb.Image{}
-	if _, err := v.Read(plan.Indices, func(f *decode.Frame) error {
-		got[f.Index] = f.Image.Clone() // the frame is borrowed until the callback returns
-		return nil
-	}); err != nil {
-		return nil, plan, err
+	if len(fails) > 0 {
+		return nil, nil, fails[0].Err
 	}
-	imgs := make([]*rgb.Image, len(plan.Indices))
-	for i, idx := range plan.Indices {
-		imgs[i] = got[idx]
+	var obj *pipeline.Object
+	_, jerrs, err := pipeline.Run(ctx, v, src, jobs, &pipeline.MemorySink{Done: func(ob *pipeline.Object) error { obj = ob; return nil }})
+	if err != nil {
+		return nil, nil, err
 	}
-	return imgs, plan, nil
+	if len(jerrs) > 0 {
+		return nil, nil, jerrs[0].Err
+	}
+	in, err := obj.Input()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &askInput{Frames: in.Frames, sha256: obj.DataSHA256}, jobs[0], nil
 }

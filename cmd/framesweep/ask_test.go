@@ -126,3 +126,49 @@ func TestAskErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAskFeedsWhatExtractStores: ask --preset feeds the preset's sampling and geometry (what plan
+// --preset reports), --size overrides it, and the frames fed are byte for byte extract's object for
+// the same config (input_sha256 = sha256 of the object's frames tensor).
+func TestAskFeedsWhatExtractStores(t *testing.T) {
+	video := filepath.Join("..", "..", "testdata", "videos", "nasa_13013.mp4")
+	dir := t.TempDir()
+	rc, out, errs := askCLI("testmodel", "--out", dir)
+	if rc != 0 {
+		t.Fatalf("testmodel rc %d: %s", rc, errs)
+	}
+	var tm struct{ Spec string }
+	json.Unmarshal([]byte(out), &tm)
+	opts := []string{"--options", "A. a", "B. b"}
+	ask := func(extra ...string) askOutput {
+		t.Helper()
+		args := append([]string{"ask", "--runtime", tm.Spec + ",threads=1", video, "--question", "Q", "--json"}, extra...)
+		rc, out, errs := askCLI(append(args, opts...)...)
+		if rc != 0 {
+			t.Fatalf("ask %v: rc %d: %s", extra, rc, errs)
+		}
+		var a askOutput
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := ask("--preset", "qwen2.5-vl", "--frames", "4")
+	// qwen-vl-utils smart_resize of the 480x270 stream at 4 frames: 476x280 (factor 28).
+	if a.Geometry != "qwen2.5-vl" || a.Width != 476 || a.Height != 280 || a.Config != "f4-qwen2.5-vl-qwen2.5-vl-raw" {
+		t.Fatalf("preset geometry not applied: %+v", a)
+	}
+	b := ask("--preset", "qwen2.5-vl", "--frames", "4", "--size", "64x48")
+	if b.Width != 64 || b.Height != 48 || b.InputSHA256 == a.InputSHA256 {
+		t.Fatalf("--size did not override: %+v", b)
+	}
+	grid := exWriteGrid(t, "frames: [4]\npresets: [qwen2.5-vl]\nresolutions: [\"qwen2.5-vl\"]\n")
+	cache := t.TempDir()
+	if code, _, e := exRun(t, "--grid", grid, "--out", cache, video); code != 0 {
+		t.Fatalf("extract: %d %s", code, e)
+	}
+	objs := pinCollect(t, cache)
+	if len(objs) != 1 || objs[0].Config != a.Config || objs[0].FramesSHA256 != a.InputSHA256 {
+		t.Fatalf("ask fed %s (%s), extract stored %+v", a.InputSHA256, a.Config, objs)
+	}
+}

@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/framesweep/framesweep/bench"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/resize/geom"
 )
 
 // benchMode is one `framesweep bench MODE`: setup registers the mode's own flags on fs and returns the
@@ -181,11 +181,11 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 		if *frames < 1 || *threads < 0 {
 			return nil, benchUsage{fmt.Errorf("--frames must be ≥ 1 and --threads ≥ 0")}
 		}
-		w, h, err := parseResizeSize(*size) // the same rule as frames --size ("448x448x" is not a size)
+		w, h, err := geom.ParseWxH(*size) // the same rule as frames --size ("448x448x" is not a size)
 		if err != nil {
-			return nil, benchUsage{err}
+			return nil, benchUsage{fmt.Errorf("--size %q: want WxH with each side 1..%d", *size, geom.MaxSide)}
 		}
-		if *kernel != "" && !slices.Contains(resize.Kernels(), *kernel) {
+		if *kernel != "" && resize.CheckKernel(*kernel) != nil {
 			return nil, benchUsage{fmt.Errorf("--kernel %q: want one of %s", *kernel, strings.Join(resize.Kernels(), ", "))}
 		}
 		return bench.Memory(ctx, bench.MemoryConfig{Video: *video, Frames: *frames, Width: w, Height: h, Kernel: *kernel,

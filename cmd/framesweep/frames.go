@@ -16,11 +16,12 @@ import (
 	"github.com/framesweep/framesweep/rgb"
 )
 
-// frameTransform turns a decoded frame into the image written to disk. The default writes the frame
-// at source size; `--size`/`--preset` (owned by resize/) plug in here by returning another transform.
-type frameTransform func(f *decode.Frame) (*rgb.Image, error)
+// frameTransform turns a decoded frame into the images written to disk: one, or a tiled layout's
+// tiles followed by its thumbnail. The default writes the frame at source size; `--size`/`--preset`
+// (frames_resize.go) plug in here by returning another transform.
+type frameTransform func(f *decode.Frame) ([]*rgb.Image, error)
 
-func sourceSize(f *decode.Frame) (*rgb.Image, error) { return &f.Image, nil }
+func sourceSize(f *decode.Frame) ([]*rgb.Image, error) { return []*rgb.Image{&f.Image}, nil }
 
 // runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--stream N] [--on-damaged fail|keep]
 // [--no-autorotate] [--hwaccel X]
@@ -133,15 +134,22 @@ func extractFrames(video string, indices []int, dir string, opts decode.Options,
 	}
 	res := framesResult{Path: video, StreamIndex: v.Info().StreamIndex, Out: dir}
 	st, err := v.Read(indices, func(f *decode.Frame) error {
-		img, err := tf(f)
+		imgs, err := tf(f)
 		if err != nil {
 			return err
 		}
-		name := filepath.Join(dir, fmt.Sprintf("%06d.png", f.Index))
-		if err := writePNG(name, img); err != nil {
-			return err
+		for k, img := range imgs {
+			// One image per frame: 000005.png; a tiled layout: 000005_00.png, 000005_01.png, … with
+			// the thumbnail last, in the order the model receives them.
+			name := filepath.Join(dir, fmt.Sprintf("%06d.png", f.Index))
+			if len(imgs) > 1 {
+				name = filepath.Join(dir, fmt.Sprintf("%06d_%02d.png", f.Index, k))
+			}
+			if err := writePNG(name, img); err != nil {
+				return err
+			}
+			res.Written = append(res.Written, name)
 		}
-		res.Written = append(res.Written, name)
 		res.Indices = append(res.Indices, f.Index)
 		res.PTSS = append(res.PTSS, f.Seconds)
 		return nil

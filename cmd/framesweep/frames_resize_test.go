@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/piloracle"
+	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -87,6 +90,44 @@ func TestFramesResizeUsage(t *testing.T) {
 		rc, _, e := runCLI(append([]string{"frames", "v.mp4", "--indices", "0", "--out", t.TempDir()}, args...)...)
 		if rc != 2 || !strings.Contains(e, "framesweep frames") {
 			t.Errorf("%v: rc %d, stderr %q; want usage error 2", args, rc, e)
+		}
+	}
+}
+
+// TestFramesPresetTiles: a tiled preset (lmms-eval's InternVL3) writes what the model receives, tiles in
+// row-major order then the thumbnail (000004_00.png …), equal to the engine's own layout.
+func TestFramesPresetTiles(t *testing.T) {
+	video := filepath.Join("..", "..", "testdata", "videos", "nasa_13013.mp4")
+	dir := t.TempDir()
+	if rc, _, e := runCLI("frames", video, "--indices", "4", "--out", dir, "--preset", "lmms-eval/internvl3"); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, e)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "000004_*.png"))
+	g, err := geom.ForPreset("lmms-eval/internvl3") // one frame: up to 12 tiles + thumbnail
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decode.Open(video, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var want []*rgb.Image
+	if _, err := d.Read([]int{4}, func(f *decode.Frame) error {
+		l, err := g.Layout(f.W, f.H, 1)
+		if err == nil {
+			want, err = resize.ApplyLayout(resize.DefaultKernel, l, &f.Image)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 2 || len(files) != len(want) {
+		t.Fatalf("%d files written, the layout has %d images", len(files), len(want))
+	}
+	for i, f := range files {
+		if got := readPNG(t, f); !bytes.Equal(got.Pix, want[i].Pix) {
+			t.Errorf("%s differs from image %d of the layout", f, i)
 		}
 	}
 }
