@@ -115,25 +115,62 @@ type Result struct {
 	Metrics
 	// AccuracyHarness: per config, the imported harness's own aggregate beside the item-level accuracy of
 	// the same records (harness.go); empty when no record carries one.
-	AccuracyHarness      map[string]*HarnessAccuracy `json:"accuracy_harness"`
-	DroppedItems         Dropped                     `json:"dropped_items"`
-	Configs              []*Config                   `json:"configs"`
-	MCConfigs            []string                    `json:"mc_configs"`
-	Categories           map[string]*Metrics         `json:"categories"`
-	Durations            map[string]*Metrics         `json:"durations"`
-	Bootstrap            BootstrapInfo               `json:"bootstrap"`
-	Transitions          []Transition                `json:"transitions"`
-	Patterns             []Pattern                   `json:"patterns"`
-	PatternsOther        int                         `json:"patterns_other"`
-	NoiseFloor           []NoiseFloor                `json:"noise_floor"`
-	OpenEnded            *OpenEnded                  `json:"open_ended"`
-	Cascade              *CascadeResult              `json:"cascade"`
-	SamplingRecoveryRate *float64                    `json:"sampling_recovery_rate"`
-	SamplingRecovery     *SamplingRecovery           `json:"sampling_recovery"`
-	IsoCompute           []IsoGroup                  `json:"iso_compute"`
-	PipelineFlips        []PipelineFlip              `json:"pipeline_flips"`
-	LetterPrior          *LetterPrior                `json:"letter_prior"`
-	Notes                []string                    `json:"notes"`
+	AccuracyHarness map[string]*HarnessAccuracy `json:"accuracy_harness"`
+	// ErrorRecords are the pairs a sweep recorded as failed ("status": "error"): left out of every
+	// metric, counted here so a failure never passes for a wrong answer.
+	ErrorRecords         ErrorRecords        `json:"error_records"`
+	DroppedItems         Dropped             `json:"dropped_items"`
+	Configs              []*Config           `json:"configs"`
+	MCConfigs            []string            `json:"mc_configs"`
+	Categories           map[string]*Metrics `json:"categories"`
+	Durations            map[string]*Metrics `json:"durations"`
+	Bootstrap            BootstrapInfo       `json:"bootstrap"`
+	Transitions          []Transition        `json:"transitions"`
+	Patterns             []Pattern           `json:"patterns"`
+	PatternsOther        int                 `json:"patterns_other"`
+	NoiseFloor           []NoiseFloor        `json:"noise_floor"`
+	OpenEnded            *OpenEnded          `json:"open_ended"`
+	Cascade              *CascadeResult      `json:"cascade"`
+	SamplingRecoveryRate *float64            `json:"sampling_recovery_rate"`
+	SamplingRecovery     *SamplingRecovery   `json:"sampling_recovery"`
+	IsoCompute           []IsoGroup          `json:"iso_compute"`
+	PipelineFlips        []PipelineFlip      `json:"pipeline_flips"`
+	LetterPrior          *LetterPrior        `json:"letter_prior"`
+	Notes                []string            `json:"notes"`
+}
+
+// ErrorRecords summarises the error records of an audit's input.
+type ErrorRecords struct {
+	Count    int            `json:"count"`
+	ByConfig map[string]int `json:"by_config"`
+	Examples []string       `json:"examples"` // up to 5: "item config: error"
+}
+
+// splitErrors separates the error records from the answered ones.
+func splitErrors(recs []Record) ([]Record, ErrorRecords) {
+	er := ErrorRecords{ByConfig: map[string]int{}, Examples: []string{}}
+	n := 0
+	for i := range recs {
+		if recs[i].Failed() {
+			n++
+		}
+	}
+	if n == 0 {
+		return recs, er
+	}
+	ok := make([]Record, 0, len(recs)-n)
+	for _, r := range recs {
+		if !r.Failed() {
+			ok = append(ok, r)
+			continue
+		}
+		er.Count++
+		er.ByConfig[r.Config]++
+		if len(er.Examples) < 5 {
+			er.Examples = append(er.Examples, r.ItemID+" "+r.Config+": "+r.Error)
+		}
+	}
+	return ok, er
 }
 
 // dataset is the records arranged as item × config with the primary run of each cell.
@@ -309,6 +346,7 @@ func Analyze(recs []Record, opt Options) (*Result, error) {
 // Cascade runs only the confidence cascade of Analyze (`framesweep cascade`), without the other metrics.
 // A nil result comes with a note saying why no cascade could be run.
 func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
+	recs, _ = splitErrors(recs)
 	d, err := build(recs)
 	var cr *CascadeResult
 	note := ""
@@ -342,14 +380,16 @@ func analyze(recs []Record, opt Options) (*Result, error) {
 	if opt.Resamples < 0 || opt.Epsilon < 0 {
 		return nil, Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
 	}
+	recs, errRecs := splitErrors(recs)
 	d, err := build(recs)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{
-		Configs:    d.configs,
-		Categories: map[string]*Metrics{},
-		Durations:  map[string]*Metrics{},
+		ErrorRecords: errRecs,
+		Configs:      d.configs,
+		Categories:   map[string]*Metrics{},
+		Durations:    map[string]*Metrics{},
 		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
 			PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
 			Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"},
@@ -374,6 +414,9 @@ func analyze(recs []Record, opt Options) (*Result, error) {
 		res.Metrics = Metrics{Accuracy: map[string]float64{}, Pairs: []Pair{}}
 		res.Transitions = []Transition{}
 		res.DroppedItems = Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
+	}
+	if errRecs.Count > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d error record(s) (pairs the sweep could not answer; first: %s) are left out of every metric", errRecs.Count, errRecs.Examples[0]))
 	}
 	if note := docDrift(d); note != "" {
 		res.Notes = append(res.Notes, note)

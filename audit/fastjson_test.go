@@ -9,6 +9,8 @@ import (
 )
 
 var decodeSeeds = []string{
+	`{"item_id":"a","config":"f16","status":"error","error":"video not found: x.mp4","input_sha256":"ab","probs":{"A":0.5}}`,
+	`{"item_id":"a","config":"f16","status":"ok","correct":true,"timestamps_s":[0.1],"response":"B"}`,
 	`{"item_id":"videomme-001-1","config":"f16","correct":true,"prediction":"B","answer":"B","confidence":0.83,"score":null,"category":"Counting Problem","duration":"short","config_meta":{"frames":16,"text_only":false,"width":448,"height":448,"policy":"uniform","seed":null,"pipeline":"raw","indices":[0,5,9]},"latency_s":0.91}`,
 	` { "item_id" : "a\"b\\c\/d\n" , "config":"x", "run": 2, "score": 1e-3, "extra": {"nested": [1, {"x": null}, "s"]}, "more": [] } `,
 	`{"item_id":"é","config":"x","correct":false,"config_meta":null}`,

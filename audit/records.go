@@ -38,6 +38,10 @@ type Record struct {
 	ConfigMeta *ConfigMeta `json:"config_meta,omitempty"`
 	LatencyS   *float64    `json:"latency_s,omitempty"`
 	Harness    *Harness    `json:"harness,omitempty"` // imported logs: the harness's own aggregate (harness.go)
+	// Status is "error" for a pair a sweep could not answer (Error says why); such records carry no
+	// verdict and are counted, reported and left out of every metric. "" or "ok" otherwise.
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
 
 	// Source locates the record for error messages (file:line); it is not serialised.
 	Source Source `json:"-"`
@@ -64,6 +68,15 @@ type ConfigMeta struct {
 	Indices  []int  `json:"indices,omitempty"`
 }
 
+// Record statuses.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
+
+// Failed reports whether r is an error record (a pair that got no answer).
+func (r *Record) Failed() bool { return r.Status == StatusError }
+
 // RunIndex is the record's run number (0 when the field is absent).
 func (r *Record) RunIndex() int {
 	if r.Run == nil {
@@ -80,6 +93,13 @@ func (r *Record) Validate() error {
 		return Errorf(p, l, "validate", ErrInvalid, "missing item_id")
 	case r.Config == "":
 		return Errorf(p, l, "validate", ErrInvalid, "item %q: missing config", r.ItemID)
+	case r.Status != "" && r.Status != StatusOK && r.Status != StatusError:
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: status %q (want ok or error)", r.ItemID, r.Config, r.Status)
+	case r.Status == StatusError:
+		if r.Correct != nil || r.Score != nil {
+			return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: an error record has a verdict", r.ItemID, r.Config)
+		}
+		return nil
 	case r.Correct == nil && r.Score == nil:
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: needs correct (multiple choice) or score (open-ended)", r.ItemID, r.Config)
 	case r.Correct != nil && r.Score != nil:
