@@ -22,6 +22,7 @@ type backend interface {
 	get(ctx context.Context, name string, max int64) ([]byte, error)
 	open(ctx context.Context, name string) (io.ReadCloser, int64, error) // a reader and the size; ErrNotFound when absent
 	list(ctx context.Context, prefix string) ([]string, error)
+	remove(ctx context.Context, name string) error // ErrNotFound when absent
 	where(name string) string
 	close() error
 }
@@ -205,6 +206,14 @@ func (d *dirBackend) list(_ context.Context, prefix string) ([]string, error) {
 
 func (d *dirBackend) close() error { return nil }
 
+func (d *dirBackend) remove(_ context.Context, name string) error {
+	err := os.Remove(d.where(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	return err
+}
+
 // tempFiles lists leftover temp files of interrupted writes under the given prefixes (the store's
 // own subtrees only: verify of a directory that is not a cache must not walk all of it).
 func (d *dirBackend) tempFiles(prefixes ...string) []string {
@@ -306,6 +315,14 @@ func (b *blobBackend) list(ctx context.Context, prefix string) ([]string, error)
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+func (b *blobBackend) remove(ctx context.Context, name string) error {
+	err := b.bucket.Delete(ctx, name)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return ErrNotFound
+	}
+	return err
 }
 
 func (b *blobBackend) close() error {

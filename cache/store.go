@@ -217,3 +217,22 @@ func (s *Store) PutManifest(ctx context.Context, run string, lines []any) (strin
 	}
 	return s.be.where(name), nil
 }
+
+// Remove deletes key's ref and then its object (scratch stores drop inputs once used). Objects are
+// shared by content, so only a store whose keys never share objects should remove them: another key
+// naming the same digest loses its object (a rerun rebuilds it).
+func (s *Store) Remove(ctx context.Context, key string) error {
+	ref, err := s.Lookup(ctx, key)
+	if err != nil {
+		return err
+	}
+	rname := refName(key)
+	if err := s.be.remove(ctx, rname); err != nil && !errors.Is(err, ErrNotFound) {
+		return &Error{Path: s.be.where(rname), Op: "remove", Err: err}
+	}
+	name := ObjectName(ref.Digest)
+	if err := s.be.remove(ctx, name); err != nil && !errors.Is(err, ErrNotFound) {
+		return &Error{Path: s.be.where(name), Op: "remove", Err: err}
+	}
+	return nil
+}

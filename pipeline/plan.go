@@ -93,6 +93,10 @@ func Plan(v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, erro
 	var fails []Failure
 	byKey := map[string]*Job{}
 	fail := func(c *sampler.Config, p string, err error) {
+		if strings.HasPrefix(err.Error(), c.ID+":") { // the sampler's errors name the config already
+			fails = append(fails, Failure{Config: c, Pipeline: p, Err: fmt.Errorf("%s: %w", v.Path, err)})
+			return
+		}
 		fails = append(fails, Failure{Config: c, Pipeline: p, Err: fmt.Errorf("%s: config %s: %w", v.Path, c.ID, err)})
 	}
 	for i := range configs {

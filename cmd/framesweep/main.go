@@ -35,6 +35,9 @@ var commands = map[string]command{
 	"ask":       {"ask one multiple-choice question about a video (or text-only) through a model runtime", runAsk},
 	"testmodel": {"write a tiny random-weight GGUF + mmproj for tests and the demo (answers are noise)", runTestModel},
 
+	// the study (sweep/)
+	"sweep": {"every item under every grid config through a model runtime: resumable records in RUN", runSweep},
+
 	// analysis (audit/)
 	"audit":   {"item-level scaling audit of records: metrics, flows, cascade, interventions; --json/--html/--md", runAudit},
 	"cascade": {"confidence cascade over budgets: τ sweep, shared frame cost, cross-fitted folds", runCascade},

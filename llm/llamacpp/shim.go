@@ -49,7 +49,8 @@ func loadModel(path string) (*llama.Model, string, error) {
 	defer loadMu.Unlock()
 	C.native_log_capture_install() // after BackendInit, so it chains to ollama's callback
 	C.native_log_capture_begin()
-	m, err := llama.LoadModelFromFile(path, llama.ModelParams{UseMmap: true})
+	// A progress callback of our own: without one llama.cpp prints a row of dots on stderr.
+	m, err := llama.LoadModelFromFile(path, llama.ModelParams{UseMmap: true, Progress: func(float32) {}})
 	var buf [1024]C.char
 	C.native_log_capture_end(&buf[0], C.size_t(len(buf)))
 	return m, logCause(C.GoString(&buf[0])), err

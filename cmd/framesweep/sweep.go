@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/sampler"
+	"github.com/framesweep/framesweep/sweep"
+)
+
+const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume] [--jobs N]
+                        [--cache CACHE] [--template NAME] [--limit N] [--shard i/N] [--log-format text|json]
+                        [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
+                        [--max-tokens N] [--temperature T] [--seed S]`
+
+// runSweep: every item under every config through one runtime, into RUN (sweep/).
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	const name = "sweep"
+	fs := newFlags(name, stderr)
+	gridPath := fs.String("grid", "", "grid YAML (required)")
+	itemsPath := fs.String("items", "", "items JSONL (required; README \"Items file\")")
+	spec := fs.String("runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
+	out := fs.String("out", "", "the run directory (required): records.jsonl, run.json")
+	resume := fs.Bool("resume", false, "continue the sweep RUN holds: recorded pairs are skipped, a torn last line is cut")
+	jobs := fs.Int("jobs", 1, "videos in parallel")
+	cacheLoc := fs.String("cache", "", "content-addressed input store (a directory or blob URL) read and written; default: the run's scratch store")
+	template := fs.String("template", llm.TemplateGeneric, "prompt template and answer parser for items that name none: "+strings.Join(llm.TemplateIDs, " "))
+	limit := fs.Int("limit", 0, "the first N items only (0 = all)")
+	shard := fs.String("shard", "", "i/N: only the videos of shard i of N (by content digest)")
+	logFormat := fs.String("log-format", "text", "log lines on stderr: text | json")
+	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
+	stream := addStreamFlag(fs)
+	onDamaged := addOnDamagedFlag(fs)
+	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation")
+	isolate := fs.Bool("worker", false, "decode each video in a supervised child process (untrusted files)")
+	maxTokens := fs.Int("max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
+	temperature := fs.Float64("temperature", 0, "sampling temperature (0 = greedy)")
+	seed := fs.Int64("seed", 0, "sampling seed at temperature > 0")
+	fs.Usage = func() { fmt.Fprintln(stderr, sweepUsage); fs.PrintDefaults() }
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagParseStatus(err)
+	}
+	switch {
+	case len(pos) > 0:
+		return usageErr(stderr, name, "unexpected argument %q", pos[0])
+	case *gridPath == "" || *itemsPath == "" || *spec == "" || *out == "":
+		return usageErr(stderr, name, "--grid, --items, --runtime and --out are required")
+	case *jobs < 1:
+		return usageErr(stderr, name, "--jobs must be ≥ 1")
+	case *limit < 0:
+		return usageErr(stderr, name, "--limit must be ≥ 0")
+	case *maxTokens < 0:
+		return usageErr(stderr, name, "--max-tokens must be ≥ 0")
+	case *logFormat != "text" && *logFormat != "json":
+		return usageErr(stderr, name, "--log-format %q: want text or json", *logFormat)
+	}
+	if _, err := llm.TemplateByID(*template); err != nil {
+		return usageErr(stderr, name, "--template: %v", err)
+	}
+	o := sweep.Options{GridPath: *gridPath, Template: *template, Out: *out, Resume: *resume, Jobs: *jobs, Limit: *limit,
+		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *seed, Command: append([]string{"framesweep", name}, args...)}
+	if *shard != "" {
+		if o.Shard, err = sweep.ParseShard(*shard); err != nil {
+			return usageErr(stderr, name, "--shard: %v", err)
+		}
+	}
+	o.Input.Kernel, o.Input.NoAutorotate = *kernel, *noRot
+	if o.Input.Stream, err = stream.get(); err != nil {
+		return usageErr(stderr, name, "%v", err)
+	}
+	if o.Input.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
+		return usageErr(stderr, name, "--on-damaged: %v", err)
+	}
+	if *isolate {
+		o.Input.Worker = &worker.Limits{Timeout: 30 * time.Minute, Memory: 8 << 30}
+	}
+	if err := o.Input.Check(); err != nil {
+		return usageErr(stderr, name, "%v", err)
+	}
+	if o.Spec, err = llm.ParseSpec(*spec); err != nil {
+		return usageErr(stderr, name, "--runtime: %v", err)
+	}
+	if _, ok := runtimes[o.Spec.Engine]; !ok {
+		return usageErr(stderr, name, "--runtime: unknown runtime engine %q (llamacpp, onnx, openai)", o.Spec.Engine)
+	}
+	o.Concurrency = 1
+	if c := o.Spec.Params["concurrency"]; c != "" { // a server's own parallelism (openai concurrency=N)
+		if n, err := strconv.Atoi(c); err == nil && n > 0 {
+			o.Concurrency = n
+		}
+	}
+
+	var h slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+	if *logFormat == "json" {
+		h = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+	}
+	o.Log = slog.New(h)
+	// llama.cpp logs through slog's default at INFO; keep it to warnings.
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && *logFormat == "text" {
+		o.Progress = sweep.NewBar(stderr)
+	} else {
+		o.Progress = &sweep.LogProgress{Log: o.Log}
+	}
+
+	if o.Grid, err = sampler.LoadGrid(*gridPath); err != nil {
+		return failErr(stderr, name, err)
+	}
+	if o.Items, err = sweep.ReadItems(*itemsPath); err != nil {
+		return failErr(stderr, name, err)
+	}
+	// The libraries that decide this run's inputs and answers (the other runtimes' are not involved).
+	o.Libraries = libraryVersions()
+	for lib, engine := range map[string]string{"llama_cpp": "llamacpp", "onnxruntime": "onnx"} {
+		if o.Spec.Engine != engine {
+			delete(o.Libraries, lib)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if *cacheLoc != "" {
+		if o.Cache, err = cache.Open(ctx, *cacheLoc); err != nil {
+			return failErr(stderr, name, err)
+		}
+		defer o.Cache.Close()
+	}
+	rt, err := runtimes.Open(*spec)
+	if err != nil {
+		if errors.Is(err, llm.ErrBadSpec) || errors.Is(err, llm.ErrUnknownEngine) {
+			return usageErr(stderr, name, "--runtime: %v", err)
+		}
+		return failErr(stderr, name, err)
+	}
+	defer rt.Close()
+	o.Runtime = rt
+
+	// The first SIGINT/SIGTERM stops new work and lets the answers in flight finish (a resumable RUN);
+	// a second one cancels everything at once.
+	stop := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			if n++; n == 1 {
+				o.Log.Warn("stopping: finishing the answers in flight (a second signal aborts them)")
+				close(stop)
+			} else {
+				cancel()
+			}
+		}
+	}()
+
+	sum, err := sweep.Run(ctx, stop, o)
+	if sum != nil {
+		if werr := writeJSON(stdout, sum); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return failErr(stderr, name, err)
+	}
+	if sum.PairsFailed > 0 {
+		fmt.Fprintf(stderr, "framesweep sweep: %d pair(s) failed (status \"error\" in %s)\n", sum.PairsFailed, sum.Records)
+		return exitError
+	}
+	return exitOK
+}
