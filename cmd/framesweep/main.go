@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"testmodel": {"write a tiny random-weight GGUF + mmproj for tests and the demo (answers are noise)", runTestModel},
 
 	// the study (sweep/)
+	"items": {"items import (videomme|mlvu|csv): a benchmark release to a canonical ITEMS.jsonl", runItems},
 	"sweep": {"every item under every grid config through a model runtime: resumable records in RUN", runSweep},
 
 	// analysis (audit/)

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/framesweep/framesweep/sweep"
+)
+
+// runItems: framesweep items import (videomme|mlvu|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]
+func runItems(args []string, stdout, stderr io.Writer) int {
+	const name = "items"
+	const usage = "usage: framesweep items import (videomme|mlvu|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]"
+	if len(args) == 0 || args[0] != "import" {
+		return usageErr(stderr, name, "want %q", usage)
+	}
+	fs := newFlags(name+" import", stderr)
+	videos := fs.String("videos", "", "directory holding the videos (required)")
+	out := fs.String("out", "", "the items file to write (required)")
+	keep := fs.Bool("keep-missing", false, "keep the items of videos not found (the sweep records their pairs as errors)")
+	fs.Usage = func() { fmt.Fprintln(stderr, usage); fs.PrintDefaults() }
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return flagParseStatus(err)
+	}
+	switch {
+	case len(pos) != 2:
+		return usageErr(stderr, name, "want a format and a FILE: %s", usage)
+	case pos[0] != "videomme" && pos[0] != "mlvu" && pos[0] != "csv":
+		return usageErr(stderr, name, "format %q: want videomme, mlvu or csv", pos[0])
+	case *videos == "" || *out == "":
+		return usageErr(stderr, name, "--videos and --out are required")
+	}
+	items, res, err := sweep.Import(pos[1], sweep.ImportOptions{Format: pos[0], Videos: *videos, KeepMissing: *keep})
+	if err != nil {
+		return failErr(stderr, name, err)
+	}
+	if err := sweep.WriteItems(*out, items); err != nil {
+		return failErr(stderr, name, err)
+	}
+	res.Out = *out
+	if n := len(res.MissingVideos); n > 0 {
+		verb := "left out"
+		if *keep {
+			verb = "kept"
+		}
+		fmt.Fprintf(stderr, "framesweep items: %d video(s) not found under %s (first: %s); %d item(s) %s, all listed in missing_videos\n",
+			n, *videos, res.MissingVideos[0], res.MissingItems, verb)
+	}
+	if err := writeJSON(stdout, res); err != nil {
+		return failErr(stderr, name, err)
+	}
+	return exitOK
+}
