@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: the main job on the sample videos in testdata/videos, end to end, printing what it did.
 # probe → plan (presets disagree) → grid plan → exact frames → extract (raw + cached, decode once) → verify
-# → ask a tiny test model through llama.cpp (answers are noise) → audit the example records (HTML report).
+# → the main job: sweep examples/items.jsonl × a 9-config grid through a tiny test model (llama.cpp in
+# process; its answers are noise) → resume (nothing left) → audit the run into an HTML report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FS=bin/framesweep
@@ -38,12 +39,29 @@ step "verify: re-hash every cached object"
 
 step "ask: one question through llama.cpp + mtmd in process (tiny random-weight model: its answers are noise)"
 "$FS" testmodel --out "$OUT/model" > /dev/null
-"$FS" ask --runtime "llamacpp:model=$OUT/model/tiny-llama.gguf,mmproj=$OUT/model/tiny-mmproj.gguf,threads=1" "$V" \
+SPEC="llamacpp:model=$OUT/model/tiny-llama.gguf,mmproj=$OUT/model/tiny-mmproj.gguf,threads=1"
+"$FS" ask --runtime "$SPEC" "$V" \
   --question "What is shown in the video?" --options "A. a rocket launch" "B. a cooking show" "C. a football match" "D. a concert" \
   --preset qwen2.5-vl --frames 4 --template videomme --json
 
-step "audit: item-level flows behind the aggregate curve (examples/records/demo.jsonl)"
-"$FS" audit examples/records/demo.jsonl --md "$OUT/report.md" --html "$OUT/report.html" --json > "$OUT/audit.json"
-py 'import json; d=json.load(open("'"$OUT"'/audit.json")); print("items", d["items"], "| best fixed", d["best_fixed"], "| oracle headroom", d["oracle_headroom"], "| visual confusion", d["visual_confusion_rate"])'
+step "sweep (the main job): every item of examples/items.jsonl under every config of examples/sweep-grid.yaml"
+echo "   (text-only + 2 budgets × 2 resolutions × raw/cached; the TINY TEST MODEL's answers are NOISE:"
+echo "    the run shows the machinery — decode once, exact inputs, resumable records — not a model's skill)"
+"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" \
+  --cache "$OUT/cache" --jobs 2 --log-format json > "$OUT/sweep.json"
+py 'import json; d=json.load(open("'"$OUT"'/sweep.json")); print({k: d[k] for k in ("items","configs","pairs","pairs_done","pairs_failed","frames_decoded","frames_union","inputs_built","inputs_cached","runtime_seconds","seconds")})'
+step "sweep --resume: every pair is recorded, nothing is decoded or asked again"
+"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" \
+  --cache "$OUT/cache" --resume --log-format json > "$OUT/resume.json"
+py 'import json; d=json.load(open("'"$OUT"'/resume.json")); print({k: d[k] for k in ("pairs","pairs_recorded","pairs_done","frames_decoded")})'
+
+step "audit: the run's item-level flows behind the aggregate curve (noise here: see above)"
+"$FS" audit "$OUT/run" --md "$OUT/report.md" --html "$OUT/report.html" --json > "$OUT/audit.json"
+py 'import json; d=json.load(open("'"$OUT"'/audit.json")); print("items", d["items"], "| best fixed", d["best_fixed"], "| oracle headroom", d["oracle_headroom"], "| visual confusion", d["visual_confusion_rate"], "| error records", d["error_records"]["count"])'
+
+step "audit of a realistic example (examples/records/demo.jsonl: synthetic records with real churn)"
+"$FS" audit examples/records/demo.jsonl --html "$OUT/example-report.html" --json > "$OUT/example-audit.json"
+py 'import json; d=json.load(open("'"$OUT"'/example-audit.json")); print("items", d["items"], "| best fixed", d["best_fixed"], "| oracle headroom", d["oracle_headroom"], "| visual confusion", d["visual_confusion_rate"])'
 echo
-echo "report: $OUT/report.html (self-contained), $OUT/report.md; cache: $OUT/cache"
+echo "report of the sweep: $OUT/report.html (self-contained), $OUT/report.md; records: $OUT/run/records.jsonl"
+echo "example report: $OUT/example-report.html; cache: $OUT/cache"
