@@ -188,7 +188,8 @@ func Peers(ctx context.Context, cfg PeersConfig) ([]Row, error) {
 		grid = filepath.Join(scripts, "grid.yaml")
 	}
 	videos := cfg.Videos
-	generated := map[string]bool{} // the 60 s 1080p clips, the ones the targets are for
+	// The targets are for the generated 60 s 1080p clips (given by --video too: they are known by name).
+	generated := map[string]bool{BenchClip(250).name(): true, HEVCBenchClip(250).name(): true}
 	if len(videos) == 0 {
 		for _, c := range []Clip{BenchClip(250), HEVCBenchClip(250)} {
 			logf(cfg.Log, "bench: clip %s (generated once into %s)", c.name(), cfg.CacheDir)
@@ -197,7 +198,6 @@ func Peers(ctx context.Context, cfg PeersConfig) ([]Row, error) {
 				return nil, err
 			}
 			videos = append(videos, p)
-			generated[p] = true
 		}
 		for _, rel := range SharedPeerVideos {
 			if cfg.Shared == "" {
@@ -219,7 +219,7 @@ func Peers(ctx context.Context, cfg PeersConfig) ([]Row, error) {
 		if err != nil {
 			return rows, err
 		}
-		vr, fails, err := peersVideo(ctx, cfg, env, abs, generated[v], grid, scripts, filepath.Join(work, strconv.Itoa(vi)))
+		vr, fails, err := peersVideo(ctx, cfg, env, abs, generated[filepath.Base(v)], grid, scripts, filepath.Join(work, strconv.Itoa(vi)))
 		rows = append(rows, vr...)
 		if err != nil { // the context ended or the machine failed (disk), not a peer
 			return rows, err
@@ -478,7 +478,7 @@ func peerNote(o *peerOutput) string {
 		}
 	}
 	var dec []string
-	for _, k := range []string{"thread_type", "thread_count", "backend", "threads"} {
+	for _, k := range []string{"thread_type", "thread_count", "backend", "cv_threads"} {
 		if v, ok := o.Decoder[k]; ok {
 			dec = append(dec, fmt.Sprintf("%s=%v", k, v))
 		}

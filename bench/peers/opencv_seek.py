@@ -15,12 +15,13 @@ import numpy as np
 spec = common.load_spec()
 t_imported = time.perf_counter()
 video = spec["video"]
-outputs, served = [], []
+outputs, served, cap_backend = [], [], None
 for c in spec["configs"]:
     cap = cv2.VideoCapture(video, cv2.CAP_FFMPEG)
     if not cap.isOpened():
         common.fail(video, "cv2.VideoCapture could not open the file")
     cap.set(cv2.CAP_PROP_ORIENTATION_AUTO, 0)
+    cap_backend = cap.getBackendName()
     frames, got = [], []
     for i in c["indices"]:
         cap.set(cv2.CAP_PROP_POS_FRAMES, i)
@@ -32,6 +33,6 @@ for c in spec["configs"]:
     cap.release()
     outputs.append(np.stack(frames))
     served.append(got)
-decoder = {"backend": "FFMPEG", "threads": cv2.getNumThreads()}
+decoder = {"backend": cap_backend, "cv_threads": cv2.getNumThreads()}
 # OpenCV decodes from a keyframe inside every seek and does not say how many frames: null.
 common.finish(spec, "opencv-seek", t_imported, outputs, served, None, decoder, common.versions(cv2=cv2.__version__))

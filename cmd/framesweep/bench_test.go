@@ -214,3 +214,49 @@ func TestBenchPeers(t *testing.T) {
 		t.Errorf("no failed row printed: %s", stdout.String())
 	}
 }
+
+// TestGPUScript checks bench/gpu/run.sh without a GPU: its syntax, its usage error, the decisions in
+// verdict.py on synthetic outcomes (GPU used and matching, AV1 decoded by the device but not by
+// framesweep, frame-count and PSNR mismatches), and, unless -short, the whole script in --self-test
+// mode (tiny clips, every step; on this host every trial and every decode falls back to the CPU).
+func TestGPUScript(t *testing.T) {
+	const script = "../../bench/gpu/run.sh"
+	if out, err := exec.Command("bash", "-n", script).CombinedOutput(); err != nil {
+		t.Fatalf("bash -n: %v: %s", err, out)
+	}
+	cmd := exec.Command("bash", script, "--bogus")
+	cmd.Env = append(os.Environ(), "FRAMESWEEP_GPU_TIMED=1")
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 {
+		t.Errorf("bad argument: %v, want exit 2", err)
+	}
+	py := bench.DefaultPython()
+	_, err := exec.LookPath(py)
+	needOracle(t, "python3", err)
+	out, err := exec.Command(py, "../../bench/gpu/verdict.py", "self-test").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "0 wrong") {
+		t.Fatalf("verdict.py self-test: %v: %s", err, out)
+	}
+	if testing.Short() {
+		t.Skip("the --self-test run encodes six clips and runs the binary (about a minute on 2 cores)")
+	}
+	_, err = exec.LookPath("ffmpeg")
+	needOracle(t, "the ffmpeg CLI", err)
+	cmd = exec.Command("bash", script, "--self-test")
+	cmd.Env = append(os.Environ(), "FRAMESWEEP_BIN="+peersBinary(t), "OUT="+t.TempDir(), "FRAMESWEEP_BENCH_CACHE="+t.TempDir(), "PYTHON="+py)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run.sh --self-test: %v\n%s", err, b)
+	}
+	s := string(b)
+	for _, want := range []string{"verdict decisions: self-test passed", "streams hw=cuda n=4", "streams hw=none n=1",
+		"decoder creation: first frame cuda", "bench/gpu: all checks passed"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	for _, codec := range []string{"h264-8bit", "h264-10bit", "hevc-8bit", "hevc-10bit", "vp9-8bit", "av1-8bit"} {
+		if !strings.Contains(s, "  ok "+codec+": expected=") && !strings.Contains(s, "  WARN "+codec+": expected=") {
+			t.Errorf("no passing check line for %s:\n%s", codec, s)
+		}
+	}
+}
