@@ -148,7 +148,8 @@ type peerRun struct {
 //	(d) opencv-seek         cv2.VideoCapture, a seek per index, per config (bench/peers/opencv_seek.py)
 //	(e) ffmpeg-decode       `ffmpeg -i V -f null -`, a bare full decode (the floor)
 //
-// Wall time, CPU time (user+sys) and peak RSS come from the child's rusage (wait4). First an untimed
+// Wall time is measured here; CPU time (user+sys) and peak RSS come from the child's rusage (wait4, through
+// GNU time: see gnuTime). First an untimed
 // check run: framesweep's extract gives the plan and the reference frames; each Python peer dumps its
 // arrays, which must have the plan's indices and shapes, and their PSNR against framesweep's frames is
 // reported. Then Reps interleaved timed repetitions (extract writes to a fresh cache each time).
@@ -417,13 +418,18 @@ func peerRows(cfg PeersConfig, env Env, base string, runs []*peerRun, configs []
 		}
 		wall, cpu, rss := median(r.wall), median(r.cpu), median(r.rss)
 		row.Seconds = wall
-		row.Metrics = []Metric{{"cpu-s", cpu}, {"peak-rss-MiB", rss}}
+		row.Metrics = []Metric{{"cpu-s", cpu}}
+		if rss > 0 { // unknown (-1) without GNU time
+			row.Metrics = append(row.Metrics, Metric{"peak-rss-MiB", rss})
+		}
 		if r.name != PeerFFmpeg {
 			row.Metrics = append(row.Metrics, Metric{"configs", float64(len(configs))}, Metric{"frames-requested", float64(r.framesRequested)})
 		}
 		if r.name != PeerFramesweep && fsOK && wall > 0 && cpu > 0 {
-			row.Metrics = append(row.Metrics, Metric{"x-framesweep-wall", fsWall / wall}, Metric{"x-framesweep-cpu", fsCPU / cpu},
-				Metric{"x-framesweep-rss", fsRSS / rss})
+			row.Metrics = append(row.Metrics, Metric{"x-framesweep-wall", fsWall / wall}, Metric{"x-framesweep-cpu", fsCPU / cpu})
+			if rss > 0 && fsRSS > 0 {
+				row.Metrics = append(row.Metrics, Metric{"x-framesweep-rss", fsRSS / rss})
+			}
 			summary.Metrics = append(summary.Metrics, Metric{"x-framesweep/" + r.name, fsWall / wall},
 				Metric{"x-cpu-framesweep/" + r.name, fsCPU / cpu})
 			note := fmt.Sprintf("%s %.2f", r.name, fsWall/wall)

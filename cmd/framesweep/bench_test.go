@@ -123,6 +123,8 @@ func TestBenchPeers(t *testing.T) {
 		err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
 	}
 	needOracle(t, py+" with av, cv2, numpy, PIL", err)
+	_, err = os.Stat("/usr/bin/time")
+	needOracle(t, "GNU time (the peak RSS of each peer)", err)
 	bin := peersBinary(t)
 	dir := t.TempDir()
 	clip, err := bench.EnsureClip(context.Background(), dir, bench.Clip{Seconds: 2, Width: 160, Height: 96, FPS: 30, GOP: 12, Codec: "h264", Bits: 8})
