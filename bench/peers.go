@@ -31,7 +31,7 @@ const (
 	PeerPyAVPerConfig = "pyav-per-config"    // (b) lmms-eval's read_video_pyav, once per config
 	PeerPyAVOnce      = "pyav-once"          // (c) PyAV, one decode over the union
 	PeerOpenCV        = "opencv-seek"        // (d) cv2.VideoCapture, a seek per index, per config
-	PeerFFmpeg        = "ffmpeg-decode"      // (e) `ffmpeg -i V -f null -`: a bare full decode, the floor
+	PeerFFmpeg        = "ffmpeg-decode"      // (e) `ffmpeg -i V -map 0:v:0 -f null -`: a bare full decode, the floor
 )
 
 // PeerNames lists every peer in run order.
@@ -146,7 +146,7 @@ type peerRun struct {
 //	(b) pyav-per-config     lmms-eval's read_video_pyav per config (bench/peers/pyav_per_config.py)
 //	(c) pyav-once           PyAV decode-once over the union (bench/peers/pyav_once.py)
 //	(d) opencv-seek         cv2.VideoCapture, a seek per index, per config (bench/peers/opencv_seek.py)
-//	(e) ffmpeg-decode       `ffmpeg -i V -f null -`, a bare full decode (the floor)
+//	(e) ffmpeg-decode       `ffmpeg -i V -map 0:v:0 -f null -`, a bare full decode (the floor)
 //
 // Wall time is measured here; CPU time (user+sys) and peak RSS come from the child's rusage (wait4, through
 // GNU time: see gnuTime). First an untimed
@@ -355,7 +355,9 @@ func peersVideo(ctx context.Context, cfg PeersConfig, env Env, video string, tar
 			}
 		} else { // PeerFFmpeg
 			r.run = func(ctx context.Context, _ int) (procStats, error) {
-				return runProcess(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", video, "-f", "null", "-")
+				// The first video stream only, as framesweep serves (the CLI alone would pick the largest
+				// video stream and decode the audio too).
+				return runProcess(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", video, "-map", "0:v:0", "-f", "null", "-")
 			}
 		}
 		runs = append(runs, r)
