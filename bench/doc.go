@@ -9,6 +9,10 @@
 //   - decode: decoding every frame to RGB24 against `ffmpeg -pix_fmt rgb24 -f null -`, per thread count;
 //     optionally on a hardware device, compared frame by frame (count, PSNR) with the CPU.
 //   - memory: peak RSS while holding 256 frames resized to 448×448 from the 1080p video.
+//   - peers: one grid's inputs built by `framesweep extract` (the binary) and by what users run today —
+//     PyAV per configuration as lmms-eval's read_video_pyav, PyAV decode-once, OpenCV seeks (the Python
+//     scripts in peers/, embedded) — and a bare ffmpeg decode, each its own process (wall, and CPU and
+//     peak RSS from wait4 through GNU time), with the peers' indices and PSNR checked against framesweep's.
 //
 // Every Row carries the commit, CPU brand, library versions and thread count (STYLE.md F 21–22), and
 // prints as JSON, CSV, or Go benchmark text that benchstat reads.

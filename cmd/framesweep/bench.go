@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ var benchModes = map[string]benchMode{
 	"decode": {"decoding every frame to RGB24 vs ffmpeg -pix_fmt rgb24; optional --hwaccel check vs the CPU", setupBenchDecode},
 	"memory": {"peak RSS holding 256 frames resized to 448x448 from the 1080p clip vs output bytes + 150 MiB", setupBenchMemory},
 	"resize": {"native Pillow-exact bicubic per dispatch level vs Pillow 9.4 and OpenCV INTER_CUBIC", setupBenchResize},
+	"peers":  {"framesweep extract vs PyAV (lmms-eval per config, decode-once), OpenCV seeks and a bare ffmpeg decode, one process each", setupBenchPeers},
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {
@@ -190,5 +192,67 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 		}
 		return bench.Memory(ctx, bench.MemoryConfig{Video: *video, Frames: *frames, Width: w, Height: h, Kernel: *kernel,
 			Threads: *threads, CacheDir: *cache, Log: stderr, Worker: exe})
+	}
+}
+
+// repeatFlag collects a repeatable flag; a comma-separated value adds each part.
+type repeatFlag []string
+
+func (r *repeatFlag) String() string { return strings.Join(*r, ",") }
+
+func (r *repeatFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*r = append(*r, p)
+		}
+	}
+	return nil
+}
+
+// defaultSharedVideos is ../shared/testdata/videos from the working directory (the repository root, or
+// a worktree beside shared/), "" when absent.
+func defaultSharedVideos() string {
+	for _, d := range []string{"../shared/testdata/videos", "../../shared/testdata/videos"} {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return ""
+}
+
+func setupBenchPeers(fs *flag.FlagSet, stderr io.Writer) func(context.Context) ([]bench.Row, error) {
+	var videos, peers repeatFlag
+	fs.Var(&videos, "video", "video to serve (repeatable; default: the generated 60 s 1080p30 H.264 and HEVC clips plus the shared real videos)")
+	grid := fs.String("grid", "", "grid YAML (default: bench/peers/grid.yaml, lmms-eval 8/16/32/64 frames at 448x448)")
+	reps := fs.Int("reps", 1, "measured repetitions per peer (the median is reported)")
+	warmup := fs.Int("warmup", 0, "unmeasured repetitions first (the check runs already read each file once)")
+	fs.Var(&peers, "peers", "peers to run (repeatable or comma-separated; default all: "+strings.Join(bench.PeerNames, ",")+")")
+	bin := fs.String("framesweep", "", "framesweep binary that runs extract (default: this executable)")
+	python := fs.String("python", bench.DefaultPython(), "Python with numpy, Pillow, PyAV and OpenCV")
+	shared := fs.String("shared", defaultSharedVideos(), "directory of the shared real videos added by default (\"\" = none)")
+	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clips")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	return func(ctx context.Context) ([]bench.Row, error) {
+		if *reps < 1 || *warmup < 0 {
+			return nil, benchUsage{fmt.Errorf("--reps must be ≥ 1 and --warmup ≥ 0")}
+		}
+		for _, p := range peers {
+			if !slices.Contains(bench.PeerNames, p) {
+				return nil, benchUsage{fmt.Errorf("--peers: unknown peer %q (peers: %s)", p, strings.Join(bench.PeerNames, ", "))}
+			}
+		}
+		exe := *bin
+		if exe == "" {
+			var err error
+			if exe, err = os.Executable(); err != nil {
+				return nil, err
+			}
+		}
+		cfg := bench.PeersConfig{Videos: videos, Shared: *shared, Grid: *grid, Framesweep: exe, Python: *python,
+			Peers: peers, Reps: *reps, Warmup: *warmup, CacheDir: *cache}
+		if !*quiet {
+			cfg.Log = stderr
+		}
+		return bench.Peers(ctx, cfg)
 	}
 }

@@ -2,7 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,6 +30,8 @@ func TestBenchUsage(t *testing.T) {
 		{"bench", "memory", "--size", "448x448junk"},
 		{"bench", "memory", "--kernel", "nope"},
 		{"bench", "grid", "extra"},
+		{"bench", "peers", "--peers", "pyav,nope"},
+		{"bench", "peers", "--reps", "0"},
 	} {
 		var out, errb bytes.Buffer
 		if code := dispatch(args, &out, &errb); code != exitUsage {
@@ -70,5 +77,188 @@ func TestBenchDecodeAndMemory(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "/no/such/video.mp4") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
 		t.Errorf("error line %q", errb.String())
+	}
+}
+
+// needOracle skips a test whose oracle is missing, or fails it under CI=true (the CI image has them all).
+func needOracle(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s missing under CI=true: %v", what, err)
+	}
+	t.Skipf("%s missing: %v", what, err)
+}
+
+// peersBinary is the framesweep binary the peers bench runs extract with: $FRAMESWEEP_BIN (make test
+// sets it), else one built into the test's temp dir.
+func peersBinary(t *testing.T) string {
+	t.Helper()
+	if b := os.Getenv("FRAMESWEEP_BIN"); b != "" {
+		return b
+	}
+	bin := filepath.Join(t.TempDir(), "framesweep")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBenchPeers runs `bench peers` once (--reps 1) on a tiny generated clip and a 4-config grid (two
+// budgets × two sizes) and checks the structure: a row per peer and a summary, every Python peer
+// serving the plan's indices with its frames compared against framesweep's (PSNR), ratios against
+// framesweep on every peer row, rusage figures. Not timed. Then a peer that cannot start is a failed
+// row and exit status 1 with one line.
+func TestBenchPeers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs Python peers")
+	}
+	_, err := exec.LookPath("ffmpeg")
+	needOracle(t, "the ffmpeg CLI", err)
+	py := bench.DefaultPython()
+	out, err := exec.Command(py, "-c", "import av, cv2, numpy, PIL").CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+	}
+	needOracle(t, py+" with av, cv2, numpy, PIL", err)
+	_, err = os.Stat("/usr/bin/time")
+	needOracle(t, "GNU time (the peak RSS of each peer)", err)
+	bin := peersBinary(t)
+	dir := t.TempDir()
+	clip, err := bench.EnsureClip(context.Background(), dir, bench.Clip{Seconds: 2, Width: 160, Height: 96, FPS: 30, GOP: 12, Codec: "h264", Bits: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := filepath.Join(dir, "grid.yaml")
+	if err := os.WriteFile(grid, []byte("frames: [4, 8]\npresets: [lmms-eval]\nresolutions: [\"64x48\", \"32x32\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "peers", "--video", clip, "--grid", grid, "--reps", "1", "--framesweep", bin, "--python", py, "--json", "--quiet"}
+	if code := dispatch(args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("bench peers: exit %d: %s\n%s", code, stderr.String(), stdout.String())
+	}
+	var rows []bench.Row
+	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+		t.Fatalf("rows: %v: %s", err, stdout.String())
+	}
+	byPeer := map[string]bench.Row{}
+	for _, r := range rows {
+		byPeer[r.Name[strings.LastIndex(r.Name, "/")+1:]] = r
+	}
+	for _, p := range append(bench.PeerNames, "summary") {
+		key := "peer=" + p
+		if p == "summary" {
+			key = p
+		}
+		r, ok := byPeer[key]
+		if !ok {
+			t.Fatalf("no row for %s: %s", key, stdout.String())
+		}
+		if r.Failure != "" {
+			t.Errorf("%s failed: %s", key, r.Failure)
+		}
+		if p == "summary" {
+			continue
+		}
+		for _, m := range []string{"cpu-s", "peak-rss-MiB"} {
+			if v, ok := r.Metric(m); !ok || v <= 0 {
+				t.Errorf("%s: %s = %v", key, m, v)
+			}
+		}
+		if r.Seconds <= 0 {
+			t.Errorf("%s: wall %v", key, r.Seconds)
+		}
+		if p == bench.PeerFramesweep {
+			if v, _ := r.Metric("frames-requested"); v != 24 { // (4 + 8) × 2 sizes
+				t.Errorf("framesweep requested %v frames, want 24", v)
+			}
+			continue
+		}
+		if v, ok := r.Metric("x-framesweep-wall"); !ok || v <= 0 {
+			t.Errorf("%s: no ratio against framesweep", key)
+		}
+		want, _ := byPeer["summary"].Metric("x-framesweep/" + p)
+		if got, _ := r.Metric("x-framesweep-wall"); got != want || want == 0 {
+			t.Errorf("%s: summary ratio %v, row ratio %v", key, want, got)
+		}
+		if p == bench.PeerFFmpeg {
+			continue
+		}
+		if v, ok := r.Metric("indices-match"); !ok || v != 1 {
+			t.Errorf("%s: indices-match %v", key, v)
+		}
+		if v, _ := r.Metric("frames-compared"); v != 24 {
+			t.Errorf("%s: %v frames compared, want 24", key, v)
+		}
+		// The same frames of an 8-bit 4:2:0 clip: equal or within conversion rounding, never a neighbour.
+		if v, ok := r.Metric("psnr-min-dB"); !ok || v < 30 {
+			t.Errorf("%s: PSNR min %v dB against framesweep", key, v)
+		}
+		if !strings.Contains(r.Note, "python") {
+			t.Errorf("%s: note without versions: %q", key, r.Note)
+		}
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	args = []string{"bench", "peers", "--video", clip, "--grid", grid, "--peers", "pyav-once", "--framesweep", bin,
+		"--python", filepath.Join(dir, "no-python"), "--json", "--quiet"}
+	if code := dispatch(args, &stdout, &stderr); code != exitError {
+		t.Fatalf("missing python: exit %d, want %d: %s", code, exitError, stderr.String())
+	}
+	if msg := strings.TrimSpace(stderr.String()); strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "pyav-once") {
+		t.Errorf("error line %q", msg)
+	}
+	if !strings.Contains(stdout.String(), `"failure"`) {
+		t.Errorf("no failed row printed: %s", stdout.String())
+	}
+}
+
+// TestGPUScript checks bench/gpu/run.sh without a GPU: its syntax, its usage error, the decisions in
+// verdict.py on synthetic outcomes (GPU used and matching, AV1 decoded by the device but not by
+// framesweep, frame-count and PSNR mismatches), and, unless -short, the whole script in --self-test
+// mode (tiny clips, every step; on this host every trial and every decode falls back to the CPU).
+func TestGPUScript(t *testing.T) {
+	const script = "../../bench/gpu/run.sh"
+	if out, err := exec.Command("bash", "-n", script).CombinedOutput(); err != nil {
+		t.Fatalf("bash -n: %v: %s", err, out)
+	}
+	cmd := exec.Command("bash", script, "--bogus")
+	cmd.Env = append(os.Environ(), "FRAMESWEEP_GPU_TIMED=1")
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 {
+		t.Errorf("bad argument: %v, want exit 2", err)
+	}
+	py := bench.DefaultPython()
+	_, err := exec.LookPath(py)
+	needOracle(t, "python3", err)
+	out, err := exec.Command(py, "../../bench/gpu/verdict.py", "self-test").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "0 wrong") {
+		t.Fatalf("verdict.py self-test: %v: %s", err, out)
+	}
+	if testing.Short() {
+		t.Skip("the --self-test run encodes six clips and runs the binary (about a minute on 2 cores)")
+	}
+	_, err = exec.LookPath("ffmpeg")
+	needOracle(t, "the ffmpeg CLI", err)
+	cmd = exec.Command("bash", script, "--self-test")
+	cmd.Env = append(os.Environ(), "FRAMESWEEP_BIN="+peersBinary(t), "OUT="+t.TempDir(), "FRAMESWEEP_BENCH_CACHE="+t.TempDir(), "PYTHON="+py)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run.sh --self-test: %v\n%s", err, b)
+	}
+	s := string(b)
+	for _, want := range []string{"verdict decisions: self-test passed", "streams hw=cuda n=4", "streams hw=none n=1",
+		"decoder creation: first frame cuda", "bench/gpu: all checks passed"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	for _, codec := range []string{"h264-8bit", "h264-10bit", "hevc-8bit", "hevc-10bit", "vp9-8bit", "av1-8bit"} {
+		if !strings.Contains(s, "  ok "+codec+": expected=") && !strings.Contains(s, "  WARN "+codec+": expected=") {
+			t.Errorf("no passing check line for %s:\n%s", codec, s)
+		}
 	}
 }

@@ -44,7 +44,7 @@ var commands = map[string]command{
 	"cascade": {"confidence cascade over budgets: τ sweep, shared frame cost, cross-fitted folds", runCascade},
 	"import":  {"convert lmms-eval logs or VLMEvalKit predictions to canonical records (JSONL on stdout)", runImport},
 
-	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize", runBench},
+	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize, peers", runBench},
 	"version": {"print the engine and library versions", runVersion},
 }
 

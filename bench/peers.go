@@ -1,0 +1,715 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"embed"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/framesweep/framesweep/cache"
+)
+
+// peersFS holds the Python baselines and the default grid, so `framesweep bench peers` runs from any
+// directory; the same files are in the repository under bench/peers/ and run standalone.
+//
+//go:embed peers/*.py peers/grid.yaml
+var peersFS embed.FS
+
+// The peers, in the order every repetition runs them.
+const (
+	PeerFramesweep    = "framesweep-extract" // (a) `framesweep extract` (the binary, as a subprocess)
+	PeerPyAVPerConfig = "pyav-per-config"    // (b) lmms-eval's read_video_pyav, once per config
+	PeerPyAVOnce      = "pyav-once"          // (c) PyAV, one decode over the union
+	PeerOpenCV        = "opencv-seek"        // (d) cv2.VideoCapture, a seek per index, per config
+	PeerFFmpeg        = "ffmpeg-decode"      // (e) `ffmpeg -i V -map 0:v:0 -f null -`: a bare full decode, the floor
+)
+
+// PeerNames lists every peer in run order.
+var PeerNames = []string{PeerFramesweep, PeerPyAVPerConfig, PeerPyAVOnce, PeerOpenCV, PeerFFmpeg}
+
+var peerScripts = map[string]string{
+	PeerPyAVPerConfig: "pyav_per_config.py",
+	PeerPyAVOnce:      "pyav_once.py",
+	PeerOpenCV:        "opencv_seek.py",
+}
+
+// PeerTargets are the issue's targets for framesweep's wall time ÷ the peer's, on the 60 s 1080p clip.
+// They are reported beside the ratios, never asserted.
+var PeerTargets = map[string]float64{PeerPyAVOnce: 0.5, PeerPyAVPerConfig: 0.2, PeerFFmpeg: 1.3}
+
+// SharedPeerVideos are the real videos (relative to ../shared/testdata/videos) the default run adds to
+// the generated clips: H.264 with a B-pyramid (mp4), real footage (mp4) and H.264 in Matroska.
+var SharedPeerVideos = []string{
+	"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4",
+	"torchcodec/nasa_13013.mp4",
+	"decord/flipping_a_pancake.mkv",
+}
+
+// HEVCBenchClip is the HEVC twin of BenchClip: 60 s of 1080p30 (libx265 veryfast, 8-bit).
+func HEVCBenchClip(gop int) Clip {
+	c := BenchClip(gop)
+	c.Codec = "hevc"
+	return c
+}
+
+// PeersConfig configures the peers benchmark. Zero values take the defaults noted.
+type PeersConfig struct {
+	// Videos to serve; empty = the generated 60 s 1080p30 H.264 and HEVC clips (GOP 250), plus
+	// SharedPeerVideos found under Shared.
+	Videos []string
+	Shared string // directory of the shared real videos ("" = none)
+	// Grid is the grid YAML served; "" = bench/peers/grid.yaml (lmms-eval, 8/16/32/64 frames, 448×448).
+	Grid       string
+	Framesweep string    // the framesweep binary that runs (a) (required)
+	Python     string    // interpreter with numpy, Pillow, PyAV, OpenCV (default /usr/bin/python3, else python3)
+	Peers      []string  // the peers to run (default PeerNames; PeerFramesweep always runs)
+	Reps       int       // measured repetitions (median reported; default 1)
+	Warmup     int       // unmeasured repetitions first (the check runs already read the file once)
+	CacheDir   string    // where clips are generated (default CacheDir())
+	WorkDir    string    // scratch space for caches and dumps (default os.TempDir()); removed afterwards
+	Log        io.Writer // progress lines; nil = quiet
+}
+
+// ErrPeer reports a peer (or framesweep itself) that failed or served something else than the plan.
+var ErrPeer = errors.New("bench peers")
+
+// peerConfig is one grid config as framesweep served it: the plan and the output size, and the
+// object holding framesweep's frames (the reference for the PSNR check).
+type peerConfig struct {
+	ID      string `json:"id"`
+	Indices []int  `json:"indices"`
+	Width   int    `json:"width"`
+	Height  int    `json:"height"`
+	object  string
+}
+
+type peerSpec struct {
+	Video   string       `json:"video"`
+	Configs []peerConfig `json:"configs"`
+	Dump    *string      `json:"dump"`
+}
+
+// peerOutput is what a Python peer prints (bench/peers/common.py).
+type peerOutput struct {
+	Peer          string            `json:"peer"`
+	Versions      map[string]string `json:"versions"`
+	Decoder       map[string]any    `json:"decoder"`
+	ImportS       float64           `json:"import_s"`
+	WorkS         float64           `json:"work_s"`
+	DecodedFrames *int              `json:"decoded_frames"`
+	Configs       []struct {
+		ID     string `json:"id"`
+		Served []int  `json:"served"`
+		Shape  []int  `json:"shape"`
+	} `json:"configs"`
+}
+
+// extractSummary is the part of `framesweep extract`'s JSON summary the bench reads.
+type extractSummary struct {
+	Manifest        string  `json:"manifest"`
+	Objects         int     `json:"objects"`
+	FramesRequested int     `json:"frames_requested"`
+	FramesUnion     int     `json:"frames_union"`
+	FramesDecoded   int     `json:"frames_decoded"`
+	CodecFrames     int     `json:"codec_frames"`
+	Seconds         float64 `json:"seconds"`
+}
+
+// peerRun is one peer's measurements for one video.
+type peerRun struct {
+	name            string
+	wall, cpu, rss  []float64 // per measured repetition: seconds, seconds, MiB
+	importS, workS  []float64 // Python peers: the script's own import and work time
+	selfS           []float64 // framesweep: extract's own "seconds"
+	out             *peerOutput
+	check           *peerCheck
+	failure         string
+	run             func(ctx context.Context, rep int) (procStats, error)
+	extractSummary  *extractSummary
+	framesRequested int
+}
+
+// Peers times building one grid's inputs (the same indices, Pillow bicubic to the same output sizes)
+// by framesweep and by what users run today, each as its own process, per video:
+//
+//	(a) framesweep-extract  `framesweep extract --grid G --videos V --out DIR --pipeline raw`
+//	(b) pyav-per-config     lmms-eval's read_video_pyav per config (bench/peers/pyav_per_config.py)
+//	(c) pyav-once           PyAV decode-once over the union (bench/peers/pyav_once.py)
+//	(d) opencv-seek         cv2.VideoCapture, a seek per index, per config (bench/peers/opencv_seek.py)
+//	(e) ffmpeg-decode       `ffmpeg -i V -map 0:v:0 -f null -`, a bare full decode (the floor)
+//
+// Wall time is measured here; CPU time (user+sys) and peak RSS come from the child's rusage (wait4, through
+// GNU time: see gnuTime). First an untimed
+// check run: framesweep's extract gives the plan and the reference frames; each Python peer dumps its
+// arrays, which must have the plan's indices and shapes, and their PSNR against framesweep's frames is
+// reported. Then Reps interleaved timed repetitions (extract writes to a fresh cache each time).
+// Rows: one per peer, with ratios framesweep ÷ peer, and a summary row per video.
+func Peers(ctx context.Context, cfg PeersConfig) ([]Row, error) {
+	if cfg.Framesweep == "" {
+		return nil, fmt.Errorf("%w: no framesweep binary given", ErrPeer)
+	}
+	if cfg.Reps <= 0 {
+		cfg.Reps = 1
+	}
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = CacheDir()
+	}
+	if cfg.Python == "" {
+		cfg.Python = DefaultPython()
+	}
+	if len(cfg.Peers) == 0 {
+		cfg.Peers = PeerNames
+	}
+	for _, p := range cfg.Peers {
+		if !slices.Contains(PeerNames, p) {
+			return nil, fmt.Errorf("%w: unknown peer %q (peers: %s)", ErrPeer, p, strings.Join(PeerNames, ", "))
+		}
+	}
+	work, err := os.MkdirTemp(cfg.WorkDir, "framesweep-peers-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	scripts := filepath.Join(work, "scripts")
+	if err := writePeerFiles(scripts); err != nil {
+		return nil, err
+	}
+	grid := cfg.Grid
+	if grid == "" {
+		grid = filepath.Join(scripts, "grid.yaml")
+	}
+	videos := cfg.Videos
+	// The targets are for the generated 60 s 1080p clips (given by --video too: they are known by name).
+	generated := map[string]bool{BenchClip(250).name(): true, HEVCBenchClip(250).name(): true}
+	if len(videos) == 0 {
+		for _, c := range []Clip{BenchClip(250), HEVCBenchClip(250)} {
+			logf(cfg.Log, "bench: clip %s (generated once into %s)", c.name(), cfg.CacheDir)
+			p, err := EnsureClip(ctx, cfg.CacheDir, c)
+			if err != nil {
+				return nil, err
+			}
+			videos = append(videos, p)
+		}
+		for _, rel := range SharedPeerVideos {
+			if cfg.Shared == "" {
+				break
+			}
+			p := filepath.Join(cfg.Shared, rel)
+			if _, err := os.Stat(p); err != nil {
+				logf(cfg.Log, "bench: shared video %s not found, skipped", p)
+				continue
+			}
+			videos = append(videos, p)
+		}
+	}
+	env := CurrentEnv()
+	var rows []Row
+	var failures []string
+	for vi, v := range videos {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return rows, err
+		}
+		vr, fails, err := peersVideo(ctx, cfg, env, abs, generated[filepath.Base(v)], grid, scripts, filepath.Join(work, strconv.Itoa(vi)))
+		rows = append(rows, vr...)
+		if err != nil { // the context ended or the machine failed (disk), not a peer
+			return rows, err
+		}
+		failures = append(failures, fails...)
+	}
+	if len(failures) > 0 {
+		return rows, fmt.Errorf("%w: %d failed: %s", ErrPeer, len(failures), strings.Join(failures, "; "))
+	}
+	return rows, nil
+}
+
+// DefaultPython is Debian's interpreter when present (pyenv's python3 on PATH lacks PyAV and OpenCV).
+func DefaultPython() string {
+	if st, err := os.Stat("/usr/bin/python3"); err == nil && !st.IsDir() {
+		return "/usr/bin/python3"
+	}
+	return "python3"
+}
+
+func writePeerFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ents, err := peersFS.ReadDir("peers")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		b, err := peersFS.ReadFile("peers/" + e.Name())
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func logf(w io.Writer, format string, a ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", a...)
+	}
+}
+
+// peersVideo runs every peer on one video. Failures of a peer are recorded in its row and returned as
+// strings; err is for what ends the whole benchmark (context, scratch disk).
+func peersVideo(ctx context.Context, cfg PeersConfig, env Env, video string, targets bool, grid, scripts, work string) ([]Row, []string, error) {
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(work)
+	base := "Peers/video=" + filepath.Base(video)
+	load0 := loadAvg()
+	extractArgs := func(out string) []string {
+		return []string{"extract", "--grid", grid, "--videos", video, "--out", out, "--pipeline", "raw",
+			"--kernel", "pil-bicubic", "--no-autorotate"}
+	}
+
+	// Check run of (a): the plan, the output sizes and the reference frames.
+	logf(cfg.Log, "bench: %s: framesweep extract (check run)", filepath.Base(video))
+	checkCache := filepath.Join(work, "check-cache")
+	ps, err := runProcess(ctx, cfg.Framesweep, extractArgs(checkCache)...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		f := fmt.Sprintf("%s: %s: %v", filepath.Base(video), PeerFramesweep, err)
+		return []Row{{Name: base + "/peer=" + PeerFramesweep, Mode: "peers", Env: env, Failure: f}}, []string{f}, nil
+	}
+	var sum extractSummary
+	if err := json.Unmarshal(ps.stdout, &sum); err != nil {
+		f := fmt.Sprintf("%s: %s: summary is not JSON: %v", filepath.Base(video), PeerFramesweep, err)
+		return []Row{{Name: base + "/peer=" + PeerFramesweep, Mode: "peers", Env: env, Failure: f}}, []string{f}, nil
+	}
+	configs, err := readPeerManifest(sum.Manifest)
+	if err != nil {
+		f := fmt.Sprintf("%s: %v", filepath.Base(video), err)
+		return []Row{{Name: base + "/peer=" + PeerFramesweep, Mode: "peers", Env: env, Failure: f}}, []string{f}, nil
+	}
+	requested := 0
+	for _, c := range configs {
+		requested += len(c.Indices)
+	}
+
+	runs := []*peerRun{{name: PeerFramesweep, extractSummary: &sum, framesRequested: requested,
+		run: func(ctx context.Context, rep int) (procStats, error) {
+			dir := filepath.Join(work, "cache-"+strconv.Itoa(rep))
+			defer os.RemoveAll(dir) // not timed: the process has ended
+			return runProcess(ctx, cfg.Framesweep, extractArgs(dir)...)
+		}}}
+	for _, name := range PeerNames[1:] {
+		if !slices.Contains(cfg.Peers, name) {
+			continue
+		}
+		name := name
+		r := &peerRun{name: name, framesRequested: requested}
+		if script, ok := peerScripts[name]; ok {
+			specPath := filepath.Join(work, name+".json")
+			if err := writeSpec(specPath, peerSpec{Video: video, Configs: configs}); err != nil {
+				return nil, nil, err
+			}
+			r.run = func(ctx context.Context, _ int) (procStats, error) {
+				return runProcess(ctx, cfg.Python, filepath.Join(scripts, script), specPath)
+			}
+			// Check run: dump the arrays and compare them with framesweep's.
+			logf(cfg.Log, "bench: %s: %s (check run)", filepath.Base(video), name)
+			dump := filepath.Join(work, name+"-dump")
+			if err := os.MkdirAll(dump, 0o755); err != nil {
+				return nil, nil, err
+			}
+			checkSpec := filepath.Join(work, name+"-check.json")
+			if err := writeSpec(checkSpec, peerSpec{Video: video, Configs: configs, Dump: &dump}); err != nil {
+				return nil, nil, err
+			}
+			ps, err := runProcess(ctx, cfg.Python, filepath.Join(scripts, script), checkSpec)
+			if err == nil {
+				r.out, err = parsePeerOutput(ps.stdout)
+			}
+			if err == nil {
+				r.check, err = comparePeer(configs, r.out, dump)
+			}
+			_ = os.RemoveAll(dump)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				r.failure = err.Error()
+			} else if !r.check.indicesOK {
+				r.failure = "served other indices than the plan: " + r.check.mismatch
+			}
+		} else { // PeerFFmpeg
+			r.run = func(ctx context.Context, _ int) (procStats, error) {
+				// The first video stream only, as framesweep serves (the CLI alone would pick the largest
+				// video stream and decode the audio too).
+				return runProcess(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", video, "-map", "0:v:0", "-f", "null", "-")
+			}
+		}
+		runs = append(runs, r)
+	}
+
+	// Timed repetitions, interleaved so that a change in load hits every peer alike.
+	for i := 0; i < cfg.Warmup+cfg.Reps; i++ {
+		for _, r := range runs {
+			if r.failure != "" {
+				continue
+			}
+			ps, err := r.run(ctx, i)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				r.failure = err.Error()
+				continue
+			}
+			warm := i < cfg.Warmup
+			logf(cfg.Log, "bench: %s %s: %.2fs wall, %.2fs CPU, %.0f MiB peak RSS%s", base, r.name, ps.wall, ps.cpu, ps.rssMiB,
+				map[bool]string{true: " (warm-up)"}[warm])
+			if warm {
+				continue
+			}
+			r.wall, r.cpu, r.rss = append(r.wall, ps.wall), append(r.cpu, ps.cpu), append(r.rss, ps.rssMiB)
+			switch {
+			case r.name == PeerFramesweep:
+				var s extractSummary
+				if json.Unmarshal(ps.stdout, &s) == nil {
+					r.selfS = append(r.selfS, s.Seconds)
+				}
+			case peerScripts[r.name] != "":
+				if o, err := parsePeerOutput(ps.stdout); err == nil {
+					r.importS, r.workS = append(r.importS, o.ImportS), append(r.workS, o.WorkS)
+				}
+			}
+		}
+	}
+	rows, fails := peerRows(cfg, env, base, runs, configs, targets, load0, loadAvg())
+	return rows, fails, nil
+}
+
+// peerRows turns the measurements into rows: one per peer, then the video's summary.
+func peerRows(cfg PeersConfig, env Env, base string, runs []*peerRun, configs []peerConfig, targets bool, load0, load1 float64) ([]Row, []string) {
+	fs := runs[0]
+	fsWall, fsCPU, fsRSS := median(fs.wall), median(fs.cpu), median(fs.rss)
+	fsOK := fs.failure == ""
+	var rows []Row
+	var fails []string
+	summary := Row{Name: base + "/summary", Mode: "peers", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: fsWall, Env: env}
+	var notes []string
+	for _, r := range runs {
+		row := Row{Name: base + "/peer=" + r.name, Mode: "peers", Iterations: cfg.Reps, Warmup: cfg.Warmup, Env: env}
+		if r.failure != "" {
+			row.Failure = r.failure
+			rows = append(rows, row)
+			fails = append(fails, filepath.Base(strings.TrimPrefix(base, "Peers/video="))+": "+r.name+": "+oneLine(r.failure))
+			continue
+		}
+		wall, cpu, rss := median(r.wall), median(r.cpu), median(r.rss)
+		row.Seconds = wall
+		row.Metrics = []Metric{{"cpu-s", cpu}}
+		if rss > 0 { // unknown (-1) without GNU time
+			row.Metrics = append(row.Metrics, Metric{"peak-rss-MiB", rss})
+		}
+		if r.name != PeerFFmpeg {
+			row.Metrics = append(row.Metrics, Metric{"configs", float64(len(configs))}, Metric{"frames-requested", float64(r.framesRequested)})
+		}
+		if r.name != PeerFramesweep && fsOK && wall > 0 && cpu > 0 {
+			row.Metrics = append(row.Metrics, Metric{"x-framesweep-wall", fsWall / wall}, Metric{"x-framesweep-cpu", fsCPU / cpu})
+			if rss > 0 && fsRSS > 0 {
+				row.Metrics = append(row.Metrics, Metric{"x-framesweep-rss", fsRSS / rss})
+			}
+			summary.Metrics = append(summary.Metrics, Metric{"x-framesweep/" + r.name, fsWall / wall},
+				Metric{"x-cpu-framesweep/" + r.name, fsCPU / cpu})
+			note := fmt.Sprintf("%s %.2f", r.name, fsWall/wall)
+			if t, ok := PeerTargets[r.name]; ok && targets {
+				met := "met"
+				if fsWall/wall > t {
+					met = "missed"
+				}
+				note += fmt.Sprintf(" (target ≤ %.1f, %s)", t, met)
+			}
+			notes = append(notes, note)
+		}
+		if s := r.extractSummary; s != nil {
+			row.Metrics = append(row.Metrics, Metric{"frames-union", float64(s.FramesUnion)}, Metric{"frames-decoded", float64(s.FramesDecoded)},
+				Metric{"codec-frames", float64(s.CodecFrames)}, Metric{"self-s", median(r.selfS)})
+			row.Note = "framesweep extract --pipeline raw --kernel pil-bicubic --no-autorotate (FFmpeg's default threads); writes and fsyncs a cache"
+		}
+		if r.out != nil {
+			row.Metrics = append(row.Metrics, Metric{"import-s", median(r.importS)}, Metric{"work-s", median(r.workS)})
+			if r.out.DecodedFrames != nil {
+				row.Metrics = append(row.Metrics, Metric{"decoded-frames", float64(*r.out.DecodedFrames)})
+			}
+			row.Note = peerNote(r.out)
+		}
+		if c := r.check; c != nil {
+			ok := 0.0
+			if c.indicesOK {
+				ok = 1
+			}
+			row.Metrics = append(row.Metrics, Metric{"indices-match", ok}, Metric{"psnr-min-dB", c.minPSNR},
+				Metric{"psnr-mean-dB", c.sumPSNR / float64(c.frames)}, Metric{"frames-compared", float64(c.frames)},
+				Metric{"frames-identical", float64(c.identical)})
+			if c.worst != "" {
+				row.Note += "; lowest PSNR at " + c.worst
+			}
+		}
+		rows = append(rows, row)
+	}
+	summary.Metrics = append(summary.Metrics, Metric{"load1-start", load0}, Metric{"load1-end", load1})
+	if !fsOK {
+		summary.Failure = "framesweep extract failed: " + fs.failure
+	}
+	summary.Note = "framesweep wall ÷ peer wall: " + strings.Join(notes, ", ")
+	return append(rows, summary), fails
+}
+
+func peerNote(o *peerOutput) string {
+	var vs []string
+	for _, k := range []string{"python", "av", "cv2", "numpy", "pillow"} {
+		if v, ok := o.Versions[k]; ok {
+			vs = append(vs, k+" "+v)
+		}
+	}
+	var dec []string
+	for _, k := range []string{"thread_type", "thread_count", "backend", "cv_threads"} {
+		if v, ok := o.Decoder[k]; ok {
+			dec = append(dec, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	return strings.Join(vs, ", ") + "; decoder " + strings.Join(dec, " ")
+}
+
+func writeSpec(path string, s peerSpec) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+func parsePeerOutput(b []byte) (*peerOutput, error) {
+	var o peerOutput
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, fmt.Errorf("peer output is not JSON: %v: %.200s", err, b)
+	}
+	return &o, nil
+}
+
+// readPeerManifest reads the configs of an extract run from its manifest: every object must be a plain
+// resize of whole frames to [N, H, W, 3] (what the Python peers reproduce with Pillow); a grid with crops
+// or tiles is refused, naming the config.
+func readPeerManifest(path string) ([]peerConfig, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("extract manifest: %w", err)
+	}
+	defer f.Close()
+	var out []peerConfig
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var m struct {
+			Object   string `json:"object"`
+			Config   string `json:"config"`
+			Pipeline string `json:"pipeline"`
+			Shape    []int  `json:"shape"`
+			Indices  []int  `json:"indices"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		if seen[m.Config] || len(m.Indices) == 0 {
+			continue
+		}
+		seen[m.Config] = true
+		if len(m.Shape) != 4 || m.Shape[3] != 3 || m.Shape[0] != len(m.Indices) {
+			return nil, fmt.Errorf("config %s: shape %v is not [N, H, W, 3] (tiled geometries are not compared)", m.Config, m.Shape)
+		}
+		if err := checkPlainResize(m.Object, m.Shape[2], m.Shape[1]); err != nil {
+			return nil, fmt.Errorf("config %s: %w", m.Config, err)
+		}
+		out = append(out, peerConfig{ID: m.Config, Indices: m.Indices, Width: m.Shape[2], Height: m.Shape[1], object: m.Object})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no frame objects (a text-only grid?)", path)
+	}
+	return out, nil
+}
+
+// checkPlainResize reads an object's safetensors header and checks that its layout is a resize of the
+// whole frame to w×h, with no crop, tiles or thumbnail.
+func checkPlainResize(object string, w, h int) error {
+	f, err := os.Open(object)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var lb [8]byte
+	if _, err := io.ReadFull(f, lb[:]); err != nil {
+		return fmt.Errorf("%s: %w", object, err)
+	}
+	n := binary.LittleEndian.Uint64(lb[:])
+	if n > cache.MaxHeaderBytes {
+		return fmt.Errorf("%s: header of %d bytes", object, n)
+	}
+	hdr := make([]byte, n)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return fmt.Errorf("%s: %w", object, err)
+	}
+	var top struct {
+		Meta map[string]string `json:"__metadata__"`
+	}
+	if err := json.Unmarshal(hdr, &top); err != nil {
+		return fmt.Errorf("%s: %w", object, err)
+	}
+	var lay struct {
+		Resize struct{ W, H int } `json:"resize"`
+		Crop   json.RawMessage    `json:"crop"`
+		Tiles  json.RawMessage    `json:"tiles"`
+		Thumb  json.RawMessage    `json:"thumb"`
+	}
+	if err := json.Unmarshal([]byte(top.Meta["layout"]), &lay); err != nil {
+		return fmt.Errorf("%s: layout %q: %w", object, top.Meta["layout"], err)
+	}
+	if lay.Crop != nil || lay.Tiles != nil || lay.Thumb != nil || lay.Resize.W != w || lay.Resize.H != h {
+		return fmt.Errorf("layout %s is not a plain resize to %dx%d (peers reproduce only whole-frame resizes)", top.Meta["layout"], w, h)
+	}
+	return nil
+}
+
+// peerCheck is the comparison of one peer's check run with framesweep's objects.
+type peerCheck struct {
+	indicesOK bool
+	mismatch  string // the first config whose served indices differ
+	minPSNR   float64
+	sumPSNR   float64
+	frames    int
+	identical int
+	worst     string // "config f64-…, frame 1234 (31.2 dB)"
+}
+
+// comparePeer checks a peer's check run: per config, the indices it served against the plan, and its
+// dumped frames (dump/NNN.npy) against framesweep's object, frame by frame (PSNR over RGB).
+func comparePeer(configs []peerConfig, out *peerOutput, dump string) (*peerCheck, error) {
+	if len(out.Configs) != len(configs) {
+		return nil, fmt.Errorf("peer returned %d configs, the grid has %d", len(out.Configs), len(configs))
+	}
+	c := &peerCheck{indicesOK: true, minPSNR: math.Inf(1)}
+	for k, cfg := range configs {
+		got := out.Configs[k]
+		if got.ID != cfg.ID {
+			return nil, fmt.Errorf("peer config %d is %q, want %q", k, got.ID, cfg.ID)
+		}
+		if !slices.Equal(got.Served, cfg.Indices) && c.indicesOK {
+			c.indicesOK = false
+			c.mismatch = fmt.Sprintf("config %s: served %s, plan %s", cfg.ID, abbrev(got.Served), abbrev(cfg.Indices))
+		}
+		b, err := os.ReadFile(filepath.Join(dump, fmt.Sprintf("%03d.npy", k)))
+		if err != nil {
+			return nil, err
+		}
+		shape, data, err := parseNPY(b)
+		if err != nil {
+			return nil, fmt.Errorf("config %s dump: %w", cfg.ID, err)
+		}
+		ref, err := loadFrames(cfg.object)
+		if err != nil {
+			return nil, err
+		}
+		want := []int{len(cfg.Indices), cfg.Height, cfg.Width, 3}
+		if !slices.Equal(shape, want) {
+			return nil, fmt.Errorf("config %s: peer frames %v, framesweep's %v", cfg.ID, shape, want)
+		}
+		fb := cfg.Width * cfg.Height * 3
+		for i := range cfg.Indices {
+			p := psnrBytes(data[i*fb:(i+1)*fb], ref[i*fb:(i+1)*fb])
+			if p == PSNRIdentical {
+				c.identical++
+			}
+			if p < c.minPSNR {
+				c.minPSNR = p
+				c.worst = fmt.Sprintf("config %s frame %d (%.2f dB)", cfg.ID, cfg.Indices[i], p)
+			}
+			c.sumPSNR += p
+			c.frames++
+		}
+	}
+	if c.minPSNR == PSNRIdentical {
+		c.worst = ""
+	}
+	return c, nil
+}
+
+// loadFrames returns the uint8 "frames" tensor of a framesweep object (strictly parsed).
+func loadFrames(object string) ([]byte, error) {
+	b, err := os.ReadFile(object)
+	if err != nil {
+		return nil, err
+	}
+	f, err := cache.ParseSafetensors(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", object, err)
+	}
+	t, ok := f.Tensors["frames"]
+	if !ok || t.DType != cache.U8 {
+		return nil, fmt.Errorf("%s: no uint8 frames tensor", object)
+	}
+	return t.Data, nil
+}
+
+// psnrBytes is PSNR (dB, capped at PSNRIdentical) between two equally long 8-bit sample buffers.
+func psnrBytes(a, b []byte) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var se int64
+	for i := range a {
+		d := int64(a[i]) - int64(b[i])
+		se += d * d
+	}
+	if se == 0 {
+		return PSNRIdentical
+	}
+	mse := float64(se) / float64(len(a))
+	return math.Min(PSNRIdentical, 10*math.Log10(255*255/mse))
+}
+
+func abbrev(xs []int) string {
+	if len(xs) <= 8 {
+		return fmt.Sprint(xs)
+	}
+	return fmt.Sprintf("%v…%v (%d)", xs[:4], xs[len(xs)-2:], len(xs))
+}
+
+// loadAvg is the 1-minute load average (0 when /proc/loadavg is unreadable).
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}

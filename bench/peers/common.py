@@ -1,0 +1,67 @@
+"""Shared plumbing of the bench peers scripts (framesweep bench peers runs each as its own process).
+
+A peer reads a spec (JSON, written by framesweep):
+  {"video": PATH, "configs": [{"id": ID, "indices": [...], "width": W, "height": H}, ...], "dump": DIR or null}
+builds every config's frames as an (N, H, W, 3) uint8 array, and prints one JSON object on stdout:
+  {"peer", "versions", "decoder", "import_s", "work_s", "decoded_frames", "configs": [{"id", "served", "shape"}]}
+"served" lists, per config, the frame index the peer believes each output frame is (its own count or
+seek position). With "dump" set, each config's array is saved as DIR/NNN.npy (config order) for the
+PSNR check; timed runs have no dump. Errors: one line on stderr naming the video, exit status 1.
+Only Debian's python3 packages are used (numpy, Pillow, PyAV, OpenCV).
+"""
+import json
+import os
+import platform
+import sys
+import time
+
+T0 = time.perf_counter()  # before the heavy imports of the peer script
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+
+def fail(video, msg):
+    sys.stderr.write("%s: %s\n" % (video, " ".join(str(msg).split())))
+    sys.exit(1)
+
+
+def load_spec():
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: %s SPEC.json\n" % os.path.basename(sys.argv[0]))
+        sys.exit(2)
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
+    for c in spec["configs"]:
+        if not c["indices"]:
+            fail(spec["video"], "config %s has no indices" % c["id"])
+    return spec
+
+
+def pil_resize(rgb, w, h):
+    """Pillow bicubic, the kernel framesweep's pil-bicubic reproduces exactly."""
+    im = Image.fromarray(rgb)
+    if im.size == (w, h):
+        return np.asarray(im)
+    return np.asarray(im.resize((w, h), Image.BICUBIC))
+
+
+def versions(**extra):
+    import PIL
+    v = {"python": platform.python_version(), "numpy": np.__version__, "pillow": PIL.__version__}
+    v.update(extra)
+    return v
+
+
+def finish(spec, peer, t_imported, outputs, served, decoded, decoder, vers):
+    """Dump (check runs only) and print the result line. outputs[k] is config k's array."""
+    t_done = time.perf_counter()
+    res = []
+    for k, c in enumerate(spec["configs"]):
+        a = outputs[k]
+        if spec.get("dump"):
+            np.save(os.path.join(spec["dump"], "%03d.npy" % k), np.ascontiguousarray(a, dtype=np.uint8))
+        res.append({"id": c["id"], "served": [int(i) for i in served[k]], "shape": list(a.shape)})
+    json.dump({"peer": peer, "versions": vers, "decoder": decoder, "import_s": t_imported - T0,
+               "work_s": t_done - t_imported, "decoded_frames": decoded, "configs": res}, sys.stdout)
+    sys.stdout.write("\n")
