@@ -118,7 +118,10 @@ type Result struct {
 	AccuracyHarness map[string]*HarnessAccuracy `json:"accuracy_harness"`
 	// ErrorRecords are the pairs a sweep recorded as failed ("status": "error"): left out of every
 	// metric, counted here so a failure never passes for a wrong answer.
-	ErrorRecords         ErrorRecords        `json:"error_records"`
+	ErrorRecords ErrorRecords `json:"error_records"`
+	// OnlineCascade summarises an online cascade run (online.go); the other metrics then cover only
+	// the configs every item was asked at (the ladder's first budget).
+	OnlineCascade        *OnlineCascade      `json:"online_cascade,omitempty"`
 	DroppedItems         Dropped             `json:"dropped_items"`
 	Configs              []*Config           `json:"configs"`
 	MCConfigs            []string            `json:"mc_configs"`
@@ -380,16 +383,24 @@ func analyze(recs []Record, opt Options) (*Result, error) {
 	if opt.Resamples < 0 || opt.Epsilon < 0 {
 		return nil, Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
 	}
+	online, err := Online(recs)
+	if err != nil {
+		return nil, err
+	}
 	recs, errRecs := splitErrors(recs)
+	if online != nil {
+		recs = everyItemConfigs(recs)
+	}
 	d, err := build(recs)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{
-		ErrorRecords: errRecs,
-		Configs:      d.configs,
-		Categories:   map[string]*Metrics{},
-		Durations:    map[string]*Metrics{},
+		OnlineCascade: online,
+		ErrorRecords:  errRecs,
+		Configs:       d.configs,
+		Categories:    map[string]*Metrics{},
+		Durations:     map[string]*Metrics{},
 		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
 			PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
 			Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"},
@@ -414,6 +425,9 @@ func analyze(recs []Record, opt Options) (*Result, error) {
 		res.Metrics = Metrics{Accuracy: map[string]float64{}, Pairs: []Pair{}}
 		res.Transitions = []Transition{}
 		res.DroppedItems = Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
+	}
+	if online != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("online cascade run: %d items, %.1f points from their final answers at %.3g mean distinct frames (online_cascade); the other metrics cover only the configs every item was asked at", online.Items, online.Accuracy, online.MeanFramesDistinct))
 	}
 	if errRecs.Count > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d error record(s) (pairs the sweep could not answer; first: %s) are left out of every metric", errRecs.Count, errRecs.Examples[0]))
@@ -1012,4 +1026,26 @@ func (pt *patternTable) topPatterns(pats []int32, limit int) ([]Pattern, int) {
 		out = append(out, Pattern{Pattern: pt.keys[p], Count: counts[p], Label: label})
 	}
 	return out, other
+}
+
+// everyItemConfigs keeps the records of the configs that every item has a record at (an online
+// cascade asks the higher budgets only of the items still unsure: pairing them would keep only the
+// items that escalated all the way).
+func everyItemConfigs(recs []Record) []Record {
+	items := map[string]bool{}
+	per := map[string]map[string]bool{}
+	for _, r := range recs {
+		items[r.ItemID] = true
+		if per[r.Config] == nil {
+			per[r.Config] = map[string]bool{}
+		}
+		per[r.Config][r.ItemID] = true
+	}
+	var out []Record
+	for _, r := range recs {
+		if len(per[r.Config]) == len(items) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

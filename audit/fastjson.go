@@ -410,7 +410,7 @@ func (s *scan) skip(depth int) bool {
 }
 
 var recordKeys = []string{"item_id", "config", "run", "correct", "score", "prediction", "answer", "confidence", "category",
-	"duration", "question_id", "task", "doc_hash", "config_meta", "latency_s", "harness", "status", "error"}
+	"duration", "question_id", "task", "doc_hash", "config_meta", "latency_s", "harness", "status", "error", "cascade"}
 
 var metaKeys = []string{"frames", "text_only", "width", "height", "policy", "preset", "seed", "pipeline", "indices"}
 
@@ -457,6 +457,8 @@ func fastRecord(s *scan, r *Record) bool {
 			return s.optString(&r.Task)
 		case "doc_hash":
 			return s.optString(&r.DocHash)
+		case "cascade":
+			return false // rare (online cascade runs): encoding/json decodes these records
 		case "status":
 			return s.optString(&r.Status)
 		case "error":

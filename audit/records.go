@@ -42,6 +42,8 @@ type Record struct {
 	// verdict and are counted, reported and left out of every metric. "" or "ok" otherwise.
 	Status string `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Cascade is an online cascade's step (`framesweep sweep --cascade`); nil otherwise (online.go).
+	Cascade *OnlineStep `json:"cascade,omitempty"`
 
 	// Source locates the record for error messages (file:line); it is not serialised.
 	Source Source `json:"-"`

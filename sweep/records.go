@@ -59,6 +59,8 @@ type Record struct {
 	RequestSHA256    string             `json:"request_sha256,omitempty"`
 	ImageFormat      string             `json:"image_format,omitempty"`
 	At               string             `json:"at"` // UTC time the record was written
+	// Cascade: an online cascade's step (cascade.go); nil in a full sweep.
+	Cascade *CascadeStep `json:"cascade,omitempty"`
 }
 
 // pairKey identifies one (item, config) pair.

@@ -56,6 +56,8 @@ type Options struct {
 	Log         *slog.Logger // progress and warnings (nil = discard)
 	// Progress, when set, is told about every finished pair.
 	Progress Progress
+	// Cascade, when set, runs the grid's configs as an online confidence cascade (cascade.go).
+	Cascade *Cascade
 }
 
 // Progress follows a sweep: Start with the pairs to do, Pair after each.
@@ -86,7 +88,9 @@ type Summary struct {
 	RuntimeSeconds float64        `json:"runtime_seconds"` // the runtime's own time, summed over pairs
 	Seconds        float64        `json:"seconds"`
 	Stopped        string         `json:"stopped,omitempty"` // a signal ended the session early
-	PerVideo       []VideoSummary `json:"per_video"`
+	// Cascade: an online cascade's outcome (pairs_* then count records, one per item and step asked).
+	Cascade  *CascadeSummary `json:"cascade,omitempty"`
+	PerVideo []VideoSummary  `json:"per_video"`
 }
 
 // VideoSummary is one video's part of a sweep session.
@@ -100,7 +104,9 @@ type VideoSummary struct {
 	FramesDecoded int     `json:"frames_decoded"`
 	InputsBuilt   int     `json:"inputs_built"`
 	InputsCached  int     `json:"inputs_cached"`
-	Seconds       float64 `json:"seconds"`
+	// FramesHeld: an online cascade's most source-size frames kept at once for later steps.
+	FramesHeld int     `json:"frames_held,omitempty"`
+	Seconds    float64 `json:"seconds"`
 }
 
 // ErrInterrupted is returned (with the summary) when a signal stopped the session: the RUN is
@@ -124,6 +130,13 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	}
 	if err := o.Input.Check(); err != nil {
 		return nil, err
+	}
+	var steps []*sampler.Config
+	if o.Cascade != nil {
+		var err error
+		if steps, err = cascadeSteps(o.Grid, o.Cascade); err != nil {
+			return nil, err
+		}
 	}
 	if o.Template == "" {
 		o.Template = llm.TemplateGeneric
@@ -179,13 +192,26 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 
 	s := &session{o: &o, rf: rf, done: done, store: store, scratch: scratch != "",
 		sum:  &Summary{Run: o.Out, Records: recPath, Configs: len(o.Grid.Configs), TornBytes: cut, PerVideo: []VideoSummary{}},
-		stop: stop, runtimeInfo: cur.Runtime}
+		stop: stop, runtimeInfo: cur.Runtime, steps: steps, cstate: map[string]*itemState{}}
+	if steps != nil {
+		if s.cstate, err = readCascadeState(recPath, steps); err != nil {
+			return nil, err
+		}
+	}
 	groups, err := s.groups(ctx)
 	if err != nil {
 		return nil, err
 	}
 	todo := 0
 	for _, g := range groups {
+		if steps != nil {
+			for _, it := range g.items {
+				if st := s.cstate[it.ItemID]; st == nil || !st.final && st.next < len(steps) {
+					todo++ // an online cascade counts items, not records
+				}
+			}
+			continue
+		}
 		todo += g.pending(s, nil)
 	}
 	if o.Progress != nil {
@@ -201,7 +227,11 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 			break
 		}
 		eg.Go(func() error {
-			vs, err := s.video(gctx, g)
+			run := s.video
+			if steps != nil {
+				run = s.cascadeVideo
+			}
+			vs, err := run(gctx, g)
 			results[i] = vs
 			return err
 		})
@@ -223,6 +253,9 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	s.sum.PairsFailed = int(s.failed.Load())
 	s.sum.RuntimeSeconds = math.Round(s.latency()*1000) / 1000
 	s.sum.PairsRemaining = s.sum.Pairs - s.sum.PairsRecorded - s.sum.PairsDone - s.sum.PairsFailed
+	if steps != nil {
+		s.cascadeSummary()
+	}
 	s.sum.Seconds = math.Round(time.Since(start).Seconds()*1000) / 1000
 	if cerr := rf.close(); werr == nil {
 		werr = cerr
@@ -271,6 +304,7 @@ func (o *Options) runInfo() *RunInfo {
 		Inputs: InputsInfo{Kernel: kernelOf(o.Input), Stream: o.Input.Stream, OnDamaged: damagedOf(o.Input),
 			Autorot: !o.Input.NoAutorotate},
 		Libraries: o.Libraries,
+		Cascade:   o.Cascade,
 	}
 	if o.Cache != nil {
 		ri.Inputs.Cache = o.Cache.Location()
@@ -350,6 +384,8 @@ type session struct {
 	sum         *Summary
 	stop        <-chan struct{}
 	runtimeInfo RuntimeInfo
+	steps       []*sampler.Config     // online cascade: the ladder, lowest budget first
+	cstate      map[string]*itemState // online cascade: where each item stands
 
 	answered, failed atomic.Int64
 	latMu            sync.Mutex
@@ -729,31 +765,41 @@ func (f *feeder) failPairs(c *sampler.Config, v *pipeline.Video, err error) {
 }
 
 func (f *feeder) record(r *Record) {
-	r.At = now()
-	if r.VideoSHA256 == "" {
-		r.VideoSHA256 = f.g.sha
-	}
-	if err := f.s.rf.write(r); err != nil {
-		f.setErr(err)
-		return
-	}
 	f.mu.Lock()
-	if r.Status == audit.StatusError {
-		f.s.failed.Add(1)
-		f.vs.PairsFailed++
-	} else {
-		f.s.answered.Add(1)
-		f.vs.PairsDone++
-	}
-	f.mu.Unlock()
-	if f.s.o.Progress != nil {
-		f.s.o.Progress.Pair(r)
+	defer f.mu.Unlock()
+	if err := f.s.write(r, f.g, f.vs); err != nil && f.err == nil {
+		f.err = err
 	}
 }
 
+// write appends r to the records and counts it in vs (the caller serialises calls for one vs).
+func (s *session) write(r *Record, g *group, vs *VideoSummary) error {
+	r.At = now()
+	if r.VideoSHA256 == "" {
+		r.VideoSHA256 = g.sha
+	}
+	if err := s.rf.write(r); err != nil {
+		return err
+	}
+	if r.Status == audit.StatusError {
+		s.failed.Add(1)
+		vs.PairsFailed++
+	} else {
+		s.answered.Add(1)
+		vs.PairsDone++
+	}
+	if s.o.Progress != nil && (r.Cascade == nil || r.Cascade.Final) {
+		s.o.Progress.Pair(r)
+	}
+	return nil
+}
+
 // answer asks the runtime one pair and records the answer (or why there is none).
-func (f *feeder) answer(t task) {
-	s := f.s
+func (f *feeder) answer(t task) { f.record(f.s.ask(f.ctx, t)) }
+
+// ask asks the runtime one pair and returns its record (not yet written): the answer, or status
+// error with the runtime's reason.
+func (s *session) ask(ctx context.Context, t task) *Record {
 	it := t.item
 	r := s.baseRecord(it, t.cfg, t.v, t.job)
 	req := &llm.Request{Question: it.Question, Options: it.Options, Subtitles: it.Subtitles,
@@ -773,11 +819,10 @@ func (f *feeder) answer(t task) {
 		sum := sha256.Sum256(b)
 		r.PromptSHA256, r.Template = hex.EncodeToString(sum[:]), tpl.ID
 	}
-	resp, err := s.o.Runtime.Answer(f.ctx, req)
+	resp, err := s.o.Runtime.Answer(ctx, req)
 	if err != nil {
 		r.Status, r.Error = audit.StatusError, pipeline.OneLine(err)
-		f.record(r)
-		return
+		return r
 	}
 	r.Status = audit.StatusOK
 	r.Response, r.Prediction, r.Probs = resp.Text, resp.Choice, resp.Probs
@@ -803,7 +848,7 @@ func (f *feeder) answer(t task) {
 		r.Score = &sc
 		r.Prediction = resp.Text
 	}
-	f.record(r)
+	return r
 }
 
 // baseRecord is the part of a record known before the answer.

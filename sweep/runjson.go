@@ -31,6 +31,7 @@ type RunInfo struct {
 	Template string      `json:"template"`
 	Inputs   InputsInfo  `json:"inputs"`
 	Shard    string      `json:"shard,omitempty"` // i/N
+	Cascade  *Cascade    `json:"cascade,omitempty"`
 	// Libraries are the linked library versions of the first run (later sessions must match them for
 	// the records to be one experiment; a mismatch is a warning, not a refusal: it names what changed).
 	Libraries map[string]string `json:"libraries"`
@@ -116,6 +117,9 @@ func sameSweep(prev, cur *RunInfo) error {
 	if pi, ci := prev.Inputs, cur.Inputs; pi.Kernel != ci.Kernel || pi.OnDamaged != ci.OnDamaged || pi.Autorot != ci.Autorot || intp(pi.Stream) != intp(ci.Stream) {
 		diffs = append(diffs, fmt.Sprintf("input options %+v vs %+v", pi, ci))
 	}
+	if pc, cc := cascadeString(prev.Cascade), cascadeString(cur.Cascade); pc != cc {
+		diffs = append(diffs, fmt.Sprintf("cascade %s vs %s", pc, cc))
+	}
 	if prev.Shard != cur.Shard {
 		diffs = append(diffs, fmt.Sprintf("shard %q vs %q", prev.Shard, cur.Shard))
 	}
@@ -195,3 +199,10 @@ func writeFileAtomic(path string, b []byte) error {
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 var _ = version.Engine
+
+func cascadeString(c *Cascade) string {
+	if c == nil {
+		return "none (a full sweep)"
+	}
+	return fmt.Sprintf("%v at threshold %v", c.Budgets, c.Threshold)
+}

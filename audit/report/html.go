@@ -95,6 +95,10 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 		p(`<section><h2>Confidence cascade</h2><p class="lead">Start at the smallest budget and escalate while the confidence is below τ; the curve sweeps τ over %d thresholds. Shared cost counts distinct frames decoded (%s).</p>%s%s</section>`,
 			cr.TauCount, esc(cr.SharedCostBasis), cascadeChart(cr), cascadeTables(cr))
 	}
+	if oc := r.OnlineCascade; oc != nil {
+		p(`<section><h2>Online confidence cascade</h2><p class="lead">Run live by <code>framesweep sweep --cascade</code>: each item was asked at %v frames in turn while its confidence stayed below %.4g; frames decoded once per video and shared across steps. <code>framesweep cascade RUN --offline FULL_RUN</code> compares it with each fixed budget on the same items.</p>%s</section>`,
+			oc.Budgets, oc.Threshold, onlineTable(oc))
+	}
 	interventions(&b, r)
 	if oe := r.OpenEnded; oe != nil {
 		openEndedHTML(&b, oe)
@@ -311,5 +315,23 @@ func harnessTable(rows []harnessRow) string {
 			esc(h.config), esc(h.metric), F2(h.value), note, h.counted, h.leftOut, F2(h.itemLevel), F2(h.paired), h.rescored, esc(h.byDuration))
 	}
 	b.WriteString(`</table>`)
+	return b.String()
+}
+
+func onlineTable(oc *audit.OnlineCascade) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<table><tr><th>items</th><th>accuracy (final answers)</th><th>frames fed / item</th><th>distinct frames / item</th><th>answer s / item</th><th>with input builds s / item</th></tr><tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%.3f</td></tr></table>`,
+		oc.Items, F1(oc.Accuracy), F1(oc.MeanFramesFed), F1(oc.MeanFramesDistinct), oc.MeanLatencyS, oc.MeanWallS)
+	b.WriteString(`<table><tr><th>stopped at</th><th>items</th></tr>`)
+	for _, s := range oc.StoppedAt {
+		fmt.Fprintf(&b, `<tr><td>%s (%d frames)</td><td>%d</td></tr>`, esc(s.Config), s.Budget, s.Items)
+	}
+	b.WriteString(`</table>`)
+	if oc.First != nil {
+		fmt.Fprintf(&b, `<p class="lead">The first budget, asked of every item, as a fixed budget: %s points (%s).</p>`, F1(oc.First.Accuracy), esc(oc.First.Config))
+	}
+	if oc.Unfinish > 0 || oc.Errors > 0 {
+		fmt.Fprintf(&b, `<div class="note">%d items still escalating (an interrupted run), %d ended in an error record.</div>`, oc.Unfinish, oc.Errors)
+	}
 	return b.String()
 }

@@ -89,6 +89,13 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 			p("| cascade, %d-fold cross-fitted | %s | %s |\n", cr.Folds, F1(cf.Accuracy), F1(cf.SharedFramesCost))
 		}
 	}
+	if oc := r.OnlineCascade; oc != nil {
+		p("\n## Online confidence cascade\n\n%v frames, threshold %.4g: %d items, %s points from the final answers; %s frames fed, %s distinct frames, %.3f s answering (%.3f s with input builds) per item.\n\n| stopped at | items |\n|---|---|\n",
+			oc.Budgets, oc.Threshold, oc.Items, F1(oc.Accuracy), F1(oc.MeanFramesFed), F1(oc.MeanFramesDistinct), oc.MeanLatencyS, oc.MeanWallS)
+		for _, s := range oc.StoppedAt {
+			p("| %s (%d frames) | %d |\n", mdEsc(s.Config), s.Budget, s.Items)
+		}
+	}
 	if len(r.IsoCompute) > 0 {
 		p("\n## Iso-compute groups\n\n| group | config | accuracy | only this one right |\n|---|---|---|---|\n")
 		for gi, g := range r.IsoCompute {

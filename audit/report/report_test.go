@@ -235,3 +235,48 @@ func TestReportsShowHarnessNumbers(t *testing.T) {
 		t.Errorf("markdown row: %s", md.String())
 	}
 }
+
+// TestReportsShowOnlineCascade: an online cascade run's section in both reports.
+func TestReportsShowOnlineCascade(t *testing.T) {
+	var recs []audit.Record
+	for i := 0; i < 4; i++ {
+		ok := i%2 == 0
+		conf := 0.9
+		final := i < 2
+		r := audit.Record{ItemID: string(rune('a' + i)), Config: "f2", Correct: &ok, Confidence: &conf,
+			ConfigMeta: &audit.ConfigMeta{Frames: &[]int{2}[0]},
+			Cascade:    &audit.OnlineStep{Threshold: 0.7, Budgets: []int{2, 4}, Step: 1, Final: final, FramesFed: 2, FramesDistinct: 2}}
+		if final {
+			r.Cascade.StoppedAt = 2
+		}
+		recs = append(recs, r)
+		if !final {
+			recs = append(recs, audit.Record{ItemID: r.ItemID, Config: "f4", Correct: &ok, Confidence: &conf,
+				ConfigMeta: &audit.ConfigMeta{Frames: &[]int{4}[0]},
+				Cascade:    &audit.OnlineStep{Threshold: 0.7, Budgets: []int{2, 4}, Step: 2, Final: true, StoppedAt: 4, FramesFed: 6, FramesDistinct: 4}})
+		}
+	}
+	opt := audit.DefaultOptions()
+	opt.Resamples = 0
+	res, err := audit.Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h, md bytes.Buffer
+	if err := HTML(&h, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Online confidence cascade", "f4 (4 frames)", "3.0 distinct frames"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("markdown lacks %q", w)
+		}
+	}
+	for _, w := range []string{"Online confidence cascade", "f4 (4 frames)", "<td>3.0</td>"} {
+		if !strings.Contains(h.String(), esc(w)) && !strings.Contains(h.String(), w) {
+			t.Errorf("html lacks %q", w)
+		}
+	}
+}

@@ -191,8 +191,9 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	var af analysisFlags
 	af.register(fs)
 	asJSON := fs.Bool("json", false, "print the cascade as JSON")
+	offline := fs.String("offline", "", "with an online cascade RUN: a full sweep RUN of the same items to replay the cascade on and compare with")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep cascade RUN_DIR|RECORDS.jsonl... --budgets 16,32,64,128 [--folds K] [--json]")
+		fmt.Fprintln(stderr, "usage: framesweep cascade RUN_DIR|RECORDS.jsonl... --budgets 16,32,64,128 [--folds K] [--json]\n       framesweep cascade ONLINE_RUN [--offline FULL_RUN] [--json]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -209,6 +210,14 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	recs, err := audit.ReadPaths(pos)
 	if err != nil {
 		return failErr(stderr, "cascade", err)
+	}
+	if oc, err := audit.Online(recs); err != nil {
+		return failErr(stderr, "cascade", err)
+	} else if oc != nil {
+		return onlineCascade(oc, recs, *offline, pos, *asJSON, stdout, stderr)
+	}
+	if *offline != "" {
+		return usageErr(stderr, "cascade", "--offline compares an online cascade RUN; %s holds a full sweep", strings.Join(pos, ","))
 	}
 	c, why, err := audit.Cascade(recs, opt)
 	if err != nil {
@@ -238,6 +247,93 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	}
 	if cf := c.CrossFitted; cf != nil {
 		fmt.Fprintf(stdout, "%d-fold cross-fitted: %s points at %s shared frames\n", c.Folds, report.F1(cf.Accuracy), report.F1(cf.SharedFramesCost))
+	}
+	return exitOK
+}
+
+// onlineReport is `framesweep cascade ONLINE_RUN [--offline FULL_RUN] --json`.
+type onlineReport struct {
+	Online *audit.OnlineCascade `json:"online"`
+	// With --offline: the cascade replayed at the same threshold on the full run, the items whose
+	// stopping config differs, and each fixed budget on the same items.
+	Offline       *audit.CascadeResult `json:"offline,omitempty"`
+	Agree         *int                 `json:"stops_agree,omitempty"`
+	Disagree      []string             `json:"stops_disagree,omitempty"` // "item: online config vs offline config"
+	FixedTop      *audit.CascadeBudget `json:"fixed_top,omitempty"`
+	FramesSaving  *float64             `json:"distinct_frames_saving,omitempty"` // % below the fixed top budget
+	LatencySaving *float64             `json:"latency_saving,omitempty"`         // % below the fixed top budget's answer latency
+}
+
+func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
+	rep := onlineReport{Online: oc}
+	if offline != "" {
+		full, err := audit.ReadPaths([]string{offline})
+		if err != nil {
+			return failErr(stderr, "cascade", err)
+		}
+		opt := audit.DefaultOptions()
+		opt.Cascade.Budgets = oc.Budgets
+		cr, why, err := audit.Cascade(full, opt)
+		if err != nil {
+			return failErr(stderr, "cascade", err)
+		}
+		if cr == nil || len(cr.Budgets) != len(oc.Budgets) {
+			return failErr(stderr, "cascade", fmt.Errorf("%s: no cascade over %v: %s", offline, oc.Budgets, why))
+		}
+		rep.Offline = cr
+		var ladder []string
+		for _, b := range cr.Budgets {
+			ladder = append(ladder, b.Config)
+		}
+		stops, err := audit.CascadeStops(full, ladder, oc.Threshold)
+		if err != nil {
+			return failErr(stderr, "cascade", fmt.Errorf("%s: %w", offline, err))
+		}
+		agree := 0
+		for i := range recs {
+			r := &recs[i]
+			if r.Cascade == nil || !r.Cascade.Final || r.Failed() {
+				continue
+			}
+			if s, ok := stops[r.ItemID]; ok && s == r.Config {
+				agree++
+			} else if ok {
+				rep.Disagree = append(rep.Disagree, fmt.Sprintf("%s: online %s vs offline %s", r.ItemID, r.Config, s))
+			}
+		}
+		rep.Agree = &agree
+		top := cr.Budgets[len(cr.Budgets)-1]
+		rep.FixedTop = &top
+		if top.SharedFramesCost > 0 {
+			v := 100 * (1 - oc.MeanFramesDistinct/top.SharedFramesCost)
+			rep.FramesSaving = &v
+		}
+		if top.LatencyS != nil && *top.LatencyS > 0 && oc.MeanLatencyS > 0 {
+			v := 100 * (1 - oc.MeanLatencyS / *top.LatencyS)
+			rep.LatencySaving = &v
+		}
+	}
+	if asJSON {
+		if err := writeJSON(stdout, rep); err != nil {
+			return failErr(stderr, "cascade", err)
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "online cascade %v at threshold %.4g: %d items, %s points, %s frames fed and %s distinct frames per item, %.3fs answering (%.3fs with input builds) per item\n",
+		oc.Budgets, oc.Threshold, oc.Items, report.F1(oc.Accuracy), report.F1(oc.MeanFramesFed), report.F1(oc.MeanFramesDistinct), oc.MeanLatencyS, oc.MeanWallS)
+	for _, s := range oc.StoppedAt {
+		fmt.Fprintf(stdout, "  stopped at %d frames: %d items\n", s.Budget, s.Items)
+	}
+	if rep.Offline != nil {
+		fmt.Fprintf(stdout, "offline replay on %s: %d items stop where they did online, %d differ\n", offline, *rep.Agree, len(rep.Disagree))
+		for _, b := range rep.Offline.Budgets {
+			fmt.Fprintf(stdout, "  fixed %s: %s points at %s distinct frames\n", b.Config, report.F1(b.Accuracy), report.F1(b.SharedFramesCost))
+		}
+		fmt.Fprintf(stdout, "  vs fixed top budget on the same items: %s distinct frames, %s answer latency\n", report.Saving(rep.FramesSaving), report.Saving(rep.LatencySaving))
+	}
+	if len(rep.Disagree) > 0 {
+		fmt.Fprintf(stderr, "framesweep cascade: %d items stop elsewhere than the offline replay predicts (first: %s)\n", len(rep.Disagree), rep.Disagree[0])
+		return exitError
 	}
 	return exitOK
 }

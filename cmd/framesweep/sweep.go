@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
@@ -27,7 +29,8 @@ import (
 const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume] [--jobs N]
                         [--cache CACHE] [--template NAME] [--limit N] [--shard i/N] [--log-format text|json]
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
-                        [--max-tokens N] [--temperature T] [--seed S]`
+                        [--max-tokens N] [--temperature T] [--seed S]
+                        [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]`
 
 // runSweep: every item under every config through one runtime, into RUN (sweep/).
 func runSweep(args []string, stdout, stderr io.Writer) int {
@@ -52,6 +55,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	maxTokens := fs.Int("max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
 	temperature := fs.Float64("temperature", 0, "sampling temperature (0 = greedy)")
 	seed := fs.Int64("seed", 0, "sampling seed at temperature > 0")
+	cascadeFlag := fs.String("cascade", "", "budgets (e.g. 16,32,64,128): run the grid's configs as an online confidence cascade")
+	threshold := fs.Float64("threshold", -1, "cascade: escalate while the confidence (largest option probability) is below T")
+	thresholdFrom := fs.String("threshold-from", "", "cascade: choose T on a previous full RUN as framesweep cascade does offline")
+	folds := fs.Int("folds", 0, "with --threshold-from: choose T on K−1 folds K times and take the median (K ≥ 2)")
 	fs.Usage = func() { fmt.Fprintln(stderr, sweepUsage); fs.PrintDefaults() }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -70,6 +77,28 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "--max-tokens must be ≥ 0")
 	case *logFormat != "text" && *logFormat != "json":
 		return usageErr(stderr, name, "--log-format %q: want text or json", *logFormat)
+	}
+	if *cascadeFlag == "" && (*threshold >= 0 || *thresholdFrom != "") {
+		return usageErr(stderr, name, "--threshold and --threshold-from need --cascade")
+	}
+	var budgets []int
+	if *cascadeFlag != "" {
+		for _, p := range strings.Split(*cascadeFlag, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 1 {
+				return usageErr(stderr, name, "--cascade %q: want increasing frame budgets such as 16,32,64,128", *cascadeFlag)
+			}
+			budgets = append(budgets, n)
+		}
+		if (*threshold >= 0) == (*thresholdFrom != "") {
+			return usageErr(stderr, name, "--cascade needs one of --threshold T or --threshold-from RUN")
+		}
+		if *threshold > 1 {
+			return usageErr(stderr, name, "--threshold %v is not a probability in [0, 1]", *threshold)
+		}
+		if *folds == 1 || *folds < 0 {
+			return usageErr(stderr, name, "--folds must be ≥ 2")
+		}
 	}
 	if _, err := llm.TemplateByID(*template); err != nil {
 		return usageErr(stderr, name, "--template: %v", err)
@@ -125,6 +154,17 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.Items, err = sweep.ReadItems(*itemsPath); err != nil {
 		return failErr(stderr, name, err)
+	}
+	if budgets != nil {
+		o.Cascade = &sweep.Cascade{Budgets: budgets, Threshold: *threshold}
+		if *thresholdFrom != "" {
+			t, how, err := thresholdOf(*thresholdFrom, budgets, *folds)
+			if err != nil {
+				return failErr(stderr, name, err)
+			}
+			o.Cascade.Threshold, o.Cascade.From = t, *thresholdFrom+": "+how
+			o.Log.Info("cascade threshold", "threshold", t, "from", o.Cascade.From)
+		}
 	}
 	// The libraries that decide this run's inputs and answers (the other runtimes' are not involved).
 	o.Libraries = libraryVersions()
@@ -183,4 +223,44 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// thresholdOf chooses a cascade threshold on a previous full run, as `framesweep cascade` does: the
+// smallest-cost τ whose accuracy reaches the top budget's; with folds ≥ 2, τ chosen on K−1 folds for
+// each held-out fold, and their median.
+func thresholdOf(run string, budgets []int, folds int) (float64, string, error) {
+	recs, err := audit.ReadPaths([]string{run})
+	if err != nil {
+		return 0, "", err
+	}
+	opt := audit.DefaultOptions()
+	opt.Cascade.Budgets, opt.Cascade.Folds = budgets, folds
+	cr, why, err := audit.Cascade(recs, opt)
+	switch {
+	case err != nil:
+		return 0, "", err
+	case cr == nil || cr.Items == 0:
+		return 0, "", fmt.Errorf("%s: no cascade over %v: %s", run, budgets, why)
+	}
+	if folds >= 2 {
+		var taus []float64
+		for _, f := range cr.FoldResults {
+			if f.Tau != nil {
+				taus = append(taus, *f.Tau)
+			}
+		}
+		if len(taus) == 0 {
+			return 0, "", fmt.Errorf("%s: no fold reaches the reference accuracy", run)
+		}
+		sort.Float64s(taus)
+		m := taus[len(taus)/2]
+		if len(taus)%2 == 0 {
+			m = (taus[len(taus)/2-1] + taus[len(taus)/2]) / 2
+		}
+		return m, fmt.Sprintf("median of the τ chosen on %d of %d folds (%d items)", len(taus), folds, cr.Items), nil
+	}
+	if cr.Selected == nil {
+		return 0, "", fmt.Errorf("%s: no threshold reaches the accuracy of %s (%.1f points)", run, cr.Reference, cr.ReferenceAccuracy)
+	}
+	return cr.Selected.Tau, fmt.Sprintf("smallest-cost τ reaching %s's %.1f points on %d items", cr.Reference, cr.ReferenceAccuracy, cr.Items), nil
 }
