@@ -150,9 +150,9 @@ func TestCascadeGridRefusals(t *testing.T) {
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	for grid, want := range map[string]string{
-		cascadeGrid + "text_only: true\n":                                  "not a frame budget",
-		"frames: [2, 4]\npolicies: [nested, uniform]\n":                    "more than one chain",
-		"frames: [2, 8]\npolicies: [nested]\n":                             "budget 4",
+		cascadeGrid + "text_only: true\n":                                     "not a frame budget",
+		"frames: [2, 4]\npolicies: [nested, uniform]\n":                       "more than one chain",
+		"frames: [2, 8]\npolicies: [nested]\n":                                "budget 4",
 		"frames: [2, 4, 8, 16]\npolicies: [nested]\nresolutions: [\"8x8\"]\n": "exactly the cascade's budgets",
 	} {
 		o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, writeGrid(t, grid))

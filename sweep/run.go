@@ -69,25 +69,25 @@ type Progress interface {
 
 // Summary is a sweep's closing report (`framesweep sweep`'s JSON).
 type Summary struct {
-	Run            string         `json:"run"`
-	Records        string         `json:"records"`
-	Items          int            `json:"items"`
-	Configs        int            `json:"configs"`
-	Videos         int            `json:"videos"` // videos with items in this shard
-	VideosOther    int            `json:"videos_other_shards,omitempty"`
-	Pairs          int            `json:"pairs"`           // items × configs in this shard
-	PairsRecorded  int            `json:"pairs_recorded"`  // already in RUN before this session
-	PairsDone      int            `json:"pairs_done"`      // answered this session
-	PairsFailed    int            `json:"pairs_failed"`    // error records written this session
-	PairsRemaining int            `json:"pairs_remaining"` // not recorded (an interrupted session)
-	TornBytes      int64          `json:"torn_bytes_cut"`  // an interrupted line cut on resume
-	FramesDecoded  int            `json:"frames_decoded"`  // over all videos (= the unions: decoded once)
-	FramesUnion    int            `json:"frames_union"`    // distinct frames the built inputs needed
-	InputsBuilt    int            `json:"inputs_built"`    // objects decoded this session
-	InputsCached   int            `json:"inputs_cached"`   // objects found in the store (decoded nothing)
-	RuntimeSeconds float64        `json:"runtime_seconds"` // the runtime's own time, summed over pairs
-	Seconds        float64        `json:"seconds"`
-	Stopped        string         `json:"stopped,omitempty"` // a signal ended the session early
+	Run            string  `json:"run"`
+	Records        string  `json:"records"`
+	Items          int     `json:"items"`
+	Configs        int     `json:"configs"`
+	Videos         int     `json:"videos"` // videos with items in this shard
+	VideosOther    int     `json:"videos_other_shards,omitempty"`
+	Pairs          int     `json:"pairs"`           // items × configs in this shard
+	PairsRecorded  int     `json:"pairs_recorded"`  // already in RUN before this session
+	PairsDone      int     `json:"pairs_done"`      // answered this session
+	PairsFailed    int     `json:"pairs_failed"`    // error records written this session
+	PairsRemaining int     `json:"pairs_remaining"` // not recorded (an interrupted session)
+	TornBytes      int64   `json:"torn_bytes_cut"`  // an interrupted line cut on resume
+	FramesDecoded  int     `json:"frames_decoded"`  // over all videos (= the unions: decoded once)
+	FramesUnion    int     `json:"frames_union"`    // distinct frames the built inputs needed
+	InputsBuilt    int     `json:"inputs_built"`    // objects decoded this session
+	InputsCached   int     `json:"inputs_cached"`   // objects found in the store (decoded nothing)
+	RuntimeSeconds float64 `json:"runtime_seconds"` // the runtime's own time, summed over pairs
+	Seconds        float64 `json:"seconds"`
+	Stopped        string  `json:"stopped,omitempty"` // a signal ended the session early
 	// Cascade: an online cascade's outcome (pairs_* then count records, one per item and step asked).
 	Cascade  *CascadeSummary `json:"cascade,omitempty"`
 	PerVideo []VideoSummary  `json:"per_video"`
@@ -95,15 +95,15 @@ type Summary struct {
 
 // VideoSummary is one video's part of a sweep session.
 type VideoSummary struct {
-	Video         string  `json:"video"`
-	SHA256        string  `json:"sha256,omitempty"`
-	Items         int     `json:"items"`
-	PairsDone     int     `json:"pairs_done"`
-	PairsFailed   int     `json:"pairs_failed"`
-	FramesUnion   int     `json:"frames_union"`
-	FramesDecoded int     `json:"frames_decoded"`
-	InputsBuilt   int     `json:"inputs_built"`
-	InputsCached  int     `json:"inputs_cached"`
+	Video         string `json:"video"`
+	SHA256        string `json:"sha256,omitempty"`
+	Items         int    `json:"items"`
+	PairsDone     int    `json:"pairs_done"`
+	PairsFailed   int    `json:"pairs_failed"`
+	FramesUnion   int    `json:"frames_union"`
+	FramesDecoded int    `json:"frames_decoded"`
+	InputsBuilt   int    `json:"inputs_built"`
+	InputsCached  int    `json:"inputs_cached"`
 	// FramesHeld: an online cascade's most source-size frames kept at once for later steps.
 	FramesHeld int     `json:"frames_held,omitempty"`
 	Seconds    float64 `json:"seconds"`
