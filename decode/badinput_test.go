@@ -247,11 +247,12 @@ func TestSelectHW(t *testing.T) {
 		{HWCUDA, StreamTraits{"hevc", 10, "420"}, HWCUDA, ""},
 		{HWCUDA, StreamTraits{"hevc", 8, "444"}, HWCUDA, ""},
 		{HWCUDA, StreamTraits{"vp9", 10, "420"}, HWCUDA, ""},
-		{HWCUDA, StreamTraits{"av1", 8, "420"}, "", "AV1"},
+		{HWCUDA, StreamTraits{"av1", 8, "420"}, HWCUDA, ""}, // Ampere and later (A100, H100, H200)
+		{HWCUDA, StreamTraits{"av1", 10, "444"}, "", "AV1"},
 		{HWCUDA, StreamTraits{"prores", 10, "422"}, "", "no decoder"},
 		{HWVAAPI, StreamTraits{"av1", 8, "420"}, HWVAAPI, ""},
 		{HWVAAPI, StreamTraits{"h264", 8, "444"}, "", "4:2:0"},
-		{HWAuto, StreamTraits{"av1", 8, "420"}, HWVAAPI, ""},
+		{HWAuto, StreamTraits{"av1", 8, "420"}, HWCUDA, ""},
 		{HWAuto, StreamTraits{"h264", 8, "420"}, HWCUDA, ""},
 		{HWAuto, StreamTraits{"h264", 10, "444"}, "", "auto"},
 	}

@@ -45,9 +45,11 @@ type HWChoice struct {
 	Fallback string  `json:"fallback,omitempty"`
 }
 
-// nvdecSupports is the NVDEC capability of the GPUs we target (Hopper: H100/H200), from NVIDIA's
-// decoder support matrix. Hopper has no AV1 decode and, like every NVDEC generation, no 10-bit or
-// 4:2:2/4:4:4 H.264.
+// nvdecSupports is the NVDEC capability of the GPUs we target (Ampere and later: A100, H100, H200),
+// from NVIDIA's decoder support matrix: AV1 8/10-bit 4:2:0 (Ampere added it), and, like every NVDEC
+// generation, no 10-bit or 4:2:2/4:4:4 H.264. It only decides what to try: on an older GPU the device
+// or decoder set-up fails and the CPU is used with the reason recorded (bench/gpu/run.sh checks each
+// codec on the device itself).
 func nvdecSupports(t StreamTraits) (bool, string) {
 	switch t.Codec {
 	case "h264":
@@ -77,7 +79,10 @@ func nvdecSupports(t StreamTraits) (bool, string) {
 		}
 		return true, ""
 	case "av1":
-		return false, "Hopper GPUs (H100/H200) have no AV1 hardware decoder"
+		if t.BitDepth > 10 || (t.Chroma != "420" && t.Chroma != "400") {
+			return false, "NVDEC decodes AV1 4:2:0 up to 10-bit only"
+		}
+		return true, ""
 	}
 	return false, "NVDEC has no decoder for " + t.Codec
 }
