@@ -211,7 +211,7 @@ func (s *session) cascadeVideo(ctx context.Context, g *group) (vs VideoSummary, 
 	steps := s.steps
 	var active []*Item
 	for _, it := range g.items {
-		if st := s.cstate[it.ItemID]; st == nil || (!st.final && st.next < len(steps)) {
+		if st := s.cstate[it.ItemID]; !st.final && st.next < len(steps) {
 			active = append(active, it)
 		}
 	}
@@ -224,16 +224,7 @@ func (s *session) cascadeVideo(ctx context.Context, g *group) (vs VideoSummary, 
 		defer mu.Unlock()
 		return s.write(r, g, &vs)
 	}
-	state := func(it *Item) *itemState {
-		mu.Lock()
-		defer mu.Unlock()
-		st := s.cstate[it.ItemID]
-		if st == nil {
-			st = &itemState{distinct: map[int]bool{}}
-			s.cstate[it.ItemID] = st
-		}
-		return st
-	}
+	state := func(it *Item) *itemState { return s.cstate[it.ItemID] } // made in Run, before the videos
 	failFrom := func(items []*Item, k int, v *pipeline.Video, why error) error {
 		for _, it := range items {
 			st := state(it)

@@ -202,6 +202,17 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if err != nil {
 		return nil, err
 	}
+	if steps != nil {
+		// Every item's state exists before the videos run in parallel: the map is then only read
+		// concurrently, and each item's state is touched by its own video's goroutine alone.
+		for _, g := range groups {
+			for _, it := range g.items {
+				if s.cstate[it.ItemID] == nil {
+					s.cstate[it.ItemID] = &itemState{distinct: map[int]bool{}}
+				}
+			}
+		}
+	}
 	todo := 0
 	for _, g := range groups {
 		if steps != nil {
