@@ -154,8 +154,10 @@ func (s *Server) run(b *batch) {
 		s.settle(b, o.Key, o, nil)
 		return nil
 	}}
-	st, jerrs, err := pipeline.Run(b.ctx, b.video, src, jobs, sink)
 	s.stats.passes.Add(1)
+	s.stats.running.Add(1)
+	st, jerrs, err := pipeline.Run(b.ctx, b.video, src, jobs, sink)
+	s.stats.running.Add(-1)
 	s.stats.framesRequested.Add(int64(st.Requested))
 	s.stats.framesDecoded.Add(int64(st.Decoded))
 	s.stats.codecFrames.Add(int64(st.CodecFrames))

@@ -80,7 +80,7 @@ type Server struct {
 }
 
 type counters struct {
-	requests, errors, overloaded, passes, framesRequested, framesDecoded, codecFrames, built, joined,
+	requests, errors, overloaded, passes, running, framesRequested, framesDecoded, codecFrames, built, joined,
 	lruHits, storeHits, storeWrites, storeErrors, bytesSent atomic.Int64
 }
 
@@ -89,7 +89,8 @@ type Stats struct {
 	Requests        int64 `json:"requests"`
 	Errors          int64 `json:"errors"`           // responses with status ≥ 400
 	Overloaded      int64 `json:"overloaded"`       // 503s for want of a slot
-	Passes          int64 `json:"passes"`           // decoding passes run
+	Passes          int64 `json:"passes"`           // decoding passes started
+	PassesRunning   int64 `json:"passes_running"`   // decoding passes in progress now
 	FramesRequested int64 `json:"frames_requested"` // plan positions of the objects the passes built
 	FramesDecoded   int64 `json:"frames_decoded"`   // frames the passes decoded and converted
 	CodecFrames     int64 `json:"codec_frames"`     // pictures the codec output (GOP warm-up included)
@@ -202,7 +203,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 func (s *Server) Stats() Stats {
 	c := &s.stats
 	st := Stats{Requests: c.requests.Load(), Errors: c.errors.Load(), Overloaded: c.overloaded.Load(),
-		Passes: c.passes.Load(), FramesRequested: c.framesRequested.Load(), FramesDecoded: c.framesDecoded.Load(),
+		Passes: c.passes.Load(), PassesRunning: c.running.Load(), FramesRequested: c.framesRequested.Load(), FramesDecoded: c.framesDecoded.Load(),
 		CodecFrames: c.codecFrames.Load(), ObjectsBuilt: c.built.Load(), JoinedBuilds: c.joined.Load(),
 		LRUHits: c.lruHits.Load(), StoreHits: c.storeHits.Load(), StoreWrites: c.storeWrites.Load(),
 		StoreErrors: c.storeErrors.Load(), BytesSent: c.bytesSent.Load(), Inflight: len(s.sem)}
