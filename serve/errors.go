@@ -15,6 +15,7 @@ const (
 	CodeForbidden        = "forbidden"          // 403: a path outside the roots, a URL, a non-regular file
 	CodeNotFound         = "not_found"          // 404: no such video under any root, or no such endpoint
 	CodeMethod           = "method_not_allowed" // 405
+	CodeTimeout          = "request_timeout"    // 408: the body did not arrive in time
 	CodeTooLarge         = "request_too_large"  // 413: the request body is over the limit
 	CodeUnplannable      = "unplannable"        // 422: the configuration cannot be built for this video
 	CodeResponseTooLarge = "response_too_large" // 422: the object would exceed the response limit

@@ -1,11 +1,13 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -586,4 +588,65 @@ func TestObjectFromStored(t *testing.T) {
 	if _, err := fromStored("k", other); err == nil {
 		t.Fatal("accepted a safetensors file without frames")
 	}
+}
+
+// TestSlowClients: a header or a body that does not arrive in time, and a client that does not read
+// its response, are cut off and release their slot; the server goes on.
+func TestSlowClients(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	s, url := start(t, Config{Roots: []string{testVideos(t)}, HeaderTimeout: limit, BodyTimeout: limit, WriteTimeout: limit})
+	addr := strings.TrimPrefix(url, "http://")
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	// A header that never ends: the connection is closed.
+	c := dial()
+	c.Write([]byte("POST /v1/frames HTTP/1.1\r\nHost: x\r\n"))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	t0 := time.Now()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			if isTimeout(err) {
+				t.Fatal("a stalled header kept the connection open for 5 s")
+			}
+			break
+		}
+	}
+	c.Close()
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Fatalf("closed after %v", d)
+	}
+	// A body that stops short: 408 with a JSON error.
+	c = dial()
+	c.Write([]byte("POST /v1/frames HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"video\":"))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	c.Close()
+	if e := (resp{status: res.StatusCode, body: b}).errBody(t); res.StatusCode != http.StatusRequestTimeout || e.Code != CodeTimeout {
+		t.Fatalf("stalled body: %d %s", res.StatusCode, b)
+	}
+	// A client that asks for 15 MiB and reads none of it: the write deadline ends the response and
+	// the slot is free again while the connection is still open.
+	c = dial()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetReadBuffer(4096)
+	}
+	body := mustJSON(t, Request{Video: "nasa_13013.mp4", Policy: "uniform", Frames: 40})
+	fmt.Fprintf(c, "POST /v1/frames HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	waitFor(t, "the response to start", func() bool { return s.Stats().BytesSent > 0 })
+	waitFor(t, "the unread response to be cut off", func() bool { return s.Stats().Inflight == 0 })
+	c.Close()
+	if st := s.Stats(); st.BytesSent >= 15<<20 {
+		t.Fatalf("the whole response went out to a client that read nothing: %+v", st)
+	}
+	mustHealthy(t, url)
 }

@@ -35,10 +35,12 @@ const (
 	DefaultWindow           = 25 * time.Millisecond
 	// descriptions of videos kept (sha256 + index scan), by file version and stream options
 	videoEntries = 4096
-	// time a client gets to send its body, and the write-time allowance of a response
-	bodyTimeout  = 30 * time.Second
-	writeBase    = 30 * time.Second
-	writeMinRate = 4 << 20 // bytes per second a client must at least read
+	// Slow clients: the header and the body must arrive in time, and a response is written under a
+	// deadline of DefaultWriteTimeout plus one second per writeMinRate bytes.
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 30 * time.Second
+	DefaultWriteTimeout  = 30 * time.Second
+	writeMinRate         = 4 << 20 // bytes per second a client must at least read
 )
 
 // Config configures a Server. Zero limits are the defaults above.
@@ -56,6 +58,8 @@ type Config struct {
 	Store            *cache.Store  // optional content-addressed cache: read first, written after a build
 	Worker           *worker.Limits
 	Log              io.Writer // server errors and panics; nil: discarded
+	// Slow-client timeouts (zero: the defaults above).
+	HeaderTimeout, BodyTimeout, WriteTimeout time.Duration
 }
 
 // Server is the HTTP API over the engine. It is an http.Handler; Serve runs it on a listener.
@@ -128,6 +132,14 @@ func New(cfg Config) (*Server, error) {
 	def(&cfg.MaxBodyBytes, DefaultMaxBodyBytes)
 	def(&cfg.MaxResponseBytes, DefaultMaxResponseBytes)
 	def(&cfg.LRUBytes, DefaultLRUBytes)
+	for _, d := range []struct {
+		v *time.Duration
+		d time.Duration
+	}{{&cfg.HeaderTimeout, DefaultHeaderTimeout}, {&cfg.BodyTimeout, DefaultBodyTimeout}, {&cfg.WriteTimeout, DefaultWriteTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.d
+		}
+	}
 	switch {
 	case cfg.MaxInflight < 0 || cfg.MaxFrames < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxResponseBytes < 0:
 		return nil, errors.New("limits must not be negative")
@@ -169,7 +181,7 @@ func (s *Server) Close() error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second, // slow-loris: the header must arrive in time
+		ReadHeaderTimeout: s.cfg.HeaderTimeout, // slow-loris: the header must arrive in time
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          s.log,
@@ -317,20 +329,28 @@ func (s *Server) acquire() (func(), error) {
 
 // readSpec reads and validates a JSON request body within the size and time limits.
 func (s *Server) readSpec(w http.ResponseWriter, r *http.Request) (*spec, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	if r.ContentLength > s.cfg.MaxBodyBytes {
+		w.Header().Set("Connection", "close")
 		return nil, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "the body (%d bytes) is over the limit of %d bytes", r.ContentLength, s.cfg.MaxBodyBytes)
 	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
+		// The deadline stays: net/http would otherwise wait for the rest of the body before it
+		// answers, to keep the connection. This one closes after the error.
+		w.Header().Set("Connection", "close")
 		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
+		var ne net.Error
+		switch {
+		case errors.As(err, &mb):
 			return nil, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "the body is over the limit of %d bytes", s.cfg.MaxBodyBytes)
+		case errors.As(err, &ne) && ne.Timeout():
+			return nil, apiErr(http.StatusRequestTimeout, CodeTimeout, "the body did not arrive within %v", s.cfg.BodyTimeout)
 		}
 		return nil, badRequest("reading the body: %v", err)
 	}
+	_ = rc.SetReadDeadline(time.Time{})
 	req, err := DecodeRequest(body)
 	if err != nil {
 		return nil, err
@@ -632,7 +652,7 @@ func (s *Server) send(w http.ResponseWriter, o *object, format, served, config s
 	h.Set("X-Framesweep-Source-Sha256", o.Meta["source_sha256"])
 	h.Set("X-Framesweep-Pipeline", o.Meta["pipeline"])
 	h.Set("X-Framesweep-Served", served)
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeBase + time.Duration(n/writeMinRate)*time.Second))
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout + time.Duration(n/writeMinRate)*time.Second))
 	w.WriteHeader(http.StatusOK)
 	for _, p := range parts {
 		if _, err := w.Write(p); err != nil {
