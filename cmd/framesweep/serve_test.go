@@ -204,6 +204,31 @@ func TestServeBinary(t *testing.T) {
 	}
 	t.Run("python", func(t *testing.T) { servePython(t, bin, videos) })
 	t.Run("load", func(t *testing.T) { serveLoad(t, bin, videos) })
+	t.Run("worker+cache", func(t *testing.T) { serveWorkerCache(t, bin, videos) })
+}
+
+// serveWorkerCache: with --worker (decoding in supervised child processes) and --cache, the served
+// object is extract's, and it lands in the cache where extract then finds it (and skips it).
+func serveWorkerCache(t *testing.T, bin, videos string) {
+	dir := t.TempDir()
+	p := startServe(t, bin, "--root", videos, "--worker", "--cache", dir)
+	r := serve.Request{Video: "nasa_13013.mp4", Preset: "lmms-eval", Frames: 8, Resolution: "64x48", Pipeline: "cached"}
+	body, _ := json.Marshal(r)
+	res, err := http.Post(p.url+"/v1/frames", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	want := extractOne(t, filepath.Join(videos, r.Video), r)
+	if sum := sha256.Sum256(b); res.StatusCode != 200 || hex.EncodeToString(sum[:]) != want.ObjectSHA256 || res.Header.Get("X-Framesweep-Key") != want.Key {
+		t.Fatalf("--worker: %d %s, not extract's object %+v", res.StatusCode, res.Header.Get("X-Framesweep-Key"), want)
+	}
+	grid := exWriteGrid(t, "frames: [8]\npresets: [lmms-eval]\nresolutions: [\"64x48\"]\npipelines: [cached]\n")
+	code, sum, errs := exRun(t, "--grid", grid, "--out", dir, "--videos", filepath.Join(videos, r.Video))
+	if code != 0 || sum.ObjectsSkipped != 1 || sum.ObjectsWritten != 0 {
+		t.Fatalf("extract into the server's cache: exit %d %+v %s", code, sum, errs)
+	}
 }
 
 func needPython(t *testing.T, modules ...string) string {
