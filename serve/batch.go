@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/pipeline"
 )
 
@@ -49,13 +50,21 @@ type building struct {
 	f *future
 }
 
+// buildKey names a build in progress: the content key and the damage policy (the key does not hold
+// it, but a build under "fail" refuses what one under "keep" delivers).
+type buildKey struct {
+	Key       string
+	OnDamaged decode.DamagePolicy
+}
+
 // build returns job's object from a decoding pass shared with concurrent requests for the same
 // video; shared is true when another request had already started building the same key.
 func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pipeline.Job) (obj *object, shared bool, err error) {
 	s.mu.Lock()
 	var b *batch
 	var f *future
-	if e, ok := s.building[job.Key]; ok {
+	bk := buildKey{job.Key, k.OnDamaged}
+	if e, ok := s.building[bk]; ok {
 		b, f, shared = e.b, e.f, true
 	} else {
 		b = s.open[k]
@@ -68,7 +77,7 @@ func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pi
 		f = &future{done: make(chan struct{})}
 		b.jobs = append(b.jobs, job)
 		b.futs[job.Key] = f
-		s.building[job.Key] = building{b, f}
+		s.building[bk] = building{b, f}
 		if len(b.jobs) >= s.cfg.MaxInflight && b.timer.Stop() {
 			go s.run(b) // nobody else can join with a job: start now
 		}
@@ -106,8 +115,8 @@ func (s *Server) forget(b *batch) {
 		delete(s.open, b.key)
 	}
 	for key, f := range b.futs {
-		if e := s.building[key]; e.f == f {
-			delete(s.building, key)
+		if bk := (buildKey{key, b.key.OnDamaged}); s.building[bk].f == f {
+			delete(s.building, bk)
 		}
 	}
 }
@@ -135,7 +144,7 @@ func (s *Server) run(b *batch) {
 		s.mu.Lock()
 		b.state = batchDone
 		for key, f := range b.futs {
-			s.settleLocked(key, f, nil, fatal)
+			s.settleLocked(b, key, f, nil, fatal)
 		}
 		s.forget(b)
 		s.mu.Unlock()
@@ -184,11 +193,11 @@ func (s *Server) settle(b *batch, key string, o *object, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f := b.futs[key]; f != nil {
-		s.settleLocked(key, f, o, err)
+		s.settleLocked(b, key, f, o, err)
 	}
 }
 
-func (s *Server) settleLocked(key string, f *future, o *object, err error) {
+func (s *Server) settleLocked(b *batch, key string, f *future, o *object, err error) {
 	select {
 	case <-f.done:
 		return
@@ -199,8 +208,8 @@ func (s *Server) settleLocked(key string, f *future, o *object, err error) {
 	}
 	f.obj, f.err = o, err
 	close(f.done)
-	if e := s.building[key]; e.f == f {
-		delete(s.building, key) // the LRU (or the store) has it now, or the next request retries
+	if bk := (buildKey{key, b.key.OnDamaged}); s.building[bk].f == f {
+		delete(s.building, bk) // the LRU (or the store) has it now, or the next request retries
 	}
 }
 

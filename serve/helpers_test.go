@@ -68,7 +68,7 @@ func (r resp) errBody(t testing.TB) errorBody {
 	t.Helper()
 	var e errorBody
 	if err := json.Unmarshal(r.body, &e); err != nil {
-		t.Fatalf("status %d: the error body is not JSON: %v: %q", r.status, err, r.body)
+		t.Fatalf("status %d: the error body is not JSON: %v: %.300q", r.status, err, r.body)
 	}
 	if e.Status != r.status || e.Code == "" || e.Error == "" {
 		t.Fatalf("status %d: error body %+v", r.status, e)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -649,4 +651,67 @@ func TestSlowClients(t *testing.T) {
 		t.Fatalf("the whole response went out to a client that read nothing: %+v", st)
 	}
 	mustHealthy(t, url)
+}
+
+// TestDamagedFrames: a frame the decoder concealed fails a request under on_damaged fail (422, the
+// default), is delivered and listed under keep, and an object built under keep is never handed to a
+// later "fail" request from the LRU.
+func TestDamagedFrames(t *testing.T) {
+	ffmpeg, ffprobe := testenv.Need(t, "ffmpeg"), testenv.Need(t, "ffprobe")
+	root := t.TempDir()
+	clean := filepath.Join(root, "clean.mp4")
+	if out, err := exec.Command(ffmpeg, "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2", "-c:v", "libx264",
+		"-g", "25", "-bf", "2", "-pix_fmt", "yuv420p", clean).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v %s", err, out)
+	}
+	out, err := exec.Command(ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size", "-of", "csv=p=0", clean).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile(clean)
+	lines := strings.Fields(string(out))
+	damaged := filepath.Join(root, "damaged.mp4")
+	found := false
+	for _, k := range []int{8, 3, 17, 30, 13, 40} { // P/B packets: flip one byte until FFmpeg conceals something
+		var size, pos int64
+		fmt.Sscanf(lines[k], "%d,%d", &size, &pos) // ffprobe's order: size, pos
+		b := bytes.Clone(src)
+		b[pos+size/2] ^= 0xff
+		os.WriteFile(damaged, b, 0o644)
+		v, err := decode.Open(damaged, decode.Options{OnDamaged: decode.DamagedKeep})
+		if err != nil {
+			continue
+		}
+		all := make([]int, v.NumFrames())
+		for i := range all {
+			all[i] = i
+		}
+		st, err := v.Read(all, func(*decode.Frame) error { return nil })
+		v.Close()
+		if err == nil && len(st.Damaged) > 0 {
+			found = true
+			break
+		}
+	}
+	if !found {
+		t.Fatal("no flipped byte made FFmpeg conceal anything")
+	}
+	_, url := start(t, Config{Roots: []string{root}, Window: -1})
+	req := Request{Video: "damaged.mp4", Policy: "uniform", Frames: 50, Resolution: "32x32"}
+	fail := func() {
+		t.Helper()
+		r := post(t, url, "/v1/frames", req)
+		if e := r.errBody(t); r.status != http.StatusUnprocessableEntity || e.Code != CodeBadVideo || !strings.Contains(e.Error, "damaged") {
+			t.Fatalf("on_damaged fail: %d %s", r.status, r.body)
+		}
+	}
+	fail()
+	keep := req
+	keep.OnDamaged = "keep"
+	_, meta := framesOf(t, post(t, url, "/v1/frames", keep))
+	if meta["damaged"] == "[]" || meta["damaged"] == "" {
+		t.Fatalf("keep: damaged %q", meta["damaged"])
+	}
+	fail() // the keep object is in the LRU now, under the same content key
+	framesOf(t, post(t, url, "/v1/frames", Request{Video: "clean.mp4", Policy: "uniform", Frames: 50, Resolution: "32x32"}))
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
@@ -78,7 +79,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	open     map[passKey]*batch
-	building map[string]building
+	building map[buildKey]building
 
 	stats counters
 }
@@ -147,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("the token must not contain white space")
 	}
 	s := &Server{cfg: cfg, roots: rs, window: cfg.Window, sem: make(chan struct{}, cfg.MaxInflight),
-		videos: newVideos(cfg.Worker, videoEntries), open: map[passKey]*batch{}, building: map[string]building{}}
+		videos: newVideos(cfg.Worker, videoEntries), open: map[passKey]*batch{}, building: map[buildKey]building{}}
 	switch {
 	case s.window == 0:
 		s.window = DefaultWindow
@@ -586,7 +587,10 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 
 // object returns j's object: from the LRU, the store, or a (shared) decoding pass.
 func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pipeline.Job) (*object, string, error) {
-	if o, ok := s.objects.get(j.Key); ok {
+	// An object built under on_damaged keep with damaged frames is not what a "fail" request gets
+	// (extract under fail refuses those frames): such a request builds, and fails, afresh.
+	usable := func(o *object) bool { return k.OnDamaged == decode.DamagedKeep || o.Meta["damaged"] == "[]" }
+	if o, ok := s.objects.get(j.Key); ok && usable(o) {
 		s.stats.lruHits.Add(1)
 		return o, "lru", nil
 	}
@@ -597,13 +601,15 @@ func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pip
 			if err == nil {
 				o, err = fromStored(j.Key, b)
 			}
-			if err == nil {
+			switch {
+			case err == nil && usable(o):
 				s.stats.storeHits.Add(1)
 				s.objects.put(j.Key, o)
 				return o, "store", nil
+			case err != nil:
+				s.stats.storeErrors.Add(1)
+				s.logf("cache: %s: %v (building it again)", j.Key, err)
 			}
-			s.stats.storeErrors.Add(1)
-			s.logf("cache: %s: %v (building it again)", j.Key, err)
 		} else if !errors.Is(err, cache.ErrNotFound) && !errors.Is(err, cache.ErrCorrupt) {
 			s.stats.storeErrors.Add(1)
 			s.logf("cache: %s: %v (building it)", j.Key, err)
