@@ -11,7 +11,7 @@ APT_PKGS=(
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libavfilter-dev libavdevice-dev libswresample-dev
   libopencv-dev
   nlohmann-json3-dev libstb-dev
-  python3-numpy python3-pil python3-av python3-opencv
+  python3-numpy python3-pil python3-av python3-opencv python3-pip python3-setuptools
   chromium
   time
 )

@@ -30,6 +30,7 @@ var commands = map[string]command{
 	// model inputs (cache/)
 	"extract": {"decode each video once and write every grid config's input tensors to a cache", runExtract},
 	"verify":  {"re-hash every object of a cache; list corrupt or missing ones", runVerify},
+	"serve":   {"HTTP API: exact frames of any grid configuration for other tools (docs/serve.md)", runServe},
 
 	// model runtimes (llm/)
 	"ask":       {"ask one multiple-choice question about a video (or text-only) through a model runtime", runAsk},

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/serve"
+)
+
+// serveReady is the one JSON line `serve` prints on stdout once it listens.
+type serveReady struct {
+	URL   string   `json:"url"`
+	Roots []string `json:"roots"`
+	Cache string   `json:"cache,omitempty"`
+	Token bool     `json:"token"`
+}
+
+// runServe: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F]
+// [--max-inflight N] [--cache CACHE] [limits] — the HTTP API of serve/ (docs/serve.md).
+func runServe(args []string, stdout, stderr io.Writer) int {
+	const name = "serve"
+	fs := newFlags(name, stderr)
+	var roots stringsFlag
+	addr := fs.String("addr", serve.DefaultAddr, "listen address (loopback by default; any other needs --token-file)")
+	fs.Var(&roots, "root", "directory the videos are named under (repeatable; at least one)")
+	tokenFile := fs.String("token-file", "", "file holding the bearer token every request must send (Authorization: Bearer <token>)")
+	maxInflight := fs.Int("max-inflight", serve.DefaultMaxInflight, "requests served at once; one more gets 503 with Retry-After")
+	cacheLoc := fs.String("cache", "", "content-addressed cache to read objects from and write built ones to (as extract --out)")
+	maxRespMB := fs.Int64("max-response-mb", serve.DefaultMaxResponseBytes>>20, "largest object served (MiB), checked from the plan before decoding")
+	maxFrames := fs.Int("max-frames", serve.DefaultMaxFrames, "most frames (plan positions) in one object")
+	lruMB := fs.Int64("lru-mb", serve.DefaultLRUBytes>>20, "recent objects kept in memory (MiB; 0 = none)")
+	window := fs.Duration("share-window", serve.DefaultWindow, "how long a decoding pass waits for more requests of the same video (0 = none)")
+	isolate := fs.Bool("worker", false, "decode in supervised child processes (a crash or hang fails that request only)")
+	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
+	wMemMB := fs.Int64("worker-memory-mb", 8192, "with --worker: resident memory limit of each decoding process (MiB, 0 = none)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F] [--max-inflight N] [--cache CACHE]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagParseStatus(err)
+	}
+	switch {
+	case len(pos) > 0:
+		return usageErr(stderr, name, "unexpected arguments %q (videos are named by requests, under --root)", pos)
+	case len(roots) == 0:
+		return usageErr(stderr, name, "--root DIR is required (requests name videos under it)")
+	case *maxInflight < 1:
+		return usageErr(stderr, name, "--max-inflight must be ≥ 1")
+	case *maxRespMB < 1 || *maxFrames < 1 || *lruMB < 0:
+		return usageErr(stderr, name, "--max-response-mb and --max-frames must be ≥ 1, --lru-mb ≥ 0")
+	case *window < 0 || *wTimeout < 0 || *wMemMB < 0:
+		return usageErr(stderr, name, "--share-window, --worker-timeout and --worker-memory-mb must be ≥ 0")
+	}
+	cfg := serve.Config{Roots: roots, MaxInflight: *maxInflight, MaxResponseBytes: *maxRespMB << 20, MaxFrames: *maxFrames,
+		LRUBytes: *lruMB << 20, Window: *window, Log: stderr}
+	if *lruMB == 0 {
+		cfg.LRUBytes = -1
+	}
+	if *window == 0 {
+		cfg.Window = -1
+	}
+	if *isolate {
+		cfg.Worker = &worker.Limits{Timeout: *wTimeout, Memory: *wMemMB << 20}
+	}
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return failErr(stderr, name, err)
+		}
+		tok := strings.TrimSpace(string(b))
+		switch {
+		case tok == "":
+			return failErr(stderr, name, fmt.Errorf("%s: the token file is empty", *tokenFile))
+		case len(tok) > 4096 || strings.ContainsAny(tok, " \t\r\n"):
+			return failErr(stderr, name, fmt.Errorf("%s: the token must be one word of at most 4096 bytes", *tokenFile))
+		}
+		cfg.Token = tok
+	}
+	if !loopback(*addr) && cfg.Token == "" {
+		return usageErr(stderr, name, "--addr %s is not a loopback address: give --token-file so that only holders of the token are served", *addr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *cacheLoc != "" {
+		if cfg.Store, err = cache.Open(ctx, *cacheLoc); err != nil {
+			return failErr(stderr, name, err)
+		}
+		defer cfg.Store.Close()
+	}
+	s, err := serve.New(cfg)
+	if err != nil {
+		return failErr(stderr, name, err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return failErr(stderr, name, err)
+	}
+	url := "http://" + ln.Addr().String()
+	b, _ := json.Marshal(serveReady{URL: url, Roots: roots, Cache: *cacheLoc, Token: cfg.Token != ""})
+	fmt.Fprintf(stdout, "%s\n", b)
+	fmt.Fprintf(stderr, "framesweep serve: listening on %s (%d root(s)); Ctrl-C stops\n", url, len(roots))
+	if err := s.Serve(ctx, ln, 10*time.Second); err != nil {
+		return failErr(stderr, name, err)
+	}
+	return exitOK
+}
+
+// loopback reports whether addr (host:port) listens on a loopback address only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,59 @@
+"""A stand-in OpenAI-compatible /v1/chat/completions server for the adapter tests: it decodes every
+image it is sent with Pillow (an independent PNG decoder) and answers with what it received (image
+count, sha256 of the RGB bytes in order, the texts), so the test can check that the frames a model
+would see are framesweep's, byte for byte. The real openai runtime path is tested against ollama in
+llm/openai."""
+
+import base64
+import hashlib
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from PIL import Image
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def do_POST(self):
+        if self.path != "/v1/chat/completions":
+            self.send_error(404)
+            return
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        h = hashlib.sha256()
+        images, texts, order = 0, [], []
+        for part in body["messages"][0]["content"]:
+            if part["type"] == "text":
+                texts.append(part["text"])
+                order.append("text")
+            else:
+                url = part["image_url"]["url"]
+                head, b64 = url.split(",", 1)
+                img = Image.open(io.BytesIO(base64.b64decode(b64)))
+                img.load()
+                if head == "data:image/png;base64":
+                    assert img.format == "PNG" and img.mode == "RGB", (img.format, img.mode)
+                h.update(img.convert("RGB").tobytes())
+                images += 1
+                order.append("image")
+        self.server.requests.append(body)
+        answer = {"images": images, "sha256": h.hexdigest(), "texts": texts, "order": order,
+                  "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"), "stop": body.get("stop")}
+        out = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
+                          "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(answer)}, "finish_reason": "stop"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+
+def start():
+    """Serve on 127.0.0.1 (an ephemeral port) in a thread; returns (server, api_base)."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    srv.requests = []
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, "http://127.0.0.1:%d/v1" % srv.server_address[1]
