@@ -192,6 +192,7 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	af.register(fs)
 	asJSON := fs.Bool("json", false, "print the cascade as JSON")
 	offline := fs.String("offline", "", "with an online cascade RUN: a full sweep RUN of the same items to replay the cascade on and compare with")
+	htmlOut := fs.String("html", "", "with --offline: write the comparison as a self-contained HTML report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep cascade RUN_DIR|RECORDS.jsonl... --budgets 16,32,64,128 [--folds K] [--json]\n       framesweep cascade ONLINE_RUN [--offline FULL_RUN] [--json]")
 		fs.PrintDefaults()
@@ -214,10 +215,13 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if oc, err := audit.Online(recs); err != nil {
 		return failErr(stderr, "cascade", err)
 	} else if oc != nil {
-		return onlineCascade(oc, recs, *offline, pos, *asJSON, stdout, stderr)
+		if *htmlOut != "" && *offline == "" {
+			return usageErr(stderr, "cascade", "--html needs --offline FULL_RUN")
+		}
+		return onlineCascade(oc, recs, *offline, *htmlOut, pos, *asJSON, stdout, stderr)
 	}
-	if *offline != "" {
-		return usageErr(stderr, "cascade", "--offline compares an online cascade RUN; %s holds a full sweep", strings.Join(pos, ","))
+	if *offline != "" || *htmlOut != "" {
+		return usageErr(stderr, "cascade", "--offline/--html compare an online cascade RUN; %s holds a full sweep", strings.Join(pos, ","))
 	}
 	c, why, err := audit.Cascade(recs, opt)
 	if err != nil {
@@ -264,7 +268,7 @@ type onlineReport struct {
 	LatencySaving *float64             `json:"latency_saving,omitempty"`         // % below the fixed top budget's answer latency
 }
 
-func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
+func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
 	rep := onlineReport{Online: oc}
 	if offline != "" {
 		full, err := audit.ReadPaths([]string{offline})
@@ -313,9 +317,23 @@ func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline string,
 			rep.LatencySaving = &v
 		}
 	}
+	if htmlOut != "" {
+		var buf bytes.Buffer
+		cmp := &report.Comparison{Online: oc, Offline: rep.Offline, Agree: *rep.Agree, Disagree: rep.Disagree,
+			FramesSaving: rep.FramesSaving, LatencySaving: rep.LatencySaving, Sources: append(append([]string{}, pos...), offline)}
+		if err := report.CascadeHTML(&buf, cmp); err != nil {
+			return failErr(stderr, "cascade", err)
+		}
+		if err := os.WriteFile(htmlOut, buf.Bytes(), 0o644); err != nil {
+			return failErr(stderr, "cascade", err)
+		}
+	}
 	if asJSON {
 		if err := writeJSON(stdout, rep); err != nil {
 			return failErr(stderr, "cascade", err)
+		}
+		if len(rep.Disagree) > 0 {
+			return exitError
 		}
 		return exitOK
 	}

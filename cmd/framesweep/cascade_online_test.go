@@ -42,13 +42,17 @@ func TestSweepCascadeCLI(t *testing.T) {
 	if err := json.Unmarshal(out, &sum); err != nil || sum.Cascade.Final != 9 || !strings.Contains(sum.Cascade.From, full) {
 		t.Fatalf("summary %s: %v", out, err)
 	}
-	out, err = exec.Command(bin, "cascade", online, "--offline", full, "--json").Output()
+	page := filepath.Join(dir, "cascade.html")
+	out, err = exec.Command(bin, "cascade", online, "--offline", full, "--json", "--html", page).Output()
 	if err != nil {
 		t.Fatalf("cascade --offline: %v\n%s", err, out)
 	}
 	var rep onlineReport
 	if err := json.Unmarshal(out, &rep); err != nil || rep.Agree == nil || *rep.Agree != 9 || len(rep.Disagree) != 0 || rep.FixedTop == nil || rep.FramesSaving == nil {
 		t.Fatalf("comparison %s: %v", out, err)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "Against each fixed budget") || !strings.Contains(string(b), "f8-nested-64x48-raw") || strings.Contains(string(b), "src=\"http") || strings.Contains(string(b), "href=\"http") {
+		t.Fatalf("cascade report: %v", err)
 	}
 	for _, c := range []struct {
 		args []string
