@@ -40,7 +40,13 @@ func OpenVideo(ctx context.Context, path string, o Options) (Video, Source, erro
 		return v, nil, err
 	}
 	v.Info = info
-	return v, &workerSource{ctx: ctx, r: r, path: path, opts: opts, info: info}, nil
+	return v, WorkerSource(ctx, r, path, opts, info), nil
+}
+
+// WorkerSource is a Source that decodes path in a supervised `framesweep worker` child process per
+// Read (r's limits), for a video whose Info a worker's probe gave.
+func WorkerSource(ctx context.Context, r *worker.Runner, path string, opts decode.Options, info decode.Info) Source {
+	return &workerSource{ctx: ctx, r: r, path: path, opts: opts, info: info}
 }
 
 // workerSource decodes in a child process per Read.

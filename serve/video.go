@@ -181,7 +181,7 @@ func videoErr(err error) error {
 func (vs *videos) open(ctx context.Context, k passKey, v pipeline.Video) (pipeline.Source, error) {
 	opts := k.decodeOptions()
 	if vs.worker != nil {
-		return &workerSource{ctx: ctx, r: &worker.Runner{Limits: *vs.worker}, path: k.Path, opts: opts, info: v.Info}, nil
+		return pipeline.WorkerSource(ctx, &worker.Runner{Limits: *vs.worker}, k.Path, opts, v.Info), nil
 	}
 	d, err := decode.Open(k.Path, opts)
 	if err != nil {
@@ -194,19 +194,4 @@ func (vs *videos) open(ctx context.Context, k passKey, v pipeline.Video) (pipeli
 		return nil, changed(k.Path)
 	}
 	return d, nil
-}
-
-// workerSource decodes in a supervised child process per Read (pipeline's own is unexported).
-type workerSource struct {
-	ctx  context.Context
-	r    *worker.Runner
-	path string
-	opts decode.Options
-	info decode.Info
-}
-
-func (w *workerSource) Info() decode.Info { return w.info }
-func (w *workerSource) Close() error      { return nil }
-func (w *workerSource) Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error) {
-	return w.r.Read(w.ctx, w.path, indices, w.opts, fn)
 }

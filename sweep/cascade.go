@@ -242,15 +242,8 @@ func (s *session) cascadeVideo(ctx context.Context, g *group) (vs VideoSummary, 
 	if g.err != nil {
 		return vs, failFrom(active, state(active[0]).next, nil, g.err)
 	}
-	pctx, cancel := context.WithCancel(ctx)
+	pctx, cancel := s.passContext(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-s.stop:
-			cancel()
-		case <-pctx.Done():
-		}
-	}()
 	v, src, err := pipeline.OpenVideo(pctx, g.path, s.o.Input)
 	if err != nil {
 		return vs, failFrom(active, state(active[0]).next, &v, err)

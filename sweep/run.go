@@ -561,17 +561,8 @@ func (s *session) visual(ctx context.Context, g *group, configs []sampler.Config
 		fail(all, nil, g.err)
 		return nil
 	}
-	// Pass cancellation: a stop ends decoding (what is decoded and written is kept; the rest is
-	// left to --resume).
-	pctx, cancel := context.WithCancel(ctx)
+	pctx, cancel := s.passContext(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-s.stop:
-			cancel()
-		case <-pctx.Done():
-		}
-	}()
 	v, src, err := pipeline.OpenVideo(pctx, g.path, s.o.Input)
 	if err != nil {
 		fail(all, &v, err)
@@ -926,4 +917,18 @@ func (s *session) dropScratch(ctx context.Context, keys []string) {
 			s.o.Log.Warn("scratch input not removed", "key", k, "err", err)
 		}
 	}
+}
+
+// passContext is ctx, also cancelled by a stop: a stop ends decoding (what is decoded and written is
+// kept; the rest is left to --resume).
+func (s *session) passContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	pctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-pctx.Done():
+		}
+	}()
+	return pctx, cancel
 }
