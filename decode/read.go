@@ -394,6 +394,9 @@ func (r *reader) openDecoder() error {
 	}
 	cp := v.stream().CodecParameters()
 	codec := astiav.FindDecoder(cp.CodecID())
+	if v.hw.Device != "" {
+		codec = hwDecoder(cp.CodecID(), v.hwType) // the decoder setupHW checked
+	}
 	if codec == nil {
 		return wrap(v.path, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
 	}

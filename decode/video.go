@@ -545,7 +545,7 @@ func (v *Video) setupHW() {
 			reasons = append(reasons, string(dev)+": device type not built into this FFmpeg")
 			continue
 		}
-		if hwPixFmt(astiav.FindDecoder(cp.CodecID()), typ) == astiav.PixelFormatNone {
+		if hwPixFmt(hwDecoder(cp.CodecID(), typ), typ) == astiav.PixelFormatNone {
 			reasons = append(reasons, fmt.Sprintf("%s: the %s decoder has no %s hardware config", dev, codecName(cp.CodecID()), dev))
 			continue
 		}
@@ -571,6 +571,20 @@ func releaseHWDevice(hdc *astiav.HardwareDeviceContext) {
 	}
 	cc.SetHardwareDeviceContext(hdc)
 	cc.Free()
+}
+
+// hwDecoder is the decoder to use with a hardware device: the default one when it has a config for
+// the device, else FFmpeg's native decoder of that name (Debian's FFmpeg prefers libdav1d for AV1,
+// which has no hardware configs; the native "av1" decoder has the NVDEC/VA-API ones).
+func hwDecoder(id astiav.CodecID, typ astiav.HardwareDeviceType) *astiav.Codec {
+	c := astiav.FindDecoder(id)
+	if hwPixFmt(c, typ) != astiav.PixelFormatNone {
+		return c
+	}
+	if n := astiav.FindDecoderByName(codecName(id)); n != nil && hwPixFmt(n, typ) != astiav.PixelFormatNone {
+		return n
+	}
+	return c
 }
 
 func hwPixFmt(c *astiav.Codec, typ astiav.HardwareDeviceType) astiav.PixelFormat {

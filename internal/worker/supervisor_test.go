@@ -177,8 +177,9 @@ func TestParentCancel(t *testing.T) {
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {
 	t.Parallel()
-	// Long enough for the worker to start its child on a loaded machine.
-	r := testRunner(t, Limits{Timeout: 3 * time.Second})
+	// Long enough for the worker to start its child on a loaded machine (3 s was not, once, while
+	// make test ran every package at once on 2 cores).
+	r := testRunner(t, Limits{Timeout: 10 * time.Second})
 	var pid int
 	err := r.run(context.Background(), &Request{Op: "spawn"}, func(h *header, _ []byte) error {
 		_, err := fmt.Sscanf(string(h.Info), "%d", &pid)
