@@ -47,11 +47,11 @@ SPEC="llamacpp:model=$OUT/model/tiny-llama.gguf,mmproj=$OUT/model/tiny-mmproj.gg
 step "sweep (the main job): every item of examples/items.jsonl under every config of examples/sweep-grid.yaml"
 echo "   (text-only + 2 budgets × 2 resolutions × raw/cached; the TINY TEST MODEL's answers are NOISE:"
 echo "    the run shows the machinery — decode once, exact inputs, resumable records — not a model's skill)"
-"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" \
+"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" --template videomme \
   --cache "$OUT/cache" --jobs 2 --log-format json > "$OUT/sweep.json"
 py 'import json; d=json.load(open("'"$OUT"'/sweep.json")); print({k: d[k] for k in ("items","configs","pairs","pairs_done","pairs_failed","frames_decoded","frames_union","inputs_built","inputs_cached","runtime_seconds","seconds")})'
 step "sweep --resume: every pair is recorded, nothing is decoded or asked again"
-"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" \
+"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" --template videomme \
   --cache "$OUT/cache" --resume --log-format json > "$OUT/resume.json"
 py 'import json; d=json.load(open("'"$OUT"'/resume.json")); print({k: d[k] for k in ("pairs","pairs_recorded","pairs_done","frames_decoded")})'
 
