@@ -25,7 +25,7 @@ import (
 )
 
 const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume] [--jobs N]
-                        [--cache CACHE] [--template NAME] [--limit N] [--shard i/N] [--log-format text|json]
+                        [--cache CACHE] [--template NAME] [--limit N] [--shard i/N|env] [--log-format text|json]
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
                         [--max-tokens N] [--temperature T] [--seed S]`
 
@@ -42,7 +42,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	cacheLoc := fs.String("cache", "", "content-addressed input store (a directory or blob URL) read and written; default: the run's scratch store")
 	template := fs.String("template", llm.TemplateGeneric, "prompt template and answer parser for items that name none: "+strings.Join(llm.TemplateIDs, " "))
 	limit := fs.Int("limit", 0, "the first N items only (0 = all)")
-	shard := fs.String("shard", "", "i/N: only the videos of shard i of N (by content digest)")
+	shardSpec := fs.String("shard", "", shardFlagHelp)
 	logFormat := fs.String("log-format", "text", "log lines on stderr: text | json")
 	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
 	stream := addStreamFlag(fs)
@@ -76,10 +76,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	o := sweep.Options{GridPath: *gridPath, Template: *template, Out: *out, Resume: *resume, Jobs: *jobs, Limit: *limit,
 		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *seed, Command: append([]string{"framesweep", name}, args...)}
-	if *shard != "" {
-		if o.Shard, err = sweep.ParseShard(*shard); err != nil {
-			return usageErr(stderr, name, "--shard: %v", err)
-		}
+	if o.Shard, err = parseShard(*shardSpec); err != nil {
+		return usageErr(stderr, name, "--shard: %v", err)
 	}
 	o.Input.Kernel, o.Input.NoAutorotate = *kernel, *noRot
 	if o.Input.Stream, err = stream.get(); err != nil {
