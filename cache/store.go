@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"strings"
-
 )
 
 // MaxObjectBytes caps what a read loads (a 256-frame 448×448 float32 object is ~0.6 GB).
