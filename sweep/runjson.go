@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -143,11 +144,7 @@ func libraryWarnings(prev, cur map[string]string) []string {
 	return out
 }
 
-func readRunInfo(path string) (*RunInfo, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+func parseRunInfo(b []byte, path string) (*RunInfo, error) {
 	var ri RunInfo
 	if err := json.Unmarshal(b, &ri); err != nil {
 		return nil, fmt.Errorf("%s: not a run.json: %v", path, err)
@@ -155,13 +152,14 @@ func readRunInfo(path string) (*RunInfo, error) {
 	return &ri, nil
 }
 
-// writeRunInfo publishes run.json atomically (temp file, fsync, rename, fsync of the directory).
-func writeRunInfo(dir string, ri *RunInfo) error {
+// writeRunInfo publishes run.json whole: in a directory atomically (temp file, fsync, rename, fsync
+// of the directory), on an object store as one PUT (create: only if the RUN has none yet).
+func writeRunInfo(ctx context.Context, rs runStore, ri *RunInfo, create bool) error {
 	b, err := json.MarshalIndent(ri, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "run.json"), append(b, '\n'))
+	return rs.writeFile(ctx, runInfoFile, append(b, '\n'), create)
 }
 
 func writeFileAtomic(path string, b []byte) error {
