@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -271,8 +272,13 @@ func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (
 	return w, done, 0, nil
 }
 
-// scratchDir: the inputs of an object-store RUN are built in a local temporary directory.
-func (r *bucketRun) scratchDir() (string, error) { return os.MkdirTemp("", "framesweep-scratch-") }
+// scratchDir: the inputs of an object-store RUN are built in a local temporary directory named after
+// the RUN, so the next session on this host clears what a killed one left (the lease keeps two
+// sessions of one RUN apart).
+func (r *bucketRun) scratchDir() (string, error) {
+	sum := sha256.Sum256([]byte(r.base))
+	return filepath.Join(os.TempDir(), "framesweep-scratch-"+hex.EncodeToString(sum[:8])), nil
+}
 
 // chunkWriter collects records and publishes them as immutable chunk objects.
 type chunkWriter struct {
