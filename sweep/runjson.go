@@ -36,6 +36,8 @@ type RunInfo struct {
 	// the records to be one experiment; a mismatch is a warning, not a refusal: it names what changed).
 	Libraries map[string]string `json:"libraries"`
 	Sessions  []Session         `json:"sessions"`
+	// Merged lists the RUNs a `framesweep merge` joined into this one (their sessions are in Sessions).
+	Merged []MergedRun `json:"merged,omitempty"`
 }
 
 // GridInfo identifies the grid by its expanded configs, so formatting does not matter.
@@ -79,6 +81,7 @@ type Session struct {
 	Limit    int      `json:"limit,omitempty"`
 	Resumed  bool     `json:"resumed"`
 	Warnings []string `json:"warnings,omitempty"`
+	Run      string   `json:"run,omitempty"` // in a merged RUN: the RUN the session wrote
 }
 
 func gridDigest(g *sampler.Grid) (string, []string) {
