@@ -27,7 +27,8 @@ import (
 const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume] [--jobs N]
                         [--cache CACHE] [--template NAME] [--limit N] [--shard i/N|env] [--log-format text|json]
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
-                        [--max-tokens N] [--temperature T] [--seed S]`
+                        [--max-tokens N] [--temperature T] [--seed S] [--chunk-records N] [--chunk-interval D]
+  RUN: a directory, or a blob URL (s3://bucket/prefix?…, gs://…, azblob://…: records as chunk objects)`
 
 // runSweep: every item under every config through one runtime, into RUN (sweep/).
 func runSweep(args []string, stdout, stderr io.Writer) int {
@@ -36,7 +37,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	gridPath := fs.String("grid", "", "grid YAML (required)")
 	itemsPath := fs.String("items", "", "items JSONL (required; README \"Items file\")")
 	spec := fs.String("runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
-	out := fs.String("out", "", "the run directory (required): records.jsonl, run.json")
+	out := fs.String("out", "", "the RUN (required): a directory (records.jsonl, run.json) or a blob URL (records/ chunks, run.json)")
 	resume := fs.Bool("resume", false, "continue the sweep RUN holds: recorded pairs are skipped, a torn last line is cut")
 	jobs := fs.Int("jobs", 1, "videos in parallel")
 	cacheLoc := fs.String("cache", "", "content-addressed input store (a directory or blob URL) read and written; default: the run's scratch store")
@@ -52,6 +53,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	maxTokens := fs.Int("max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
 	temperature := fs.Float64("temperature", 0, "sampling temperature (0 = greedy)")
 	seed := fs.Int64("seed", 0, "sampling seed at temperature > 0")
+	chunkRecords := fs.Int("chunk-records", sweep.DefaultChunkRecords, "RUN on an object store: publish a records chunk every N records")
+	chunkInterval := fs.Duration("chunk-interval", sweep.DefaultChunkInterval, "RUN on an object store: publish a chunk once its oldest record has waited this long")
 	fs.Usage = func() { fmt.Fprintln(stderr, sweepUsage); fs.PrintDefaults() }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -68,6 +71,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "--limit must be ≥ 0")
 	case *maxTokens < 0:
 		return usageErr(stderr, name, "--max-tokens must be ≥ 0")
+	case *chunkRecords < 1 || *chunkInterval <= 0:
+		return usageErr(stderr, name, "--chunk-records must be ≥ 1 and --chunk-interval > 0")
 	case *logFormat != "text" && *logFormat != "json":
 		return usageErr(stderr, name, "--log-format %q: want text or json", *logFormat)
 	}
@@ -75,7 +80,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "--template: %v", err)
 	}
 	o := sweep.Options{GridPath: *gridPath, Template: *template, Out: *out, Resume: *resume, Jobs: *jobs, Limit: *limit,
-		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *seed, Command: append([]string{"framesweep", name}, args...)}
+		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *seed, Command: append([]string{"framesweep", name}, args...),
+		ChunkRecords: *chunkRecords, ChunkInterval: *chunkInterval}
 	if o.Shard, err = parseShard(*shardSpec); err != nil {
 		return usageErr(stderr, name, "--shard: %v", err)
 	}
