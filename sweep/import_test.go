@@ -116,8 +116,8 @@ func TestImportCSV(t *testing.T) {
 		t.Fatalf("options column: %+v %v", items, err)
 	}
 	for body, want := range map[string]string{
-		"item_id,video,question,answer,colour\nq,a.mkv,Q,A,red\n":     `unknown column "colour"`,
-		"item_id,video,question,A,B,answer\nq,a.mkv,Q,x,y,E\n":        "items.csv:2",
+		"item_id,video,question,answer,colour\nq,a.mkv,Q,A,red\n":   `unknown column "colour"`,
+		"item_id,video,question,A,B,answer\nq,a.mkv,Q,x,y,E\n":      "items.csv:2",
 		"item_id,video,question,answer\nq,a.mkv,Q,A\nq,a.mkv,Q,A\n": "twice",
 	} {
 		os.WriteFile(src, []byte(body), 0o644)

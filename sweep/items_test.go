@@ -25,13 +25,13 @@ func TestParseItems(t *testing.T) {
 		t.Fatal("items digest")
 	}
 	for in, want := range map[string]string{
-		`{"item_id":"a","video":"v","question":"q","answer":"A","colour":1}`:                            `unknown field "colour"`,
+		`{"item_id":"a","video":"v","question":"q","answer":"A","colour":1}`:                                                         `unknown field "colour"`,
 		`{"item_id":"a","video":"v","question":"q","answer":"A"}` + "\n" + `{"item_id":"a","video":"v","question":"q","answer":"B"}`: "already on line 1",
-		`{"item_id":"a","video":"v","question":"q","options":["A. x","C. y"],"answer":"A"}`:            `does not start with "B"`,
-		`{"item_id":"a","video":"v","question":"q","options":["A. x","B. y"],"answer":"C"}`:            "not one of the option letters",
-		`{"item_id":"a","video":"http://x/v.mp4","question":"q","answer":"A"}`:                          "URL",
-		`{"item_id":"","video":"v","question":"q","answer":"A"}`:                                        "missing item_id",
-		`{"item_id":"a","video":"v","question":"","answer":"A"}`:                                        "missing question",
+		`{"item_id":"a","video":"v","question":"q","options":["A. x","C. y"],"answer":"A"}`:                                          `does not start with "B"`,
+		`{"item_id":"a","video":"v","question":"q","options":["A. x","B. y"],"answer":"C"}`:                                          "not one of the option letters",
+		`{"item_id":"a","video":"http://x/v.mp4","question":"q","answer":"A"}`:                                                       "URL",
+		`{"item_id":"","video":"v","question":"q","answer":"A"}`:                                                                     "missing item_id",
+		`{"item_id":"a","video":"v","question":"","answer":"A"}`:                                                                     "missing question",
 		`[1,2]`: "not an item",
 		``:      "no items",
 	} {

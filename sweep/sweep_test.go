@@ -2,9 +2,9 @@ package sweep
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
