@@ -81,8 +81,8 @@ func sameRecords(t *testing.T, what string, got, want map[string]swRecord) {
 
 // TestSweepKill9ObjectStore: a real sweep process writing its RUN to an S3 prefix (the real S3 client
 // over HTTP to gofakes3 on 127.0.0.1, a bbolt file behind it) is SIGKILLed at random moments 8 times,
-// each followed by --resume; the final resume ends with one record per pair, in whole chunks, equal to
-// a local run never killed. `framesweep audit` reads the RUN from the bucket, and `framesweep merge`
+// each followed by --resume, with its input cache on the same bucket; the final resume ends with one
+// record per pair, in whole chunks, equal to a local run never killed, and the cache verifies clean. `framesweep audit` reads the RUN from the bucket, and `framesweep merge`
 // copies it into a local RUN that audits too.
 func TestSweepKill9ObjectStore(t *testing.T) {
 	if testing.Short() {
@@ -100,14 +100,24 @@ func TestSweepKill9ObjectStore(t *testing.T) {
 	full := time.Since(t0)
 	want := swRecords(t, clean)
 
-	run := srv.URL("runs/killed")
+	run, cacheURL := srv.URL("runs/killed"), srv.URL("cache")
 	env := append(os.Environ(), srv.Env()...)
 	args := func() []string {
-		return append(swArgs(spec, run), "--chunk-records", "8", "--chunk-interval", "200ms", "--resume")
+		return append(swArgs(spec, run), "--chunk-records", "8", "--chunk-interval", "200ms", "--resume", "--cache", cacheURL)
+	}
+	chunks := func() int {
+		rr, err := sweep.OpenRun(context.Background(), run)
+		if err != nil {
+			return 0
+		}
+		defer rr.Close()
+		srcs, _ := rr.Sources(context.Background())
+		return len(srcs)
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	kills := 0
 	for i := 0; i < 8; i++ {
+		before := chunks()
 		cmd := exec.Command(bin, args()...)
 		cmd.Env = env
 		var errb bytes.Buffer
@@ -115,11 +125,26 @@ func TestSweepKill9ObjectStore(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.Int64N(int64(full))))
-		if cmd.Process.Signal(syscall.SIGKILL) == nil {
-			kills++
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		wait := time.Duration(rng.Int64N(int64(full))) // anywhere: start-up, decoding, answering
+		if i%2 == 1 {
+			// Right after this session published a chunk, so kills also cut sessions that wrote some.
+			wait = 30 * time.Second
+			for deadline := time.Now().Add(wait); chunks() == before && len(exited) == 0 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			wait = time.Duration(rng.Int64N(int64(100 * time.Millisecond)))
 		}
-		err := cmd.Wait()
+		select {
+		case err = <-exited: // finished on its own
+		case <-time.After(wait):
+			if cmd.Process.Signal(syscall.SIGKILL) == nil {
+				kills++
+			}
+			err = <-exited
+		}
 		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 {
 			t.Fatalf("run %d failed on its own: %v\n%s", i, err, errb.String())
 		}
@@ -145,6 +170,13 @@ func TestSweepKill9ObjectStore(t *testing.T) {
 	t.Logf("%d kills over a %.1fs sweep; %d records in %d chunks from %d sessions", kills, full.Seconds(), len(got), len(srcs), len(writers))
 	if len(writers) < 2 {
 		t.Errorf("only %d session(s) published chunks: no kill landed after a chunk", len(writers))
+	}
+
+	// The input cache on the bucket, written by killed sessions too, verifies clean.
+	vc := exec.Command(bin, "verify", cacheURL)
+	vc.Env = env
+	if out, err := vc.CombinedOutput(); err != nil {
+		t.Fatalf("verify of the bucket cache: %v\n%s", err, out)
 	}
 
 	// audit reads the bucket; merge copies it into a directory that audits the same.
