@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,9 +101,9 @@ func TestSweepObjectStore(t *testing.T) {
 	o.Limit, o.ChunkRecords, o.ChunkInterval = 5, 7, time.Hour
 	stop := make(chan struct{})
 	var once sync.Once
-	n := 0
-	o.Progress = progressFunc(func(*Record) {
-		if n++; n == 17 {
+	var n atomic.Int32
+	o.Progress = progressFunc(func(*Record) { // called from the answer workers
+		if n.Add(1) == 17 {
 			once.Do(func() { close(stop) })
 		}
 	})
