@@ -2,6 +2,8 @@ package cache
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -11,13 +13,19 @@ import (
 	"strings"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/fileblob" // file:// URLs; object-store drivers are linked by the scale-out work
+	_ "gocloud.dev/blob/azureblob" // azblob:// (Azure Blob Storage)
+	_ "gocloud.dev/blob/fileblob"  // file:// URLs
+	_ "gocloud.dev/blob/gcsblob"   // gs:// (Google Cloud Storage)
+	_ "gocloud.dev/blob/s3blob"    // s3:// (AWS S3 and S3-protocol servers, through the AWS SDK v2)
 	"gocloud.dev/gcerrors"
 )
 
 // backend is the storage under a Store: names are slash-separated paths relative to its root.
 type backend interface {
 	put(ctx context.Context, name string, parts ...[]byte) error // publishes the concatenation atomically
+	// putObject publishes a content-addressed object (name = its digest) that body yields, once: an
+	// object store never overwrites an intact one.
+	putObject(ctx context.Context, name, digest string, body func() io.Reader) error
 	putFrom(ctx context.Context, name string, r io.Reader) error // publishes what r yields atomically
 	get(ctx context.Context, name string, max int64) ([]byte, error)
 	open(ctx context.Context, name string) (io.ReadCloser, int64, error) // a reader and the size; ErrNotFound when absent
@@ -48,6 +56,12 @@ func (d *dirBackend) put(_ context.Context, name string, parts ...[]byte) error 
 		}
 		return nil
 	})
+}
+
+// putObject writes through the temp-file protocol, as every other name: a concurrent writer of the same
+// object renames identical bytes, and a rebuild replaces a damaged one.
+func (d *dirBackend) putObject(ctx context.Context, name, _ string, body func() io.Reader) error {
+	return d.putFrom(ctx, name, body())
 }
 
 func (d *dirBackend) putFrom(_ context.Context, name string, r io.Reader) error {
@@ -233,11 +247,68 @@ func (d *dirBackend) tempFiles(prefixes ...string) []string {
 // on Close; for file:// URLs use ?no_tmp_dir=1&metadata=skip so the temp file sits beside the
 // object and no sidecar is written).
 type blobBackend struct {
-	url    string
+	url    string // the bucket and prefix without the query (which may name an endpoint), for messages
 	bucket *blob.Bucket
 }
 
 func (b *blobBackend) where(name string) string { return strings.TrimRight(b.url, "/") + "/" + name }
+
+// putObject writes a content-addressed object once: the write is conditional (IfNotExist: S3's
+// If-None-Match: *, GCS's and Azure's equivalents), so an object store never overwrites one. When the
+// name exists already (a concurrent writer, or a rebuild after a crash between object and ref) the
+// existing bytes are re-hashed: intact, they are the object (nothing is written); damaged, they are
+// deleted and written again, so a rebuild repairs what Stat or a read found corrupt.
+func (b *blobBackend) putObject(ctx context.Context, name, digest string, body func() io.Reader) error {
+	for attempt := 0; ; attempt++ {
+		err := b.write(ctx, name, body(), true)
+		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+			return err
+		}
+		ok, herr := b.intact(ctx, name, digest)
+		switch {
+		case herr != nil && !errors.Is(herr, ErrNotFound):
+			return herr
+		case ok:
+			return nil
+		case attempt > 0:
+			return wrapf(ErrCorrupt, "%s: still damaged after a rewrite (another writer?)", b.where(name))
+		}
+		if err := b.remove(ctx, name); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+}
+
+// intact streams name through sha256 and compares with digest.
+func (b *blobBackend) intact(ctx context.Context, name, digest string) (bool, error) {
+	r, _, err := b.open(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)) == digest, nil
+}
+
+// write publishes what r yields under name (ifNotExist: only if the name is free). Cancelling the
+// context before Close aborts the write, so a failed write never publishes.
+func (b *blobBackend) write(ctx context.Context, name string, r io.Reader, ifNotExist bool) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.bucket.NewWriter(wctx, name, &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: ifNotExist})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		cancel()
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
 
 func (b *blobBackend) put(ctx context.Context, name string, parts ...[]byte) error {
 	// Cancelling the context before Close aborts the write, so a failed write never publishes.
@@ -258,18 +329,7 @@ func (b *blobBackend) put(ctx context.Context, name string, parts ...[]byte) err
 }
 
 func (b *blobBackend) putFrom(ctx context.Context, name string, r io.Reader) error {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := b.bucket.NewWriter(wctx, name, &blob.WriterOptions{ContentType: "application/octet-stream"})
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(w, r); err != nil {
-		cancel()
-		w.Close()
-		return err
-	}
-	return w.Close()
+	return b.write(ctx, name, r, false)
 }
 
 func (b *blobBackend) get(ctx context.Context, name string, max int64) ([]byte, error) {

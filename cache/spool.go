@@ -96,7 +96,7 @@ func (s *Store) PutSpooled(ctx context.Context, key string, head []byte, sp *Spo
 	}
 	ref := Ref{Key: key, Digest: hex.EncodeToString(h.Sum(nil)), Size: size}
 	name := ObjectName(ref.Digest)
-	if err := s.be.putFrom(ctx, name, body()); err != nil {
+	if err := s.be.putObject(ctx, name, ref.Digest, body); err != nil {
 		return Ref{}, &Error{Path: s.be.where(name), Op: "write", Err: err}
 	}
 	return ref, s.putRef(ctx, ref)

@@ -7,11 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path"
 	"strings"
-
-	"gocloud.dev/blob"
 )
 
 // MaxObjectBytes caps what a read loads (a 256-frame 448×448 float32 object is ~0.6 GB).
@@ -50,15 +49,15 @@ func IsURL(loc string) bool {
 	return true
 }
 
-// Open opens (creating if needed) the store at loc: a local directory, or a blob URL such as
-// file:///abs/dir (only the fileblob driver is linked in this build); IsURL tells which.
+// Open opens (creating if needed) the store at loc: a local directory, or a blob URL (OpenBucket:
+// s3://, gs://, azblob://, file://); IsURL tells which.
 func Open(ctx context.Context, loc string) (*Store, error) {
 	if IsURL(loc) {
-		b, err := blob.OpenBucket(ctx, loc)
+		b, base, err := OpenBucket(ctx, loc)
 		if err != nil {
 			return nil, &Error{Path: loc, Op: "open", Err: err}
 		}
-		return &Store{loc: loc, be: &blobBackend{url: loc, bucket: b}}, nil
+		return &Store{loc: loc, be: &blobBackend{url: base, bucket: b}}, nil
 	}
 	if err := os.MkdirAll(loc, 0o755); err != nil {
 		return nil, &Error{Path: loc, Op: "open", Err: err}
@@ -114,7 +113,20 @@ func (s *Store) PutParts(ctx context.Context, key string, parts [][]byte) (Ref, 
 	}
 	ref := Ref{Key: key, Digest: hex.EncodeToString(h.Sum(nil)), Size: size}
 	name := ObjectName(ref.Digest)
-	if err := s.be.put(ctx, name, parts...); err != nil {
+	body := func() io.Reader {
+		rs := make([]io.Reader, len(parts))
+		for i, p := range parts {
+			rs[i] = bytes.NewReader(p)
+		}
+		return io.MultiReader(rs...)
+	}
+	var err error
+	if _, local := s.be.(*dirBackend); local {
+		err = s.be.put(ctx, name, parts...) // unchanged: write(2) of each part, no copy through a reader
+	} else {
+		err = s.be.putObject(ctx, name, ref.Digest, body)
+	}
+	if err != nil {
 		return Ref{}, &Error{Path: s.be.where(name), Op: "write", Err: err}
 	}
 	return ref, s.putRef(ctx, ref)

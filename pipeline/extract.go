@@ -14,8 +14,13 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/shard"
 	"github.com/framesweep/framesweep/sampler"
 )
+
+// Shard is one machine's part of a scaled-out extract: the videos whose content digest falls in
+// shard I of N (the same assignment as `framesweep sweep --shard`).
+type Shard = shard.Shard
 
 // ExtractOptions configure Extract.
 type ExtractOptions struct {
@@ -26,14 +31,19 @@ type ExtractOptions struct {
 	// Rehash re-reads and re-hashes every object already in the store before skipping it (by default
 	// only its ref, size and header are checked; verify and every read re-hash).
 	Rehash bool
+	// Shard keeps the videos of one shard (by content digest; the zero value keeps every video).
+	// Every video is hashed to decide; the others are counted in Summary.VideosOther and left alone.
+	Shard Shard
 	// Progress, when set, is called after each video.
 	Progress func(path string)
 }
 
 // Summary is Extract's closing report (`framesweep extract`'s JSON).
 type Summary struct {
-	Videos          int            `json:"videos"`
-	VideosFailed    int            `json:"videos_failed"` // videos that could not be read at all
+	Videos          int            `json:"videos"`                        // videos of this shard
+	VideosOther     int            `json:"videos_other_shards,omitempty"` // left to the other shards
+	Shard           string         `json:"shard,omitempty"`               // i/N
+	VideosFailed    int            `json:"videos_failed"`                 // videos that could not be read at all
 	Configs         int            `json:"configs"`
 	Pairs           int            `json:"pairs"`        // (video, config, pipeline) pairs with frames
 	PairsFailed     int            `json:"pairs_failed"` // pairs without an object: see failed_pairs
@@ -126,6 +136,9 @@ func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, 
 	defer man.Close(ctx)
 	sum := &Summary{Videos: len(videos), Configs: len(o.Grid.Configs), Store: o.Store.Location(),
 		Manifest: man.Where(), Failed: []FailedVideo{}, FailedPairs: []FailedPair{}}
+	if o.Shard.N > 1 {
+		sum.Shard = o.Shard.String()
+	}
 	results := make([]*videoRun, len(videos))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(o.Jobs, 1))
@@ -143,6 +156,11 @@ func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, 
 	werr := g.Wait()
 	for _, r := range results {
 		if r == nil {
+			continue
+		}
+		if r.other {
+			sum.Videos--
+			sum.VideosOther++
 			continue
 		}
 		if r.err != nil {
@@ -188,6 +206,7 @@ type videoRun struct {
 	failed []FailedPair
 	pairs  int
 	err    error // the video could not be read
+	other  bool  // another shard's video: nothing done
 }
 
 func (r *videoRun) line(ctx context.Context, l ManifestLine) error {
@@ -222,7 +241,18 @@ func (r *videoRun) jobLines(j *Job, v Video, status string, ref cache.Ref, shape
 func (r *videoRun) run(ctx context.Context) error {
 	t0 := time.Now()
 	o := r.o
-	v, src, err := OpenVideo(ctx, r.path, o.Options)
+	digest := ""
+	if o.Shard.N > 1 {
+		// The shard key is the content digest (hashed once: the video is opened with it); a video that
+		// cannot be read is assigned by its path, so exactly one shard reports it.
+		var key string
+		digest, key = ShardKey(r.path)
+		if !o.Shard.Owns(key) {
+			r.other = true
+			return nil
+		}
+	}
+	v, src, err := openVideo(ctx, r.path, digest, o.Options)
 	r.sum = VideoSummary{Path: r.path, SHA256: v.SHA256, StreamIndex: v.Info.StreamIndex, Damaged: []int{}}
 	if err != nil {
 		r.err = err

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 
@@ -13,6 +15,11 @@ import (
 // OpenVideo hashes and opens path as o says: in process, or (o.Worker set) through supervised worker
 // processes, one for the index scan and one per Read. The caller closes the Source.
 func OpenVideo(ctx context.Context, path string, o Options) (Video, Source, error) {
+	return openVideo(ctx, path, "", o)
+}
+
+// openVideo is OpenVideo with the file's sha256 when the caller has it already ("" = hash it).
+func openVideo(ctx context.Context, path, digest string, o Options) (Video, Source, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return Video{Path: path}, nil, err
@@ -20,9 +27,10 @@ func OpenVideo(ctx context.Context, path string, o Options) (Video, Source, erro
 	if !st.Mode().IsRegular() {
 		return Video{Path: path}, nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	digest, err := cache.FileSHA256(path)
-	if err != nil {
-		return Video{Path: path}, nil, err
+	if digest == "" {
+		if digest, err = cache.FileSHA256(path); err != nil {
+			return Video{Path: path}, nil, err
+		}
 	}
 	v := Video{Path: path, SHA256: digest}
 	opts := o.decodeOptions()
@@ -47,6 +55,19 @@ func OpenVideo(ctx context.Context, path string, o Options) (Video, Source, erro
 // Read (r's limits), for a video whose Info a worker's probe gave.
 func WorkerSource(ctx context.Context, r *worker.Runner, path string, opts decode.Options, info decode.Info) Source {
 	return &workerSource{ctx: ctx, r: r, path: path, opts: opts, info: info}
+}
+
+// ShardKey is what a video is sharded by: its content digest (returned too), or, for a file that
+// cannot be read (digest ""), the sha256 of its path, so exactly one shard reports it. The sweep and
+// extract use it alike.
+func ShardKey(path string) (digest, key string) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		if d, err := cache.FileSHA256(path); err == nil {
+			return d, d
+		}
+	}
+	sum := sha256.Sum256([]byte(path))
+	return "", hex.EncodeToString(sum[:])
 }
 
 // workerSource decodes in a child process per Read.

@@ -14,6 +14,7 @@ APT_PKGS=(
   python3-numpy python3-pil python3-av python3-opencv python3-pip python3-setuptools
   chromium
   time
+  slurm-wlm munge
 )
 missing=()
 for p in "${APT_PKGS[@]}"; do

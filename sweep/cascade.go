@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"sync"
@@ -103,19 +103,35 @@ type itemState struct {
 	distinct map[int]bool
 }
 
-// readCascadeState rebuilds each item's position from an online run's records (a resume).
-func readCascadeState(path string, steps []*sampler.Config) (map[string]*itemState, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// readCascadeState rebuilds each item's position from an online run's records (a resume): every
+// records source of the RUN (the local file, or an object store's chunks), already validated and
+// repaired by openRecords.
+func readCascadeState(ctx context.Context, rs runStore, steps []*sampler.Config) (map[string]*itemState, error) {
 	stepOf := map[string]int{}
 	for i, c := range steps {
 		stepOf[c.ID] = i
 	}
 	st := map[string]*itemState{}
-	sc := bufio.NewScanner(f)
+	names, err := rs.sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		rc, err := rs.open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		err = scanCascade(rc, stepOf, st)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rs.where(name), err)
+		}
+	}
+	return st, nil
+}
+
+func scanCascade(r io.Reader, stepOf map[string]int, st map[string]*itemState) error {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
 		var r Record
@@ -144,7 +160,7 @@ func readCascadeState(path string, steps []*sampler.Config) (map[string]*itemSta
 			}
 		}
 	}
-	return st, sc.Err()
+	return sc.Err()
 }
 
 // frameCache is a pipeline.Source that keeps decoded frames for the cascade's later steps: a Read

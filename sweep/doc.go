@@ -13,4 +13,8 @@
 // Records are appended one line per write and fsynced in small batches; on --resume a torn last line
 // is cut, every recorded pair is skipped, and a RUN of another grid, items file or runtime is refused.
 // SIGINT/SIGTERM stop new work, let the answers in flight finish and leave a resumable RUN.
+//
+// RUN may be a blob URL (s3://, gs://, azblob://): the records are then immutable chunk objects
+// (store.go), and every reader of a RUN (OpenRun) reads records.jsonl and the chunks alike. Merge joins
+// the RUNs of a sweep's shards into one (merge.go; docs/scale-out.md).
 package sweep

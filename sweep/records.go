@@ -87,52 +87,65 @@ const (
 // (a write torn by a crash) is cut, so the next record starts on a line of its own. It returns the
 // pairs already recorded and how many bytes of torn tail were cut. A line in the middle that is not a
 // record is an error naming the line: the file is not one a sweep wrote.
-func openRecords(path string) (*recordsFile, map[pairKey]bool, int64, error) {
+//
+// done holds the pairs recorded elsewhere in the RUN (chunks copied in from an object store); the
+// file's pairs are added to it, and a pair recorded twice is an error.
+func openRecords(path string, done map[pairKey]bool) (*recordsFile, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
-	done, good, err := scanRecords(f, path)
+	_, good, err := scanRecordsInto(f, path, done)
 	if err != nil {
 		f.Close()
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	cut := st.Size() - good
 	if cut > 0 {
 		if err := f.Truncate(good); err != nil {
 			f.Close()
-			return nil, nil, 0, err
+			return nil, 0, err
 		}
 		if err := f.Sync(); err != nil {
 			f.Close()
-			return nil, nil, 0, err
+			return nil, 0, err
 		}
 	}
 	if _, err := f.Seek(0, io.SeekEnd); err != nil {
 		f.Close()
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
-	return &recordsFile{f: f, path: path, last: time.Now()}, done, cut, nil
+	return &recordsFile{f: f, path: path, last: time.Now()}, cut, nil
 }
 
 // scanRecords reads every complete line of r: the pairs recorded, and the length of the part that
 // ends with the last newline (the rest is a torn tail).
 func scanRecords(r io.Reader, path string) (map[pairKey]bool, int64, error) {
 	done := map[pairKey]bool{}
+	_, good, err := scanRecordsInto(r, path, done)
+	if err != nil {
+		return nil, 0, err
+	}
+	return done, good, nil
+}
+
+// scanRecordsInto is scanRecords adding to done (a pair already there is an error); it also returns
+// the bytes read in all, so a caller can tell a torn tail (n > good).
+func scanRecordsInto(r io.Reader, path string, done map[pairKey]bool) (n, good int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	var good int64
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
+		n += int64(len(b))
 		if err == io.EOF {
-			return done, good, nil // b, if any, is the torn tail
+			return n, good, nil // b, if any, is the torn tail
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", path, err)
+			return n, 0, fmt.Errorf("%s: %w", path, err)
 		}
 		good += int64(len(b))
 		t := bytes.TrimSpace(b)
@@ -145,11 +158,11 @@ func scanRecords(r io.Reader, path string) (map[pairKey]bool, int64, error) {
 			Status string `json:"status"`
 		}
 		if err := json.Unmarshal(t, &k); err != nil || k.ItemID == "" || k.Config == "" || (k.Status != "ok" && k.Status != "error") {
-			return nil, 0, fmt.Errorf("%s:%d: not a sweep record (%.60q)", path, line, t)
+			return n, 0, fmt.Errorf("%s:%d: not a sweep record (%.60q)", path, line, t)
 		}
 		p := pairKey{k.ItemID, k.Config}
 		if done[p] {
-			return nil, 0, fmt.Errorf("%s:%d: a second record of item %q config %q", path, line, k.ItemID, k.Config)
+			return n, 0, fmt.Errorf("%s:%d: a second record of item %q config %q", path, line, k.ItemID, k.Config)
 		}
 		done[p] = true
 	}
@@ -161,7 +174,11 @@ func (w *recordsFile) write(r *Record) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return w.writeLine(append(b, '\n'))
+}
+
+// writeLine appends one line (newline included) with one write.
+func (w *recordsFile) writeLine(b []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {

@@ -37,7 +37,7 @@ type Options struct {
 	Runtime  llm.Runtime // answers every pair; safe for concurrent use (llm.Runtime's contract)
 	Spec     llm.Spec    // the runtime's spec, recorded
 	Template string      // prompt template for items that name none ("" = generic)
-	Out      string      // the RUN directory
+	Out      string      // the RUN: a directory, or a blob URL (records as chunk objects: store.go)
 	Resume   bool        // continue the sweep RUN holds
 	Jobs     int         // videos in parallel (≥ 1)
 	// Concurrency is how many answers are in flight at once (the runtime's own: an openai spec's
@@ -58,6 +58,11 @@ type Options struct {
 	Progress Progress
 	// Cascade, when set, runs the grid's configs as an online confidence cascade (cascade.go).
 	Cascade *Cascade
+	// ChunkRecords and ChunkInterval: on an object store, a chunk of records is published every
+	// ChunkRecords records or once its oldest record has waited ChunkInterval, and at the end
+	// (0: DefaultChunkRecords, DefaultChunkInterval). A local RUN ignores them.
+	ChunkRecords  int
+	ChunkInterval time.Duration
 }
 
 // Progress follows a sweep: Start with the pairs to do, Pair after each.
@@ -141,31 +146,34 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if o.Template == "" {
 		o.Template = llm.TemplateGeneric
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Out, err)
+	rs, err := openRunStore(ctx, o.Out, true)
+	if err != nil {
+		return nil, err
 	}
-	unlock, err := lockRun(o.Out)
+	defer rs.close()
+	unlock, err := rs.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 
 	cur := o.runInfo()
-	ri, warnings, err := o.openRun(cur)
+	ri, warnings, err := o.openRun(ctx, rs, cur)
 	if err != nil {
 		return nil, err
 	}
+	created := len(ri.Sessions) == 0
 	sess := Session{Command: o.Command, Started: now(), Limit: o.Limit, Resumed: o.Resume && len(ri.Sessions) > 0, Warnings: warnings}
 	for _, w := range warnings {
 		o.Log.Warn("libraries differ from the run's first session", "what", w)
 	}
 	ri.Sessions = append(ri.Sessions, sess)
-	if err := writeRunInfo(o.Out, ri); err != nil {
+	if err := writeRunInfo(ctx, rs, ri, created); err != nil {
 		return nil, err
 	}
 
-	recPath := filepath.Join(o.Out, "records.jsonl")
-	rf, done, cut, err := openRecords(recPath)
+	recPath := rs.records()
+	rf, done, cut, err := rs.openRecords(ctx, len(ri.Sessions)-1, chunking{o.ChunkRecords, o.ChunkInterval})
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +187,9 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if store == nil {
 		// Inputs are built into the run's own store and each video's objects are removed once its
 		// pairs are answered; a crash leaves them to the next session, which clears the directory.
-		scratch = filepath.Join(o.Out, "scratch")
+		if scratch, err = rs.scratchDir(); err != nil {
+			return nil, err
+		}
 		if err := os.RemoveAll(scratch); err != nil {
 			return nil, err
 		}
@@ -194,7 +204,7 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 		sum:  &Summary{Run: o.Out, Records: recPath, Configs: len(o.Grid.Configs), TornBytes: cut, PerVideo: []VideoSummary{}},
 		stop: stop, runtimeInfo: cur.Runtime, steps: steps, cstate: map[string]*itemState{}}
 	if steps != nil {
-		if s.cstate, err = readCascadeState(recPath, steps); err != nil {
+		if s.cstate, err = readCascadeState(ctx, rs, steps); err != nil {
 			return nil, err
 		}
 	}
@@ -277,7 +287,7 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 		s.sum.Stopped = "signal"
 		last.Stopped = "signal"
 	}
-	if err := writeRunInfo(o.Out, ri); err != nil && werr == nil {
+	if err := writeRunInfo(ctx, rs, ri, false); err != nil && werr == nil {
 		werr = err
 	}
 	if werr != nil {
@@ -365,13 +375,25 @@ func modelDigests(sp llm.Spec) map[string]string {
 
 // openRun reads or creates run.json: a new RUN gets cur; an existing one must be the same sweep and
 // needs --resume.
-func (o *Options) openRun(cur *RunInfo) (*RunInfo, []string, error) {
-	path := filepath.Join(o.Out, "run.json")
-	prev, err := readRunInfo(path)
+func (o *Options) openRun(ctx context.Context, rs runStore, cur *RunInfo) (*RunInfo, []string, error) {
+	b, err := rs.readFile(ctx, runInfoFile)
+	var prev *RunInfo
+	if err == nil {
+		prev, err = parseRunInfo(b, rs.where(runInfoFile))
+	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if st, serr := os.Stat(filepath.Join(o.Out, "records.jsonl")); serr == nil && st.Size() > 0 {
-			return nil, nil, fmt.Errorf("%s: records.jsonl without run.json: not a sweep directory; give another --out", o.Out)
+		srcs, serr := rs.sources(ctx)
+		if serr != nil {
+			return nil, nil, serr
+		}
+		for _, src := range srcs {
+			if _, local := rs.(*dirRun); local && src == recordsName {
+				if st, serr := os.Stat(rs.where(src)); serr == nil && st.Size() == 0 {
+					continue // an empty records.jsonl holds nothing
+				}
+			}
+			return nil, nil, fmt.Errorf("%s: records without run.json: not a sweep directory; give another --out", o.Out)
 		}
 		return cur, nil, nil
 	case err != nil:
@@ -388,7 +410,7 @@ func (o *Options) openRun(cur *RunInfo) (*RunInfo, []string, error) {
 // session is one Run in progress.
 type session struct {
 	o           *Options
-	rf          *recordsFile
+	rf          recordWriter
 	done        map[pairKey]bool // recorded before this session (read-only during the run)
 	store       *cache.Store
 	scratch     bool

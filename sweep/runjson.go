@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -36,6 +37,8 @@ type RunInfo struct {
 	// the records to be one experiment; a mismatch is a warning, not a refusal: it names what changed).
 	Libraries map[string]string `json:"libraries"`
 	Sessions  []Session         `json:"sessions"`
+	// Merged lists the RUNs a `framesweep merge` joined into this one (their sessions are in Sessions).
+	Merged []MergedRun `json:"merged,omitempty"`
 }
 
 // GridInfo identifies the grid by its expanded configs, so formatting does not matter.
@@ -79,6 +82,7 @@ type Session struct {
 	Limit    int      `json:"limit,omitempty"`
 	Resumed  bool     `json:"resumed"`
 	Warnings []string `json:"warnings,omitempty"`
+	Run      string   `json:"run,omitempty"` // in a merged RUN: the RUN the session wrote
 }
 
 func gridDigest(g *sampler.Grid) (string, []string) {
@@ -147,11 +151,7 @@ func libraryWarnings(prev, cur map[string]string) []string {
 	return out
 }
 
-func readRunInfo(path string) (*RunInfo, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+func parseRunInfo(b []byte, path string) (*RunInfo, error) {
 	var ri RunInfo
 	if err := json.Unmarshal(b, &ri); err != nil {
 		return nil, fmt.Errorf("%s: not a run.json: %v", path, err)
@@ -159,13 +159,14 @@ func readRunInfo(path string) (*RunInfo, error) {
 	return &ri, nil
 }
 
-// writeRunInfo publishes run.json atomically (temp file, fsync, rename, fsync of the directory).
-func writeRunInfo(dir string, ri *RunInfo) error {
+// writeRunInfo publishes run.json whole: in a directory atomically (temp file, fsync, rename, fsync
+// of the directory), on an object store as one PUT (create: only if the RUN has none yet).
+func writeRunInfo(ctx context.Context, rs runStore, ri *RunInfo, create bool) error {
 	b, err := json.MarshalIndent(ri, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "run.json"), append(b, '\n'))
+	return rs.writeFile(ctx, runInfoFile, append(b, '\n'), create)
 }
 
 func writeFileAtomic(path string, b []byte) error {

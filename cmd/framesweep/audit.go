@@ -96,7 +96,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "audit", "--resamples must be ≥ 0 and --epsilon within [0,1]")
 	}
 	opt.Resamples, opt.Epsilon = *resamples, *epsilon
-	recs, err := audit.ReadPaths(pos)
+	recs, err := readRecordInputs(pos)
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
@@ -208,7 +208,7 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if bad != "" {
 		return usageErr(stderr, "cascade", "%s", bad)
 	}
-	recs, err := audit.ReadPaths(pos)
+	recs, err := readRecordInputs(pos)
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}

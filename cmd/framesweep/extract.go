@@ -48,6 +48,7 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	noAutorotate := fs.Bool("no-autorotate", false, "do not apply the container's display rotation")
 	stream := addStreamFlag(fs)
 	onDamaged := addOnDamagedFlag(fs)
+	shardSpec := fs.String("shard", "", shardFlagHelp)
 	rehash := fs.Bool("rehash", false, "re-read and re-hash objects already in the cache before skipping them (default: ref, size and header only)")
 	isolate := fs.Bool("worker", false, "decode each video in a supervised child process (untrusted files: a crash or hang fails that video only)")
 	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
@@ -70,6 +71,9 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "extract", "--worker-timeout and --worker-memory-mb must be ≥ 0")
 	}
 	o := pipeline.ExtractOptions{Jobs: *jobs, Rehash: *rehash}
+	if o.Shard, err = parseShard(*shardSpec); err != nil {
+		return usageErr(stderr, "extract", "--shard: %v", err)
+	}
 	o.Kernel, o.NoAutorotate = *kernel, *noAutorotate
 	if o.Stream, err = stream.get(); err != nil {
 		return usageErr(stderr, "extract", "%v", err)

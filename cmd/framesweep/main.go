@@ -39,6 +39,7 @@ var commands = map[string]command{
 	// the study (sweep/)
 	"items": {"items import (videomme|mlvu|csv): a benchmark release to a canonical ITEMS.jsonl", runItems},
 	"sweep": {"every item under every grid config through a model runtime: resumable records in RUN", runSweep},
+	"merge": {"join shard RUNs (directories or object stores) into one RUN: duplicates dropped, conflicts refused", runMerge},
 
 	// analysis (audit/)
 	"audit":   {"item-level scaling audit of records: metrics, flows, cascade, interventions; --json/--html/--md", runAudit},

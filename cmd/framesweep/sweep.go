@@ -27,10 +27,11 @@ import (
 )
 
 const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume] [--jobs N]
-                        [--cache CACHE] [--template NAME] [--limit N] [--shard i/N] [--log-format text|json]
+                        [--cache CACHE] [--template NAME] [--limit N] [--shard i/N|env] [--log-format text|json]
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
-                        [--max-tokens N] [--temperature T] [--seed S]
-                        [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]`
+                        [--max-tokens N] [--temperature T] [--seed S] [--chunk-records N] [--chunk-interval D]
+                        [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]
+  RUN: a directory, or a blob URL (s3://bucket/prefix?…, gs://…, azblob://…: records as chunk objects)`
 
 // runSweep: every item under every config through one runtime, into RUN (sweep/).
 func runSweep(args []string, stdout, stderr io.Writer) int {
@@ -39,13 +40,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	gridPath := fs.String("grid", "", "grid YAML (required)")
 	itemsPath := fs.String("items", "", "items JSONL (required; README \"Items file\")")
 	spec := fs.String("runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
-	out := fs.String("out", "", "the run directory (required): records.jsonl, run.json")
+	out := fs.String("out", "", "the RUN (required): a directory (records.jsonl, run.json) or a blob URL (records/ chunks, run.json)")
 	resume := fs.Bool("resume", false, "continue the sweep RUN holds: recorded pairs are skipped, a torn last line is cut")
 	jobs := fs.Int("jobs", 1, "videos in parallel")
 	cacheLoc := fs.String("cache", "", "content-addressed input store (a directory or blob URL) read and written; default: the run's scratch store")
 	template := fs.String("template", llm.TemplateGeneric, "prompt template and answer parser for items that name none: "+strings.Join(llm.TemplateIDs, " "))
 	limit := fs.Int("limit", 0, "the first N items only (0 = all)")
-	shard := fs.String("shard", "", "i/N: only the videos of shard i of N (by content digest)")
+	shardSpec := fs.String("shard", "", shardFlagHelp)
 	logFormat := fs.String("log-format", "text", "log lines on stderr: text | json")
 	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
 	stream := addStreamFlag(fs)
@@ -59,6 +60,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	threshold := fs.Float64("threshold", -1, "cascade: escalate while the confidence (largest option probability) is below T")
 	thresholdFrom := fs.String("threshold-from", "", "cascade: choose T on a previous full RUN as framesweep cascade does offline")
 	folds := fs.Int("folds", 0, "with --threshold-from: choose T on K−1 folds K times and take the median (K ≥ 2)")
+	chunkRecords := fs.Int("chunk-records", sweep.DefaultChunkRecords, "RUN on an object store: publish a records chunk every N records")
+	chunkInterval := fs.Duration("chunk-interval", sweep.DefaultChunkInterval, "RUN on an object store: publish a chunk once its oldest record has waited this long")
 	fs.Usage = func() { fmt.Fprintln(stderr, sweepUsage); fs.PrintDefaults() }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -75,6 +78,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "--limit must be ≥ 0")
 	case *maxTokens < 0:
 		return usageErr(stderr, name, "--max-tokens must be ≥ 0")
+	case *chunkRecords < 1 || *chunkInterval <= 0:
+		return usageErr(stderr, name, "--chunk-records must be ≥ 1 and --chunk-interval > 0")
 	case *logFormat != "text" && *logFormat != "json":
 		return usageErr(stderr, name, "--log-format %q: want text or json", *logFormat)
 	}
@@ -104,11 +109,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "--template: %v", err)
 	}
 	o := sweep.Options{GridPath: *gridPath, Template: *template, Out: *out, Resume: *resume, Jobs: *jobs, Limit: *limit,
-		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *seed, Command: append([]string{"framesweep", name}, args...)}
-	if *shard != "" {
-		if o.Shard, err = sweep.ParseShard(*shard); err != nil {
-			return usageErr(stderr, name, "--shard: %v", err)
-		}
+		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *seed, Command: append([]string{"framesweep", name}, args...),
+		ChunkRecords: *chunkRecords, ChunkInterval: *chunkInterval}
+	if o.Shard, err = parseShard(*shardSpec); err != nil {
+		return usageErr(stderr, name, "--shard: %v", err)
 	}
 	o.Input.Kernel, o.Input.NoAutorotate = *kernel, *noRot
 	if o.Input.Stream, err = stream.get(); err != nil {
