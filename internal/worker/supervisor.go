@@ -322,11 +322,19 @@ func killGroup(pid int) error {
 	return err
 }
 
-// tailWriter forwards the worker's stderr and keeps its last few KiB.
+// tailWriter forwards the worker's stderr and keeps its last few KiB, and the first line of a crash
+// report wherever it falls (a Go crash dump of many goroutines, registers last, outgrows the tail).
 type tailWriter struct {
-	mu   sync.Mutex
-	fwd  io.Writer
-	tail []byte
+	mu    sync.Mutex
+	fwd   io.Writer
+	tail  []byte
+	line  []byte // the line being written (up to tailMax)
+	crash string // the first panic/fatal/signal line seen
+}
+
+// crashLine reports whether l opens a Go crash report.
+func crashLine(l string) bool {
+	return strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "SIG")
 }
 
 const tailMax = 8 << 10
@@ -342,6 +350,21 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 	t.tail = append(t.tail, p...)
 	if len(t.tail) > tailMax {
 		t.tail = append(t.tail[:0], t.tail[len(t.tail)-tailMax:]...)
+	}
+	if t.crash == "" {
+		for _, c := range p {
+			if c != '\n' {
+				if len(t.line) < tailMax {
+					t.line = append(t.line, c)
+				}
+				continue
+			}
+			if l := strings.TrimSpace(string(t.line)); crashLine(l) {
+				t.crash = l
+				break
+			}
+			t.line = t.line[:0]
+		}
 	}
 	return len(p), nil
 }
@@ -363,11 +386,11 @@ func (t *tailWriter) headline() string {
 			last = l
 		}
 	}
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "SIG") {
-			return l
-		}
+	if t.crash != "" {
+		return t.crash
+	}
+	if l := strings.TrimSpace(string(t.line)); crashLine(l) {
+		return l // a crash line the process died writing
 	}
 	return last
 }

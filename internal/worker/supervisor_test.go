@@ -238,3 +238,22 @@ func TestMsgReaderRejectsBadStreams(t *testing.T) {
 		t.Fatalf("end: %v", err)
 	}
 }
+
+// TestHeadlineLongCrash: the first line of a crash report is the headline even when the dump after
+// it (many goroutines, then the registers) is longer than the kept tail.
+func TestHeadlineLongCrash(t *testing.T) {
+	tw := newTailWriter(nil)
+	tw.Write([]byte("some log line\nSIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\n"))
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(tw, "goroutine %d [running]:\nmain.f()\n\t/x/y.go:%d +0x1\n", i, i)
+	}
+	tw.Write([]byte("rax    0x0\ngs     0x0\n"))
+	if h := tw.headline(); h != "SIGSEGV: segmentation violation" {
+		t.Fatalf("headline %q", h)
+	}
+	plain := newTailWriter(nil)
+	plain.Write([]byte("first\nx.mp4: open: not a media file\n\n"))
+	if h := plain.headline(); h != "x.mp4: open: not a media file" {
+		t.Fatalf("headline %q", h)
+	}
+}
