@@ -20,6 +20,7 @@ import (
 	"github.com/framesweep/framesweep/bench"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
@@ -30,11 +31,7 @@ import (
 func exVideo(t testing.TB, rel string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("test video missing: %v", err)
-	}
-	return p
+	return testenv.NeedFile(t, filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel))
 }
 
 const exGrid = `name: extract-test
@@ -380,10 +377,7 @@ json.dump({"shape": list(f.shape), "dtype": str(f.dtype), "indices": tensors["in
 // TestExtractPythonReadsObject reads extracted objects (uint8 and float16) with Debian's python3 +
 // numpy and compares the tensor with what Go reads.
 func TestExtractPythonReadsObject(t *testing.T) {
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("Debian python3 not installed")
-	}
+	py := testenv.NeedPython(t, "numpy")
 	video := exVideo(t, "torchcodec/nasa_13013.mp4")
 	grid := exWriteGrid(t, "frames: [6]\npolicies: [uniform]\nresolutions: [\"48x32\"]\npipelines: [cached]\n")
 	for _, dtype := range []string{"u8", "f16", "f32"} {
@@ -537,8 +531,9 @@ func BenchmarkExtractGrid(b *testing.B) {
 				video := vid.path
 				if video == "" {
 					var err error
+					testenv.Need(b, "ffmpeg")
 					if video, err = bench.EnsureClip(context.Background(), bench.CacheDir(), bench.BenchClip(250)); err != nil {
-						b.Skipf("foundation clip: %v", err)
+						b.Fatalf("foundation clip: %v", err)
 					}
 				}
 				benchExtract(b, g, gridPath, video, kernel)
