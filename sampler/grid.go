@@ -24,6 +24,9 @@ const (
 	maxGridConfigs = 100000
 )
 
+// MaxBudget is the largest frame budget a grid (or an imported config) may name.
+const MaxBudget = 1 << 17
+
 // GridSpec is the YAML grid file, field for field (docs/sampler.md describes each field).
 type GridSpec struct {
 	Name        string    `yaml:"name"`
@@ -452,8 +455,8 @@ func Expand(spec GridSpec) (*Grid, error) {
 
 func validateSpec(spec *GridSpec) error {
 	for _, n := range spec.Frames {
-		if n < 1 || n > 1<<17 {
-			return gridErr("frames: budget %d is outside [1, %d]", n, 1<<17)
+		if n < 1 || n > MaxBudget {
+			return gridErr("frames: budget %d is outside [1, %d]", n, MaxBudget)
 		}
 	}
 	if dup := firstDup(spec.Frames); dup != "" {

@@ -259,3 +259,41 @@ func TestImportVLMEvalKitCLI(t *testing.T) {
 		t.Errorf("--frames wins: %s", out)
 	}
 }
+
+// TestImportFramesValidated: the budget and size flags are checked, not stored as given: an explicit
+// --frames -1 once dropped the budget (it is the "not given" default) and 10^12 frames was recorded.
+func TestImportFramesValidated(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "2025-01-01T00-00-00_samples_mlvu_dev.jsonl")
+	os.WriteFile(p, []byte(`{"doc_id": 3, "target": "A", "filtered_resps": "C", "mlvu_percetion_score": {"question_id": "q", "task_type": "count", "pred_answer": "C", "answer": "A"}}`+"\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--frames", "-1"}, "--frames -1: want 1..131072"},
+		{[]string{"--frames", "1000000000000"}, "--frames 1000000000000: want 1..131072"},
+		{[]string{"--frames", "0"}, "--text-only for none"},
+		{[]string{"--frames", "8", "--text-only"}, "--text-only with --frames 8"},
+		{[]string{"--width", "448"}, "--width and --height go together"},
+		{[]string{"--width", "0", "--height", "448"}, "want sides in 1..65536"},
+		{[]string{"--width", "448", "--height", "100000"}, "want sides in 1..65536"},
+		{[]string{"--frames", "8.5"}, `invalid value "8.5" for flag -frames`},
+	} {
+		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
+		if rc != exitUsage || out != "" || !strings.Contains(errs, c.msg) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: rc %d out %q stderr %q, want exit 2 and one line with %q", c.args, rc, out, errs, c.msg)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		meta string
+	}{
+		{[]string{"--frames", "131072"}, `"config_meta":{"frames":131072}`},
+		{[]string{"--text-only", "--frames", "0"}, `"config_meta":{"frames":0,"text_only":true}`},
+		{[]string{"--text-only"}, `"config_meta":{"text_only":true}`},
+	} {
+		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
+		if rc != exitOK || !strings.Contains(out, c.meta) {
+			t.Errorf("%v: rc %d %s %s, want %s", c.args, rc, out, errs, c.meta)
+		}
+	}
+}
