@@ -116,13 +116,24 @@ func (r *Record) Validate() error {
 	return r.validateHarness()
 }
 
-// ReadRecords reads canonical JSONL from r; path names the source in errors. Blank lines are skipped.
+// utf8BOM starts the text files some Windows tools write (harness logs among them); every reader of a
+// user's file skips it, as the YAML decoder does for grids.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// TrimBOM returns b without a leading UTF-8 byte order mark.
+func TrimBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
+
+// ReadRecords reads canonical JSONL from r; path names the source in errors. Blank lines and a leading
+// UTF-8 byte order mark are skipped.
 // Every record is validated; the first error in line order (naming file and line) stops the read. Lines
 // are decoded in parallel batches, so the result does not depend on the number of workers. Records may
 // share pointer targets (one true, one false) and strings: treat pointer fields as read-only and assign
 // a new pointer to change one.
 func ReadRecords(r io.Reader, path string) ([]Record, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
 	var out []Record
 	line := 0
 	const batch = 4096

@@ -303,3 +303,15 @@ func TestOneMatchesExpand(t *testing.T) {
 		}
 	}
 }
+
+// TestGridBOM: a grid saved with a UTF-8 byte order mark (Windows editors) parses, as every other
+// reader of user files accepts one.
+func TestGridBOM(t *testing.T) {
+	g, err := ParseGrid([]byte("\xef\xbb\xbfframes: [8]\npolicies: [uniform]\n"))
+	if err != nil || len(g.Configs) != 1 {
+		t.Fatalf("%v %v", g, err)
+	}
+	if _, err := ParseGrid([]byte("\xef\xbb\xbfframes: [8.5]\npolicies: [uniform]\n")); err == nil || !strings.Contains(err.Error(), "line 1: grid: frames[0]") {
+		t.Fatalf("integer check behind a BOM: %v", err)
+	}
+}

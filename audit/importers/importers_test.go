@@ -365,3 +365,35 @@ func TestParsePyList(t *testing.T) {
 		}
 	}
 }
+
+// TestBOM: harness files written on Windows start with a UTF-8 byte order mark; every format reads
+// the same records with and without one.
+func TestBOM(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	for _, tc := range []struct{ name, path, data string }{
+		{"legacy", "logs/videomme.json", legacyVideoMME},
+		{"nested", "out/llava/20240601_120000_samples_videomme.jsonl", nestedVideoMME},
+		{"flattened", "out/q/2025-01-01T00-00-00_samples_mlvu_dev.jsonl", flatMLVU},
+	} {
+		plain, err := LmmsEval(strings.NewReader(tc.data), tc.path, vmeOpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withBOM, err := LmmsEval(strings.NewReader(bom+tc.data), tc.path, vmeOpt)
+		if err != nil || len(withBOM.Records) != len(plain.Records) || withBOM.Records[0].ItemID != plain.Records[0].ItemID {
+			t.Errorf("lmms-eval %s with a BOM: %v", tc.name, err)
+		}
+	}
+	o := vmeOpt
+	o.Rescore = RescoreText
+	for _, tc := range []struct{ name, path, data string }{
+		{"tsv", "work/Qwen_Video-MME.tsv", tsvQuoteAll(vlmHeader, vlmRowsData)},
+		{"json-records", "work/Qwen_Video-MME.json", jsonRecords(vlmHeader, vlmRowsData)},
+		{"json-columns", "work/Qwen_Video-MME.json", jsonColumns(vlmHeader, vlmRowsData)},
+	} {
+		res, err := VLMEvalKit(strings.NewReader(bom+tc.data), tc.path, o)
+		if err != nil || len(res.Records) != 3 || res.Records[0].Category != "Counting Problem" {
+			t.Errorf("vlmevalkit %s with a BOM: %v", tc.name, err)
+		}
+	}
+}

@@ -297,3 +297,27 @@ func TestImportFramesValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditBOM: `audit` of a records file saved with a UTF-8 byte order mark gives the same JSON as
+// without it (it once failed on the mark), and import reads a harness log that carries one.
+func TestAuditBOM(t *testing.T) {
+	data, err := os.ReadFile(demoRecordsPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "bom.jsonl")
+	os.WriteFile(p, append([]byte("\xef\xbb\xbf"), data...), 0o644)
+	rc, withBOM, errs := runAuditCLI("audit", p, "--json", "--resamples", "10")
+	if rc != exitOK {
+		t.Fatalf("audit of a file with a BOM: rc %d: %s", rc, errs)
+	}
+	_, plain, _ := runAuditCLI("audit", demoRecordsPath(t), "--json", "--resamples", "10")
+	if withBOM != plain {
+		t.Error("a BOM changed the audit")
+	}
+	log := filepath.Join(t.TempDir(), "2025-01-01T00-00-00_samples_mlvu_dev.jsonl")
+	os.WriteFile(log, []byte("\xef\xbb\xbf"+`{"doc_id": 3, "target": "A", "filtered_resps": "C", "mlvu_percetion_score": {"question_id": "q", "task_type": "count", "pred_answer": "C", "answer": "A"}}`+"\n"), 0o644)
+	if rc, out, errs := runAuditCLI("import", "lmms-eval", log, "--config", "f16"); rc != exitOK || !strings.Contains(out, `"item_id":"mlvu_dev:3"`) {
+		t.Errorf("import of a log with a BOM: rc %d %s %s", rc, out, errs)
+	}
+}
