@@ -124,6 +124,9 @@ func checkLocalPath(path string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
+	if st.IsDir() {
+		return fmt.Errorf("%w: a directory, not a video file", ErrNotFound)
+	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%w: not a regular file", ErrNotFound)
 	}

@@ -183,6 +183,10 @@ func ParseGrid(data []byte) (*Grid, error) {
 		}
 		return nil, gridErr("malformed YAML: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	if top := doc.Content; len(doc.Content) == 1 && top[0].Kind != yaml.MappingNode && !emptyYAML(&doc) {
+		// yaml.v3 would say "cannot unmarshal !!str into sampler.GridSpec".
+		return nil, &Error{Line: top[0].Line, Op: "grid", Detail: fmt.Sprintf("a grid is a YAML mapping of fields (frames:, policies:, …), this is a %s", kindName(top[0].Kind)), Err: ErrGrid}
+	}
 	if err := checkIntegers(&doc, reflect.TypeFor[GridSpec](), "", 0); err != nil {
 		return nil, err
 	}
@@ -308,6 +312,8 @@ func kindName(k yaml.Kind) string {
 		return "list"
 	case yaml.MappingNode:
 		return "mapping"
+	case yaml.ScalarNode:
+		return "single value"
 	}
 	return "value"
 }

@@ -150,6 +150,8 @@ func TestGridErrors(t *testing.T) {
 		{"bad source size", "frames: [8]\npolicies: [uniform]\nmodel: {context: 10, source_size: big}\n", ErrGrid, "source_size"},
 		{"too many configs", "frames: [" + budgetsCSV(400) + "]\npolicies: [random]\nseeds: [" + budgetsCSV(400) + "]\n", ErrGrid, "limit"},
 		{"negative seed", "frames: [8]\npolicies: [random]\nseeds: [-1]\n", ErrGrid, "line 3: grid: seeds[0]: -1 is negative"},
+		{"not a mapping", "a,b\n", ErrGrid, "line 1: grid: a grid is a YAML mapping of fields (frames:, policies:, …), this is a single value"},
+		{"a list", "- frames: [8]\n", ErrGrid, "this is a list"},
 		{"fractional budget", "frames: [8.5]\npolicies: [uniform]\n", ErrGrid, `line 1: grid: frames[0]: "8.5" is not an integer`},
 		{"float budget", "policies: [uniform]\nframes:\n  - 4\n  - 8.0\n", ErrGrid, `line 4: grid: frames[1]: "8.0" is not an integer`},
 		{"exponent budget", "frames: [1e2]\npolicies: [uniform]\n", ErrGrid, `frames[0]: "1e2" is not an integer`},

@@ -150,6 +150,21 @@ func TestLmmsEvalErrors(t *testing.T) {
 			t.Errorf("%q: got %v, want %v at %s", tc.data, err, tc.want, tc.line)
 		}
 	}
+	// The cause named is the cause: a legacy file whose "logs" is not a list is not "a sample without a
+	// doc_id"; a sample that is not an object says what it is; legacy samples are named by their line.
+	for _, tc := range []struct{ data, msg string }{
+		{`{"logs":"x"}`, `f.jsonl:1: import: syntax error: "logs" is a string, want the list of samples`},
+		{"{\"model_configs\": {},\n \"logs\":\n  null}", `f.jsonl:3: import: syntax error: "logs" is null, want the list of samples`},
+		{`{"logs":[1]}`, "f.jsonl:1: import: syntax error: a sample is a JSON object, this is a number"},
+		{`[1,2]`, "f.jsonl:1: import: syntax error: a sample is a JSON object, this is a list"},
+		{`{"foo":1}`, "f.jsonl:1: import: invalid record: sample has no doc_id (keys: foo)"},
+		{"{\"logs\": [\n  {\"doc_id\": 0, \"target\": \"A\", \"filtered_resps\": \"A\", \"exact_match\": true},\n\n  {\"target\": \"A\"}\n]}", "f.jsonl:4: import: invalid record: sample has no doc_id"},
+	} {
+		_, err := LmmsEval(strings.NewReader(tc.data), "f.jsonl", vmeOpt)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: got %v, want %q", tc.data, err, tc.msg)
+		}
+	}
 	// With --rescore text a sample without a payload is allowed, but not beside samples that have one.
 	mixed := `{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`
 	o := vmeOpt
