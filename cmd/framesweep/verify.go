@@ -43,7 +43,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	if !rep.Clean() {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(stderr, "framesweep verify: %s: %s object: %s\n", p.Path, p.Kind, p.Cause)
+			what := p.Kind + " object"
+			if p.Kind == "leftover" {
+				what = "leftover"
+			}
+			fmt.Fprintf(stderr, "framesweep verify: %s: %s: %s\n", p.Path, what, p.Cause)
 		}
 		return exitError
 	}
