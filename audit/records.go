@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // MaxLineBytes bounds one JSONL line, so a corrupt file cannot make a reader hold unbounded memory.
@@ -177,9 +179,8 @@ func decodeBatch(recs []Record, lines [][]byte, nums []int, path string) error {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			var a arena
 			for i := w; i < len(lines); i += workers {
-				if err := a.decode(lines[i], &recs[i]); err != nil {
+				if err := decodeRecord(lines[i], &recs[i]); err != nil {
 					errs[i] = Errorf(path, nums[i], "parse", ErrSyntax, "%v", err)
 					continue
 				}
@@ -197,7 +198,13 @@ func decodeBatch(recs []Record, lines [][]byte, nums []int, path string) error {
 	return nil
 }
 
-var jsonUnmarshal = json.Unmarshal
+// decodeRecord parses one record line with goccy/go-json: on the record schema it decodes about 5×
+// faster than encoding/json and 1.7× faster than the hand-written scanner it replaced (docs/audit.md,
+// BenchmarkDecodeRecord), and FuzzDecodeRecord holds it to encoding/json's results.
+func decodeRecord(b []byte, r *Record) error {
+	*r = Record{}
+	return gojson.Unmarshal(b, r)
+}
 
 // readLine returns one line without its terminator, or ErrTooLong.
 func readLine(br *bufio.Reader) ([]byte, error) {
