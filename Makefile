@@ -5,7 +5,7 @@ ENV := source scripts/env.sh &&
 BIN := bin/framesweep
 GO_TEST_TIMEOUT ?= 60m
 
-.PHONY: all deps build test test-short check demo bench clean
+.PHONY: all deps build test test-short check fuzz demo bench clean
 
 all: build
 
@@ -34,6 +34,12 @@ test: deps
 	$(ENV) go test -tags matprofile ./resize/
 	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7).
 	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/ ./decode/
+	# Every Fuzz* target, found by scripts/fuzz.sh, for FUZZTIME each (5 s: about 3 minutes in all).
+	$(ENV) bash scripts/fuzz.sh
+
+# Every fuzz target for longer: make fuzz FUZZTIME=2m
+fuzz:
+	$(ENV) bash scripts/fuzz.sh
 
 test-short: deps
 	$(ENV) go test -short ./...
