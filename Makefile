@@ -32,8 +32,10 @@ test: deps
 	$(ENV) go test -tags noasm ./native/
 	$(ENV) CGO_ENABLED=0 go test ./native/ ./sampler/... ./audit/... ./resize/geom/
 	$(ENV) go test -tags matprofile ./resize/
-	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7).
-	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/ ./decode/
+	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7); decode/ also
+	# counts its live FFmpeg handles (-tags leakcheck: TestMain fails when one is left, STYLE.md B6).
+	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/
+	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 -tags leakcheck ./decode/
 	# Every Fuzz* target, found by scripts/fuzz.sh, for FUZZTIME each (5 s: about 3 minutes in all).
 	$(ENV) bash scripts/fuzz.sh
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -109,6 +110,12 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if fxDir != "" {
 		os.RemoveAll(fxDir)
+	}
+	// -tags leakcheck: every FFmpeg object the tests made must be freed (STYLE.md B6).
+	if n := LiveHandles(); code == 0 && n != 0 {
+		println("leak:", n, "FFmpeg handles of decode are live after the tests; allocated at:")
+		pprof.Lookup("framesweep/decode.handles").WriteTo(os.Stderr, 1)
+		code = 1
 	}
 	os.Exit(code)
 }

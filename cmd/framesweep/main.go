@@ -45,7 +45,7 @@ var commands = map[string]command{
 }
 
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(leakExit(dispatch(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
