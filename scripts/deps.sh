@@ -14,6 +14,7 @@ APT_PKGS=(
   python3-numpy python3-pil python3-av
   chromium
   time
+  libasan8
 )
 missing=()
 for p in "${APT_PKGS[@]}"; do
