@@ -38,9 +38,10 @@ test: deps
 	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 -tags leakcheck ./decode/
 	# AddressSanitizer + LeakSanitizer over our own C (STYLE.md C12): native/ (the SIMD kernels),
 	# native/ffmpeg and llm/llamacpp (our shims; llama.cpp is built with it too: ~6 min the first time).
-	# scripts/lsan.supp names the two third-party leaks; full stacks so that they match by function.
-	$(ENV) ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
-		go test -asan -count=1 ./native/ ./native/ffmpeg/ ./llm/llamacpp/
+	# scripts/lsan.supp names the two third-party leaks by function: full stacks, and -o keeps the test
+	# binaries' symbols (go test strips them otherwise, and nothing would match).
+	$(ENV) d=$$(mktemp -d) && ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
+		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./llm/llamacpp/ && rm -rf $$d
 	# Every Fuzz* target, found by scripts/fuzz.sh, for FUZZTIME each (5 s: about 3 minutes in all).
 	$(ENV) bash scripts/fuzz.sh
 
