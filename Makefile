@@ -5,7 +5,7 @@ ENV := source scripts/env.sh &&
 BIN := bin/framesweep
 GO_TEST_TIMEOUT ?= 60m
 
-.PHONY: all deps build test test-short check demo bench clean
+.PHONY: all deps build test test-short check fuzz demo bench clean
 
 all: build
 
@@ -32,8 +32,22 @@ test: deps
 	$(ENV) go test -tags noasm ./native/
 	$(ENV) CGO_ENABLED=0 go test ./native/ ./sampler/... ./audit/... ./resize/geom/
 	$(ENV) go test -tags matprofile ./resize/
-	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7).
-	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/ ./decode/
+	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7); decode/ also
+	# counts its live FFmpeg handles (-tags leakcheck: TestMain fails when one is left, STYLE.md B6).
+	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/
+	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 -tags leakcheck ./decode/
+	# AddressSanitizer + LeakSanitizer over our own C (STYLE.md C12): native/ (the SIMD kernels),
+	# native/ffmpeg and llm/llamacpp (our shims; llama.cpp is built with it too: ~6 min the first time).
+	# scripts/lsan.supp names the two third-party leaks by function: full stacks, and -o keeps the test
+	# binaries' symbols (go test strips them otherwise, and nothing would match).
+	$(ENV) d=$$(mktemp -d) && ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
+		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./llm/llamacpp/ && rm -rf $$d
+	# Every Fuzz* target, found by scripts/fuzz.sh, for FUZZTIME each (5 s: about 3 minutes in all).
+	$(ENV) bash scripts/fuzz.sh
+
+# Every fuzz target for longer: make fuzz FUZZTIME=2m
+fuzz:
+	$(ENV) bash scripts/fuzz.sh
 
 test-short: deps
 	$(ENV) go test -short ./...

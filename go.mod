@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/asticode/go-astiav v0.16.0
+	github.com/goccy/go-json v0.12.0
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/ollama/ollama v0.17.4

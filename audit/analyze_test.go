@@ -899,3 +899,15 @@ func TestCoreMetricsMatchDefinitions(t *testing.T) {
 		t.Errorf("%d pairs, want %d", len(res.Pairs), want)
 	}
 }
+
+// TestReadRecordsBOM: a leading UTF-8 byte order mark is skipped; one later in the file is still bad JSON.
+func TestReadRecordsBOM(t *testing.T) {
+	const line = `{"item_id":"a","config":"f8","correct":true}` + "\n"
+	rs, err := ReadRecords(strings.NewReader("\xef\xbb\xbf"+line+line), "bom.jsonl")
+	if err != nil || len(rs) != 2 || rs[0].ItemID != "a" || rs[0].Source.Line != 1 {
+		t.Fatalf("%+v %v", rs, err)
+	}
+	if _, err := ReadRecords(strings.NewReader(line+"\xef\xbb\xbf"+line), "bom.jsonl"); !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "bom.jsonl:2") {
+		t.Fatalf("a BOM inside the file: %v", err)
+	}
+}

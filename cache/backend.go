@@ -35,9 +35,6 @@ type backend interface {
 	close() error
 }
 
-// tempPrefix marks in-flight local writes; listings skip them and Verify counts leftovers.
-const tempPrefix = ".tmp-"
-
 // dirBackend writes a local directory with the crash-safe protocol
 // temp file → fsync → rename → fsync(dir). fileblob does temp+rename without any fsync (and puts its
 // temp files in os.TempDir, which may be another filesystem), so local paths do not go through it.
@@ -71,7 +68,9 @@ func (d *dirBackend) putFrom(_ context.Context, name string, r io.Reader) error 
 	})
 }
 
-// publish writes name through a temp file in its directory: write → fsync → rename → fsync(dir).
+// publish writes name through a temp file in its directory: write → fsync → rename → fsync(dir). The
+// temp stays open, and so locked (createTemp), until it has its final name: a temp without a lock is a
+// dead writer's leftover (RemoveDeadTemps).
 func (d *dirBackend) publish(name string, write func(*os.File) error) error {
 	full := d.where(name)
 	dir := filepath.Dir(full)
@@ -79,17 +78,17 @@ func (d *dirBackend) publish(name string, write func(*os.File) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	f, err := createTemp(dir, tempPrefix+"*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	ok := false
+	renamed := false
 	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
+		if !renamed {
+			os.Remove(tmp) // before Close: unlocked, it would look like a dead writer's for an instant
 		}
+		f.Close()
 	}()
 	if err := write(f); err != nil {
 		return err
@@ -100,14 +99,11 @@ func (d *dirBackend) publish(name string, write func(*os.File) error) error {
 	if err := f.Chmod(0o644); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
 	// rename is atomic: a concurrent writer of the same name replaces identical bytes.
 	if err := os.Rename(tmp, full); err != nil {
 		return err
 	}
-	ok = true
+	renamed = true
 	// The rename is durable only once the directory is synced; the parent too, in case MkdirAll
 	// just created dir (or another writer did and has not synced yet), and the parent of every
 	// further directory MkdirAll created (cas/ and cas/sha256/ on a store's first object).
@@ -204,7 +200,7 @@ func (d *dirBackend) list(_ context.Context, prefix string) ([]string, error) {
 			}
 			return err
 		}
-		if e.IsDir() || strings.HasPrefix(e.Name(), tempPrefix) {
+		if e.IsDir() || isTempName(e.Name()) {
 			return nil
 		}
 		rel, err := filepath.Rel(d.root, p)
@@ -226,21 +222,6 @@ func (d *dirBackend) remove(_ context.Context, name string) error {
 		return ErrNotFound
 	}
 	return err
-}
-
-// tempFiles lists leftover temp files of interrupted writes under the given prefixes (the store's
-// own subtrees only: verify of a directory that is not a cache must not walk all of it).
-func (d *dirBackend) tempFiles(prefixes ...string) []string {
-	var out []string
-	for _, prefix := range prefixes {
-		filepath.WalkDir(d.where(prefix), func(p string, e fs.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), tempPrefix) {
-				out = append(out, p)
-			}
-			return nil
-		})
-	}
-	return out
 }
 
 // blobBackend stores through a gocloud.dev/blob bucket (object stores publish a write atomically

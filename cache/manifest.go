@@ -27,6 +27,7 @@ type Manifest struct {
 
 // NewManifest creates manifests/<run>.jsonl (empty until the first Append).
 func (s *Store) NewManifest(ctx context.Context, run string) (*Manifest, error) {
+	s.beforeWrite()
 	m := &Manifest{s: s, name: path.Join("manifests", run+".jsonl")}
 	if d, ok := s.be.(*dirBackend); ok {
 		full := d.where(m.name)

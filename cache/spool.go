@@ -14,8 +14,9 @@ import (
 
 // Spool is a temporary file that collects the data section of one object while it is produced, so a
 // writer whose header is known only at the end (it holds per-frame timestamps and PSNR) never holds the
-// data in memory. PutSpooled publishes it; Close removes it. For local stores it lives under cas/
-// (same filesystem, counted by Verify as a leftover if a crash keeps it), for buckets in os.TempDir.
+// data in memory. PutSpooled publishes it; Close removes it. For local stores it lives under cas/ (same
+// filesystem), for buckets in os.TempDir (framesweep-spool-*); it is locked while open, so a spool a
+// killed process left is removed by the next writer (RemoveDeadTemps) and reported by Verify.
 type Spool struct {
 	f    *os.File
 	n    int64
@@ -24,16 +25,17 @@ type Spool struct {
 
 // NewSpool creates an empty spool for an object of s.
 func (s *Store) NewSpool() (*Spool, error) {
-	dir := ""
+	s.beforeWrite()
+	dir, pattern := "", bucketSpoolPrefix+"*"
 	if d, ok := s.be.(*dirBackend); ok {
-		dir = d.where("cas")
+		dir, pattern = d.where("cas"), tempPrefix+"spool-*"
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, &Error{Path: dir, Op: "spool", Err: err}
 		}
 	}
-	f, err := os.CreateTemp(dir, tempPrefix+"spool-*")
+	f, err := createTemp(dir, pattern)
 	if err != nil {
-		return nil, &Error{Path: filepath.Join(dir, tempPrefix+"spool-*"), Op: "spool", Err: err}
+		return nil, &Error{Path: filepath.Join(dir, pattern), Op: "spool", Err: err}
 	}
 	return &Spool{f: f}, nil
 }
@@ -63,10 +65,14 @@ func (sp *Spool) Close() error {
 	if sp == nil || sp.f == nil {
 		return nil
 	}
+	// Removed while still open (locked): unlocked, it would look like a dead writer's for an instant.
 	name := sp.f.Name()
-	err := sp.f.Close()
-	if rerr := os.Remove(name); err == nil && !errors.Is(rerr, os.ErrNotExist) {
-		err = rerr
+	err := os.Remove(name)
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	if cerr := sp.f.Close(); err == nil {
+		err = cerr
 	}
 	sp.f = nil
 	return err

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 )
 
 // MaxObjectBytes caps what a read loads (a 256-frame 448×448 float32 object is ~0.6 GB).
@@ -28,7 +29,15 @@ type Ref struct {
 type Store struct {
 	loc string
 	be  backend
+
+	sweep    sync.Once // RemoveDeadTemps, once per Store
+	swept    []TempFile
+	sweepErr error
 }
+
+// beforeWrite removes dead writers' temps before this Store writes its first file: a rerun cleans up
+// after the run that was killed. A failed sweep does not stop the write (RemoveDeadTemps reports it).
+func (s *Store) beforeWrite() { _, _ = s.RemoveDeadTemps(context.Background()) }
 
 // IsURL reports whether loc names a blob bucket rather than a local directory: it starts with a
 // URL scheme (a letter, then letters, digits, '+', '-' or '.', as RFC 3986 has it) followed by
@@ -105,6 +114,7 @@ func (s *Store) PutParts(ctx context.Context, key string, parts [][]byte) (Ref, 
 	if !validHex(key) {
 		return Ref{}, &Error{Op: "put", Err: wrapf(ErrBadSpec, "key %q", key)}
 	}
+	s.beforeWrite()
 	h := sha256.New()
 	var size int64
 	for _, p := range parts {
@@ -224,6 +234,7 @@ func (s *Store) PutManifest(ctx context.Context, run string, lines []any) (strin
 		buf.WriteByte('\n')
 	}
 	name := path.Join("manifests", run+".jsonl")
+	s.beforeWrite()
 	if err := s.be.put(ctx, name, buf.Bytes()); err != nil {
 		return "", &Error{Path: s.be.where(name), Op: "write", Err: err}
 	}

@@ -12,7 +12,7 @@ import (
 
 // Problem is one defect found by Verify.
 type Problem struct {
-	Kind   string `json:"kind"` // "corrupt" (bytes do not match), "missing" (ref without object), "bad_ref"
+	Kind   string `json:"kind"` // "corrupt" (bytes do not match), "missing" (ref without object), "bad_ref", "leftover" (a dead writer's temp file)
 	Key    string `json:"key,omitempty"`
 	Digest string `json:"sha256,omitempty"`
 	Path   string `json:"path"`
@@ -27,7 +27,7 @@ type Report struct {
 	Bytes      int64     `json:"bytes"`
 	OK         int       `json:"ok"`
 	Problems   []Problem `json:"problems"`
-	TempFiles  []string  `json:"temp_files,omitempty"` // leftovers of interrupted writes (harmless)
+	InFlight   []string  `json:"in_flight,omitempty"`  // temp files a live writer holds (another process writing now)
 	Unreferred int       `json:"unreferenced_objects"` // objects no ref points at (e.g. after a crash)
 }
 
@@ -110,8 +110,18 @@ func (s *Store) Verify(ctx context.Context) (*Report, error) {
 			rep.Unreferred++
 		}
 	}
-	if d, ok := s.be.(*dirBackend); ok {
-		rep.TempFiles = d.tempFiles("cas", "ac", "manifests")
+	if _, ok := s.be.(*dirBackend); ok {
+		dead, live, err := s.temps(false)
+		if err != nil {
+			return nil, &Error{Path: s.loc, Op: "verify", Err: err}
+		}
+		for _, t := range dead {
+			rep.Problems = append(rep.Problems, Problem{Kind: "leftover", Path: t.Path,
+				Cause: fmt.Sprintf("temp file of an interrupted write (%d bytes, no live writer holds it); the next extract into this cache removes it", t.Size)})
+		}
+		for _, t := range live {
+			rep.InFlight = append(rep.InFlight, t.Path)
+		}
 	}
 	return rep, nil
 }

@@ -300,3 +300,60 @@ func TestOrientationFromMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveHandles: under -tags leakcheck the count of FFmpeg objects follows a Video's life: its format
+// context while open, the reader's packet, frames, decoder and filter graph during a Read, nothing after
+// Close, also when Open or Read fail.
+func TestLiveHandles(t *testing.T) {
+	if !LeakCheck {
+		t.Skip("counts handles only with -tags leakcheck (make test runs decode/ so)")
+	}
+	dir := sharedVideos(t)
+	base := LiveHandles()
+	v, err := Open(filepath.Join(dir, "torchcodec/h265_video.mp4"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := LiveHandles() - base; n != 1 {
+		t.Errorf("an open Video holds %d handles, want 1 (its format context)", n)
+	}
+	during := 0
+	if _, err := v.Read([]int{0, 5}, func(*Frame) error { during = LiveHandles() - base; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if during < 5 {
+		t.Errorf("%d handles during a Read, want the format context, packet, two frames, decoder and more", during)
+	}
+	if n := LiveHandles() - base; n != 1 {
+		t.Errorf("after Read: %d handles, want 1", n)
+	}
+	v.Close()
+	if _, err := Open(filepath.Join(dir, "mp4ff/vvc_400kbps_2s.mp4"), Options{}); err == nil {
+		t.Fatal("vvc opened")
+	}
+	if n := LiveHandles() - base; n != 0 {
+		t.Errorf("after Close and a failed Open: %d handles", n)
+	}
+}
+
+// TestOpenNamesTheCause: a WebM cut after 315 bytes makes the matroska demuxer return EIO, which once
+// read "file not found or not readable"; the file is there and readable, so it is corrupt data. A file
+// this process may not read is "not readable" (checked only when not running as root, who reads all).
+func TestOpenNamesTheCause(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "videos", "bear-vp9-odd-dimensions.webm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.webm")
+	os.WriteFile(cut, b[:315], 0o644)
+	_, err = Open(cut, Options{})
+	if !errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "cut short or damaged") {
+		t.Errorf("cut WebM: %v, want ErrCorrupt", err)
+	}
+	if os.Geteuid() != 0 {
+		os.Chmod(cut, 0)
+		if _, err := Open(cut, Options{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("unreadable file: %v, want ErrNotFound naming the permission", err)
+		}
+	}
+}

@@ -34,12 +34,15 @@ type convKey struct {
 const swsFlagsCLI = "bicubic" // fftools/ffmpeg_opt.c (5.1): av_dict_set(&ost->sws_dict, "flags", "bicubic", 0)
 
 func newConverter(orient string) *converter {
-	return &converter{orient: orient, out: astiav.AllocFrame()}
+	c := &converter{orient: orient, out: astiav.AllocFrame()}
+	track(c.out)
+	return c
 }
 
 func (c *converter) freeGraph() {
 	if c.g != nil {
 		c.g.Free() // frees the filter contexts too
+		untrack(c.g)
 		c.g, c.src, c.sink = nil, nil, nil
 	}
 }
@@ -52,6 +55,7 @@ func (c *converter) Close() {
 	c.freeGraph()
 	if c.out != nil {
 		c.out.Free()
+		untrack(c.out)
 		c.out = nil
 	}
 }
@@ -62,6 +66,7 @@ func (c *converter) configure(k convKey) error {
 	if g == nil {
 		return errors.New("cannot allocate a filter graph")
 	}
+	track(g)
 	c.g = g
 	g.SetThreadCount(1) // the conversion filters are not threaded in 5.1; avoid spawning idle workers
 	sar := k.sar

@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // Self-identifying fixtures: a lavfi source draws the frame number N as a 10-bit barcode (stripe b,
@@ -108,17 +111,21 @@ func TestMain(m *testing.M) {
 	if fxDir != "" {
 		os.RemoveAll(fxDir)
 	}
+	// -tags leakcheck: every FFmpeg object the tests made must be freed (STYLE.md B6).
+	if n := LiveHandles(); code == 0 && n != 0 {
+		println("leak:", n, "FFmpeg handles of decode are live after the tests; allocated at:")
+		pprof.Lookup("framesweep/decode.handles").WriteTo(os.Stderr, 1)
+		code = 1
+	}
 	os.Exit(code)
 }
 
+// requireFFmpeg needs the ffmpeg and ffprobe CLIs (make deps installs them; testenv: a skip on a laptop
+// without them, a failure under CI).
 func requireFFmpeg(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("ffmpeg CLI not installed, and CI=true: the oracle must be there (make deps installs it)")
-		}
-		t.Skip("ffmpeg CLI not installed (make deps installs it)")
-	}
+	testenv.Need(t, "ffmpeg")
+	testenv.Need(t, "ffprobe")
 }
 
 func runFFmpeg(t testing.TB, args ...string) {
@@ -146,7 +153,7 @@ func fixturePath(t testing.TB, f fixture) string {
 	t.Helper()
 	requireFFmpeg(t)
 	if f.encoder != "" && !haveEncoder(t, f.encoder) {
-		t.Skipf("ffmpeg has no %s encoder: %s fixture not generated", f.encoder, f.name)
+		testenv.Missing(t, "ffmpeg has no %s encoder: %s fixture not generated", f.encoder, f.name)
 	}
 	fxMu.Lock()
 	defer fxMu.Unlock()

@@ -191,7 +191,7 @@ func (v *Video) selectStream(url string, openOpts []ffmpeg.Option) error {
 	case errors.Is(err, astiav.ErrStreamNotFound):
 		return ErrNoVideoStream
 	case err != nil:
-		return classifyOpenErr(err)
+		return classifyOpenErr(err, v.path)
 	case best < 0 || best >= len(streams) || streams[best].CodecParameters().MediaType() != astiav.MediaTypeVideo:
 		return fmt.Errorf("%w: FFmpeg's best video stream %d is not a video stream of this open", ErrCorrupt, best)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // sharedVideos is ../shared/testdata/videos relative to the repository root (CI puts ../shared beside
@@ -17,9 +19,7 @@ import (
 func sharedVideos(t testing.TB) string {
 	t.Helper()
 	d := filepath.Join("..", "..", "shared", "testdata", "videos")
-	if _, err := os.Stat(filepath.Join(d, "MANIFEST.tsv")); err != nil {
-		t.Skipf("shared test videos not found at %s (CI places ../shared beside the clone): %v", d, err)
-	}
+	testenv.NeedFile(t, filepath.Join(d, "MANIFEST.tsv")) // CI places ../shared beside the clone
 	return d
 }
 

@@ -145,16 +145,19 @@ type reader struct {
 func (r *reader) close() {
 	if r.dec != nil {
 		r.dec.Free()
+		untrack(r.dec)
 		r.dec = nil
 	}
 	for _, f := range []**astiav.Frame{&r.frm, &r.sw} {
 		if *f != nil {
 			(*f).Free()
+			untrack(*f)
 			*f = nil
 		}
 	}
 	if r.pkt != nil {
 		r.pkt.Free()
+		untrack(r.pkt)
 		r.pkt = nil
 	}
 	r.conv.Close()
@@ -166,6 +169,9 @@ func (r *reader) run() error {
 	r.pkt = astiav.AllocPacket()
 	r.frm = astiav.AllocFrame()
 	r.sw = astiav.AllocFrame()
+	track(r.pkt)
+	track(r.frm)
+	track(r.sw)
 	filter := ""
 	if v.orient.Applied {
 		filter = v.orient.Filter()
@@ -390,6 +396,7 @@ func (r *reader) openDecoder() error {
 	v := r.v
 	if r.dec != nil {
 		r.dec.Free()
+		untrack(r.dec)
 		r.dec = nil
 	}
 	cp := v.stream().CodecParameters()
@@ -404,8 +411,10 @@ func (r *reader) openDecoder() error {
 	if cc == nil {
 		return wrap(v.path, "decode", errors.New("cannot allocate a decoder"))
 	}
+	track(cc)
+	free := func() { cc.Free(); untrack(cc) }
 	if err := cp.ToCodecContext(cc); err != nil {
-		cc.Free()
+		free()
 		return wrap(v.path, "decode", err)
 	}
 	threads := v.opts.Threads
@@ -421,7 +430,7 @@ func (r *reader) openDecoder() error {
 		hdc, err := astiav.CreateHardwareDeviceContext(v.hwType, "", nil)
 		if err != nil {
 			// The device worked at Open; losing it now is an error, not a silent CPU substitute.
-			cc.Free()
+			free()
 			return wrap(v.path, "hwaccel", fmt.Errorf("%s device: %w", v.hw.Device, err))
 		}
 		cc.SetHardwareDeviceContext(hdc)
@@ -441,7 +450,7 @@ func (r *reader) openDecoder() error {
 		})
 	}
 	if err := cc.Open(codec, nil); err != nil {
-		cc.Free()
+		free()
 		return wrap(v.path, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
 	}
 	r.dec = cc

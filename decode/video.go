@@ -124,12 +124,21 @@ func checkLocalPath(path string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
+	if st.IsDir() {
+		return fmt.Errorf("%w: a directory, not a video file", ErrNotFound)
+	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%w: not a regular file", ErrNotFound)
 	}
 	if st.Size() == 0 {
 		return ErrEmpty
 	}
+	// Readable by this process? FFmpeg would report EACCES as if the data were bad.
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	f.Close()
 	return nil
 }
 
@@ -153,6 +162,7 @@ func (v *Video) openInput() error {
 	if v.fc != nil {
 		v.fc.CloseInput()
 		v.fc.Free()
+		untrack(v.fc)
 		v.fc = nil
 	}
 	abs, err := filepath.Abs(v.path)
@@ -182,6 +192,7 @@ func (v *Video) openInput() error {
 	if fc == nil {
 		return errors.New("cannot allocate a format context")
 	}
+	track(fc)
 	d := astiav.NewDictionary()
 	defer d.Free()
 	for _, o := range openOpts {
@@ -189,10 +200,11 @@ func (v *Video) openInput() error {
 	}
 	if err := fc.OpenInput(url, nil, d); err != nil {
 		fc.Free() // avformat_open_input frees the context on failure; Free on nil is a no-op
+		untrack(fc)
 		if isENOMEM(err) {
 			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
 		}
-		return classifyOpenErr(err)
+		return classifyOpenErr(err, v.path)
 	}
 	v.fc = fc
 	if n := fc.NbStreams(); n > v.opts.MaxStreams {
@@ -208,7 +220,7 @@ func (v *Video) openInput() error {
 		if isENOMEM(err) {
 			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
 		}
-		return classifyOpenErr(err)
+		return classifyOpenErr(err, v.path)
 	}
 	if n := fc.NbStreams(); n > v.opts.MaxStreams {
 		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
@@ -254,15 +266,22 @@ func isENOMEM(err error) bool {
 	return errors.As(err, &ae) && int(ae) == -int(syscall.ENOMEM)
 }
 
-// classifyOpenErr maps FFmpeg's open errors to our causes, keeping FFmpeg's error in the chain.
-func classifyOpenErr(err error) error {
+// classifyOpenErr maps FFmpeg's open errors to our causes, keeping FFmpeg's error in the chain. EIO and
+// EPERM name an unreadable file only when the file cannot be opened: demuxers also return EIO for
+// data they cannot parse (a WebM cut after its first bytes), which is corrupt data, not a missing file.
+func classifyOpenErr(err error, path string) error {
 	switch {
 	case errors.Is(err, astiav.ErrProtocolNotFound):
 		return fmt.Errorf("%w: %w", ErrNetworkProtocol, err)
 	case errors.Is(err, astiav.ErrDecoderNotFound):
 		return fmt.Errorf("%w: %w", ErrUnsupportedCodec, err)
 	case errors.Is(err, astiav.ErrEio), errors.Is(err, astiav.ErrEperm):
-		return fmt.Errorf("%w: %w", ErrNotFound, err)
+		f, oerr := os.Open(path)
+		if oerr != nil {
+			return fmt.Errorf("%w: %w", ErrNotFound, oerr)
+		}
+		f.Close()
+		return fmt.Errorf("%w: %w (the file is readable: its data is cut short or damaged)", ErrCorrupt, err)
 	}
 	return fmt.Errorf("%w: %w", ErrCorrupt, err)
 }
@@ -270,7 +289,8 @@ func classifyOpenErr(err error) error {
 // scan demuxes every packet of the primary video stream (no decoding) and builds the frame index.
 func (v *Video) scan() error {
 	pkt := astiav.AllocPacket()
-	defer pkt.Free()
+	track(pkt)
+	defer func() { pkt.Free(); untrack(pkt) }()
 	v.pkts = v.pkts[:0]
 	codec := v.stream().CodecParameters().CodecID()
 	nalLenSize := hevcNALLengthSize(v.stream().CodecParameters().ExtraData())
@@ -518,6 +538,7 @@ func (v *Video) Close() error {
 	if v.fc != nil {
 		v.fc.CloseInput()
 		v.fc.Free()
+		untrack(v.fc)
 		v.fc = nil
 	}
 	return nil

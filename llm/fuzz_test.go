@@ -1,8 +1,11 @@
 package llm
 
 import (
+	"errors"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +52,58 @@ func FuzzLetterProbs(f *testing.F) {
 		if math.Abs(sum-1) > 1e-9 {
 			t.Fatalf("sum %v: %v", sum, p)
 		}
+	})
+}
+
+// FuzzParseSpec: the runtime spec parser never panics; an error is ErrBadSpec on one line; an accepted
+// spec has a trimmed engine and keys, rebuilds to an equal spec, and its typed accessors do not panic.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{
+		"llamacpp:model=m.gguf,mmproj=p.gguf,ctx=16384,image_max_tokens=768",
+		"onnx:model=cls.onnx,size=48x192,threads=1",
+		"openai:url=http://127.0.0.1:8080/v1,model=qwen2.5-vl,concurrency=8,timeout=60s,image_format=jpeg,quality=90",
+		"openai", "openai:", ":x=1", "a:b", "a:=1", "a:k=1,k=2", "a: k = v ,", "a:k=v=w", "a:k=\n", "\xff:k=v",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sp, err := ParseSpec(s)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrBadSpec) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("ParseSpec(%q): %v (want a one-line ErrBadSpec)", s, err)
+			}
+			return
+		}
+		if sp.Engine == "" || sp.Engine != strings.TrimSpace(sp.Engine) || strings.Contains(sp.Engine, ":") || sp.Raw != s {
+			t.Fatalf("ParseSpec(%q): engine %q raw %q", s, sp.Engine, sp.Raw)
+		}
+		keys := make([]string, 0, len(sp.Params))
+		for k, v := range sp.Params {
+			if k == "" || k != strings.TrimSpace(k) || strings.ContainsAny(k, ",=") || strings.Contains(v, ",") {
+				t.Fatalf("ParseSpec(%q): param %q=%q", s, k, v)
+			}
+			keys = append(keys, k)
+			if _, err := sp.Int(k, 0, 0); err != nil && !errors.Is(err, ErrBadSpec) {
+				t.Fatalf("Int(%q): %v", k, err)
+			}
+			if _, err := sp.Duration(k, 0); err != nil && !errors.Is(err, ErrBadSpec) {
+				t.Fatalf("Duration(%q): %v", k, err)
+			}
+		}
+		slices.Sort(keys)
+		var b strings.Builder
+		b.WriteString(sp.Engine + ":")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(k + "=" + sp.Params[k])
+		}
+		again, err := ParseSpec(b.String())
+		if err != nil || again.Engine != sp.Engine || !maps.Equal(again.Params, sp.Params) {
+			t.Fatalf("ParseSpec(%q) = %+v; rebuilt %q = %+v, %v", s, sp, b.String(), again, err)
+		}
+		_ = sp.Check([]string{"model"}, "url")
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -63,9 +64,7 @@ func firstDiff(a, b *rgb.Image) string {
 
 func requirePIL(t *testing.T) {
 	t.Helper()
-	if _, err := piloracle.Available(); err != nil {
-		t.Skipf("skipping Pillow parity: %v", err)
-	}
+	testenv.NeedPython(t, "PIL")
 }
 
 type sz struct{ w, h int }
@@ -129,10 +128,11 @@ func TestResamplePillowFrames(t *testing.T) {
 	}
 	var srcs []*rgb.Image
 	for _, v := range videos {
-		p := filepath.Join("..", "..", "shared", "testdata", "videos", v.path)
+		p := testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos", v.path))
+		testenv.Need(t, "ffmpeg")
 		m, err := piloracle.Frame(dir, p, v.n, 0, 0)
 		if err != nil {
-			t.Skipf("no test video frame (CI has ../shared beside the clone): %v", err)
+			t.Fatal(err)
 		}
 		srcs = append(srcs, m)
 	}

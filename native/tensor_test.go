@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -77,10 +77,7 @@ func TestTensorLayoutAndValues(t *testing.T) {
 // multiplies in float64 and casts to float32, normalize works in float32) on real NumPy for every byte
 // value and each preset, and requires bit equality at every level.
 func TestTensorMatchesNumPy(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no /usr/bin/python3")
-	}
+	py := testenv.NeedPython(t, "numpy")
 	names := []string{"rescale", "clip", "imagenet", "siglip"}
 	var script strings.Builder
 	script.WriteString("import sys, numpy as np\nv = np.arange(256, dtype=np.uint8)\n")
@@ -94,7 +91,7 @@ func TestTensorMatchesNumPy(t *testing.T) {
 	}
 	out, err := exec.Command(py, "-c", script.String()).Output()
 	if err != nil {
-		t.Skipf("numpy: %v", err)
+		t.Fatalf("numpy: %v", err)
 	}
 	if len(out) != len(names)*3*256*4 {
 		t.Fatalf("numpy wrote %d bytes", len(out))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -78,15 +79,14 @@ func TestYUVFormula(t *testing.T) {
 // (`ffmpeg -pix_fmt rgb24`, what decode/ matches bit for bit) on a real frame.
 func TestYUVAgainstFFmpeg(t *testing.T) {
 	v := filepath.Join("..", "..", "shared", "testdata", "videos", "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
-	if _, err := os.Stat(v); err != nil {
-		t.Skipf("test video not present: %v", err)
-	}
+	testenv.NeedFile(t, v)
+	testenv.Need(t, "ffmpeg")
 	dir := t.TempDir()
 	raw := func(pixfmt, name string) []byte {
 		out := filepath.Join(dir, name)
 		cmd := exec.Command("ffmpeg", "-v", "error", "-i", v, "-vf", "select=eq(n\\,20)", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", pixfmt, out)
 		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("ffmpeg: %v %s", err, b)
+			t.Fatalf("ffmpeg: %v %s", err, b)
 		}
 		b, _ := os.ReadFile(out)
 		return b

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -52,10 +53,7 @@ open(dec, "wb").write(out.tobytes())
 // TestJPEGMatchesPillow encodes with OpenCV and with Pillow's default save and compares the JPEG
 // bytes and the decoded pixels (decoding both Pillow's bytes and ours).
 func TestJPEGMatchesPillow(t *testing.T) {
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("Debian python3 with PIL not installed")
-	}
+	py := testenv.NeedPython(t, "PIL")
 	for _, sz := range [][2]int{{64, 48}, {161, 121}, {320, 180}} {
 		t.Run(strconv.Itoa(sz[0])+"x"+strconv.Itoa(sz[1]), func(t *testing.T) {
 			dir := t.TempDir()

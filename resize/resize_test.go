@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/rgb"
 )
@@ -54,14 +55,13 @@ func must(t testing.TB, kernel string, src *rgb.Image, w, h int) *rgb.Image {
 // TestPILKernelsMatchPillow checks the Resizer path (cache, interface) against Pillow on a real frame
 // and a random image at every dispatch level; native/ has the exhaustive parity tests.
 func TestPILKernelsMatchPillow(t *testing.T) {
-	if _, err := piloracle.Available(); err != nil {
-		t.Skipf("skipping Pillow parity: %v", err)
-	}
+	testenv.NeedPython(t, "PIL")
+	testenv.Need(t, "ffmpeg")
 	dir := t.TempDir()
-	frame, err := piloracle.Frame(dir, filepath.Join("..", "..", "shared", "testdata", "videos",
-		"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"), 12, 0, 0)
+	frame, err := piloracle.Frame(dir, testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos",
+		"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")), 12, 0, 0)
 	if err != nil {
-		t.Skipf("no test video (CI has ../shared beside the clone): %v", err)
+		t.Fatal(err)
 	}
 	srcs := []*rgb.Image{frame, randImage(rand.New(rand.NewPCG(1, 1)), 97, 61)}
 	var cases []piloracle.Case

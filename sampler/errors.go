@@ -1,6 +1,9 @@
 package sampler
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+)
 
 // Sentinel errors; match them with errors.Is. Every error returned by this package is an *Error
 // that wraps exactly one of them.
@@ -17,10 +20,12 @@ var (
 	ErrGrid = errors.New("invalid grid")
 )
 
-// Error carries the context of a failure: the file (grid or video) if any, the operation (a
-// sampler name, "grid", …) and a human-readable detail. Err is one of the sentinels above.
+// Error carries the context of a failure: the file (grid or video) if any, the line in it when known
+// (grid values), the operation (a sampler name, "grid", …) and a human-readable detail. Err is one of
+// the sentinels above.
 type Error struct {
 	Path   string
+	Line   int
 	Op     string
 	Detail string
 	Err    error
@@ -28,8 +33,13 @@ type Error struct {
 
 func (e *Error) Error() string {
 	s := ""
-	if e.Path != "" {
+	switch {
+	case e.Path != "" && e.Line > 0:
+		s = e.Path + ":" + strconv.Itoa(e.Line) + ": "
+	case e.Path != "":
 		s = e.Path + ": "
+	case e.Line > 0:
+		s = "line " + strconv.Itoa(e.Line) + ": "
 	}
 	if e.Op != "" {
 		s += e.Op + ": "

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +23,9 @@ const (
 	maxGridBytes   = 1 << 20
 	maxGridConfigs = 100000
 )
+
+// MaxBudget is the largest frame budget a grid (or an imported config) may name.
+const MaxBudget = 1 << 17
 
 // GridSpec is the YAML grid file, field for field (docs/sampler.md describes each field).
 type GridSpec struct {
@@ -168,13 +173,27 @@ func ParseGrid(data []byte) (*Grid, error) {
 	if len(data) > maxGridBytes {
 		return nil, gridErr("file larger than %d bytes", maxGridBytes)
 	}
+	// First as nodes, which keep line numbers: yaml.v3 would store `frames: [8.5]` as 8 without a word,
+	// so every integer field is checked to hold an integer before the typed decode.
+	var doc yaml.Node
+	ndec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := ndec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, gridErr("empty grid file")
+		}
+		return nil, gridErr("malformed YAML: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	if top := doc.Content; len(doc.Content) == 1 && top[0].Kind != yaml.MappingNode && !emptyYAML(&doc) {
+		// yaml.v3 would say "cannot unmarshal !!str into sampler.GridSpec".
+		return nil, &Error{Line: top[0].Line, Op: "grid", Detail: fmt.Sprintf("a grid is a YAML mapping of fields (frames:, policies:, …), this is a %s", kindName(top[0].Kind)), Err: ErrGrid}
+	}
+	if err := checkIntegers(&doc, reflect.TypeFor[GridSpec](), "", 0); err != nil {
+		return nil, err
+	}
 	var spec GridSpec
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, gridErr("empty grid file")
-		}
 		return nil, gridErr("malformed YAML: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	// A second document would otherwise be ignored without a word (an empty trailing "---" is fine).
@@ -189,6 +208,114 @@ func ParseGrid(data []byte) (*Grid, error) {
 		}
 	}
 	return Expand(spec)
+}
+
+// intLiteral is a plain decimal integer (that YAML resolves to a float only when it overflows int64).
+var intLiteral = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
+// checkIntegers walks a YAML node against the Go type it will decode into and rejects, with the line
+// and the key, a value that is not an integer where the field is one (frames, seeds, min_frames,
+// max_frames, the model's token counts). Keys the type does not have are left to the typed decode
+// (KnownFields), which names them; depth bounds alias chains.
+func checkIntegers(n *yaml.Node, t reflect.Type, key string, depth int) error {
+	if n == nil || depth > 64 {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := checkIntegers(c, t, key, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case yaml.AliasNode:
+		return checkIntegers(n.Alias, t, key, depth+1)
+	}
+	at := func(format string, a ...any) error {
+		return &Error{Line: n.Line, Op: "grid", Detail: key + ": " + fmt.Sprintf(format, a...), Err: ErrGrid}
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n.Kind != yaml.ScalarNode {
+			return at("want an integer, got a %s", kindName(n.Kind))
+		}
+		switch tag := n.ShortTag(); {
+		case tag == "!!null":
+		case tag == "!!int" && t.Kind() >= reflect.Uint && strings.HasPrefix(n.Value, "-"):
+			return at("%s is negative", n.Value)
+		case tag == "!!int":
+		case tag == "!!float" && intLiteral.MatchString(n.Value):
+			return at("%s is out of range", n.Value)
+		default:
+			return at("%q is not an integer", n.Value)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return nil // the typed decode reports the shape
+		}
+		for i, c := range n.Content {
+			if err := checkIntegers(c, t.Elem(), fmt.Sprintf("%s[%d]", key, i), depth+1); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := fmt.Sprintf("%s[%q]", key, n.Content[i].Value)
+			if err := checkIntegers(n.Content[i+1], t.Elem(), k, depth+1); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			name := n.Content[i].Value
+			f, ok := yamlField(t, name)
+			if !ok {
+				continue
+			}
+			k := name
+			if key != "" {
+				k = key + "." + name
+			}
+			if err := checkIntegers(n.Content[i+1], f.Type, k, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// yamlField finds the struct field whose yaml tag is name.
+func yamlField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name && f.IsExported() {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.ScalarNode:
+		return "single value"
+	}
+	return "value"
 }
 
 // emptyYAML reports whether a decoded document has no content (only comments, or null).
@@ -334,8 +461,8 @@ func Expand(spec GridSpec) (*Grid, error) {
 
 func validateSpec(spec *GridSpec) error {
 	for _, n := range spec.Frames {
-		if n < 1 || n > 1<<17 {
-			return gridErr("frames: budget %d is outside [1, %d]", n, 1<<17)
+		if n < 1 || n > MaxBudget {
+			return gridErr("frames: budget %d is outside [1, %d]", n, MaxBudget)
 		}
 	}
 	if dup := firstDup(spec.Frames); dup != "" {

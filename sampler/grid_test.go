@@ -149,7 +149,26 @@ func TestGridErrors(t *testing.T) {
 		{"tokens for unknown resolution", "frames: [8]\npolicies: [uniform]\nmodel: {context: 10, tokens_per_resolution: {\"1x1\": 3}}\n", ErrGrid, "1x1"},
 		{"bad source size", "frames: [8]\npolicies: [uniform]\nmodel: {context: 10, source_size: big}\n", ErrGrid, "source_size"},
 		{"too many configs", "frames: [" + budgetsCSV(400) + "]\npolicies: [random]\nseeds: [" + budgetsCSV(400) + "]\n", ErrGrid, "limit"},
-		{"negative seed", "frames: [8]\npolicies: [random]\nseeds: [-1]\n", ErrGrid, "malformed"},
+		{"negative seed", "frames: [8]\npolicies: [random]\nseeds: [-1]\n", ErrGrid, "line 3: grid: seeds[0]: -1 is negative"},
+		{"not a mapping", "a,b\n", ErrGrid, "line 1: grid: a grid is a YAML mapping of fields (frames:, policies:, …), this is a single value"},
+		{"a list", "- frames: [8]\n", ErrGrid, "this is a list"},
+		{"fractional budget", "frames: [8.5]\npolicies: [uniform]\n", ErrGrid, `line 1: grid: frames[0]: "8.5" is not an integer`},
+		{"float budget", "policies: [uniform]\nframes:\n  - 4\n  - 8.0\n", ErrGrid, `line 4: grid: frames[1]: "8.0" is not an integer`},
+		{"exponent budget", "frames: [1e2]\npolicies: [uniform]\n", ErrGrid, `frames[0]: "1e2" is not an integer`},
+		{"budget past int64", "frames: [100000000000000000000]\npolicies: [uniform]\n", ErrGrid, "frames[0]: 100000000000000000000 is out of range"},
+		{"string budget", "frames: [\"8\"]\npolicies: [uniform]\n", ErrGrid, `frames[0]: "8" is not an integer`},
+		{"bool budget", "frames: [true]\npolicies: [uniform]\n", ErrGrid, `frames[0]: "true" is not an integer`},
+		{"nested list budget", "frames: [[8]]\npolicies: [uniform]\n", ErrGrid, "frames[0]: want an integer, got a list"},
+		{"fractional seed", "frames: [8]\npolicies: [random]\nseeds: [1.5]\n", ErrGrid, `line 3: grid: seeds[0]: "1.5" is not an integer`},
+		{"fractional min_frames", "sample_fps: [1]\npolicies: [fps]\noptions:\n  min_frames: 2.5\n", ErrGrid, `line 4: grid: options.min_frames: "2.5" is not an integer`},
+		{"fractional max_frames", "sample_fps: [1]\npolicies: [fps]\noptions: {max_frames: 64.0}\n", ErrGrid, `options.max_frames: "64.0" is not an integer`},
+		{"fractional context", "frames: [8]\npolicies: [uniform]\nmodel: {context: 4096.5}\n", ErrGrid, `model.context: "4096.5" is not an integer`},
+		{"fractional prompt tokens", "frames: [8]\npolicies: [uniform]\nmodel: {context: 9, prompt_tokens: 1.5}\n", ErrGrid, `model.prompt_tokens: "1.5" is not an integer`},
+		{"fractional tokens per frame", "frames: [8]\npolicies: [uniform]\nmodel: {context: 9, tokens_per_frame: 0.5}\n", ErrGrid, `model.tokens_per_frame: "0.5" is not an integer`},
+		{"fractional tokens per resolution", "frames: [8]\npolicies: [uniform]\nresolutions: [\"8x8\"]\nmodel:\n  context: 9\n  tokens_per_resolution: {\"8x8\": 2.5}\n", ErrGrid, `line 6: grid: model.tokens_per_resolution["8x8"]: "2.5" is not an integer`},
+		{"fractional budget through an alias", "x: &b 8.5\nframes: [*b]\npolicies: [uniform]\n", ErrGrid, `frames[0]: "8.5" is not an integer`},
+		{"fractional size", "frames: [8]\npolicies: [uniform]\nresolutions: [\"448.5x448\"]\n", ErrGrid, "448.5x448"},
+		{"fractional source size", "frames: [8]\npolicies: [uniform]\nmodel: {context: 10, source_size: 640.5x480}\n", ErrGrid, "integer sides"},
 		{"id collision", "frames: [8]\npolicies: [uniform]\nresolutions: [\"maxpix:100\", \"maxpix: 100\"]\n", ErrGrid, "id"},
 	}
 	for _, c := range cases {
@@ -190,6 +209,12 @@ func TestLoadGridNamesFile(t *testing.T) {
 	_, err = LoadGrid(p)
 	if !strings.HasPrefix(err.Error(), p+": ") || !errors.Is(err, ErrUnknown) {
 		t.Fatalf("err = %v", err)
+	}
+	// A non-integer names the file, the line and the key.
+	os.WriteFile(p, []byte("name: x\npolicies: [uniform]\nframes: [4, 8.5]\n"), 0o644)
+	_, err = LoadGrid(p)
+	if want := p + `:3: grid: frames[1]: "8.5" is not an integer`; err == nil || err.Error() != want || !errors.Is(err, ErrGrid) {
+		t.Fatalf("err = %v, want %s", err, want)
 	}
 }
 
@@ -278,5 +303,17 @@ func TestOneMatchesExpand(t *testing.T) {
 		if _, err := bad(); err == nil {
 			t.Error("bad config accepted")
 		}
+	}
+}
+
+// TestGridBOM: a grid saved with a UTF-8 byte order mark (Windows editors) parses, as every other
+// reader of user files accepts one.
+func TestGridBOM(t *testing.T) {
+	g, err := ParseGrid([]byte("\xef\xbb\xbfframes: [8]\npolicies: [uniform]\n"))
+	if err != nil || len(g.Configs) != 1 {
+		t.Fatalf("%v %v", g, err)
+	}
+	if _, err := ParseGrid([]byte("\xef\xbb\xbfframes: [8.5]\npolicies: [uniform]\n")); err == nil || !strings.Contains(err.Error(), "line 1: grid: frames[0]") {
+		t.Fatalf("integer check behind a BOM: %v", err)
 	}
 }

@@ -3,10 +3,11 @@ package sampler
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"slices"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // pyReference re-states the upstream Python (as quoted in SAMPLING.md) on real numpy; it reads the
@@ -120,13 +121,7 @@ type pyResult struct {
 // TestAgainstNumpy compares every numpy-based convention with the upstream formulas run on real
 // numpy (Debian python3-numpy at /usr/bin/python3), on random videos and budgets.
 func TestAgainstNumpy(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no /usr/bin/python3")
-	}
-	if err := exec.Command(py, "-c", "import numpy").Run(); err != nil {
-		t.Skip("numpy not importable")
-	}
+	py := testenv.NeedPython(t, "numpy")
 	rng := splitMix64{state: 42}
 	fpsList := []float64{23.976023976023978, 24, 25, 29.97002997002997, 30, 50, 59.94005994005994, 60, 12.5}
 	sfpsList := []float64{0.5, 1, 2, 0.25, 3}

@@ -15,6 +15,7 @@ APT_PKGS=(
   chromium
   time
   slurm-wlm munge
+  libasan8
 )
 missing=()
 for p in "${APT_PKGS[@]}"; do

@@ -131,6 +131,8 @@ func (c *RescoreCount) String() string {
 	return s
 }
 
+// readAll reads a whole harness file (bounded) without a leading UTF-8 byte order mark: logs and
+// tables written on Windows carry one.
 func readAll(r io.Reader, path string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
@@ -139,7 +141,7 @@ func readAll(r io.Reader, path string) ([]byte, error) {
 	if len(b) > MaxFileBytes {
 		return nil, audit.Errorf(path, 0, "read", audit.ErrTooLong, "file over %d bytes", MaxFileBytes)
 	}
-	return b, nil
+	return audit.TrimBOM(b), nil
 }
 
 var letterPrefix = regexp.MustCompile(`^\(?([A-Z])[.):]\s*`)

@@ -150,6 +150,21 @@ func TestLmmsEvalErrors(t *testing.T) {
 			t.Errorf("%q: got %v, want %v at %s", tc.data, err, tc.want, tc.line)
 		}
 	}
+	// The cause named is the cause: a legacy file whose "logs" is not a list is not "a sample without a
+	// doc_id"; a sample that is not an object says what it is; legacy samples are named by their line.
+	for _, tc := range []struct{ data, msg string }{
+		{`{"logs":"x"}`, `f.jsonl:1: import: syntax error: "logs" is a string, want the list of samples`},
+		{"{\"model_configs\": {},\n \"logs\":\n  null}", `f.jsonl:3: import: syntax error: "logs" is null, want the list of samples`},
+		{`{"logs":[1]}`, "f.jsonl:1: import: syntax error: a sample is a JSON object, this is a number"},
+		{`[1,2]`, "f.jsonl:1: import: syntax error: a sample is a JSON object, this is a list"},
+		{`{"foo":1}`, "f.jsonl:1: import: invalid record: sample has no doc_id (keys: foo)"},
+		{"{\"logs\": [\n  {\"doc_id\": 0, \"target\": \"A\", \"filtered_resps\": \"A\", \"exact_match\": true},\n\n  {\"target\": \"A\"}\n]}", "f.jsonl:4: import: invalid record: sample has no doc_id"},
+	} {
+		_, err := LmmsEval(strings.NewReader(tc.data), "f.jsonl", vmeOpt)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: got %v, want %q", tc.data, err, tc.msg)
+		}
+	}
 	// With --rescore text a sample without a payload is allowed, but not beside samples that have one.
 	mixed := `{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`
 	o := vmeOpt
@@ -362,6 +377,38 @@ func TestParsePyList(t *testing.T) {
 	for _, bad := range []string{``, `'a'`, `[a]`, `[os.system('x')]`, `['a' + 'b']`, `[['nested']]`, `['unterminated]`, `['a'] x`, `[1e5, nan]`, `[__import__("os")]`} {
 		if _, err := ParsePyList(bad); !errors.Is(err, ErrPyList) {
 			t.Errorf("ParsePyList(%s) accepted: %v", bad, err)
+		}
+	}
+}
+
+// TestBOM: harness files written on Windows start with a UTF-8 byte order mark; every format reads
+// the same records with and without one.
+func TestBOM(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	for _, tc := range []struct{ name, path, data string }{
+		{"legacy", "logs/videomme.json", legacyVideoMME},
+		{"nested", "out/llava/20240601_120000_samples_videomme.jsonl", nestedVideoMME},
+		{"flattened", "out/q/2025-01-01T00-00-00_samples_mlvu_dev.jsonl", flatMLVU},
+	} {
+		plain, err := LmmsEval(strings.NewReader(tc.data), tc.path, vmeOpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withBOM, err := LmmsEval(strings.NewReader(bom+tc.data), tc.path, vmeOpt)
+		if err != nil || len(withBOM.Records) != len(plain.Records) || withBOM.Records[0].ItemID != plain.Records[0].ItemID {
+			t.Errorf("lmms-eval %s with a BOM: %v", tc.name, err)
+		}
+	}
+	o := vmeOpt
+	o.Rescore = RescoreText
+	for _, tc := range []struct{ name, path, data string }{
+		{"tsv", "work/Qwen_Video-MME.tsv", tsvQuoteAll(vlmHeader, vlmRowsData)},
+		{"json-records", "work/Qwen_Video-MME.json", jsonRecords(vlmHeader, vlmRowsData)},
+		{"json-columns", "work/Qwen_Video-MME.json", jsonColumns(vlmHeader, vlmRowsData)},
+	} {
+		res, err := VLMEvalKit(strings.NewReader(bom+tc.data), tc.path, o)
+		if err != nil || len(res.Records) != 3 || res.Records[0].Category != "Counting Problem" {
+			t.Errorf("vlmevalkit %s with a BOM: %v", tc.name, err)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/framesweep/framesweep/audit"
 )
@@ -52,29 +53,21 @@ func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error
 	if len(trimmed) == 0 {
 		return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "empty file")
 	}
-	// Legacy: one JSON object with "logs" (the whole file is one value).
+	// Legacy: one JSON object with "logs" (the whole file is one value, and not itself a sample).
 	if trimmed[0] == '{' {
-		var legacy struct {
-			Logs         []json.RawMessage `json:"logs"`
-			ModelConfigs struct {
-				Task any `json:"task"`
-			} `json:"model_configs"`
+		raws, lines, legacyTask, isLegacy, err := lmmsLegacy(data, path)
+		if err != nil {
+			return nil, nil, "", err
 		}
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		if err := dec.Decode(&legacy); err == nil && !dec.More() && legacy.Logs != nil {
+		if isLegacy {
 			if task == "" {
-				task = scalarString(legacy.ModelConfigs.Task)
+				task = legacyTask
 			}
 			if task == "" {
 				task = strings.TrimSuffix(base, filepath.Ext(base))
 			}
-			if len(legacy.Logs) == 0 {
+			if len(raws) == 0 {
 				return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "\"logs\" is empty")
-			}
-			raws := make([][]byte, len(legacy.Logs))
-			lines := make([]int, len(legacy.Logs))
-			for i, r := range legacy.Logs {
-				raws[i], lines[i] = r, i+1
 			}
 			return raws, lines, task, nil
 		}
@@ -99,6 +92,102 @@ func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error
 	return raws, lines, task, nil
 }
 
+// lmmsLegacy reads a ≤v0.2 <task>.json: one object whose "logs" is the list of samples. It returns each
+// sample with the file line it starts on, and model_configs.task. isLegacy is false when data is not one
+// JSON object with a "logs" key and no "doc_id" (then it is a samples file of one line); a "logs" that is
+// not a list is an error that says so, not a sample without a doc_id.
+func lmmsLegacy(data []byte, path string) (raws [][]byte, lines []int, task string, isLegacy bool, err error) {
+	var top map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if dec.Decode(&top) != nil || dec.More() {
+		return nil, nil, "", false, nil
+	}
+	logs, ok := top["logs"]
+	if _, isSample := top["doc_id"]; !ok || isSample {
+		return nil, nil, "", false, nil
+	}
+	var mc struct {
+		Task any `json:"task"`
+	}
+	_ = json.Unmarshal(top["model_configs"], &mc)
+	// Walk the file's tokens to the "logs" list so that each sample is named by the line it starts on.
+	dec = json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, nil, "", true, fmtErr(path, 0, "%v", err)
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, nil, "", true, fmtErr(path, 0, "%v", err)
+		}
+		if key != "logs" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, nil, "", true, fmtErr(path, 0, "%v", err)
+			}
+			continue
+		}
+		if k := jsonKind(logs); k != "list" {
+			at := int(dec.InputOffset())
+			at += bytes.IndexFunc(data[at:], func(r rune) bool { return !unicode.IsSpace(r) && r != ':' })
+			return nil, nil, "", true, fmtErr(path, lineAt(data, at), "\"logs\" is %s, want the list of samples (lmms-eval ≤ 0.2 <task>.json)", withArticle(k))
+		}
+		if _, err := dec.Token(); err != nil { // [
+			return nil, nil, "", true, fmtErr(path, 0, "%v", err)
+		}
+		for dec.More() {
+			at := dec.InputOffset() // after the previous token: the sample starts past spaces and a comma
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, nil, "", true, fmtErr(path, lineAt(data, int(at)), "%v", err)
+			}
+			start := int(at) + bytes.IndexFunc(data[at:], func(r rune) bool { return !unicode.IsSpace(r) && r != ',' })
+			raws, lines = append(raws, raw), append(lines, lineAt(data, start))
+		}
+		break // a second "logs" key: encoding/json keeps the last, the list read here is the first
+	}
+	return raws, lines, scalarString(mc.Task), true, nil
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int) int {
+	if off < 0 || off > len(data) {
+		return 0
+	}
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+// jsonKind names the kind of one JSON value by its first byte.
+func jsonKind(raw []byte) string {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "list"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+func withArticle(kind string) string {
+	switch kind {
+	case "object":
+		return "an object"
+	case "null", "nothing":
+		return kind
+	}
+	return "a " + kind
+}
+
 // lmmsBuild accumulates the records of one file.
 type lmmsBuild struct {
 	path, task string
@@ -118,11 +207,14 @@ func (b *lmmsBuild) errf(line int, sentinel error, format string, a ...any) erro
 
 // sample converts one sample object.
 func (b *lmmsBuild) sample(raw []byte, line int) error {
+	if k := jsonKind(raw); k != "object" && k != "null" {
+		return fmtErr(b.path, line, "a sample is a JSON object, this is %s", withArticle(k))
+	}
 	var s map[string]any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&s); err != nil {
-		return fmtErr(b.path, line, "not a JSON object: %v", err)
+		return fmtErr(b.path, line, "not valid JSON: %v", err)
 	}
 	if dec.More() {
 		return fmtErr(b.path, line, "more than one JSON value")
@@ -132,7 +224,7 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	}
 	docID := scalarString(s["doc_id"])
 	if docID == "" {
-		return b.errf(line, audit.ErrInvalid, "sample has no doc_id")
+		return b.errf(line, audit.ErrInvalid, "sample has no doc_id (keys: %s)", keyList(s, nil))
 	}
 	if prev, ok := b.seen[docID]; ok {
 		return b.errf(line, audit.ErrDuplicate, "doc_id %q already at %d", docID, prev)

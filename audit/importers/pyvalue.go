@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The harnesses compare values the way Python does after json.load: str() of a number, == between an
@@ -211,7 +212,8 @@ func b2i(b bool) int {
 }
 
 // keyList describes a sample's keys for an error: dict-valued keys show their own keys, e.g.
-// "doc_id, my_metric{gold, pred}, target".
+// "doc_id, my_metric{gold, pred}, target". A key that is not plain printable text is quoted, so a line
+// break in a key cannot split the one-line error.
 func keyList(s map[string]any, skip map[string]bool) string {
 	keys := make([]string, 0, len(s))
 	for k := range s {
@@ -221,6 +223,7 @@ func keyList(s map[string]any, skip map[string]bool) string {
 	}
 	sort.Strings(keys)
 	for i, k := range keys {
+		shown := showKey(k)
 		if m, ok := s[k].(map[string]any); ok {
 			sub := make([]string, 0, len(m))
 			for kk := range m {
@@ -230,10 +233,28 @@ func keyList(s map[string]any, skip map[string]bool) string {
 			if len(sub) > 12 {
 				sub = append(sub[:12], "…")
 			}
-			keys[i] = k + "{" + strings.Join(sub, ", ") + "}"
+			for j := range sub {
+				if sub[j] != "…" {
+					sub[j] = showKey(sub[j])
+				}
+			}
+			shown += "{" + strings.Join(sub, ", ") + "}"
 		}
+		keys[i] = shown
 	}
 	return strings.Join(keys, ", ")
+}
+
+func showKey(k string) string {
+	for _, r := range k {
+		if !unicode.IsPrint(r) || r == ',' || r == '{' || r == '}' {
+			return strconv.Quote(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
 }
 
 // pathValue follows a dotted path ("my_metric.score") through nested objects.

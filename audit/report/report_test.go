@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 func demoResult(t testing.TB) *audit.Result {
@@ -114,16 +115,12 @@ func TestHTMLEscapesNames(t *testing.T) {
 // TestHTMLInChromium renders the report in headless Chromium: the screenshot must not be blank and the
 // DOM must carry the title.
 func TestHTMLInChromium(t *testing.T) {
-	bin := "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		if p, err := exec.LookPath("chromium"); err == nil {
-			bin = p
-		} else {
-			t.Skip("chromium is not installed: cannot render the report")
-		}
-	}
 	if testing.Short() {
 		t.Skip("-short: skipping the browser render")
+	}
+	bin := "/usr/bin/chromium"
+	if _, err := os.Stat(bin); err != nil {
+		bin = testenv.Need(t, "chromium")
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

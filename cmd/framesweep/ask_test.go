@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 func askCLI(args ...string) (int, string, string) {
@@ -87,10 +88,7 @@ func TestTestModelAndAsk(t *testing.T) {
 }
 
 func TestAskONNX(t *testing.T) {
-	model := os.Getenv("FRAMESWEEP_OCR_MODEL")
-	if model == "" || os.Getenv("FRAMESWEEP_ORT_LIB") == "" {
-		t.Skip("source scripts/env.sh after make deps")
-	}
+	model := testenv.NeedEnv(t, "FRAMESWEEP_OCR_MODEL", "FRAMESWEEP_ORT_LIB")[0]
 	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	rc, out, errs := askCLI("ask", "--runtime", "onnx:model="+model+",size=48x192,threads=1", video, "--question", "Upside down?",
 		"--options", "A. no", "B. yes", "--policy", "uniform", "--frames", "3", "--json")

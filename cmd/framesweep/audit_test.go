@@ -259,3 +259,65 @@ func TestImportVLMEvalKitCLI(t *testing.T) {
 		t.Errorf("--frames wins: %s", out)
 	}
 }
+
+// TestImportFramesValidated: the budget and size flags are checked, not stored as given: an explicit
+// --frames -1 once dropped the budget (it is the "not given" default) and 10^12 frames was recorded.
+func TestImportFramesValidated(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "2025-01-01T00-00-00_samples_mlvu_dev.jsonl")
+	os.WriteFile(p, []byte(`{"doc_id": 3, "target": "A", "filtered_resps": "C", "mlvu_percetion_score": {"question_id": "q", "task_type": "count", "pred_answer": "C", "answer": "A"}}`+"\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--frames", "-1"}, "--frames -1: want 1..131072"},
+		{[]string{"--frames", "1000000000000"}, "--frames 1000000000000: want 1..131072"},
+		{[]string{"--frames", "0"}, "--text-only for none"},
+		{[]string{"--frames", "8", "--text-only"}, "--text-only with --frames 8"},
+		{[]string{"--width", "448"}, "--width and --height go together"},
+		{[]string{"--width", "0", "--height", "448"}, "want sides in 1..65536"},
+		{[]string{"--width", "448", "--height", "100000"}, "want sides in 1..65536"},
+		{[]string{"--frames", "8.5"}, `invalid value "8.5" for flag -frames`},
+	} {
+		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
+		if rc != exitUsage || out != "" || !strings.Contains(errs, c.msg) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: rc %d out %q stderr %q, want exit 2 and one line with %q", c.args, rc, out, errs, c.msg)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		meta string
+	}{
+		{[]string{"--frames", "131072"}, `"config_meta":{"frames":131072}`},
+		{[]string{"--text-only", "--frames", "0"}, `"config_meta":{"frames":0,"text_only":true}`},
+		{[]string{"--text-only"}, `"config_meta":{"text_only":true}`},
+	} {
+		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
+		if rc != exitOK || !strings.Contains(out, c.meta) {
+			t.Errorf("%v: rc %d %s %s, want %s", c.args, rc, out, errs, c.meta)
+		}
+	}
+}
+
+// TestAuditBOM: `audit` of a records file saved with a UTF-8 byte order mark gives the same JSON as
+// without it (it once failed on the mark), and import reads a harness log that carries one.
+func TestAuditBOM(t *testing.T) {
+	data, err := os.ReadFile(demoRecordsPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "bom.jsonl")
+	os.WriteFile(p, append([]byte("\xef\xbb\xbf"), data...), 0o644)
+	rc, withBOM, errs := runAuditCLI("audit", p, "--json", "--resamples", "10")
+	if rc != exitOK {
+		t.Fatalf("audit of a file with a BOM: rc %d: %s", rc, errs)
+	}
+	_, plain, _ := runAuditCLI("audit", demoRecordsPath(t), "--json", "--resamples", "10")
+	if withBOM != plain {
+		t.Error("a BOM changed the audit")
+	}
+	log := filepath.Join(t.TempDir(), "2025-01-01T00-00-00_samples_mlvu_dev.jsonl")
+	os.WriteFile(log, []byte("\xef\xbb\xbf"+`{"doc_id": 3, "target": "A", "filtered_resps": "C", "mlvu_percetion_score": {"question_id": "q", "task_type": "count", "pred_answer": "C", "answer": "A"}}`+"\n"), 0o644)
+	if rc, out, errs := runAuditCLI("import", "lmms-eval", log, "--config", "f16"); rc != exitOK || !strings.Contains(out, `"item_id":"mlvu_dev:3"`) {
+		t.Errorf("import of a log with a BOM: rc %d %s %s", rc, out, errs)
+	}
+}

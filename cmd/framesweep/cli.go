@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Exit statuses of every subcommand.
@@ -16,16 +18,70 @@ const (
 	exitUsage = 2 // bad usage
 )
 
-// newFlags returns a FlagSet that reports errors instead of exiting, writing usage to stderr.
+// synopses are the usage lines of the commands that do not print their own (fs.Usage), as the
+// README's command list has them. -h and `framesweep help CMD` print the synopsis and the flags.
+var synopses = map[string]string{
+	"plan": "framesweep plan (VIDEO | --total-frames N --fps F) (--preset NAME | --policy P) [--frames N] [--sample-fps F] [--seed S] [--json]\n" +
+		"       framesweep plan --grid GRID.yaml (VIDEO | --total-frames N --fps F) [--json]\n" +
+		"       framesweep plan --list [--json]",
+	"extract": "framesweep extract --grid GRID.yaml --videos PATH… --out CACHE [--pipeline raw|cached|both] [--jobs N] [--rehash] [--stream N] [--on-damaged fail|keep] [--worker]",
+	"verify":  "framesweep verify CACHE",
+	"version": "framesweep version",
+}
+
+// newFlags returns a FlagSet for the command name ("probe", "bench grid") that reports errors instead
+// of exiting. Its default Usage prints the synopsis and the flags; parseInterleaved decides when
+// usage is printed at all (only for -h).
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("framesweep "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		syn, ok := synopses[name]
+		if !ok {
+			syn = "framesweep " + name + " [flags]"
+		}
+		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", syn)
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
 // parseInterleaved parses flags that may appear before, between or after positional arguments
 // (`probe VIDEO --json` as well as `probe --json VIDEO`); "--" ends flag parsing.
+//
+// A bad flag or value is one line on the FlagSet's output naming the flag and the problem (the flag
+// package would print the whole usage after it); -h prints the usage and returns flag.ErrHelp. The
+// error is returned either way, for flagParseStatus.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var wrapped []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		f.Value = explained{f.Value}
+		wrapped = append(wrapped, f)
+	})
+	restore := func() {
+		for _, f := range wrapped {
+			f.Value = f.Value.(explained).Value // PrintDefaults reads the flag types from the values
+		}
+		fs.SetOutput(out)
+		fs.Usage = usage
+	}
+	pos, err := parseAll(fs, args)
+	restore()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+	case err != nil:
+		cmd := strings.TrimPrefix(fs.Name(), "framesweep ")
+		top, _, _ := strings.Cut(cmd, " ")
+		fmt.Fprintf(out, "%s: %v (see framesweep help %s)\n", fs.Name(), err, top)
+	}
+	return pos, err
+}
+
+func parseAll(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -41,6 +97,42 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// explained wraps a flag's value while parsing so that a refused value says what was wanted: the
+// flag package reports only "parse error" for the standard types.
+type explained struct{ flag.Value }
+
+func (v explained) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func (v explained) Set(s string) error {
+	err := v.Value.Set(s)
+	g, ok := v.Value.(flag.Getter)
+	if err == nil || !ok {
+		return err
+	}
+	switch g.Get().(type) {
+	case int, int64:
+		if _, perr := strconv.ParseInt(s, 0, 64); errors.Is(perr, strconv.ErrRange) {
+			return errors.New("out of range")
+		}
+		return errors.New("want an integer")
+	case uint, uint64:
+		if _, perr := strconv.ParseUint(s, 0, 64); errors.Is(perr, strconv.ErrRange) {
+			return errors.New("out of range")
+		}
+		return errors.New("want a non-negative integer")
+	case float64:
+		return errors.New("want a number")
+	case bool:
+		return errors.New("want true or false")
+	case time.Duration:
+		return errors.New("want a duration such as 90s or 2m")
+	}
+	return err
 }
 
 // usageErr reports bad usage on stderr and returns exit status 2.

@@ -13,15 +13,12 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 func sharedVideo(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "testdata", "videos", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test videos not found (%v)", err)
-	}
-	return p
+	return testenv.NeedFile(t, filepath.Join("..", "..", "..", "shared", "testdata", "videos", rel))
 }
 
 func runDecodeCLI(args ...string) (int, string, string) {
@@ -149,13 +146,11 @@ func TestFramesCLI(t *testing.T) {
 	}
 }
 
-// TestBinaryOneLineErrors runs the built binary (FRAMESWEEP_BIN, set by `make test`): FFmpeg writes to
-// the process's stderr directly, so only a real process shows that a handled error is exactly one line.
+// TestBinaryOneLineErrors runs the built binary (FRAMESWEEP_BIN as `make test` sets it, or one built
+// here): FFmpeg writes to the process's stderr directly, so only a real process shows that a handled
+// error is exactly one line.
 func TestBinaryOneLineErrors(t *testing.T) {
-	bin := os.Getenv("FRAMESWEEP_BIN")
-	if bin == "" {
-		t.Skip("FRAMESWEEP_BIN not set (make test sets it to the built binary)")
-	}
+	bin := exBinary(t)
 	broken := sharedVideo(t, "decord/corrupted.mp4")
 	for _, args := range [][]string{
 		{"probe", sharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4")},

@@ -117,6 +117,19 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 		return failErr(stderr, "extract", err)
 	}
 	defer o.Store.Close()
+	// A run killed before this one (kill -9, a crash) left temp files; those no live process holds are
+	// removed now (several extracts may share the cache: a running one's temps are kept).
+	removed, err := o.Store.RemoveDeadTemps(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "framesweep extract: warning: %v\n", pipeline.OneLine(err))
+	}
+	if len(removed) > 0 {
+		var n int64
+		for _, t := range removed {
+			n += t.Size
+		}
+		fmt.Fprintf(stderr, "framesweep extract: removed %d temp files (%d bytes) that interrupted runs left in %s\n", len(removed), n, *out)
+	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.Progress = (&progress{w: stderr, total: len(videos)}).step
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/piloracle"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
@@ -40,9 +41,7 @@ func runCLI(args ...string) (int, string, string) {
 // TestFramesSizeMatchesPillow: `frames --size` with the default kernel writes exactly what Pillow's
 // Image.resize makes of the source-size frame the same command writes without --size.
 func TestFramesSizeMatchesPillow(t *testing.T) {
-	if _, err := os.Stat(resizeTestVideo); err != nil {
-		t.Skipf("test video not present (CI has ../shared beside the clone): %v", err)
-	}
+	testenv.NeedFile(t, resizeTestVideo) // CI has ../shared beside the clone
 	dir := t.TempDir()
 	full, small := filepath.Join(dir, "full"), filepath.Join(dir, "small")
 	if rc, _, e := runCLI("frames", resizeTestVideo, "--indices", "7", "--out", full); rc != 0 {
@@ -55,9 +54,7 @@ func TestFramesSizeMatchesPillow(t *testing.T) {
 	if got.W != 224 || got.H != 160 {
 		t.Fatalf("got %dx%d, want 224x160", got.W, got.H)
 	}
-	if _, err := piloracle.Available(); err != nil {
-		t.Skipf("Pillow comparison skipped: %v", err)
-	}
+	testenv.NeedPython(t, "PIL")
 	src := readPNG(t, filepath.Join(full, "000007.png"))
 	want, err := piloracle.Resize(dir, []piloracle.Case{{Src: src, OutW: 224, OutH: 160, Filter: "bicubic"}})
 	if err != nil {
@@ -69,9 +66,7 @@ func TestFramesSizeMatchesPillow(t *testing.T) {
 }
 
 func TestFramesPresetAndKernel(t *testing.T) {
-	if _, err := os.Stat(resizeTestVideo); err != nil {
-		t.Skipf("test video not present: %v", err)
-	}
+	testenv.NeedFile(t, resizeTestVideo)
 	dir := t.TempDir()
 	// llava-next-video: shortest edge 336 then a 336x336 centre crop.
 	if rc, _, e := runCLI("frames", resizeTestVideo, "--indices", "2", "--out", dir, "--preset", "llava-next-video", "--kernel", "cv-area"); rc != 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -8,15 +9,17 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/importers"
+	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/sampler"
 )
 
 func runImport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("import", stderr)
 	config := fs.String("config", "", "config id of every imported record (required)")
-	frames := fs.Int("frames", -1, "frames fed per item under this config (VLMEvalKit: default from a {N}frame file name)")
+	frames := fs.Int("frames", 0, fmt.Sprintf("frames fed per item under this config, 1..%d (VLMEvalKit: default from a {N}frame file name)", sampler.MaxBudget))
 	textOnly := fs.Bool("text-only", false, "the config fed no visual input (cost 0)")
-	width := fs.Int("width", 0, "frame width in pixels")
-	height := fs.Int("height", 0, "frame height in pixels")
+	width := fs.Int("width", 0, fmt.Sprintf("frame width in pixels, 1..%d", geom.MaxSide))
+	height := fs.Int("height", 0, fmt.Sprintf("frame height in pixels, 1..%d", geom.MaxSide))
 	policy := fs.String("policy", "", "sampling policy of the config (uniform, random, …)")
 	task := fs.String("task", "", "lmms-eval task or VLMEvalKit dataset name (default: from the file name)")
 	itemID := fs.String("item-id", "doc", "lmms-eval item key: doc (<task>:<doc_id>) or question (question_id)")
@@ -38,6 +41,8 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 2 {
 		return usageErr(stderr, "import", "need a format (lmms-eval or vlmevalkit) and one FILE")
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	kind, path := pos[0], pos[1]
 	read := map[string]func(io.Reader, string, importers.Options) (*importers.Result, error){
 		"lmms-eval": importers.LmmsEval, "vlmevalkit": importers.VLMEvalKit,
@@ -47,12 +52,14 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "import", "unknown format %q (lmms-eval or vlmevalkit)", kind)
 	case *config == "":
 		return usageErr(stderr, "import", "--config is required")
-	case (*width == 0) != (*height == 0) || *width < 0 || *height < 0:
-		return usageErr(stderr, "import", "--width and --height go together and must be positive")
-	case *textOnly && *frames > 0:
+	case set["width"] != set["height"]:
+		return usageErr(stderr, "import", "--width and --height go together")
+	case set["width"] && (*width < 1 || *width > geom.MaxSide || *height < 1 || *height > geom.MaxSide):
+		return usageErr(stderr, "import", "--width %d --height %d: want sides in 1..%d", *width, *height, geom.MaxSide)
+	case *textOnly && set["frames"] && *frames != 0:
 		return usageErr(stderr, "import", "--text-only with --frames %d", *frames)
-	case *frames < -1:
-		return usageErr(stderr, "import", "--frames must not be negative")
+	case !*textOnly && set["frames"] && (*frames < 1 || *frames > sampler.MaxBudget):
+		return usageErr(stderr, "import", "--frames %d: want 1..%d frames (--text-only for none)", *frames, sampler.MaxBudget)
 	case *itemID != "doc" && *itemID != "question":
 		return usageErr(stderr, "import", "--item-id is doc or question")
 	case (*predField == "") != (*answerField == ""):
@@ -66,15 +73,16 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	case *openEnded && *predField != "":
 		return usageErr(stderr, "import", "--open-ended scores the response against the target; map a score with --correct-from")
 	}
+	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
 	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
-	if kind == "vlmevalkit" && *frames < 0 && !*textOnly {
-		if n, ok := importers.VLMEvalKitFrames(path); ok {
-			*frames = n
+	if kind == "vlmevalkit" && !haveFrames && !*textOnly {
+		if n, ok := importers.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
+			*frames, haveFrames = n, true
 			say("frames %d from the file name (pass --frames to override)", n)
 		}
 	}
 	meta := &audit.ConfigMeta{Policy: *policy}
-	if *frames >= 0 {
+	if haveFrames { // given, or from the file name
 		meta.Frames = frames
 	}
 	if *textOnly {
@@ -83,7 +91,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if *width > 0 {
 		meta.Width, meta.Height = width, height
 	}
-	if *frames < 0 && !*textOnly && *width == 0 && *policy == "" {
+	if !haveFrames && !*textOnly && *width == 0 && *policy == "" {
 		meta = nil // nothing known about the config
 	}
 	f, err := os.Open(path)

@@ -11,18 +11,19 @@ import (
 func runItems(args []string, stdout, stderr io.Writer) int {
 	const name = "items"
 	const usage = "usage: framesweep items import (videomme|mlvu|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]"
-	if len(args) == 0 || args[0] != "import" {
-		return usageErr(stderr, name, "want %q", usage)
-	}
-	fs := newFlags(name+" import", stderr)
+	fs := newFlags(name, stderr)
 	videos := fs.String("videos", "", "directory holding the videos (required)")
 	out := fs.String("out", "", "the items file to write (required)")
 	keep := fs.Bool("keep-missing", false, "keep the items of videos not found (the sweep records their pairs as errors)")
-	fs.Usage = func() { fmt.Fprintln(stderr, usage); fs.PrintDefaults() }
-	pos, err := parseInterleaved(fs, args[1:])
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\n\nflags:\n", usage); fs.PrintDefaults() }
+	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
 	}
+	if len(pos) == 0 || pos[0] != "import" {
+		return usageErr(stderr, name, "want %q", usage)
+	}
+	pos = pos[1:]
 	switch {
 	case len(pos) != 2:
 		return usageErr(stderr, name, "want a format and a FILE: %s", usage)

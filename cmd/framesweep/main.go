@@ -51,16 +51,25 @@ var commands = map[string]command{
 }
 
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(leakExit(dispatch(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		usage(stderr)
-		if len(args) == 0 {
+		return exitUsage
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1:
+		usage(stdout)
+		return exitOK
+	case args[0] == "help":
+		// `framesweep help CMD [MODE]` is `framesweep CMD [MODE] -h`, on stdout: help asked for is output.
+		c, ok := commands[args[1]]
+		if !ok {
+			fmt.Fprintf(stderr, "framesweep help: unknown command %q (see framesweep help)\n", args[1])
 			return exitUsage
 		}
-		return exitOK
+		return c.run(append(args[2:], "-h"), stdout, stdout)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -73,7 +82,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: framesweep COMMAND [ARGS]\n\ncommands:")
+	fmt.Fprintln(w, "usage: framesweep COMMAND [ARGS]   (framesweep help COMMAND, or COMMAND -h, for its flags)\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)

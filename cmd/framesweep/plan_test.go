@@ -9,16 +9,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 func planTestVideo(t *testing.T, rel string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("test video missing: %v", err)
-	}
-	return p
+	return testenv.NeedFile(t, p)
 }
 
 func runPlanCLI(args ...string) (int, string, string) {

@@ -21,8 +21,13 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	loc := pos[0]
 	ctx := context.Background()
-	if _, err := os.Stat(loc); err != nil && !cache.IsURL(loc) {
-		return failErr(stderr, "verify", fmt.Errorf("%s: %w", loc, err))
+	if !cache.IsURL(loc) {
+		// Open would create a missing directory, and "mkdir: not a directory" names the wrong cause.
+		if st, err := os.Stat(loc); err != nil {
+			return failErr(stderr, "verify", fmt.Errorf("%s: %w", loc, err))
+		} else if !st.IsDir() {
+			return failErr(stderr, "verify", fmt.Errorf("%s: not a directory (a cache is a directory or a blob URL)", loc))
+		}
 	}
 	s, err := cache.Open(ctx, loc)
 	if err != nil {
@@ -38,7 +43,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	if !rep.Clean() {
 		for _, p := range rep.Problems {
-			fmt.Fprintf(stderr, "framesweep verify: %s: %s object: %s\n", p.Path, p.Kind, p.Cause)
+			what := p.Kind + " object"
+			if p.Kind == "leftover" {
+				what = "leftover"
+			}
+			fmt.Fprintf(stderr, "framesweep verify: %s: %s: %s\n", p.Path, what, p.Cause)
 		}
 		return exitError
 	}

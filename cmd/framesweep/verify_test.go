@@ -28,4 +28,12 @@ func TestVerifyLocalPathWithColonSlashSlash(t *testing.T) {
 	if code != exitError || !strings.Contains(errb.String(), missing) || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
 		t.Fatalf("verify %s: exit %d %q", missing, code, errb.String())
 	}
+	// A regular file is not a cache: said so, not "mkdir: not a directory".
+	file := filepath.Join(t.TempDir(), "x.csv")
+	os.WriteFile(file, []byte("a,b\n"), 0o644)
+	out.Reset()
+	errb.Reset()
+	if code := dispatch([]string{"verify", file}, &out, &errb); code != exitError || errb.String() != "framesweep verify: "+file+": not a directory (a cache is a directory or a blob URL)\n" {
+		t.Fatalf("verify %s: exit %d %q", file, code, errb.String())
+	}
 }

@@ -1,13 +1,16 @@
 // Package testenv is the one switch for tests that need an oracle outside the Go toolchain (Debian's
 // python3 with Pillow/NumPy/PyAV, the ffmpeg CLI, ../shared/testdata, ONNX Runtime, a server): on a
 // laptop without it such a test skips; under CI (CI=true, which .ci/run sets) it fails, so a CI run
-// that lost a parity oracle cannot pass by skipping it.
+// that lost a parity oracle cannot pass by skipping it. Skips for other reasons (-short, a CPU level
+// or a GPU this machine lacks) are not oracles and stay plain t.Skip.
 package testenv
 
 import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -41,4 +44,47 @@ func NeedFile(tb testing.TB, path string) string {
 		Missing(tb, "%v", err)
 	}
 	return path
+}
+
+// NeedEnv returns the value of each named environment variable, or ends the test through Missing when
+// one is empty (scripts/env.sh sets the paths of installed oracles such as FRAMESWEEP_ORT_LIB).
+func NeedEnv(tb testing.TB, names ...string) []string {
+	tb.Helper()
+	vals := make([]string, len(names))
+	for i, n := range names {
+		if vals[i] = os.Getenv(n); vals[i] == "" {
+			Missing(tb, "%s not set (source scripts/env.sh after make deps)", n)
+		}
+	}
+	return vals
+}
+
+// Python is Debian's interpreter, the one with python3-pil, python3-numpy and python3-av (a pyenv
+// python3 earlier on PATH lacks them).
+const Python = "/usr/bin/python3"
+
+var pyChecks sync.Map // module list → error string ("" when importable)
+
+// NeedPython returns Python once it exists and imports every named module ("PIL", "numpy", "av"),
+// or ends the test through Missing. The import check runs once per module list and test binary.
+func NeedPython(tb testing.TB, modules ...string) string {
+	tb.Helper()
+	key := strings.Join(modules, ",")
+	v, ok := pyChecks.Load(key)
+	if !ok {
+		msg := ""
+		if _, err := os.Stat(Python); err != nil {
+			msg = err.Error()
+		} else if len(modules) > 0 {
+			if out, err := exec.Command(Python, "-c", "import "+key).CombinedOutput(); err != nil {
+				lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+				msg = fmt.Sprintf("%s cannot import %s: %v: %s", Python, key, err, lines[len(lines)-1])
+			}
+		}
+		v, _ = pyChecks.LoadOrStore(key, msg)
+	}
+	if msg := v.(string); msg != "" {
+		Missing(tb, "%s", msg)
+	}
+	return Python
 }

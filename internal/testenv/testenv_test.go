@@ -23,3 +23,33 @@ func TestMissingFailsUnderCI(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedSkipsOnLaptop: each Need* ends the test through Missing (a skip without CI) when its oracle
+// is absent, and returns what it found when present.
+func TestNeedSkipsOnLaptop(t *testing.T) {
+	t.Setenv("CI", "")
+	t.Setenv("TESTENV_EMPTY", "")
+	for name, need := range map[string]func(testing.TB){
+		"Need":       func(tb testing.TB) { Need(tb, "framesweep-no-such-tool") },
+		"NeedFile":   func(tb testing.TB) { NeedFile(tb, "/no/such/file") },
+		"NeedEnv":    func(tb testing.TB) { NeedEnv(tb, "TESTENV_EMPTY") },
+		"NeedPython": func(tb testing.TB) { NeedPython(tb, "framesweep_no_such_module") },
+	} {
+		var sub *testing.T
+		t.Run(name, func(t *testing.T) {
+			sub = t
+			need(t)
+			t.Error("the missing oracle did not end the test")
+		})
+		if !sub.Skipped() {
+			t.Errorf("%s: not skipped", name)
+		}
+	}
+	if p := Need(t, "sh"); !strings.HasSuffix(p, "/sh") {
+		t.Errorf("Need(sh) = %q", p)
+	}
+	t.Setenv("TESTENV_SET", "x")
+	if v := NeedEnv(t, "TESTENV_SET"); v[0] != "x" {
+		t.Errorf("NeedEnv = %v", v)
+	}
+}

@@ -26,12 +26,17 @@ var errUnknownOp = errors.New("unknown op")
 // parent.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("framesweep worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // a bad flag is one line, as in every command; usage only for -h
 	rlimit := fs.Int64("rlimit-data", 0, "set RLIMIT_DATA to this many bytes before any work (0: unchanged)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "usage: framesweep worker [--rlimit-data BYTES] < JOB.json\n\n"+
+				"internal: one supervised decode job, the request as JSON on stdin, the answer on stdout\n\nflags:\n")
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
 			return 0
 		}
+		fmt.Fprintf(stderr, "framesweep worker: %v\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/llm/testmodel"
@@ -74,15 +75,12 @@ func checkProbs(t *testing.T, resp *llm.Response, letters ...string) {
 }
 
 // videoFrames returns 4 real frames (56×42) of the bbb test video; it skips without ../shared, except
-// under CI=true, where the missing oracle is a failure.
+// under CI=true, where the missing oracle is a failure (testenv).
 func videoFrames(t *testing.T) []*rgb.Image {
 	t.Helper()
 	video := testframes.Path(testframes.Video)
 	if video == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("../shared/testdata not present (CI must provide it)")
-		}
-		t.Skip("../shared/testdata not present")
+		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
 	}
 	fr, err := testframes.Extract(video, []int{0, 30, 60, 90}, 56, 42)
 	if err != nil {

@@ -15,17 +15,14 @@ import (
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/rgb"
 )
 
 func modelPath(t *testing.T) string {
-	p := os.Getenv("FRAMESWEEP_OCR_MODEL")
-	if p == "" || os.Getenv("FRAMESWEEP_ORT_LIB") == "" {
-		t.Skip("FRAMESWEEP_OCR_MODEL / FRAMESWEEP_ORT_LIB not set (source scripts/env.sh after make deps)")
-	}
-	return p
+	return testenv.NeedEnv(t, "FRAMESWEEP_OCR_MODEL", "FRAMESWEEP_ORT_LIB")[0]
 }
 
 func TestMain(m *testing.M) {
@@ -108,7 +105,7 @@ func TestVideoFrames(t *testing.T) {
 	model := modelPath(t)
 	video := testframes.Path(testframes.Video)
 	if video == "" {
-		t.Skip("../shared/testdata not present")
+		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
 	}
 	fr, err := testframes.Extract(video, []int{0, 45, 90}, 200, 160)
 	if err != nil {

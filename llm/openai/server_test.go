@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/internal/ollamatest"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 )
@@ -19,7 +20,7 @@ func TestRealServer(t *testing.T) {
 	}
 	video := testframes.Path(testframes.Video)
 	if video == "" {
-		t.Skip("../shared/testdata not present")
+		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
 	}
 	fr, err := testframes.Extract(video, []int{0, 45, 90}, 64, 48)
 	if err != nil {

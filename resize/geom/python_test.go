@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // The differential tests run reference Python (written here from SAMPLING.md's formulas, not copied)
@@ -18,9 +19,7 @@ const pythonBin = "/usr/bin/python3"
 
 func runPython(t *testing.T, script, input string) []string {
 	t.Helper()
-	if _, err := os.Stat(pythonBin); err != nil {
-		t.Skipf("%s not available: %v", pythonBin, err)
-	}
+	testenv.NeedFile(t, pythonBin)
 	cmd := exec.Command(pythonBin, "-c", script)
 	cmd.Stdin = strings.NewReader(input)
 	out, err := cmd.Output()
