@@ -41,6 +41,9 @@ type GridSpec struct {
 	Options     Options   `yaml:"options"`
 	Model       *Model    `yaml:"model"`
 	IsoCompute  bool      `yaml:"iso_compute"`
+	// Stream is the video stream extract and sweep decode (its index in the file, as --stream takes
+	// it); absent: FFmpeg's best video stream. A --stream flag overrides it.
+	Stream *int `yaml:"stream"`
 }
 
 // Options are applied to every config's Request.
@@ -460,6 +463,9 @@ func Expand(spec GridSpec) (*Grid, error) {
 }
 
 func validateSpec(spec *GridSpec) error {
+	if spec.Stream != nil && (*spec.Stream < 0 || *spec.Stream > 1<<16) {
+		return gridErr("stream: %d is not a stream index", *spec.Stream)
+	}
 	for _, n := range spec.Frames {
 		if n < 1 || n > MaxBudget {
 			return gridErr("frames: budget %d is outside [1, %d]", n, MaxBudget)

@@ -112,6 +112,9 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	if o.Grid, err = sampler.LoadGrid(*gridPath); err != nil {
 		return failErr(stderr, "extract", err)
 	}
+	if o.Stream == nil {
+		o.Stream = o.Grid.Spec.Stream // the grid's stream: key, unless --stream names one
+	}
 	ctx := context.Background()
 	if o.Store, err = cache.Open(ctx, *out); err != nil {
 		return failErr(stderr, "extract", err)

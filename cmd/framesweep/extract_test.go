@@ -766,3 +766,35 @@ func TestExtractWorker(t *testing.T) {
 	}
 	exSameTree(t, exTree(t, inproc), exTree(t, isolated))
 }
+
+// TestExtractGridStream: the grid's stream: key picks the stream extract decodes (nasa_13013.mp4 has
+// two: 0 at 320x180 and FFmpeg's best, 3 at 480x270); --stream overrides it; the index is in the
+// manifest line.
+func TestExtractGridStream(t *testing.T) {
+	video := filepath.Join("..", "..", "testdata", "videos", "nasa_13013.mp4")
+	for _, c := range []struct {
+		grid   string
+		extra  []string
+		stream int
+		w      int
+	}{
+		{"frames: [2]\npolicies: [uniform]\n", nil, 3, 480},
+		{"frames: [2]\npolicies: [uniform]\nstream: 0\n", nil, 0, 320},
+		{"frames: [2]\npolicies: [uniform]\nstream: 0\n", []string{"--stream", "3"}, 3, 480},
+	} {
+		dir := t.TempDir()
+		code, sum, e := exRun(t, append([]string{"--grid", exWriteGrid(t, c.grid), "--out", dir, "--videos", video}, c.extra...)...)
+		if code != exitOK {
+			t.Fatalf("%q %v: exit %d %s", c.grid, c.extra, code, e)
+		}
+		mb, _ := os.ReadFile(sum.Manifest)
+		var m manifestLine
+		json.Unmarshal([]byte(strings.SplitN(string(mb), "\n", 2)[0]), &m)
+		if m.StreamIndex == nil || *m.StreamIndex != c.stream || m.Shape[2] != c.w {
+			t.Errorf("%q %v: stream %v shape %v, want stream %d width %d", c.grid, c.extra, m.StreamIndex, m.Shape, c.stream, c.w)
+		}
+	}
+	if _, err := sampler.ParseGrid([]byte("frames: [2]\npolicies: [uniform]\nstream: 1.5\n")); err == nil {
+		t.Error("stream: 1.5 accepted")
+	}
+}

@@ -156,6 +156,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if o.Grid, err = sampler.LoadGrid(*gridPath); err != nil {
 		return failErr(stderr, name, err)
 	}
+	if o.Input.Stream == nil {
+		o.Input.Stream = o.Grid.Spec.Stream // the grid's stream: key, unless --stream names one
+	}
 	if o.Items, err = sweep.ReadItems(*itemsPath); err != nil {
 		return failErr(stderr, name, err)
 	}
