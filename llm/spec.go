@@ -53,6 +53,10 @@ func (s Spec) Check(required []string, optional ...string) error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
+		for i, k := range unknown {
+			// Quoted, so a key holding a line break or a comma cannot split the one-line error.
+			unknown[i] = strconv.Quote(k)
+		}
 		return Errorf("parse spec", "", ErrBadSpec, "%s: unknown key(s) %s", s.Engine, strings.Join(unknown, ","))
 	}
 	for _, k := range required {
