@@ -23,6 +23,11 @@ type Options struct {
 	NoAutorotate    bool          // false: apply display rotation/reflection like the ffmpeg CLI
 	HWAccel         string        // "" or "none" (CPU), "cuda", "vaapi", "auto"
 	Threads         int           // decoder threads, 0 = FFmpeg auto
+	// DecodeAll sends every packet to the decoder; by default the packets of H.264 pictures that no
+	// picture references and no one asked for are dropped (nonref.go; Stats.Skipped counts them).
+	// OnDamaged keep decodes them all too: FFmpeg conceals a damaged picture from the last one
+	// decoded, so a delivered damaged frame is then the same whatever else was asked for.
+	DecodeAll bool
 	// Stream selects the video stream by its index in the file (ffprobe's numbering, `-map 0:N`);
 	// nil = FFmpeg's best video stream (av_find_best_stream, what torchcodec and decord decode by
 	// default). Info.StreamIndex reports the one used. Set it with StreamAt(n).

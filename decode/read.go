@@ -38,6 +38,9 @@ type Stats struct {
 	Seeks       int    `json:"seeks"`        // demuxer seeks
 	Reopens     int    `json:"reopens"`      // demuxer re-opens (rewinds to the start, seek fallbacks)
 	PacketsSent int    `json:"packets_sent"` // packets fed to the decoder
+	// Skipped: packets of non-reference pictures nobody asked for, left out of the decoder
+	// (Options.DecodeAll sends them too).
+	Skipped int `json:"packets_skipped"`
 	// SingleThreadRedecodes: times the pass restarted from a keyframe with one decoder thread because
 	// a frame-threaded decoder logged an error (its frames' damage flags are exact only then).
 	SingleThreadRedecodes int    `json:"single_thread_redecodes,omitempty"`
@@ -140,6 +143,10 @@ type reader struct {
 	errMark      int64
 	singleThread bool
 	frameOut     Frame
+	// need marks the packets (by decode position) of this Read's targets; nonRefLen ≥ 0 means
+	// unneeded non-reference H.264 pictures are dropped before the decoder (nonref.go).
+	need      []bool
+	nonRefLen int
 }
 
 func (r *reader) close() {
@@ -183,6 +190,16 @@ func (r *reader) run() error {
 	}
 	r.curDpos = -1
 	r.forceKey = -1
+	r.nonRefLen = -1
+	if cp := v.stream().CodecParameters(); !v.counting && !v.opts.DecodeAll && v.opts.OnDamaged != DamagedKeep && cp.CodecID() == astiav.CodecIDH264 {
+		r.nonRefLen = h264NALLength(cp.ExtraData())
+		r.need = make([]bool, len(v.pkts))
+		for _, t := range r.targets {
+			if d := v.frameDpos[t]; d >= 0 && d < len(r.need) {
+				r.need[d] = true
+			}
+		}
+	}
 	for r.ti < len(r.targets) {
 		t := r.targets[r.ti]
 		if k, ok := r.needPosition(t, r.forceKey); ok {
@@ -213,6 +230,11 @@ func (r *reader) run() error {
 				continue
 			}
 			r.curDpos++
+			if r.nonRefLen >= 0 && r.curDpos < len(r.need) && !r.need[r.curDpos] && h264Disposable(r.pkt.Data(), r.nonRefLen) {
+				r.st.Skipped++ // no one asked for it and no picture references it
+				r.pkt.Unref()
+				continue
+			}
 		}
 		r.pending = false
 		if err := r.send(r.pkt); err != nil {

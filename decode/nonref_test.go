@@ -1,0 +1,151 @@
+package decode
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+)
+
+// TestNonRefSkipIdentical: frames read with unneeded non-reference pictures left out of the decoder are
+// byte-identical to the same frames with every packet decoded (Options.DecodeAll), on the H.264
+// fixtures (MP4/AVCC, MPEG-TS and raw Annex-B, FLV, open GOP, VFR, a cut stream) and on real H.264
+// files (x264 B-frames, Android's pyramid B-frames whose B pictures are references, a TS capture).
+func TestNonRefSkipIdentical(t *testing.T) {
+	var paths []string
+	skipped := map[string]bool{}
+	for _, fx := range fixtures {
+		if fx.encoder == "libx264" {
+			p := fixturePath(t, fx)
+			paths = append(paths, p)
+			skipped[p] = fx.name == "h264_bframes_opengop" || fx.name == "mpegts" // raw Annex-B: identified by output order, nothing dropped
+		}
+	}
+	shared := sharedVideos(t)
+	for _, name := range []string{"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4", "androidx-media/sample_h264.ts",
+		"torchcodec/nasa_13013.mp4", "decord/flipping_a_pancake.mkv"} {
+		paths = append(paths, filepath.Join(shared, name))
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			read := func(o Options, idx []int) (map[int][]byte, Stats) {
+				t.Helper()
+				o.NoAutorotate = true
+				v, err := Open(p, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer v.Close()
+				got := map[int][]byte{}
+				st, err := v.Read(idx, func(f *Frame) error { got[f.Index] = bytes.Clone(f.Packed()); return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got, st
+			}
+			v, err := Open(p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := v.NumFrames()
+			v.Close()
+			for _, step := range []int{3, 7, 16} {
+				var idx []int
+				for i := step / 2; i < n; i += step {
+					idx = append(idx, i)
+				}
+				want, all := read(Options{DecodeAll: true}, idx)
+				got, st := read(Options{}, idx)
+				if all.Skipped != 0 {
+					t.Fatalf("DecodeAll skipped %d packets", all.Skipped)
+				}
+				if len(got) != len(idx) || len(want) != len(idx) {
+					t.Fatalf("step %d: %d and %d frames of %d", step, len(got), len(want), len(idx))
+				}
+				for _, i := range idx {
+					if !bytes.Equal(got[i], want[i]) {
+						t.Fatalf("step %d: frame %d differs when non-reference pictures are skipped", step, i)
+					}
+				}
+				if skipped[p] && st.Skipped == 0 {
+					t.Errorf("step %d: nothing skipped in a stream with non-reference B-frames (stats %+v)", step, st)
+				}
+				t.Logf("step %d: %d frames, decoded %d, skipped %d (all packets: decoded %d)", step, len(idx), st.Decoded, st.Skipped, all.Decoded)
+			}
+		})
+	}
+}
+
+func TestH264Disposable(t *testing.T) {
+	avcc := func(nals ...[]byte) []byte {
+		var b []byte
+		for _, n := range nals {
+			b = append(b, byte(len(n)>>24), byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
+			b = append(b, n...)
+		}
+		return b
+	}
+	annexB := func(nals ...[]byte) []byte {
+		var b []byte
+		for i, n := range nals {
+			if i == 0 {
+				b = append(b, 0, 0, 0, 1)
+			} else {
+				b = append(b, 0, 0, 1)
+			}
+			b = append(b, n...)
+		}
+		return b
+	}
+	nonRefB := []byte{0x01, 0x9e, 0x11} // nal_ref_idc 0, type 1
+	refP := []byte{0x41, 0x9a, 0x22}    // nal_ref_idc 2, type 1
+	idr := []byte{0x65, 0x88, 0x80}     // type 5
+	sei := []byte{0x06, 0x05, 0x01}     // type 6
+	aud := []byte{0x09, 0xf0}
+	for _, c := range []struct {
+		name string
+		data []byte
+		len  int
+		want bool
+	}{
+		{"avcc non-ref slice", avcc(nonRefB), 4, true},
+		{"avcc sei + non-ref slices", avcc(sei, nonRefB, nonRefB), 4, true},
+		{"avcc reference slice", avcc(refP), 4, false},
+		{"avcc mixed slices", avcc(nonRefB, refP), 4, false},
+		{"avcc idr", avcc(idr), 4, false},
+		{"avcc no slice", avcc(sei), 4, false},
+		{"avcc truncated length", avcc(nonRefB)[:2], 4, false},
+		{"avcc length past the end", append([]byte{0, 0, 0, 9}, nonRefB...), 4, false},
+		{"avcc 2-byte lengths", []byte{0, 3, 0x01, 0x9e, 0x11}, 2, true},
+		{"length size 3", avcc(nonRefB), -1, false},
+		{"forbidden bit", avcc([]byte{0x81, 0x9e}), 4, false},
+		{"svc extension", avcc(nonRefB, []byte{0x14, 0x80}), 4, false},
+		{"annex-b aud + non-ref", annexB(aud, nonRefB), 0, true},
+		{"annex-b reference", annexB(aud, refP), 0, false},
+		{"annex-b no start code", nonRefB, 0, false},
+		{"empty", nil, 4, false},
+	} {
+		if got := h264Disposable(c.data, c.len); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	if n := h264NALLength([]byte{1, 0x64, 0, 0x1f, 0xff, 0xe1, 0}); n != 4 {
+		t.Errorf("avcC lengthSizeMinusOne 3: %d", n)
+	}
+	if n := h264NALLength([]byte{1, 0x64, 0, 0x1f, 0xfe, 0xe1, 0}); n != -1 {
+		t.Errorf("avcC length size 3: %d, want -1 (refused)", n)
+	}
+	if n := h264NALLength(nil); n != 0 {
+		t.Errorf("no extradata: %d, want 0 (Annex-B)", n)
+	}
+}
+
+func FuzzH264Disposable(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 3, 0x01, 0x9e, 0x11}, 4)
+	f.Add([]byte{0, 0, 1, 0x09, 0xf0, 0, 0, 1, 0x01, 0x9e}, 0)
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		if n < -1 || n > 4 {
+			n = 4
+		}
+		h264Disposable(data, n) // must not panic on any input
+	})
+}
