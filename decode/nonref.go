@@ -1,12 +1,38 @@
 package decode
 
+import "github.com/asticode/go-astiav"
+
 // Pictures that no other picture references can be left out of the decoder when no one asked for
 // them: their packets are dropped before avcodec_send_packet, so a decode-once pass pays only for the
-// frames it returns and those they depend on. H.264 marks them in every slice NAL header
-// (nal_ref_idc = 0, ITU-T H.264 §7.4.1); x264's default B-frames are mostly such pictures. Frames are
-// identified by pts, so dropping one changes no other frame's index or pixels (tested against the
-// decode of every packet). HEVC's "_N" pictures are non-reference only within their temporal
-// sub-layer, which would need the SPS: not done.
+// frames it returns and those they depend on. Frames are identified by pts, so dropping one changes
+// no other frame's index or pixels (tested against the decode of every packet, nonref_test.go).
+//   - H.264 marks them in every slice NAL header: nal_ref_idc = 0 (ITU-T H.264 §7.4.1); x264's
+//     default B-frames are mostly such pictures.
+//   - HEVC's "_N" slice types (TRAIL_N, TSA_N, STSA_N, RADL_N, RASL_N) are sub-layer non-reference
+//     pictures (ITU-T H.265 §3.132): higher temporal sub-layers may still reference them, so a picture
+//     is dropped only at the stream's highest sub-layer, known from the hvcC box (numTemporalLayers);
+//     raw Annex-B HEVC carries no hvcC and is decoded in full. Neither kind is the prevTid0Pic that
+//     POC derivation uses (§8.3.1), nor a reference for H.264's POC and frame_num (§8.2.1).
+
+// disposableFunc returns the test that tells a packet nobody references, or nil when this stream's
+// packets cannot be told apart (another codec, an unknown framing, no temporal-layer count).
+func disposableFunc(codec astiav.CodecID, extradata []byte) func([]byte) bool {
+	switch codec {
+	case astiav.CodecIDH264:
+		n := h264NALLength(extradata)
+		if n < 0 {
+			return nil
+		}
+		return func(b []byte) bool { return h264Disposable(b, n) }
+	case astiav.CodecIDHevc:
+		n, maxTid := hevcConfig(extradata)
+		if n <= 0 || maxTid < 0 {
+			return nil
+		}
+		return func(b []byte) bool { return hevcDisposable(b, n, maxTid) }
+	}
+	return nil
+}
 
 // h264NALLength returns how an H.264 stream's packets are framed, from its extradata: the NAL length
 // size (1, 2 or 4) for AVCC (avcC box, MP4/MKV), 0 for Annex-B start codes (MPEG-TS, raw .h264).
@@ -20,15 +46,25 @@ func h264NALLength(extradata []byte) int {
 	return 0
 }
 
+// hevcConfig reads an hvcC box (ISO/IEC 14496-15 §8.3.3): the NAL length size (0 = none, Annex-B) and
+// the highest TemporalId (numTemporalLayers − 1; -1 when the box says 0, "unknown").
+func hevcConfig(extradata []byte) (lenSize, maxTid int) {
+	if len(extradata) < 23 || extradata[0] != 1 {
+		return 0, -1
+	}
+	b := extradata[21]
+	if n := int(b&3) + 1; n != 3 {
+		lenSize = n
+	}
+	return lenSize, int(b>>3&7) - 1
+}
+
 // h264Disposable reports whether an H.264 access unit is a non-reference picture: it has at least
 // one slice NAL (types 1..5) and every one has nal_ref_idc 0. Anything it cannot parse is not
 // disposable (the packet is decoded as usual).
 func h264Disposable(data []byte, nalLen int) bool {
 	slices := 0
-	visit := func(nal []byte) bool {
-		if len(nal) == 0 {
-			return true
-		}
+	ok := eachNAL(data, nalLen, func(nal []byte) bool {
 		h := nal[0]
 		if h&0x80 != 0 { // forbidden_zero_bit
 			return false
@@ -45,7 +81,37 @@ func h264Disposable(data []byte, nalLen int) bool {
 			return false
 		}
 		return true
-	}
+	})
+	return ok && slices > 0
+}
+
+// hevcDisposable reports whether an HEVC access unit is a sub-layer non-reference picture at the
+// highest sub-layer maxTid, in the base layer: at least one VCL NAL, each of type TRAIL_N, TSA_N,
+// STSA_N, RADL_N or RASL_N with that TemporalId and nuh_layer_id 0.
+func hevcDisposable(data []byte, nalLen, maxTid int) bool {
+	slices := 0
+	ok := eachNAL(data, nalLen, func(nal []byte) bool {
+		if len(nal) < 2 || nal[0]&0x80 != 0 {
+			return false
+		}
+		typ := nal[0] >> 1 & 0x3f
+		layer := (nal[0]&1)<<5 | nal[1]>>3
+		tid := int(nal[1]&7) - 1
+		switch {
+		case typ >= 32: // parameter sets, SEI, AUD…: no picture data
+			return true
+		case typ > 8 || typ%2 == 1 || layer != 0 || tid != maxTid:
+			return false // a reference type, IRAP, reserved, another layer or a lower sub-layer
+		}
+		slices++
+		return true
+	})
+	return ok && slices > 0
+}
+
+// eachNAL calls visit on each non-empty NAL unit of a packet: length-prefixed (nalLen 1, 2 or 4 bytes)
+// or, with nalLen 0, Annex-B start codes. It returns false when visit does or the framing is broken.
+func eachNAL(data []byte, nalLen int, visit func([]byte) bool) bool {
 	switch {
 	case nalLen < 0:
 		return false
@@ -59,31 +125,36 @@ func h264Disposable(data []byte, nalLen int) bool {
 				n = n<<8 | int(b)
 			}
 			data = data[nalLen:]
-			if n > len(data) || !visit(data[:n]) {
+			if n > len(data) {
+				return false
+			}
+			if n > 0 && !visit(data[:n]) {
 				return false
 			}
 			data = data[n:]
 		}
-	default:
-		// Annex-B: NAL units start after 00 00 01 (or 00 00 00 01).
-		start := -1
-		for i := 0; i+2 < len(data); i++ {
-			if data[i] == 0 && data[i+1] == 0 && data[i+2] == 1 {
-				if start >= 0 && !visit(trimZeros(data[start:i])) {
+		return true
+	}
+	// Annex-B: NAL units start after 00 00 01 (or 00 00 00 01).
+	start := -1
+	for i := 0; i+2 < len(data); i++ {
+		if data[i] == 0 && data[i+1] == 0 && data[i+2] == 1 {
+			if start >= 0 {
+				if nal := trimZeros(data[start:i]); len(nal) > 0 && !visit(nal) {
 					return false
 				}
-				start = i + 3
-				i += 2
 			}
-		}
-		if start < 0 {
-			return false
-		}
-		if !visit(data[start:]) {
-			return false
+			start = i + 3
+			i += 2
 		}
 	}
-	return slices > 0
+	if start < 0 {
+		return false
+	}
+	if nal := data[start:]; len(nal) > 0 {
+		return visit(nal)
+	}
+	return true
 }
 
 // trimZeros drops the trailing zero bytes before a 4-byte start code.

@@ -4,25 +4,29 @@ import (
 	"bytes"
 	"path/filepath"
 	"testing"
+
+	"github.com/asticode/go-astiav"
 )
 
 // TestNonRefSkipIdentical: frames read with unneeded non-reference pictures left out of the decoder are
-// byte-identical to the same frames with every packet decoded (Options.DecodeAll), on the H.264
-// fixtures (MP4/AVCC, MPEG-TS and raw Annex-B, FLV, open GOP, VFR, a cut stream) and on real H.264
-// files (x264 B-frames, Android's pyramid B-frames whose B pictures are references, a TS capture).
+// byte-identical to the same frames with every packet decoded (Options.DecodeAll), on the H.264 and
+// HEVC fixtures (MP4/AVCC, MKV, MPEG-TS and raw Annex-B, FLV, open GOP, CRA cut, VFR, a cut stream) and
+// on real files (x264 B-frames, Android's pyramid B-frames whose B pictures are references, a TS
+// capture, two HEVC files).
 func TestNonRefSkipIdentical(t *testing.T) {
 	var paths []string
 	skipped := map[string]bool{}
 	for _, fx := range fixtures {
-		if fx.encoder == "libx264" {
+		if fx.encoder == "libx264" || fx.encoder == "libx265" {
 			p := fixturePath(t, fx)
 			paths = append(paths, p)
-			skipped[p] = fx.name == "h264_bframes_opengop" || fx.name == "mpegts" // raw Annex-B: identified by output order, nothing dropped
+			// Raw Annex-B is identified by output order: nothing is dropped there.
+			skipped[p] = fx.name == "h264_bframes_opengop" || fx.name == "mpegts" || fx.name == "hevc"
 		}
 	}
 	shared := sharedVideos(t)
 	for _, name := range []string{"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4", "androidx-media/sample_h264.ts",
-		"torchcodec/nasa_13013.mp4", "decord/flipping_a_pancake.mkv"} {
+		"torchcodec/nasa_13013.mp4", "decord/flipping_a_pancake.mkv", "torchcodec/h265_video.mp4", "torchcodec/h265_10bits.mp4"} {
 		paths = append(paths, filepath.Join(shared, name))
 	}
 	for _, p := range paths {
@@ -139,6 +143,55 @@ func TestH264Disposable(t *testing.T) {
 	}
 }
 
+func TestHEVCDisposable(t *testing.T) {
+	nal := func(typ, tid byte, rest ...byte) []byte { return append([]byte{typ << 1, tid + 1}, rest...) }
+	avcc := func(nals ...[]byte) []byte {
+		var b []byte
+		for _, n := range nals {
+			b = append(b, byte(len(n)>>24), byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
+			b = append(b, n...)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		maxTid int
+		want   bool
+	}{
+		{"TRAIL_N", avcc(nal(0, 0, 0xaf)), 0, true},
+		{"SEI + TRAIL_N slices", avcc(nal(39, 0, 1), nal(0, 0, 0xaf), nal(0, 0, 0x2f)), 0, true},
+		{"RASL_N", avcc(nal(8, 0, 0xaf)), 0, true},
+		{"TRAIL_R", avcc(nal(1, 0, 0xaf)), 0, false},
+		{"TRAIL_N then TRAIL_R", avcc(nal(0, 0, 0xaf), nal(1, 0, 0xaf)), 0, false},
+		{"CRA", avcc(nal(21, 0, 0xaf)), 0, false},
+		{"IDR", avcc(nal(19, 0, 0xaf)), 0, false},
+		{"reserved RSV_VCL_N10", avcc(nal(10, 0, 0xaf)), 0, false},
+		{"TRAIL_N below the top sub-layer", avcc(nal(0, 0, 0xaf)), 1, false},
+		{"TSA_N at the top sub-layer", avcc(nal(2, 1, 0xaf)), 1, true},
+		{"layer 1", avcc([]byte{0x01, 0x09, 0xaf}), 0, false},
+		{"parameter sets only", avcc(nal(32, 0, 1), nal(33, 0, 1)), 0, false},
+		{"truncated", avcc(nal(0, 0, 0xaf))[:3], 0, false},
+	} {
+		if got := hevcDisposable(c.data, 4, c.maxTid); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	hvcc := make([]byte, 23)
+	hvcc[0] = 1
+	hvcc[21] = 1<<3 | 3 // one temporal layer, 4-byte lengths
+	if n, tid := hevcConfig(hvcc); n != 4 || tid != 0 {
+		t.Errorf("hvcC: length size %d, max TemporalId %d", n, tid)
+	}
+	hvcc[21] = 3 // numTemporalLayers 0: unknown
+	if _, tid := hevcConfig(hvcc); tid != -1 || disposableFunc(astiav.CodecIDHevc, hvcc) != nil {
+		t.Errorf("hvcC with an unknown layer count: max TemporalId %d, want -1 and nothing dropped", tid)
+	}
+	if disposableFunc(astiav.CodecIDHevc, nil) != nil || disposableFunc(astiav.CodecIDVp9, nil) != nil {
+		t.Error("raw Annex-B HEVC or VP9: something would be dropped")
+	}
+}
+
 func FuzzH264Disposable(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 3, 0x01, 0x9e, 0x11}, 4)
 	f.Add([]byte{0, 0, 1, 0x09, 0xf0, 0, 0, 1, 0x01, 0x9e}, 0)
@@ -147,5 +200,6 @@ func FuzzH264Disposable(f *testing.F) {
 			n = 4
 		}
 		h264Disposable(data, n) // must not panic on any input
+		hevcDisposable(data, n, 0)
 	})
 }

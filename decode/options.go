@@ -23,7 +23,7 @@ type Options struct {
 	NoAutorotate    bool          // false: apply display rotation/reflection like the ffmpeg CLI
 	HWAccel         string        // "" or "none" (CPU), "cuda", "vaapi", "auto"
 	Threads         int           // decoder threads, 0 = FFmpeg auto
-	// DecodeAll sends every packet to the decoder; by default the packets of H.264 pictures that no
+	// DecodeAll sends every packet to the decoder; by default the packets of H.264 and HEVC pictures that no
 	// picture references and no one asked for are dropped (nonref.go; Stats.Skipped counts them).
 	// OnDamaged keep decodes them all too: FFmpeg conceals a damaged picture from the last one
 	// decoded, so a delivered damaged frame is then the same whatever else was asked for.

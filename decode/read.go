@@ -143,10 +143,10 @@ type reader struct {
 	errMark      int64
 	singleThread bool
 	frameOut     Frame
-	// need marks the packets (by decode position) of this Read's targets; nonRefLen ≥ 0 means
-	// unneeded non-reference H.264 pictures are dropped before the decoder (nonref.go).
-	need      []bool
-	nonRefLen int
+	// need marks the packets (by decode position) of this Read's targets; with disposable set,
+	// unneeded non-reference pictures are dropped before the decoder (nonref.go).
+	need       []bool
+	disposable func([]byte) bool
 }
 
 func (r *reader) close() {
@@ -190,9 +190,11 @@ func (r *reader) run() error {
 	}
 	r.curDpos = -1
 	r.forceKey = -1
-	r.nonRefLen = -1
-	if cp := v.stream().CodecParameters(); !v.counting && !v.opts.DecodeAll && v.opts.OnDamaged != DamagedKeep && cp.CodecID() == astiav.CodecIDH264 {
-		r.nonRefLen = h264NALLength(cp.ExtraData())
+	r.disposable = nil
+	if cp := v.stream().CodecParameters(); !v.counting && !v.opts.DecodeAll && v.opts.OnDamaged != DamagedKeep {
+		r.disposable = disposableFunc(cp.CodecID(), cp.ExtraData())
+	}
+	if r.disposable != nil {
 		r.need = make([]bool, len(v.pkts))
 		for _, t := range r.targets {
 			if d := v.frameDpos[t]; d >= 0 && d < len(r.need) {
@@ -230,7 +232,7 @@ func (r *reader) run() error {
 				continue
 			}
 			r.curDpos++
-			if r.nonRefLen >= 0 && r.curDpos < len(r.need) && !r.need[r.curDpos] && h264Disposable(r.pkt.Data(), r.nonRefLen) {
+			if r.disposable != nil && r.curDpos < len(r.need) && !r.need[r.curDpos] && r.disposable(r.pkt.Data()) {
 				r.st.Skipped++ // no one asked for it and no picture references it
 				r.pkt.Unref()
 				continue
