@@ -79,15 +79,17 @@ func TestNonRefSkipIdentical(t *testing.T) {
 	}
 }
 
-func TestH264Disposable(t *testing.T) {
-	avcc := func(nals ...[]byte) []byte {
-		var b []byte
-		for _, n := range nals {
-			b = append(b, byte(len(n)>>24), byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
-			b = append(b, n...)
-		}
-		return b
+// avcc frames NAL units with 4-byte big-endian lengths, as MP4/MKV packets carry them.
+func avcc(nals ...[]byte) []byte {
+	var b []byte
+	for _, n := range nals {
+		b = append(b, byte(len(n)>>24), byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
+		b = append(b, n...)
 	}
+	return b
+}
+
+func TestH264Disposable(t *testing.T) {
 	annexB := func(nals ...[]byte) []byte {
 		var b []byte
 		for i, n := range nals {
@@ -145,14 +147,6 @@ func TestH264Disposable(t *testing.T) {
 
 func TestHEVCDisposable(t *testing.T) {
 	nal := func(typ, tid byte, rest ...byte) []byte { return append([]byte{typ << 1, tid + 1}, rest...) }
-	avcc := func(nals ...[]byte) []byte {
-		var b []byte
-		for _, n := range nals {
-			b = append(b, byte(len(n)>>24), byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
-			b = append(b, n...)
-		}
-		return b
-	}
 	for _, c := range []struct {
 		name   string
 		data   []byte
