@@ -3,6 +3,9 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 )
 
 // Sentinel errors; wrap them in *Error so callers can test with errors.Is and read Op/Path with errors.As.
@@ -29,10 +32,27 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	var msg string
 	if e.Path == "" {
-		return fmt.Sprintf("llm: %s: %v", e.Op, e.Err)
+		msg = fmt.Sprintf("llm: %s: %v", e.Op, e.Err)
+	} else {
+		msg = fmt.Sprintf("llm: %s %s: %v", e.Op, showPath(e.Path), e.Err)
 	}
-	return fmt.Sprintf("llm: %s %s: %v", e.Op, e.Path, e.Err)
+	return oneLine.Replace(msg)
+}
+
+// oneLine keeps an error on one line whatever its cause carries (a server's reply, a spec value
+// with a line break).
+var oneLine = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`)
+
+// showPath quotes a path or URL that is not plain printable text, so it reads as one value.
+func showPath(p string) string {
+	for _, r := range p {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 func (e *Error) Unwrap() error { return e.Err }
