@@ -57,11 +57,11 @@ py 'import json; d=json.load(open("'"$OUT"'/resume.json")); print({k: d[k] for k
 
 step "audit: the run's item-level flows behind the aggregate curve (noise here: see above)"
 "$FS" audit "$OUT/run" --md "$OUT/report.md" --html "$OUT/report.html" --json > "$OUT/audit.json"
-py 'import json; d=json.load(open("'"$OUT"'/audit.json")); print("items", d["items"], "| best fixed", d["best_fixed"], "| oracle headroom", d["oracle_headroom"], "| visual confusion", d["visual_confusion_rate"], "| error records", d["error_records"]["count"])'
+py 'import json; d=json.load(open("'"$OUT"'/audit.json")); print("items", d["items"], "| best fixed", round(d["best_fixed"], 1), "| oracle headroom", round(d["oracle_headroom"], 1), "| visual confusion", round(d["visual_confusion_rate"], 1), "| error records", d["error_records"]["count"])'
 
 step "audit of a realistic example (examples/records/demo.jsonl: synthetic records with real churn)"
 "$FS" audit examples/records/demo.jsonl --html "$OUT/example-report.html" --json > "$OUT/example-audit.json"
-py 'import json; d=json.load(open("'"$OUT"'/example-audit.json")); print("items", d["items"], "| best fixed", d["best_fixed"], "| oracle headroom", d["oracle_headroom"], "| visual confusion", d["visual_confusion_rate"])'
+py 'import json; d=json.load(open("'"$OUT"'/example-audit.json")); print("items", d["items"], "| best fixed", round(d["best_fixed"], 1), "| oracle headroom", round(d["oracle_headroom"], 1), "| visual confusion", round(d["visual_confusion_rate"], 1))'
 echo
 echo "report of the sweep: $OUT/report.html (self-contained), $OUT/report.md; records: $OUT/run/records.jsonl"
 echo "example report: $OUT/example-report.html; cache: $OUT/cache"
