@@ -2,7 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/asticode/go-astiav"
@@ -196,4 +198,90 @@ func FuzzH264Disposable(f *testing.F) {
 		h264Disposable(data, n) // must not panic on any input
 		hevcDisposable(data, n, 0)
 	})
+}
+
+// TestNonRefSkipManyThreads: with many frame threads the decoder holds a frame for as many packets
+// as it has threads; the lost-frame check must count the packets sent after a frame, not the ones
+// left out, or a sparse read declares its frames lost (it did, with 32 threads, before the fix).
+func TestNonRefSkipManyThreads(t *testing.T) {
+	for _, name := range []string{"h264_bframes_opengop", "hevc"} {
+		p := fixturePath(t, fixtureByName(name))
+		for _, threads := range []int{16, 32} {
+			frames := func(all bool) (map[int][]byte, Stats) {
+				v, err := Open(p, Options{Threads: threads, DecodeAll: all})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer v.Close()
+				var idx []int
+				for i := 0; i < v.NumFrames(); i += 9 {
+					idx = append(idx, i)
+				}
+				got := map[int][]byte{}
+				st, err := v.Read(idx, func(f *Frame) error { got[f.Index] = bytes.Clone(f.Packed()); return nil })
+				if err != nil || len(got) != len(idx) {
+					t.Fatalf("%s, %d threads, DecodeAll %v: %d of %d frames: %v", name, threads, all, len(got), len(idx), err)
+				}
+				return got, st
+			}
+			want, _ := frames(true)
+			got, st := frames(false)
+			if st.Skipped == 0 {
+				t.Errorf("%s, %d threads: nothing left out", name, threads)
+			}
+			for i, b := range want {
+				if !bytes.Equal(got[i], b) {
+					t.Fatalf("%s, %d threads: frame %d differs", name, threads, i)
+				}
+			}
+		}
+	}
+}
+
+// TestNonRefSkipBadInput: on a damaged stream and on a truncated one, leaving pictures out changes
+// no outcome: the same frames are delivered (byte for byte), the same ones refused as damaged, the
+// same ones failed, as when every packet is decoded. A target lost while packets were left out is
+// decoded again with every packet before it is reported (reader.fail).
+func TestNonRefSkipBadInput(t *testing.T) {
+	dir := t.TempDir()
+	clean, damaged, want := damagedClip(t, dir)
+	// MPEG-TS, because a truncated MP4 is refused at Open (its mdat is short).
+	ts := filepath.Join(dir, "clean.ts")
+	runFFmpeg(t, "-i", clean, "-c", "copy", "-f", "mpegts", ts)
+	src, err := os.ReadFile(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(dir, "truncated.ts")
+	if err := os.WriteFile(truncated, src[:len(src)*3/4], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{damaged, truncated} {
+		outcome := func(all bool) (map[int][]byte, []int, []int) {
+			v, err := Open(p, Options{DecodeAll: all})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			idx := []int{want}
+			for i := 1; i < v.NumFrames(); i += 5 {
+				idx = append(idx, i)
+			}
+			got := map[int][]byte{}
+			_, err = v.Read(idx, func(f *Frame) error { got[f.Index] = bytes.Clone(f.Packed()); return nil })
+			return got, DamagedFrames(err), FailedFrames(err)
+		}
+		wantFrames, wantDamaged, wantFailed := outcome(true)
+		gotFrames, gotDamaged, gotFailed := outcome(false)
+		if !slices.Equal(gotDamaged, wantDamaged) || !slices.Equal(gotFailed, wantFailed) || len(gotFrames) != len(wantFrames) {
+			t.Fatalf("%s: damaged %v failed %v (%d delivered), every packet: damaged %v failed %v (%d delivered)",
+				filepath.Base(p), gotDamaged, gotFailed, len(gotFrames), wantDamaged, wantFailed, len(wantFrames))
+		}
+		for i, b := range wantFrames {
+			if !bytes.Equal(gotFrames[i], b) {
+				t.Fatalf("%s: frame %d differs", filepath.Base(p), i)
+			}
+		}
+		t.Logf("%s: %d delivered, damaged %v, failed %v", filepath.Base(p), len(gotFrames), gotDamaged, gotFailed)
+	}
 }

@@ -146,6 +146,7 @@ type reader struct {
 	// need marks the packets (by decode position) of this Read's targets; with disposable set,
 	// unneeded non-reference pictures are dropped before the decoder (nonref.go).
 	need       []bool
+	dropped    []bool // by decode position: the packet was left out (the loss check counts only those sent)
 	disposable func([]byte) bool
 }
 
@@ -196,6 +197,7 @@ func (r *reader) run() error {
 	}
 	if r.disposable != nil {
 		r.need = make([]bool, len(v.pkts))
+		r.dropped = make([]bool, len(v.pkts))
 		for _, t := range r.targets {
 			if d := v.frameDpos[t]; d >= 0 && d < len(r.need) {
 				r.need[d] = true
@@ -234,6 +236,7 @@ func (r *reader) run() error {
 			r.curDpos++
 			if r.disposable != nil && r.curDpos < len(r.need) && !r.need[r.curDpos] && r.disposable(r.pkt.Data()) {
 				r.st.Skipped++ // no one asked for it and no picture references it
+				r.dropped[r.curDpos] = true
 				r.pkt.Unref()
 				continue
 			}
@@ -244,13 +247,26 @@ func (r *reader) run() error {
 			return err
 		}
 		r.pkt.Unref()
-		// A target whose packet went in long ago and never came out is lost.
+		// A target whose packet went in long ago and never came out is lost: "long ago" counts the
+		// packets sent after it, as the decoder's delay does, not those left out (nonref.go).
 		if r.forceKey < 0 && r.ti < len(r.targets) && r.targets[r.ti] == t && !v.counting &&
-			r.curDpos > v.frameDpos[t]+reorderSlack+r.dec.ThreadCount() {
+			r.curDpos > v.frameDpos[t]+reorderSlack+r.dec.ThreadCount() &&
+			r.curDpos-r.droppedIn(v.frameDpos[t], r.curDpos) > v.frameDpos[t]+reorderSlack+r.dec.ThreadCount() {
 			r.fail(t)
 		}
 	}
 	return nil
+}
+
+// droppedIn counts the packets left out of the decoder at decode positions in (from, to].
+func (r *reader) droppedIn(from, to int) int {
+	n := 0
+	for d := max(from+1, 0); d <= to && d < len(r.dropped); d++ {
+		if r.dropped[d] {
+			n++
+		}
+	}
+	return n
 }
 
 // needPosition decides whether to (re)position the demuxer and decoder before decoding toward t, and
@@ -615,6 +631,15 @@ func (r *reader) onFrame(f *astiav.Frame) error {
 // for a retry from an earlier point (a seek into a stream whose keyframes are not clean random access
 // points) by setting r.forceKey.
 func (r *reader) fail(t int) {
+	if r.disposable != nil && !r.v.counting {
+		// Before anything else, decode again from t's keyframe sending every packet, and keep doing so
+		// for the rest of the pass: an H.264 stream without VUI reorder info makes FFmpeg learn its
+		// reorder depth from the B-frames it sees, so one left out (nonref.go) could let a target come
+		// out of order and be dropped. The pass then costs what it did without nonref.go.
+		r.disposable = nil
+		r.forceKey = r.v.seekKey(t)
+		return
+	}
 	if r.startK > 0 && r.retried[t] < 2 && !r.v.counting {
 		// First retry: the keyframe before (an open-GOP I-frame the decoder does not treat as a
 		// recovery point). Second: the start of the stream.
