@@ -18,7 +18,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	v, src, err := pipeline.OpenVideo(ctx, "../testdata/videos/nasa_13013.mp4", pipeline.Options{})
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: "../testdata/videos/nasa_13013.mp4"}, pipeline.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -252,7 +252,7 @@ func (r *videoRun) run(ctx context.Context) error {
 			return nil
 		}
 	}
-	v, src, err := openVideo(ctx, r.path, digest, o.Options)
+	v, src, err := OpenVideo(ctx, VideoRef{Path: r.path, SHA256: digest}, o.Options)
 	r.sum = VideoSummary{Path: r.path, SHA256: v.SHA256, StreamIndex: v.Info.StreamIndex, Damaged: []int{}}
 	if err != nil {
 		r.err = err

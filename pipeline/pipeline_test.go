@@ -41,7 +41,7 @@ func testGrid(t testing.TB, text string) *sampler.Grid {
 
 func openTest(t testing.TB, name string, o Options) (Video, Source) {
 	t.Helper()
-	v, src, err := OpenVideo(context.Background(), testVideo(t, name), o)
+	v, src, err := OpenVideo(context.Background(), VideoRef{Path: testVideo(t, name)}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestDamagedFrames(t *testing.T) {
 	}
 	for _, policy := range []decode.DamagePolicy{decode.DamagedFail, decode.DamagedKeep} {
 		o := Options{OnDamaged: policy}
-		v, src, err := OpenVideo(ctx, path, o)
+		v, src, err := OpenVideo(ctx, VideoRef{Path: path}, o)
 		if err != nil {
 			t.Fatal(err)
 		}

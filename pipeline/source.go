@@ -12,14 +12,18 @@ import (
 	"github.com/framesweep/framesweep/internal/worker"
 )
 
-// OpenVideo hashes and opens path as o says: in process, or (o.Worker set) through supervised worker
-// processes, one for the index scan and one per Read. The caller closes the Source.
-func OpenVideo(ctx context.Context, path string, o Options) (Video, Source, error) {
-	return openVideo(ctx, path, "", o)
+// VideoRef names a video to open: its path and, when the caller has hashed the file already, its
+// sha256 (so that no video is hashed twice).
+type VideoRef struct {
+	Path   string
+	SHA256 string // hex sha256 of the file's content; "" = hash it
 }
 
-// openVideo is OpenVideo with the file's sha256 when the caller has it already ("" = hash it).
-func openVideo(ctx context.Context, path, digest string, o Options) (Video, Source, error) {
+// OpenVideo opens ref as o says: in process, or (o.Worker set) through supervised worker processes,
+// one for the index scan and one per Read; the file is hashed unless ref carries its digest. The caller
+// closes the Source.
+func OpenVideo(ctx context.Context, ref VideoRef, o Options) (Video, Source, error) {
+	path, digest := ref.Path, ref.SHA256
 	st, err := os.Stat(path)
 	if err != nil {
 		return Video{Path: path}, nil, err

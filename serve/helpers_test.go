@@ -149,7 +149,7 @@ func direct(t testing.TB, path string, r Request) *pipeline.Object {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	v, src, err := pipeline.OpenVideo(ctx, path, sp.opts)
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: path}, sp.opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -260,7 +260,7 @@ func (s *session) cascadeVideo(ctx context.Context, g *group) (vs VideoSummary, 
 	}
 	pctx, cancel := s.passContext(ctx)
 	defer cancel()
-	v, src, err := pipeline.OpenVideo(pctx, g.path, s.o.Input)
+	v, src, err := pipeline.OpenVideo(pctx, pipeline.VideoRef{Path: g.path}, s.o.Input)
 	if err != nil {
 		return vs, failFrom(active, state(active[0]).next, &v, err)
 	}

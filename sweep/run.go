@@ -585,7 +585,7 @@ func (s *session) visual(ctx context.Context, g *group, configs []sampler.Config
 	}
 	pctx, cancel := s.passContext(ctx)
 	defer cancel()
-	v, src, err := pipeline.OpenVideo(pctx, g.path, s.o.Input)
+	v, src, err := pipeline.OpenVideo(pctx, pipeline.VideoRef{Path: g.path}, s.o.Input)
 	if err != nil {
 		fail(all, &v, err)
 		return nil

@@ -224,7 +224,7 @@ type askInput struct {
 // as extract stores them for that config.
 func inputFor(video string, cfg sampler.Config, o pipeline.Options) (*askInput, *pipeline.Job, error) {
 	ctx := context.Background()
-	v, src, err := pipeline.OpenVideo(ctx, video, o)
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: video}, o)
 	if err != nil {
 		return nil, nil, err
 	}
