@@ -37,3 +37,7 @@ func (v *Video) Header() StreamHeader {
 		Extradata:    append([]byte(nil), s.CodecParameters().ExtraData()...),
 	}
 }
+
+// Packets is the number of packets of the decoded stream the index scan read (decord's len(vr)
+// counts these, one frame per packet, whether or not the decoder outputs a picture for each).
+func (v *Video) Packets() int { return len(v.pkts) }

@@ -18,7 +18,7 @@ var ErrDecoderRefused = errors.New("the decoder or demuxer returned an error")
 // of the stream read before (0-based position of the failing one), Frames the pictures delivered before.
 // It matches ErrDecoderRefused.
 type SeqError struct {
-	Op     string // "send_packet", "receive_frame", "read_frame"
+	Op     string // "seek", "send_packet", "receive_frame", "read_frame"
 	Packet int
 	Frames int
 	Err    error
@@ -36,6 +36,12 @@ type SeqOptions struct {
 	// lmms-eval sets); false: slice threads only, PyAV's default thread_type (torchvision's
 	// read_video). The thread count is Options.Threads (0 = FFmpeg's automatic count, PyAV's default).
 	FrameThreads bool
+	// SeekStart seeks to timestamp 0 (backward) right after opening, before reading, as PyAV's
+	// container.seek(0, backward=True, stream=…) does: torchvision's read_video always does it, on
+	// the video stream; lmms-eval's every-frame fallback does it on the container (SeekStream -1).
+	// A demuxer that cannot seek ends the pass with a *SeqError (Op "seek").
+	SeekStart  bool
+	SeekStream int // the stream index to seek on (-1: the container's default, AV_TIME_BASE units)
 }
 
 // SeqFrame is one picture as the decoder output it during a Sequential pass, borrowed: valid only
@@ -147,6 +153,11 @@ func (r *seqReader) run() error {
 		filter = v.orient.Filter()
 	}
 	r.conv = newConverterMode(filter, v.opts.Colour)
+	if r.o.SeekStart {
+		if err := v.fc.SeekFrame(r.o.SeekStream, 0, astiav.NewSeekFlags(astiav.SeekFlagBackward)); err != nil {
+			return wrap(v.path, "decode", &SeqError{Op: "seek", Err: err})
+		}
+	}
 	if err := r.openDecoder(); err != nil {
 		return err
 	}

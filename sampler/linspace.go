@@ -177,3 +177,7 @@ func videoMMESlicer(N, n int) []int {
 	}
 	return idx
 }
+
+// FloorLinspace is np.linspace(lo, hi, n, dtype=int): numpy's float64 linspace truncated toward zero
+// (lmms-eval read_video, LLaVA, the harness loaders in loader/).
+func FloorLinspace(lo, hi, n int) []int { return floorLinspace(lo, hi, n) }
