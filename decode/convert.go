@@ -119,9 +119,10 @@ func (c *converter) configure(k convKey) error {
 	inputs.SetNext(nil)
 	chain := "scale=flags=" + swsFlagsCLI + c.scaleOpts + ",format=pix_fmts=rgb24"
 	if c.mode == ColourFilterBilinear {
-		// decord: "scale=W:H" into an rgb24 sink. decord's wheels link FFmpeg 4, whose scale filter
-		// defaults to flags=bilinear (5.1's default is swscale's bicubic): say it explicitly.
-		chain = "scale=" + strconv.Itoa(k.w) + ":" + strconv.Itoa(k.h) + ":flags=bilinear,format=pix_fmts=rgb24"
+		// decord: "scale=W:H" (the displayed size: after its transpose for a rotated stream) into an
+		// rgb24 sink. decord's wheels link FFmpeg 4, whose scale filter defaults to flags=bilinear
+		// (5.1's default is swscale's bicubic): say it explicitly.
+		chain = "scale=iw:ih:flags=bilinear,format=pix_fmts=rgb24"
 	}
 	if c.orient != "" {
 		chain = c.orient + "," + chain
