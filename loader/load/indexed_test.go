@@ -80,3 +80,36 @@ func TestIndexedLoaders(t *testing.T) {
 		t.Fatalf("MaxFrames 100 on an every-frame result: %v", err)
 	}
 }
+
+// TestPlanOnly: the same positions, counts and sizes as a full Load, no pixels.
+func TestPlanOnly(t *testing.T) {
+	nasa := filepath.Join(repoRoot(), "testdata", "videos", "nasa_13013.mp4")
+	for _, c := range []struct {
+		name string
+		r    loader.Request
+	}{
+		{loader.LmmsEval, loader.Request{Frames: 16}},
+		{loader.LmmsEval, loader.Request{Frames: 32, SampleFPS: 0.05}},
+		{loader.QwenVLUtils, loader.Request{Frames: 16}},
+		{loader.VLMEvalKit, loader.Request{Frames: 8}},
+		{loader.QwenVLUtilsDecord, loader.Request{Frames: 8}},
+	} {
+		full, err := Load(context.Background(), nasa, c.name, c.r, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := Load(context.Background(), nasa, c.name, c.r, Options{PlanOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(plan.Positions()) != fmt.Sprint(full.Positions()) || plan.Width != full.Width || plan.Height != full.Height ||
+			plan.ResizedW != full.ResizedW || plan.Count != full.Count || plan.AllFrames != full.AllFrames {
+			t.Errorf("%s %+v: plan-only %+v differs from %+v", c.name, c.r, plan, full)
+		}
+		for _, f := range plan.Frames {
+			if f.Image != nil || f.Resized != nil {
+				t.Fatalf("%s: plan-only frames carry pixels", c.name)
+			}
+		}
+	}
+}

@@ -27,6 +27,10 @@ type Options struct {
 	Threads      int // decoder threads (0 = FFmpeg's automatic count, as the Python readers)
 	MaxFrames    int // most frames returned (0 = DefaultMaxFrames); more is ErrTooMany
 	MaxFrameArea int // decode.Options.MaxFrameArea (0 = its default)
+	// PlanOnly decodes as the reader does (its counts, fallbacks and failures depend on decoding) but
+	// converts nothing: Frames carry positions, pts and sizes, Image and Resized are nil (ResizedW/H
+	// are still set). For `plan`.
+	PlanOnly bool
 }
 
 // ErrTooMany: the loader would return more frames than Options.MaxFrames.
@@ -40,6 +44,8 @@ type Frame struct {
 	Position int   `json:"position"`
 	PTS      int64 `json:"pts"`
 	HasPTS   bool  `json:"has_pts"`
+	Width    int   `json:"width"` // of Image (also under Options.PlanOnly)
+	Height   int   `json:"height"`
 	// Image is what the reader returns (uint8 RGB, before the model's processor).
 	Image *rgb.Image `json:"-"`
 	// Resized is qwen-vl-utils' fetch_video output for this frame (the float tensor's values, which
@@ -142,7 +148,7 @@ func LoadMany(ctx context.Context, path, name string, reqs []loader.Request, o O
 		if r := results[i]; r != nil {
 			r.Loader = name
 			if len(r.Frames) > 0 {
-				r.Width, r.Height = r.Frames[0].Image.W, r.Frames[0].Image.H
+				r.Width, r.Height = r.Frames[0].Width, r.Frames[0].Height
 			}
 		}
 	}
@@ -173,7 +179,7 @@ type seqOut struct {
 	refused error
 }
 
-func seqPass(ctx context.Context, v *decode.Video, so decode.SeqOptions, limit int, keep func(n int, pts int64, has bool) bool, stop func(n int) bool) (seqOut, error) {
+func seqPass(ctx context.Context, v *decode.Video, so decode.SeqOptions, o Options, limit int, keep func(n int, pts int64, has bool) bool, stop func(n int) bool) (seqOut, error) {
 	var out seqOut
 	_, err := v.Sequential(so, func(f *decode.SeqFrame) (bool, error) {
 		if err := ctx.Err(); err != nil {
@@ -186,11 +192,16 @@ func seqPass(ctx context.Context, v *decode.Video, so decode.SeqOptions, limit i
 			if len(out.frames) >= limit {
 				return true, fmt.Errorf("%w: more than %d frames", ErrTooMany, limit)
 			}
-			img, err := f.RGB()
-			if err != nil {
-				return true, err
+			fr := Frame{Position: f.N, PTS: f.PTS, HasPTS: f.HasPTS, Width: f.Width, Height: f.Height}
+			if !o.PlanOnly {
+				img, err := f.RGB()
+				if err != nil {
+					return true, err
+				}
+				fr.Image = img.Clone()
+				fr.Width, fr.Height = img.W, img.H
 			}
-			out.frames = append(out.frames, Frame{Position: f.N, PTS: f.PTS, HasPTS: f.HasPTS, Image: img.Clone()})
+			out.frames = append(out.frames, fr)
 		}
 		return stop(f.N), nil
 	})
@@ -206,7 +217,7 @@ func seqPass(ctx context.Context, v *decode.Video, so decode.SeqOptions, limit i
 
 func sameSize(frames []Frame) bool {
 	for _, f := range frames[1:] {
-		if f.Image.W != frames[0].Image.W || f.Image.H != frames[0].Image.H {
+		if f.Width != frames[0].Width || f.Height != frames[0].Height {
 			return false
 		}
 	}
@@ -242,7 +253,7 @@ func lmmsEval(ctx context.Context, path string, reqs []loader.Request, o Options
 	// whose frame end+1 was delivered before a decoder error is unaffected by it.
 	var stream seqOut
 	if maxEnd >= 0 {
-		stream, err = seqPass(ctx, v, decode.SeqOptions{FrameThreads: true}, o.MaxFrames, func(n int, _ int64, _ bool) bool { return want[n] }, func(n int) bool { return n > maxEnd })
+		stream, err = seqPass(ctx, v, decode.SeqOptions{FrameThreads: true}, o, o.MaxFrames, func(n int, _ int64, _ bool) bool { return want[n] }, func(n int) bool { return n > maxEnd })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -276,7 +287,7 @@ func lmmsEval(ctx context.Context, path string, reqs []loader.Request, o Options
 	if fallback {
 		// record_video_length_packet: every frame; after container.seek(0) unless the path chose it.
 		webm := strings.Contains(path, "webm") || strings.Contains(path, "mkv")
-		all, err := seqPass(ctx, v, decode.SeqOptions{FrameThreads: true, SeekStart: !webm, SeekStream: -1}, o.MaxFrames, func(int, int64, bool) bool { return true }, func(int) bool { return false })
+		all, err := seqPass(ctx, v, decode.SeqOptions{FrameThreads: true, SeekStart: !webm, SeekStream: -1}, o, o.MaxFrames, func(int, int64, bool) bool { return true }, func(int) bool { return false })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -342,7 +353,7 @@ func qwenTorchvision(ctx context.Context, path string, reqs []loader.Request, o 
 	}
 	so := decode.SeqOptions{SeekStart: true, SeekStream: h.Index}
 	for pass := 1; pass <= 2; pass++ {
-		out, err := seqPass(ctx, v, so, 1<<30, func(n int, pts int64, has bool) bool { return has && need[pts] }, func(int) bool { return false })
+		out, err := seqPass(ctx, v, so, o, 1<<30, func(n int, pts int64, has bool) bool { return has && need[pts] }, func(int) bool { return false })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -374,7 +385,7 @@ func qwenTorchvision(ctx context.Context, path string, reqs []loader.Request, o 
 		r.StreamIndex, r.FramesHeader = h.Index, h.NbFrames
 		if len(r.Frames) > o.MaxFrames {
 			res[i], errs[i] = nil, fmt.Errorf("%s: %w: %d frames > %d", path, ErrTooMany, len(r.Frames), o.MaxFrames)
-		} else if errs[i] = qwenResize(path, name, r, reqs[i]); errs[i] != nil {
+		} else if errs[i] = qwenResize(path, name, r, reqs[i], o.PlanOnly); errs[i] != nil {
 			res[i] = nil
 		}
 	}
@@ -415,7 +426,7 @@ func qwenSelect(path string, out seqOut, fps float64, reqs []loader.Request, res
 				missing[out.pts[n]] = true
 				continue
 			}
-			rr.Frames = append(rr.Frames, Frame{Position: k, PTS: f.PTS, HasPTS: true, Image: f.Image})
+			rr.Frames = append(rr.Frames, Frame{Position: k, PTS: f.PTS, HasPTS: true, Image: f.Image, Width: f.Width, Height: f.Height})
 		}
 		if out.refused != nil {
 			rr.Notes = append(rr.Notes, fmt.Sprintf("the decoder stopped read_video early (%v); torchvision keeps the %d frames before it", out.refused, len(order)))
@@ -441,16 +452,20 @@ func trueSlice(n int) []bool {
 
 // qwenResize fills Resized: fetch_video's smart_resize target for len(Frames) frames, then
 // torchvision's bicubic antialias resize of each frame.
-func qwenResize(path, name string, res *Result, req loader.Request) error {
+func qwenResize(path, name string, res *Result, req loader.Request, planOnly bool) error {
 	if len(res.Frames) == 0 {
 		return nil
 	}
-	f0 := res.Frames[0].Image
-	w, h, err := loader.QwenSize(name, f0.W, f0.H, len(res.Frames), req)
+	f0 := res.Frames[0]
+	w, h, err := loader.QwenSize(name, f0.Width, f0.Height, len(res.Frames), req)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	r, err := resize.NewTorchVision(f0.W, f0.H, w, h)
+	res.ResizedW, res.ResizedH = w, h
+	if planOnly {
+		return nil
+	}
+	r, err := resize.NewTorchVision(f0.Width, f0.Height, w, h)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", path, name, err)
 	}
@@ -461,7 +476,6 @@ func qwenResize(path, name string, res *Result, req loader.Request) error {
 		}
 		res.Frames[i].Resized = dst
 	}
-	res.ResizedW, res.ResizedH = w, h
 	return nil
 }
 
@@ -521,7 +535,7 @@ func indexed(ctx context.Context, path, name string, reqs []loader.Request, o Op
 		res[i] = &Result{Path: path, StreamIndex: h.Index, FramesHeader: h.NbFrames, CountFrom: spec.Count, Count: count, FPS: fps, SampleFPS: sfps, Passes: 1}
 	}
 	imgs := map[int]*rgb.Image{}
-	if len(union) > 0 {
+	if len(union) > 0 && !o.PlanOnly {
 		if _, err := v.Read(union, func(f *decode.Frame) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -538,16 +552,19 @@ func indexed(ctx context.Context, path, name string, reqs []loader.Request, o Op
 			continue
 		}
 		for _, k := range idx {
-			img := imgs[k]
-			if spec.JPEGQuality > 0 {
-				if img, err = resize.JPEGRoundTrip(img, spec.JPEGQuality); err != nil {
-					return nil, nil, fmt.Errorf("%s: %s: %w", path, name, err)
+			fr := Frame{Position: k, PTS: pts[k], HasPTS: true, Width: in.OutWidth, Height: in.OutHeight}
+			if img := imgs[k]; img != nil {
+				if spec.JPEGQuality > 0 {
+					if img, err = resize.JPEGRoundTrip(img, spec.JPEGQuality); err != nil {
+						return nil, nil, fmt.Errorf("%s: %s: %w", path, name, err)
+					}
 				}
+				fr.Image, fr.Width, fr.Height = img, img.W, img.H
 			}
-			res[i].Frames = append(res[i].Frames, Frame{Position: k, PTS: pts[k], HasPTS: true, Image: img})
+			res[i].Frames = append(res[i].Frames, fr)
 		}
 		if strings.HasPrefix(name, loader.QwenVLUtils) {
-			if errs[i] = qwenResize(path, name, res[i], reqs[i]); errs[i] != nil {
+			if errs[i] = qwenResize(path, name, res[i], reqs[i], o.PlanOnly); errs[i] != nil {
 				res[i] = nil
 			}
 		}
