@@ -53,7 +53,20 @@ func NewTorchVision(inW, inH, outW, outH int) (*TorchVision, error) {
 	return t, nil
 }
 
-func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+// fma32 is C's fmaf (one rounding of a·b + c to float32). a·b is exact in float64; the sum is
+// rounded to float64 once, and rounding that to float32 could round twice when it lands exactly
+// half-way between two float32 values: the sum's exact error (TwoSum) then says which way to go.
+func fma32(a, b, c float32) float32 {
+	p, q := float64(a)*float64(b), float64(c)
+	s := p + q
+	if bits := math.Float64bits(s); bits&(1<<29-1) == 1<<28 && math.Abs(s) >= 0x1p-126 {
+		bv := s - p
+		if e := (p - (s - bv)) + (q - bv); e != 0 {
+			s = math.Nextafter(s, s+e)
+		}
+	}
+	return float32(s)
+}
 
 // tvFilter is ATen 1.13's HelperInterpCubic::aa_filter as the Debian AVX2 build computes it.
 func tvFilter(x float32) float32 {
