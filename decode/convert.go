@@ -14,6 +14,7 @@ import (
 // ("bicubic", from fftools' sws_dict), whose colour matrix and range come from each frame ("auto").
 // Using the library's own graph is what makes the output bit-exact, 10-bit and 4:4:4 included.
 type converter struct {
+	mode      ColourMode
 	orient    string // filter chain for the orientation ("" = none)
 	scaleOpts string // extra scale options (":in_color_matrix=…"), for frames that lost their colour properties
 
@@ -22,6 +23,8 @@ type converter struct {
 	key       convKey
 	out       *astiav.Frame
 	img       rgb.Image
+
+	sws *astiav.SoftwareScaleContext // ColourSwsDefault
 }
 
 type convKey struct {
@@ -33,8 +36,15 @@ type convKey struct {
 
 const swsFlagsCLI = "bicubic" // fftools/ffmpeg_opt.c (5.1): av_dict_set(&ost->sws_dict, "flags", "bicubic", 0)
 
-func newConverter(orient string) *converter {
-	c := &converter{orient: orient, out: astiav.AllocFrame()}
+func newConverter(orient string) *converter { return newConverterMode(orient, ColourStream) }
+
+// newConverterMode is newConverter for a colour mode (Options.Colour); ColourSwsDefault ignores
+// orient (Options refuses it without NoAutorotate).
+func newConverterMode(orient string, mode ColourMode) *converter {
+	if mode == "" {
+		mode = ColourStream
+	}
+	c := &converter{mode: mode, orient: orient, out: astiav.AllocFrame()}
 	track(c.out)
 	return c
 }
@@ -44,6 +54,11 @@ func (c *converter) freeGraph() {
 		c.g.Free() // frees the filter contexts too
 		untrack(c.g)
 		c.g, c.src, c.sink = nil, nil, nil
+	}
+	if c.sws != nil {
+		c.sws.Free()
+		untrack(c.sws)
+		c.sws = nil
 	}
 }
 
@@ -62,6 +77,9 @@ func (c *converter) Close() {
 
 func (c *converter) configure(k convKey) error {
 	c.freeGraph()
+	if c.mode == ColourSwsDefault {
+		return c.configureSws(k)
+	}
 	g := astiav.AllocFilterGraph()
 	if g == nil {
 		return errors.New("cannot allocate a filter graph")
@@ -100,6 +118,12 @@ func (c *converter) configure(k convKey) error {
 	inputs.SetPadIdx(0)
 	inputs.SetNext(nil)
 	chain := "scale=flags=" + swsFlagsCLI + c.scaleOpts + ",format=pix_fmts=rgb24"
+	if c.mode == ColourFilterBilinear {
+		// decord: "scale=W:H" (the displayed size: after its transpose for a rotated stream) into an
+		// rgb24 sink. decord's wheels link FFmpeg 4, whose scale filter defaults to flags=bilinear
+		// (5.1's default is swscale's bicubic): say it explicitly.
+		chain = "scale=iw:ih:flags=bilinear,format=pix_fmts=rgb24"
+	}
 	if c.orient != "" {
 		chain = c.orient + "," + chain
 	}
@@ -116,17 +140,28 @@ func (c *converter) configure(k convKey) error {
 // convert returns the RGB24 image of f; the image's buffer is reused by the next call.
 func (c *converter) convert(f *astiav.Frame, tb astiav.Rational) (*rgb.Image, error) {
 	k := convKey{w: f.Width(), h: f.Height(), pixFmt: f.PixelFormat(), sar: f.SampleAspectRatio(), timeBase: tb}
-	if c.g == nil || k != c.key {
+	if (c.g == nil && c.sws == nil) || k != c.key {
 		if err := c.configure(k); err != nil {
 			return nil, err
 		}
 	}
-	if err := c.src.BuffersrcAddFrame(f, astiav.NewBuffersrcFlags(astiav.BuffersrcFlagKeepRef)); err != nil {
-		return nil, fmt.Errorf("filter input: %w", err)
-	}
 	c.out.Unref()
-	if err := c.sink.BuffersinkGetFrame(c.out, astiav.NewBuffersinkFlags()); err != nil {
-		return nil, fmt.Errorf("filter output: %w", err)
+	if c.sws != nil {
+		// PyAV's VideoReformatter: one sws_scale of the whole frame into an rgb24 frame.
+		c.out.SetWidth(k.w)
+		c.out.SetHeight(k.h)
+		c.out.SetPixelFormat(astiav.PixelFormatRgb24)
+		if err := c.sws.ScaleFrame(f, c.out); err != nil {
+			c.out.Unref()
+			return nil, fmt.Errorf("swscale: %w", err)
+		}
+	} else {
+		if err := c.src.BuffersrcAddFrame(f, astiav.NewBuffersrcFlags(astiav.BuffersrcFlagKeepRef)); err != nil {
+			return nil, fmt.Errorf("filter input: %w", err)
+		}
+		if err := c.sink.BuffersinkGetFrame(c.out, astiav.NewBuffersinkFlags()); err != nil {
+			return nil, fmt.Errorf("filter output: %w", err)
+		}
 	}
 	w, h := c.out.Width(), c.out.Height()
 	need := 3 * w * h
@@ -140,6 +175,25 @@ func (c *converter) convert(f *astiav.Frame, tb astiav.Rational) (*rgb.Image, er
 	}
 	c.out.Unref()
 	return &c.img, nil
+}
+
+// configureSws makes the swscale context PyAV's VideoReformatter makes for frame.reformat(format=
+// "rgb24"): sws_getCachedContext(w, h, src, w, h, RGB24, SWS_BILINEAR, NULL, NULL, NULL), and no
+// sws_setColorspaceDetails (source and destination colourspace are both "default"), so swscale keeps
+// its BT.601 coefficients and takes the range from the pixel format alone.
+func (c *converter) configureSws(k convKey) error {
+	if k.w <= 0 || k.h <= 0 {
+		return fmt.Errorf("swscale: frame size %dx%d", k.w, k.h)
+	}
+	s, err := astiav.CreateSoftwareScaleContext(k.w, k.h, k.pixFmt, k.w, k.h, astiav.PixelFormatRgb24,
+		astiav.NewSoftwareScaleContextFlags(astiav.SoftwareScaleContextFlagBilinear))
+	if err != nil {
+		return fmt.Errorf("swscale from %s %dx%d: %w", pixFmtName(k.pixFmt), k.w, k.h, err)
+	}
+	track(s)
+	c.sws = s
+	c.key = k
+	return nil
 }
 
 // colourScaleOpts states the stream's colour matrix and range explicitly for the scale filter.

@@ -24,7 +24,7 @@ type Info struct {
 	VFR          bool    `json:"vfr"`
 	StreamIndex  int     `json:"stream_index"` // the stream decoded: frame i is this stream's i-th picture
 	// StreamSelection says how StreamIndex was chosen: "best" (FFmpeg's best video stream, the
-	// default) or "requested" (Options.Stream).
+	// default), "requested" (Options.Stream) or "first" (Options.FirstVideoStream).
 	StreamSelection string   `json:"stream_selection"`
 	VideoStreams    []int    `json:"video_streams"` // every video stream of the file
 	TimeBase        Rational `json:"time_base"`

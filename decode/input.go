@@ -176,6 +176,14 @@ func (v *Video) selectStream(url string, openOpts []ffmpeg.Option) error {
 		v.streamBy = "requested"
 		return nil
 	}
+	if v.opts.FirstVideoStream { // PyAV's container.streams.video[0]
+		if len(v.videoStreams) == 0 {
+			return ErrNoVideoStream
+		}
+		v.streamIndex = v.videoStreams[0]
+		v.streamBy = "first"
+		return nil
+	}
 	v.streamBy = "best"
 	switch len(v.videoStreams) {
 	case 0:

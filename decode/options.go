@@ -36,6 +36,45 @@ type Options struct {
 	// DamagedFail ("" = default) refuses it (*DamagedError); DamagedKeep delivers it with
 	// Frame.Damaged set. Either way Stats.Damaged lists it.
 	OnDamaged DamagePolicy
+	// FirstVideoStream picks the first video stream in file order (PyAV's container.streams.video[0],
+	// what lmms-eval's read_video and torchvision's read_video decode) instead of FFmpeg's best one.
+	// It cannot be combined with Stream.
+	FirstVideoStream bool
+	// Colour says how decoded frames become RGB24 (ColourStream, "" = the default: the ffmpeg CLI's
+	// conversion; see ColourMode for the harness conversions).
+	Colour ColourMode
+}
+
+// ColourMode is Options.Colour: how a decoded frame becomes RGB24.
+type ColourMode string
+
+// The colour conversions. The zero value means ColourStream.
+const (
+	// ColourStream is framesweep's own conversion, bit-identical to `ffmpeg -pix_fmt rgb24`: the
+	// CLI's filter chain (scale flags bicubic), colour matrix and range taken from each frame.
+	ColourStream ColourMode = "stream"
+	// ColourSwsDefault is swscale called directly with SWS_BILINEAR and no colour details, as PyAV's
+	// frame.to_ndarray(format="rgb24") / frame.to_rgb() do (lmms-eval's read_video, torchvision's
+	// read_video): swscale's default BT.601 matrix and the range its pixel format implies (yuvj*:
+	// full, else limited), whatever the stream is tagged. It converts without filters, so it cannot
+	// rotate: it needs NoAutorotate (PyAV does not rotate either).
+	ColourSwsDefault ColourMode = "sws-default"
+	// ColourFilterBilinear is libavfilter's "scale=W:H" into an rgb24 buffer sink with flags
+	// bilinear (the scale filter's default in FFmpeg 4, which decord's wheels link), the matrix and
+	// range taken from each frame: decord's FFMPEGFilterGraph (src/video/ffmpeg/filter_graph.cc,
+	// threaded_decoder.cc). Written from that source; decord does not install here (unverified).
+	ColourFilterBilinear ColourMode = "filter-bilinear"
+)
+
+// ParseColourMode reads a ColourMode ("" = ColourStream).
+func ParseColourMode(s string) (ColourMode, error) {
+	switch m := ColourMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", ColourStream:
+		return ColourStream, nil
+	case ColourSwsDefault, ColourFilterBilinear:
+		return m, nil
+	}
+	return "", fmt.Errorf("%w: colour %q: want %s, %s or %s", ErrBadOption, s, ColourStream, ColourSwsDefault, ColourFilterBilinear)
 }
 
 // DamagePolicy is Options.OnDamaged.
@@ -88,6 +127,20 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.OnDamaged = p
+	c, err := ParseColourMode(string(o.Colour))
+	if err != nil {
+		return o, err
+	}
+	o.Colour = c
+	if c == ColourSwsDefault && !o.NoAutorotate {
+		return o, fmt.Errorf("%w: colour %s converts without filters and cannot rotate: set NoAutorotate", ErrBadOption, c)
+	}
+	if c != ColourStream && o.HWAccel != "" && o.HWAccel != "none" {
+		return o, fmt.Errorf("%w: colour %s is a CPU harness conversion: no hwaccel", ErrBadOption, c)
+	}
+	if o.FirstVideoStream && o.Stream != nil {
+		return o, fmt.Errorf("%w: FirstVideoStream and Stream both name a stream", ErrBadOption)
+	}
 	if o.Stream != nil {
 		n := *o.Stream // a copy: the caller's variable may change after Open
 		if n < 0 {

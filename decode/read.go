@@ -184,7 +184,7 @@ func (r *reader) run() error {
 	if v.orient.Applied {
 		filter = v.orient.Filter()
 	}
-	r.conv = newConverter(filter)
+	r.conv = newConverterMode(filter, v.opts.Colour)
 	if v.hw.Device != "" || v.explicitColour {
 		cp := v.stream().CodecParameters()
 		r.conv.scaleOpts = colourScaleOpts(cp.ColorSpace(), cp.ColorRange())

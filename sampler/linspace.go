@@ -56,11 +56,12 @@ func TorchLinspace(start, end float32, steps int, variant Torch) []float32 {
 	if lanes > 0 {
 		for ; i+2*lanes <= steps; i += 2 * lanes {
 			for blk := i; blk < i+2*lanes; blk += lanes {
-				// Vectorized<float>::arange(base, step): lane k = base + k*step (FMA-contracted).
+				// Vectorized<float>::arange(base, step): lane k = base + k*step, the product rounded
+				// on its own (checked against Debian's torch 1.13.1 AVX2 build, torch_test.go).
 				base := scalar(blk)
 				out[blk] = base
 				for k := 1; k < lanes; k++ {
-					out[blk+k] = fma32(float32(k), step, base)
+					out[blk+k] = base + mul32(float32(k), step)
 				}
 			}
 		}
@@ -177,3 +178,7 @@ func videoMMESlicer(N, n int) []int {
 	}
 	return idx
 }
+
+// FloorLinspace is np.linspace(lo, hi, n, dtype=int): numpy's float64 linspace truncated toward zero
+// (lmms-eval read_video, LLaVA, the harness loaders in loader/).
+func FloorLinspace(lo, hi, n int) []int { return floorLinspace(lo, hi, n) }

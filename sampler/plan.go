@@ -48,7 +48,8 @@ const (
 	Torch2 Torch = "2"
 	// Torch2NoFMA is the scalar kernel without FMA contraction (torch's DEFAULT-capability build).
 	Torch2NoFMA Torch = "2-nofma"
-	// Torch113AVX2 is torch ≤ 1.13 on AVX2: 8-lane vectorised kernel with FMA (verified upstream).
+	// Torch113AVX2 is torch ≤ 1.13 on AVX2: 8-lane vectorised kernel, lanes base + k·step without FMA
+	// (checked against Debian's torch 1.13.1, torch_test.go).
 	Torch113AVX2 Torch = "1.13-avx2"
 	// Torch113AVX512 is torch ≤ 1.13 on AVX512: the same kernel with 16 lanes (not verified upstream).
 	Torch113AVX512 Torch = "1.13-avx512"

@@ -12,6 +12,7 @@ APT_PKGS=(
   libopencv-dev
   nlohmann-json3-dev libstb-dev
   python3-numpy python3-pil python3-av python3-opencv python3-pip python3-setuptools
+  python3-torch python3-torchvision python3-packaging python3-requests
   chromium
   time
   slurm-wlm munge

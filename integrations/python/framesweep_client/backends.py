@@ -64,6 +64,44 @@ class OpenAIChat:
                 out.append({"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}})
         return out
 
+    def _post(self, body):
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = "Bearer " + self.api_key
+        req = urllib.request.Request(self.api_base + "/chat/completions", data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
+        with urllib.request.urlopen(req, timeout=self.timeout) as res:
+            return json.loads(res.read())
+
+    def loglikelihood(self, parts, continuation):
+        """(log P(continuation | parts), whether every continuation token is the greedy one), from a
+        server that returns prompt logprobs: vLLM's chat completions with prompt_logprobs=0 (the prompt
+        tokens' own logprob and rank), the continuation as the final assistant message
+        (continue_final_message, no generation prompt). Its tokens are the last prompt tokens: their
+        number is the difference in prompt_tokens with an empty continuation (two requests, as
+        lmms-eval's HF models split context and continuation by token counts). Raises
+        NotImplementedError when the server returns no prompt_logprobs."""
+        def body(text):
+            return {"model": self.model, "max_tokens": 1, "temperature": 0.0,
+                    "messages": [{"role": "user", "content": self.content(parts)}, {"role": "assistant", "content": text}],
+                    "prompt_logprobs": 0, "add_generation_prompt": False, "continue_final_message": True}
+
+        base = self._post(body(""))
+        full = self._post(body(continuation))
+        plp = full.get("prompt_logprobs")
+        if not plp:
+            raise NotImplementedError("the server at %s returned no prompt_logprobs (it needs vLLM's prompt_logprobs)" % self.api_base)
+        n = int(full["usage"]["prompt_tokens"]) - int(base["usage"]["prompt_tokens"])
+        if n <= 0 or n > len(plp):
+            raise ValueError("the continuation %r adds %d prompt tokens" % (continuation, n))
+        total, greedy = 0.0, True
+        for entry in plp[len(plp) - n:]:
+            if not entry or len(entry) != 1:
+                raise ValueError("want exactly the prompt token's own logprob per position (prompt_logprobs=0), got %r" % (entry,))
+            (tok,) = entry.values()
+            total += float(tok["logprob"])
+            greedy = greedy and int(tok.get("rank", 1)) == 1
+        return total, greedy
+
     def __call__(self, parts, gen_kwargs=None):
         g = dict(gen_kwargs or {})
         body = {
@@ -80,12 +118,7 @@ class OpenAIChat:
             body["stop"] = list(until)[:4]
         if self.seed is not None:
             body["seed"] = int(self.seed)
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = "Bearer " + self.api_key
-        req = urllib.request.Request(self.api_base + "/chat/completions", data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
-        with urllib.request.urlopen(req, timeout=self.timeout) as res:
-            out = json.loads(res.read())
+        out = self._post(body)
         return out["choices"][0]["message"]["content"] or ""
 
 
@@ -97,3 +130,27 @@ def make_answer(answer=None, api_base=None, api_model=None, api_key_env="OPENAI_
         return load_callable(answer)
     return OpenAIChat(api_base or os.environ.get("OPENAI_API_BASE"), api_model, api_key=os.environ.get(api_key_env) if api_key_env else None,
                       timeout=timeout, max_tokens=max_new_tokens, seed=seed)
+
+
+# Loaders a server without loader support can approximate with the preset that plans the same indices
+# (same sampling, framesweep's stream/colour/rotation: docs/loaders.md says how they differ).
+_PRESET_FOR_LOADER = {"lmms-eval": {"preset": "lmms-eval"}, "vlmevalkit": {"preset": "vlmevalkit", "pipeline": "cached"}}
+
+
+def server_config(client, config, log):
+    """config as this server takes it: a "loader" the server builds is sent as is; otherwise it is
+    replaced by the preset that plans the same indices, with a warning (log.warning) that the pixels
+    are framesweep's, not the harness reader's; a loader without such a preset is refused."""
+    name = config.get("loader")
+    if not name or name in client.loaders():
+        return config
+    sub = _PRESET_FOR_LOADER.get(name)
+    if sub is None:
+        raise ValueError("framesweep: the server does not build loader %r (its /v1/health lists %r)" % (name, client.loaders()))
+    out = {k: v for k, v in config.items() if k != "loader"}
+    for k, v in sub.items():
+        out.setdefault(k, v)
+    log.warning("framesweep: the server has no %r loader; using preset %r (the same frame indices; stream, colour "
+                "conversion and rotation are framesweep's, not the harness reader's: docs/loaders.md)", name, out["preset"])
+    return out
+

@@ -27,7 +27,7 @@ __all__ = ["Client", "FramesweepError", "load_safetensors", "load_npy", "sha256_
 
 # The request fields of one configuration (serve.Request in Go).
 CONFIG_FIELDS = (
-    "preset", "policy", "frames", "sample_fps", "seed", "resolution", "pipeline",
+    "preset", "policy", "loader", "frames", "sample_fps", "seed", "resolution", "pipeline",
     "min_frames", "max_frames", "force_last", "force_sample", "torch",
     "kernel", "dtype", "norm", "stream", "no_autorotate", "on_damaged",
 )
@@ -175,6 +175,13 @@ class Client:
     def health(self):
         """GET /v1/health: status, limits and counters."""
         return self._json("GET", "/v1/health")
+
+    def loaders(self):
+        """The harness loaders the server builds frames with ("loader" requests, docs/loaders.md), from
+        /v1/health's "loaders" (asked once); an empty tuple when the server predates them."""
+        if getattr(self, "_loaders", None) is None:
+            self._loaders = tuple(self.health().get("loaders") or ())
+        return self._loaders
 
     def probe(self, video, stream=None, no_autorotate=False):
         """GET /v1/probe: the video's description, as `framesweep probe --json` prints it."""

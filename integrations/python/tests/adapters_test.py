@@ -4,6 +4,7 @@ harnesses drive them, against a real `framesweep serve` and a stand-in OpenAI-co
 reports what images it received. Prints a JSON summary; exits 1 on a failed check."""
 
 import json
+import logging
 import os
 import sys
 
@@ -14,6 +15,102 @@ def check(cond, msg):
     if not cond:
         print("FAIL: " + msg, file=sys.stderr)
         sys.exit(1)
+
+
+class Logs(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def lmms_eval_more(cls, url, token_file, video, api_base, srv, Instance):
+    """The evaluator's extra model args, the default loader, loglikelihood (prompt logprobs or a refusal
+    naming the task)."""
+    from framesweep_client import Client
+
+    logs = Logs()
+    logging.getLogger("framesweep").addHandler(logs)
+    logging.getLogger("framesweep").setLevel(logging.INFO)
+    client = Client(url, token_file=token_file or None)
+    # lmms-eval's evaluator: create_from_arg_string(model_args, {"batch_size", "max_batch_size", "device"}).
+    args = "url=%s,token_file=%s,frames=8,api_base=%s,api_model=test-model" % (url, token_file, api_base)
+    model = cls.create_from_arg_string(args, {"batch_size": 1, "max_batch_size": 4, "device": "cuda:0"})
+    check(any("max_batch_size=4 ignored" in l for l in logs.lines) and any("device='cuda:0' ignored" in l for l in logs.lines),
+          "ignored model args not logged: %r" % logs.lines)
+    check(model.config == {"loader": "lmms-eval", "frames": 8}, "default config %r" % model.config)
+    try:
+        cls.create_from_arg_string(args + ",max_num_frame=8")
+        check(False, "a misspelt model arg was accepted")
+    except TypeError as e:
+        check("max_num_frame" in str(e), str(e))
+    model.task_dict = {"videomme": {"test": {0: {"path": video, "answer": "B"}}}}
+    gen = {"until": ["\n\n"], "max_new_tokens": 8, "temperature": 0, "do_sample": False}
+    (resp,) = model.generate_until([Instance("generate_until", ("Q?", gen, lambda doc: [doc["path"]], 0, "videomme", "test"), 0)])
+    sent = model.request_config()
+    if "lmms-eval" in client.loaders():  # a server that builds loaders gets the loader itself
+        check(sent == {"loader": "lmms-eval", "frames": 8}, "sent %r" % sent)
+    else:  # an older server: the preset with the same indices, and a warning
+        check(sent == {"preset": "lmms-eval", "frames": 8}, "sent %r" % sent)
+        check(any("has no 'lmms-eval' loader" in l for l in logs.lines), "no warning: %r" % logs.lines)
+    want, _ = client.frames(video, **sent)
+    from framesweep_client import sha256_of
+
+    check(json.loads(resp)["sha256"] == sha256_of(want) and json.loads(resp)["images"] == len(want), "default-loader frames %r" % resp)
+
+    # loglikelihood through prompt logprobs (vLLM's prompt_logprobs=0, continue_final_message).
+    req = Instance("loglikelihood", ("Which letter?", lambda doc: doc["answer"], lambda doc: [doc["path"]], 0, "videomme", "test"), 0)
+    n0 = len(srv.requests)
+    ((ll, greedy),) = model.loglikelihood([req])
+    base, full = srv.requests[n0], srv.requests[n0 + 1]
+    check(full["messages"][-1] == {"role": "assistant", "content": "B"} and full["continue_final_message"] and not full["add_generation_prompt"]
+          and full["prompt_logprobs"] == 0 and base["messages"][-1]["content"] == "", "loglikelihood requests %r" % full["messages"][-1])
+    n = openai_standin.prompt_tokens(full)
+    k = n - openai_standin.prompt_tokens(base)
+    check(k == 1, "continuation tokens %d" % k)
+    want_ll = sum(openai_standin.token_logprob(i) for i in range(n - k, n))
+    want_greedy = all(openai_standin.token_rank(i) == 1 for i in range(n - k, n))
+    check(abs(ll - want_ll) < 1e-12 and greedy == want_greedy, "loglikelihood %r %r, want %r %r" % (ll, greedy, want_ll, want_greedy))
+    check(model.cache_hook.partials[-1][0] == "loglikelihood", "cache hook")
+    for bad_args in ("api_base=%s,api_model=no-logprobs" % api_base, "answer=openai_standin:plain_answer"):
+        m2 = cls.create_from_arg_string("url=%s,token_file=%s,frames=8,%s" % (url, token_file, bad_args))
+        m2.task_dict = model.task_dict
+        try:
+            m2.loglikelihood([req])
+            check(False, "loglikelihood without prompt logprobs did not refuse")
+        except NotImplementedError as e:
+            check("'videomme'" in str(e), "the refusal does not name the task: %s" % e)
+    logging.getLogger("framesweep").removeHandler(logs)
+    return {"sent": sent, "loglikelihood": [ll, greedy]}
+
+
+def vlmevalkit_runner(url, token_file, video, api_base, ve):
+    """One registration (no nframe/fps given) through the stand-in runner: an nframe dataset, then an
+    fps dataset; each gets its own budget."""
+    from framesweep_client import Client, sha256_of
+    from framesweep_client.vlmevalkit_model import FramesweepVideoLLM
+    from vlmeval.dataset import VideoDataset
+    from vlmeval.inference_video import infer_data
+
+    client = Client(url, token_file=token_file or None)
+    m = FramesweepVideoLLM(url=url, token_file=token_file or None, api_base=api_base, api_model="test-model", resolution=ve["resolution"])
+    out = {}
+    nf = VideoDataset("Video-MME_%dframe" % ve["frames"], [video], nframe=ve["frames"])
+    for ds in (nf, VideoDataset("Video-MME_1fps", [video], fps=1.0), nf):  # run.py passes one model object along
+        (resp,) = infer_data(m, "framesweep", ds).values()
+        got = json.loads(resp)
+        budget = {"frames": ds.nframe} if ds.nframe > 0 else {"sample_fps": ds.fps}
+        want, _ = client.frames(video, preset="vlmevalkit", pipeline="cached", resolution=ve["resolution"], **budget)
+        check(m.inputs[-1]["inputs"][0]["budget"] == budget, "%s: budget %r" % (ds.dataset_name, m.inputs[-1]["inputs"][0]["budget"]))
+        check(got["images"] == len(want) and got["sha256"] == sha256_of(want), "%s: the model saw %r" % (ds.dataset_name, got))
+        out[ds.dataset_name] = {"images": got["images"]}
+        check(m.nframe and m.fps, "after %s the model cannot take the next dataset's budget: nframe %r fps %r" % (ds.dataset_name, m.nframe, m.fps))
+    check(out["Video-MME_1fps"]["images"] == 13, "1 fps on a 13 s video: %r" % out)
+    if ve["frames"] == 6:
+        check(out["Video-MME_6frame"]["images"] == 6, "%r" % out)
+    return out
 
 
 def main():
@@ -47,13 +144,13 @@ def main():
     inp = model.inputs[0]["inputs"][0]
     check(inp["key"] == le["key"] and inp["frames_sha256"] == le["frames_sha256"] and inp["config"] == le["config"], "lmms-eval inputs %r" % inp)
     check(model.cache_hook.partials and model.cache_hook.partials[0][2] == resp, "cache hook not told")
-    for bad in ("loglikelihood", "generate_until_multi_round"):
-        try:
-            getattr(model, bad)([req])
-            check(False, bad + " did not refuse")
-        except NotImplementedError:
-            pass
+    try:
+        model.generate_until_multi_round([req])
+        check(False, "generate_until_multi_round did not refuse")
+    except NotImplementedError:
+        pass
     out["lmms_eval"] = {"answer": got, "input": inp}
+    out["lmms_eval_more"] = lmms_eval_more(cls, url, token_file, video, api_base, srv, Instance)
 
     # VLMEvalKit: the class as supported_VLM would build it; the runner sets nframe from the dataset.
     from framesweep_client.vlmevalkit_model import FramesweepVideoLLM
@@ -73,6 +170,7 @@ def main():
     except AssertionError:
         pass
     out["vlmevalkit"] = {"answer": got, "input": m.inputs[0]["inputs"][0]}
+    out["vlmevalkit_runner"] = vlmevalkit_runner(url, token_file, video, api_base, ve)
     out["openai_requests"] = len(srv.requests)
     srv.shutdown()
     print(json.dumps(out))

@@ -23,6 +23,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if "prompt_logprobs" in body:
+            return self._prompt_logprobs(body)
         h = hashlib.sha256()
         images, texts, order = 0, [], []
         for part in body["messages"][0]["content"]:
@@ -49,6 +51,49 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
         self.wfile.write(out)
+
+
+    def _prompt_logprobs(self, body):
+        """vLLM's prompt_logprobs=0 on chat completions, with a toy tokenizer: one token per character
+        of each text, one per image. Model "no-logprobs" answers without them (a server that lacks them)."""
+        self.server.requests.append(body)
+        n = prompt_tokens(body)
+        out = {"id": "x", "object": "chat.completion", "model": body["model"], "usage": {"prompt_tokens": n, "completion_tokens": 1},
+               "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "length"}]}
+        if body["model"] != "no-logprobs":
+            out["prompt_logprobs"] = [None] + [{str(1000 + i): {"logprob": token_logprob(i), "rank": token_rank(i), "decoded_token": "?"}} for i in range(1, n)]
+        b = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+
+
+def prompt_tokens(body):
+    """The toy tokenizer's prompt length: one token per character of each text, one per image."""
+    n = 0
+    for m in body["messages"]:
+        c = m["content"]
+        if isinstance(c, str):
+            n += len(c)
+        else:
+            n += sum(len(p["text"]) if p["type"] == "text" else 1 for p in c)
+    return n
+
+
+def token_logprob(i):
+    """The stand-in's logprob of prompt token i (1-based position)."""
+    return -((i % 5) + 1) / 10.0
+
+
+def token_rank(i):
+    return 2 if i % 11 == 0 else 1
+
+
+def plain_answer(parts, gen_kwargs):
+    """An answer= callable with no loglikelihood (a backend that cannot score continuations)."""
+    return "A"
 
 
 def start():
