@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/sampler"
@@ -298,30 +298,19 @@ func mustJSON(t testing.TB, v any) string {
 	return string(b)
 }
 
-// parseNPY reads a .npy (version 1.0) file: shape, descr and data.
+// parseNPY reads a .npy file as a client would (internal/npy), checking numpy's own framing: version
+// 1.0, a header padded to 64 bytes and ended by a newline.
 func parseNPY(t testing.TB, b []byte) ([]int, string, []byte) {
 	t.Helper()
-	if len(b) < 10 || string(b[:8]) != "\x93NUMPY\x01\x00" {
-		t.Fatalf("not npy 1.0: %q", b[:min(len(b), 10)])
+	a, err := npy.Read(b)
+	if err != nil {
+		t.Fatal(err)
 	}
-	n := int(binary.LittleEndian.Uint16(b[8:10]))
-	head := string(b[10 : 10+n])
-	if (10+n)%64 != 0 || !strings.HasSuffix(head, "\n") || !strings.Contains(head, "'fortran_order': False") {
+	head := b[:len(b)-len(a.Data)]
+	if string(head[:8]) != "\x93NUMPY\x01\x00" || len(head)%64 != 0 || head[len(head)-1] != '\n' {
 		t.Fatalf("npy header %q", head)
 	}
-	var descr string
-	i := strings.Index(head, "'descr': '") + len("'descr': '")
-	descr = head[i : i+strings.Index(head[i:], "'")]
-	j := strings.Index(head, "'shape': (") + len("'shape': (")
-	var shape []int
-	for _, f := range strings.Split(head[j:j+strings.Index(head[j:], ")")], ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			var d int
-			fmt.Sscan(f, &d)
-			shape = append(shape, d)
-		}
-	}
-	return shape, descr, b[10+n:]
+	return a.Shape, a.Descr, a.Data
 }
 
 // TestProbe: /v1/probe is decode.Info, as `framesweep probe --json` prints it.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
@@ -632,7 +633,7 @@ func (s *Server) send(w http.ResponseWriter, o *object, format, served, config s
 	var parts [][]byte
 	ext := ".safetensors"
 	if format == FormatNPY {
-		head, err := npyHeader(o.Shape, o.DType)
+		head, err := npy.Header(string(o.DType), o.Shape)
 		if err != nil {
 			return err
 		}
