@@ -491,18 +491,11 @@ func (s *Server) checkSize(j *pipeline.Job) error {
 	return nil
 }
 
-// PlanResponse is the JSON of POST /v1/plan: `framesweep plan --json`'s fields for the video and the
-// configuration, and what POST /v1/frames would return for it (config id, content key, tensor).
+// PlanResponse is the JSON of POST /v1/plan: `framesweep plan --json`'s report for the video and the
+// configuration (pipeline.PlanReport), then what POST /v1/frames would return for it (config id,
+// content key, tensor).
 type PlanResponse struct {
-	Path        string  `json:"path"`
-	TotalFrames int     `json:"total_frames"`
-	FPS         float64 `json:"fps"`
-	DurationS   float64 `json:"duration_s"`
-	Count       int     `json:"count"`
-	sampler.Plan
-	Resolution   string `json:"resolution,omitempty"`
-	OutputSize   string `json:"output_size,omitempty"`
-	VisualTokens int    `json:"visual_tokens,omitempty"`
+	pipeline.PlanReport
 
 	Config      string `json:"config"`
 	Key         string `json:"key"`
@@ -536,11 +529,11 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := v.Info
-	out := PlanResponse{Path: v.Path, TotalFrames: in.Frames, FPS: in.FPS, DurationS: in.DurationS, Count: j.Frames(),
-		Plan: j.Plan, OutputSize: j.Layout.Output().String(), VisualTokens: j.Layout.TokensFor(j.Frames()),
+	out := PlanResponse{PlanReport: pipeline.NewPlanReport(v.Path, sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS}, j.Plan),
 		Config: sp.config.ID, Key: j.Key, VideoSHA256: v.SHA256, StreamIndex: j.Spec.Stream, Pipeline: j.Pipeline,
 		Geometry: j.Geometry, Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: j.Shape(),
 		TensorBytes: j.TensorBytes()}
+	out.SetLayout(j.Layout)
 	if sp.config.Resolution != "" {
 		out.Resolution = j.Geometry
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -20,19 +21,6 @@ type planVideo struct {
 	keyframes []int // nil when unknown (--total-frames)
 	srcW      int   // displayed size, 0 when unknown
 	srcH      int
-}
-
-// planOutput is the JSON of a single plan (DESIGN.md "Stable surface").
-type planOutput struct {
-	Path        string  `json:"path,omitempty"`
-	TotalFrames int     `json:"total_frames"`
-	FPS         float64 `json:"fps"`
-	DurationS   float64 `json:"duration_s"`
-	Count       int     `json:"count"`
-	sampler.Plan
-	Resolution   string `json:"resolution,omitempty"`
-	OutputSize   string `json:"output_size,omitempty"`
-	VisualTokens int    `json:"visual_tokens,omitempty"`
 }
 
 type gridConfigOutput struct {
@@ -155,7 +143,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		}
 		return failErr(stderr, name, sampler.WithPath(err, where))
 	}
-	out := planOutput{Path: pv.path, TotalFrames: pv.v.Frames, FPS: pv.v.FPS, DurationS: pv.v.Duration(), Count: len(p.Indices), Plan: p}
+	out := pipeline.NewPlanReport(pv.path, pv.v, p)
 	// Output size: the explicit --resolution, else the geometry preset of the same name if any.
 	spec := *res
 	if spec == "" && *preset != "" {
@@ -174,8 +162,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return failErr(stderr, name, fmt.Errorf("%s: %w", where, err))
 			}
-			out.OutputSize = l.Output().String()
-			out.VisualTokens = l.TokensFor(len(p.Indices))
+			out.SetLayout(l)
 		}
 	}
 	if *asJSON {
