@@ -704,3 +704,40 @@ func TestDamagedFrames(t *testing.T) {
 	fail() // the keep object is in the LRU now, under the same content key
 	framesOf(t, post(t, url, "/v1/frames", Request{Video: "clean.mp4", Policy: "uniform", Frames: 50, Resolution: "32x32"}))
 }
+
+// TestRouting: the endpoints' method patterns (GET serves HEAD), a JSON 405 with Allow for any other
+// method, a JSON 404 for any other path, and no redirect for a path that is not clean (ServeMux would
+// answer 301 with a text body).
+func TestRouting(t *testing.T) {
+	_, url := start(t, Config{Roots: []string{testVideos(t)}})
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{http.MethodHead, "/v1/health", 200, ""},
+		{http.MethodGet, "/v1/health", 200, ""},
+		{http.MethodPut, "/v1/health", 405, "GET"},
+		{http.MethodDelete, "/v1/probe", 405, "GET"},
+		{http.MethodGet, "/v1/plan", 405, "POST"},
+		{http.MethodHead, "/v1/frames", 405, "POST"},
+		{http.MethodPatch, "/v1/frames", 405, "POST"},
+		{http.MethodGet, "/v1/health/", 404, ""},
+		{http.MethodPost, "/v1//frames", 404, ""},
+		{http.MethodPost, "/v1/x/../frames", 404, ""},
+		{http.MethodGet, "/", 404, ""},
+		{http.MethodPost, "/v2/frames", 404, ""},
+	} {
+		r := do(t, c.method, url+c.path, strings.NewReader("{}"), nil)
+		if r.status != c.status || r.header.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d (Allow %q), want %d (Allow %q): %s", c.method, c.path, r.status, r.header.Get("Allow"), c.status, c.allow, r.body)
+			continue
+		}
+		if c.status >= 400 && c.method != http.MethodHead {
+			want := map[int]string{404: CodeNotFound, 405: CodeMethod}[c.status]
+			if e := r.errBody(t); e.Code != want || e.Status != c.status {
+				t.Errorf("%s %s: %+v, want code %s", c.method, c.path, e, want)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ type Server struct {
 	videos  *videos
 	objects *lru[string, *object]
 	log     *log.Logger
+	mux     *http.ServeMux
 
 	ctx    context.Context // passes and requests derive from it; Close cancels it
 	cancel context.CancelFunc
@@ -157,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 		s.window = 0
 	}
 	s.objects = newLRU[string, *object](max(cfg.LRUBytes, 0), (*object).size)
+	s.mux = s.endpoints()
 	if cfg.Token != "" {
 		h := sha256.Sum256([]byte(cfg.Token))
 		s.token = &h
@@ -250,7 +253,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler: it counts the request, turns a panic into a logged 500, checks
+// the token (before routing, so an unknown endpoint is a 401 too without it) and hands the request to
+// the endpoints' ServeMux.
 func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	s.stats.requests.Add(1)
 	w := &statusWriter{ResponseWriter: rw}
@@ -272,28 +277,51 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		writeError(w, apiErr(http.StatusUnauthorized, CodeUnauthorized, "a bearer token is required (Authorization: Bearer <token>)"))
 		return
 	}
-	var h func(http.ResponseWriter, *http.Request) error
-	method := http.MethodPost
-	switch r.URL.Path {
-	case "/v1/health":
-		h, method = s.health, http.MethodGet
-	case "/v1/probe":
-		h, method = s.probe, http.MethodGet
-	case "/v1/plan":
-		h = s.plan
-	case "/v1/frames":
-		h = s.frames
-	default:
-		writeError(w, apiErr(http.StatusNotFound, CodeNotFound, "no endpoint %s (see /v1/health, /v1/probe, /v1/plan, /v1/frames)", r.URL.Path))
+	if r.URL.Path == "" || path.Clean(r.URL.Path) != r.URL.Path {
+		// ServeMux would redirect to the cleaned path; an API client gets a plain 404 instead.
+		writeError(w, noEndpoint(r.URL.Path))
 		return
 	}
-	if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
-		w.Header().Set("Allow", method)
-		writeError(w, apiErr(http.StatusMethodNotAllowed, CodeMethod, "%s needs %s, not %s", r.URL.Path, method, r.Method))
-		return
+	s.mux.ServeHTTP(w, r)
+}
+
+// endpoints is the API's routing: Go's ServeMux patterns with a method, plus, per path, a fallback
+// that answers any other method with a JSON 405 (ServeMux's own is plain text), and a JSON 404 for
+// every other path. A GET pattern also serves HEAD.
+func (s *Server) endpoints() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, e := range []struct {
+		method, path string
+		h            func(http.ResponseWriter, *http.Request) error
+	}{
+		{http.MethodGet, "/v1/health", s.health},
+		{http.MethodGet, "/v1/probe", s.probe},
+		{http.MethodPost, "/v1/plan", s.plan},
+		{http.MethodPost, "/v1/frames", s.frames},
+	} {
+		mux.Handle(e.method+" "+e.path, s.endpoint(e.h))
+		mux.Handle(e.path, s.endpoint(func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Allow", e.method)
+			return apiErr(http.StatusMethodNotAllowed, CodeMethod, "%s needs %s, not %s", r.URL.Path, e.method, r.Method)
+		}))
 	}
-	if err := h(w, r); err != nil {
-		if w.status != 0 {
+	mux.Handle("/", s.endpoint(func(_ http.ResponseWriter, r *http.Request) error { return noEndpoint(r.URL.Path) }))
+	return mux
+}
+
+func noEndpoint(path string) *Error {
+	return apiErr(http.StatusNotFound, CodeNotFound, "no endpoint %s (see /v1/health, /v1/probe, /v1/plan, /v1/frames)", path)
+}
+
+// endpoint adapts a handler that returns its error: the error becomes the JSON response, or, when the
+// response has already started, a log line.
+func (s *Server) endpoint(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
 			s.logf("%s %s after the response started: %v", r.Method, r.URL.Path, err)
 			return
 		}
@@ -302,7 +330,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			s.logf("%s %s: %s", r.Method, r.URL.Path, e.Message)
 		}
 		writeError(w, e)
-	}
+	})
 }
 
 func (s *Server) authorized(r *http.Request) bool {
