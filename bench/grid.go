@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
 )
 
 // GridConfig configures the grid benchmark. Zero values take the defaults noted.
@@ -69,13 +70,11 @@ func Grid(ctx context.Context, cfg GridConfig) ([]Row, error) {
 		if err != nil {
 			return rows, err
 		}
-		v, err := decode.Open(path, decode.Options{})
+		info, err := describe(path)
 		if err != nil {
 			return rows, err
 		}
-		n := v.NumFrames()
-		keys := v.Info().Keyframes
-		v.Close()
+		n, keys := info.Frames, info.Keyframes
 		per, union, err := Union(cfg.Ladder, n, cfg.Budgets)
 		if err != nil {
 			return rows, err
@@ -88,16 +87,16 @@ func Grid(ctx context.Context, cfg GridConfig) ([]Row, error) {
 			{name: "variant=ffmpeg/threads=1", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, 1) }},
 			{name: "variant=ffmpeg/threads=default", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, -1) }},
 			{name: "variant=once/threads=1", run: func(context.Context) (err error) {
-				onceT1, err = decodeOnce(path, decode.Options{Threads: 1}, union)
+				onceT1, err = decodeOnce(path, pipeline.Options{Threads: 1}, union)
 				return err
 			}},
 			{name: "variant=once/threads=default", run: func(context.Context) (err error) {
-				onceDef, err = decodeOnce(path, decode.Options{}, union)
+				onceDef, err = decodeOnce(path, pipeline.Options{}, union)
 				return err
 			}},
 			{name: "variant=per-budget/threads=1", run: func(context.Context) error {
 				for i, idx := range per {
-					st, err := decodeOnce(path, decode.Options{Threads: 1}, idx)
+					st, err := decodeOnce(path, pipeline.Options{Threads: 1}, idx)
 					if err != nil {
 						return err
 					}

@@ -33,6 +33,21 @@ type Options struct {
 	// Worker, when set, decodes each video in supervised `framesweep worker` child processes with
 	// these limits (untrusted files: a crash or hang fails that video only).
 	Worker *worker.Limits
+	// WorkerUsage, when set with Worker, is called after every worker job with what its process used
+	// (the memory benchmark reports the worker's peak).
+	WorkerUsage func(worker.Usage)
+
+	// What follows changes how a video is decoded or described, not an input's bytes.
+
+	// Threads is the decoder's thread count (0: FFmpeg's default); frames are identical whatever it is.
+	Threads int
+	// HWAccel asks for hardware decoding ("", "none", "cuda", "vaapi", "auto"; decode falls back to the
+	// CPU when the device cannot take the stream). Hardware frames are not FFmpeg's CPU frames bit for
+	// bit, so Plan refuses it: only key-less readers (frames, probe, the benchmarks) take it.
+	HWAccel string
+	// FramesDetail makes a Source's Info carry every frame's pts and key flag (probe --frames-detail,
+	// plan's keyframes).
+	FramesDetail bool
 }
 
 // resolved is Options with defaults filled in and validated.
@@ -50,6 +65,9 @@ func (o Options) resolve() (resolved, error) {
 		return r, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
 	if _, err := decode.ParseDamagePolicy(string(r.OnDamaged)); err != nil {
+		return r, fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	if _, err := decode.ParseHWAccel(r.HWAccel); err != nil {
 		return r, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
 	for _, p := range r.Pipelines {
@@ -79,9 +97,17 @@ func (o Options) resolve() (resolved, error) {
 	return r, nil
 }
 
+// keyable refuses what no cache key names (Plan's inputs are keyed; PlanFrames' are not).
+func (o resolved) keyable() error {
+	if hw, _ := decode.ParseHWAccel(o.HWAccel); hw != decode.HWNone {
+		return fmt.Errorf("%w: hwaccel %s: hardware-decoded frames are not FFmpeg's CPU frames bit for bit, so no cache key can name them", ErrOptions, hw)
+	}
+	return nil
+}
+
 // decodeOptions is how videos are opened.
 func (o Options) decodeOptions() decode.Options {
-	return decode.Options{NoAutorotate: o.NoAutorotate, Stream: o.Stream, OnDamaged: o.OnDamaged}
+	return decode.Options{NoAutorotate: o.NoAutorotate, Stream: o.Stream, OnDamaged: o.OnDamaged, Threads: o.Threads, HWAccel: o.HWAccel}
 }
 
 // Check validates the options without planning anything.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
@@ -261,14 +261,15 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 	return exitOK
 }
 
-// probeForPlan runs the decode index scan (no decoding) for the frame count, fps, keyframes and size.
+// probeForPlan runs the decode index scan (no decoding) through the engine's source layer for the
+// frame count, fps, keyframes and size.
 func probeForPlan(path string) (planVideo, error) {
-	v, err := decode.Open(path, decode.Options{})
+	v, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{FramesDetail: true})
 	if err != nil {
 		return planVideo{}, err
 	}
-	defer v.Close()
-	in := v.WithFramesDetail()
+	src.Close()
+	in := v.Info
 	pv := planVideo{path: path, v: sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS},
 		srcW: in.OutWidth, srcH: in.OutHeight, keyframes: []int{}}
 	for i, k := range in.Key {
