@@ -12,6 +12,7 @@ import (
 //	WxH[:tokens=N]              fixed size, aspect not kept          e.g. 448x448
 //	short:S[+crop[:C]]          shortest edge S (CLIP truncation), optional centre crop C (default S)
 //	maxpix:P                    at most P pixels, aspect kept, never upscaled
+//	pad:WxH                     height H, aspect kept (width at most W), zero-padded on the right to W (PaddleOCR)
 //	iso:P[,factor=F][,tol=T]    iso-compute: per-frame size so that frames·W·H ≈ P (SolveIso)
 //	qwen2.5-vl[:k=v,...]        qwen-vl-utils fetch_video (0.0.11, factor 28)
 //	qwen3-vl[:k=v,...]          qwen-vl-utils fetch_video (0.0.14, factor 32)
@@ -60,6 +61,15 @@ var heads = map[string]func(rest string, hasRest bool) (Geometry, error){
 			return nil, errorString("maxpix: " + err.Error())
 		}
 		return MaxPixels{Pixels: p}, nil
+	},
+	"pad": func(rest string, _ bool) (Geometry, error) {
+		w, h, ok := strings.Cut(rest, "x")
+		wi, err1 := parseInt(w, 1, MaxSide)
+		hi, err2 := parseInt(h, 1, MaxSide)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, errorString("want pad:WxH with sides 1.." + itoa(MaxSide))
+		}
+		return PadRight{W: wi, H: hi}, nil
 	},
 	"iso": func(rest string, _ bool) (Geometry, error) {
 		budget, opts, hasOpts := strings.Cut(rest, ",")

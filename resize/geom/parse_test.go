@@ -2,6 +2,9 @@ package geom
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,5 +51,50 @@ func TestParseOptionMessages(t *testing.T) {
 	}
 	if q := g.(Qwen); q.Version != QwenV0014 || q.Factor != 32 || q.MinPixels != 100 || q.MaxPixels != 2e5 || q.TotalPixels != 1e7 {
 		t.Errorf("%+v", q)
+	}
+}
+
+// TestPadRight: PaddleOCR's resize_norm_img sizes (width ⌈H·(w/h)⌉ capped at W, height H, canvas
+// W×H), by hand and against the formula run by CPython on random sources (the float division and
+// ceil in Python's order); the spec round-trips.
+func TestPadRight(t *testing.T) {
+	g := mustParse(t, "pad:192x48")
+	for _, c := range []struct{ w, h, rw int }{{640, 480, 64}, {1920, 1080, 86}, {2000, 20, 192}, {3, 300, 1}, {192, 48, 192}, {100, 48, 100}} {
+		l, err := g.Layout(c.w, c.h, 1)
+		if err != nil || l.Resize != (Size{c.rw, 48}) || l.Pad == nil || *l.Pad != (Size{192, 48}) || l.Output() != (Size{192, 48}) {
+			t.Errorf("%dx%d: %+v %v, want resize %dx48 on a 192x48 canvas", c.w, c.h, l, err, c.rw)
+		}
+		if w, h, n, err := l.ImageSize(); err != nil || w != 192 || h != 48 || n != 1 {
+			t.Errorf("%dx%d: image size %dx%d×%d %v", c.w, c.h, w, h, n, err)
+		}
+	}
+	if g.String() != "pad:192x48" || mustParse(t, g.String()) != g {
+		t.Errorf("round trip: %q", g.String())
+	}
+	for _, bad := range []string{"pad:", "pad:192", "pad:0x48", "pad:192x48x1", "pad:192x48,tokens=3"} {
+		if _, err := Parse(bad); !errors.Is(err, ErrBadSpec) {
+			t.Errorf("Parse(%q): %v", bad, err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	var in strings.Builder
+	type src struct{ w, h, cw, ch int }
+	var cases []src
+	for range 3000 {
+		c := src{1 + rng.IntN(4000), 1 + rng.IntN(4000), 1 + rng.IntN(1000), 1 + rng.IntN(200)}
+		cases = append(cases, c)
+		fmt.Fprintf(&in, "%d %d %d %d\n", c.w, c.h, c.cw, c.ch)
+	}
+	lines := runPython(t, `import sys, math
+for line in sys.stdin:
+    w, h, W, H = map(int, line.split())
+    ratio = w / float(h)
+    print(W if math.ceil(H * ratio) > W else int(math.ceil(H * ratio)))
+`, in.String())
+	for i, c := range cases {
+		l, err := PadRight{W: c.cw, H: c.ch}.Layout(c.w, c.h, 1)
+		if err != nil || strconv.Itoa(l.Resize.W) != lines[i] {
+			t.Fatalf("%+v: width %d (%v), Python %s", c, l.Resize.W, err, lines[i])
+		}
 	}
 }
