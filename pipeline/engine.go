@@ -15,6 +15,7 @@ import (
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -489,7 +490,8 @@ func (p *pass) serve(t frameTask, ws *scratch) {
 }
 
 // render appends to dst (empty, with the job's frame size as capacity) one plan position's bytes of
-// a job's frames tensor: the layout's images, packed, in the job's dtype.
+// a job's frames tensor: the layout's images, packed, in the job's dtype and tensor layout. A padded
+// layout's padding is zero in that dtype (0.0 after normalisation, as PaddleOCR pads).
 func render(j *Job, resized, thumb *rgb.Image, dst []byte, ws *scratch) ([]byte, error) {
 	if j.DType == cache.U8 {
 		return resize.AppendLayout(dst, j.Layout, resized, thumb)
@@ -501,28 +503,53 @@ func render(j *Job, resized, thumb *rgb.Image, dst []byte, ws *scratch) ([]byte,
 	ws.u8 = u8
 	per := j.Width * j.Height * 3
 	out := dst
+	nl := j.norm
 	for k := 0; k < j.Images; k++ {
 		img := &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: u8[k*per : (k+1)*per]}
 		switch j.DType {
 		case cache.F32:
 			ws.f32 = growTo(ws.f32, per)
-			if err := native.ToFloat32(ws.f32, img, j.norm.norm, native.NHWC); err != nil {
+			if err := native.ToFloat32(ws.f32, img, nl.norm, nl.layout); err != nil {
 				return nil, err
 			}
+			zeroPad(ws.f32, j.Layout, nl.layout)
 			for _, x := range ws.f32 {
 				out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
 			}
 		case cache.F16:
 			ws.f16 = growTo(ws.f16, per)
-			if err := native.ToFloat16(ws.f16, img, j.norm.norm, native.NHWC); err != nil {
+			if err := native.ToFloat16(ws.f16, img, nl.norm, nl.layout); err != nil {
 				return nil, err
 			}
+			zeroPad(ws.f16, j.Layout, nl.layout)
 			for _, x := range ws.f16 {
 				out = binary.LittleEndian.AppendUint16(out, x)
 			}
 		}
 	}
 	return out, nil
+}
+
+// zeroPad sets a padded layout's padding to 0 in one image's float tensor t (float32 values or
+// float16 bits, whose zero is 0 too): normalising the canvas's zero pixels made them -mean/std.
+func zeroPad[T float32 | uint16](t []T, l geom.Layout, layout native.Layout) {
+	if l.Pad == nil {
+		return
+	}
+	cw, ch, iw, ih := l.Pad.W, l.Pad.H, l.Resize.W, l.Resize.H
+	for y := 0; y < ch; y++ {
+		from := iw
+		if y >= ih {
+			from = 0
+		}
+		if layout == native.NHWC {
+			clear(t[(y*cw+from)*3 : (y+1)*cw*3])
+			continue
+		}
+		for c := 0; c < 3; c++ {
+			clear(t[c*cw*ch+y*cw+from : c*cw*ch+(y+1)*cw])
+		}
+	}
 }
 
 func growTo[T any](s []T, n int) []T {

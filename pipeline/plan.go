@@ -44,12 +44,17 @@ type Job struct {
 // Frames is the number of plan positions (sampled frames, duplicates included).
 func (j *Job) Frames() int { return len(j.Plan.Indices) }
 
-// Shape is the frames tensor's shape: [N, H, W, 3], or [N, images, H, W, 3] for tiled layouts.
+// Shape is the frames tensor's shape: [N, H, W, 3], or [N, images, H, W, 3] for tiled layouts; with
+// the NCHW tensor layout [N, 3, H, W] or [N, images, 3, H, W].
 func (j *Job) Shape() []int {
-	if j.Images > 1 {
-		return []int{j.Frames(), j.Images, j.Height, j.Width, 3}
+	img := []int{j.Height, j.Width, 3}
+	if j.Spec.Layout == "NCHW" {
+		img = []int{3, j.Height, j.Width}
 	}
-	return []int{j.Frames(), j.Height, j.Width, 3}
+	if j.Images > 1 {
+		return append([]int{j.Frames(), j.Images}, img...)
+	}
+	return append([]int{j.Frames()}, img...)
 }
 
 // FrameBytes is how many bytes one plan position adds to the frames tensor.
@@ -171,7 +176,7 @@ func layoutFor(g geom.Geometry, info decode.Info, n int) (geom.Layout, error) {
 func (o resolved) keySpec(v Video, g geom.Geometry, indices []int, pl string) cache.KeySpec {
 	spec := cache.KeySpec{
 		Autorotate: !o.NoAutorotate, DType: o.DType, Engine: version.Engine, Geometry: g.String(),
-		Indices: indices, Kernel: o.Kernel, Layout: "NHWC", Libraries: keyLibraries(o.Kernel, pl),
+		Indices: indices, Kernel: o.Kernel, Layout: o.Layout, Libraries: keyLibraries(o.Kernel, pl),
 		Norm: o.Norm, Pipeline: pl, Stream: v.Info.StreamIndex, VideoSHA256: v.SHA256,
 	}
 	if pl == cache.PipelineCached {

@@ -44,7 +44,8 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("jobs", 1, "videos processed in parallel")
 	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), "|"))
 	dtype := fs.String("dtype", "u8", "tensor type: u8 | f32 | f16")
-	norm := fs.String("norm", "clip", "normalisation for float dtypes: "+strings.Join(native.NormNames(), "|"))
+	norm := fs.String("norm", "clip", "normalisation for float dtypes: "+strings.Join(native.NormNames(), "|")+" or mean=M|M|M,std=S|S|S")
+	layout := fs.String("layout", "nhwc", "tensor layout: nhwc | nchw (float dtypes only)")
 	noAutorotate := fs.Bool("no-autorotate", false, "do not apply the container's display rotation")
 	stream := addStreamFlag(fs)
 	onDamaged := addOnDamagedFlag(fs)
@@ -74,7 +75,7 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	if o.Shard, err = parseShard(*shardSpec); err != nil {
 		return usageErr(stderr, "extract", "--shard: %v", err)
 	}
-	o.Kernel, o.NoAutorotate = *kernel, *noAutorotate
+	o.Kernel, o.NoAutorotate, o.Layout = *kernel, *noAutorotate, strings.ToUpper(*layout)
 	if o.Stream, err = stream.get(); err != nil {
 		return usageErr(stderr, "extract", "%v", err)
 	}
