@@ -21,16 +21,16 @@ var ErrOptions = errors.New("bad pipeline options")
 // default: each config's own pipeline (raw when it names none), Pillow-exact bicubic, uint8 RGB,
 // display rotation applied, decoding in process.
 type Options struct {
-	Pipelines    []string    // overrides every config's pipeline (nil: the config's own, raw if unset)
-	Kernel       string      // resize kernel ("" = resize.DefaultKernel)
-	DType        cache.DType // "" = U8
+	Pipelines []string    // overrides every config's pipeline (nil: the config's own, raw if unset)
+	Kernel    string      // resize kernel ("" = resize.DefaultKernel)
+	DType     cache.DType // "" = U8
 	// Norm is a float dtype's normalisation: one of native.NormNames() ("" = clip), or
 	// "mean=M|M|M,std=S|S|S" (x/255 - mean)/std per channel; "none" for U8 (ParseNorm).
 	Norm string
 	// Layout is the frames tensor's layout: "NHWC" ("" = the default: H×W×3, the RGB24 order) or,
 	// with a float dtype, "NCHW" (one plane per channel, what ONNX vision models take).
-	Layout string
-	NoAutorotate bool        // do not apply the container's display rotation
+	Layout       string
+	NoAutorotate bool // do not apply the container's display rotation
 	// Stream is the video stream to decode (its index in the file); nil = FFmpeg's best video
 	// stream. The index used enters every key, manifest line and object.
 	Stream *int
