@@ -19,8 +19,9 @@ import (
 	"github.com/framesweep/framesweep/rgb"
 )
 
-// Source is an opened video that decodes frames in index order: *decode.Video in process, or a
-// supervised worker process (OpenSource).
+// Source is an opened video that decodes frames in index order: *decode.Video in process, or
+// supervised worker processes. OpenVideo and OpenSource make them (source.go); a caller may wrap one
+// (the sweep's cascade keeps frames, `frames` keeps the decoder's report).
 type Source interface {
 	Info() decode.Info
 	Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error)
@@ -390,26 +391,27 @@ type scratch struct {
 	pos []int
 }
 
+// frameSource is one source image of a frame (raw, or its JPEG round trip) and the resizes its jobs
+// need, each done once.
+type frameSource struct {
+	img     *rgb.Image
+	targets []resize.Target
+	at      map[resize.Target]int
+	out     []*rgb.Image
+}
+
+// sourceOf is which of a frame's sources a job reads: 0 raw, 1 cached (JPEG round trip).
+func sourceOf(j *Job) int {
+	if j.Pipeline == cache.PipelineCached {
+		return 1
+	}
+	return 0
+}
+
 // serve gives one decoded frame to every job that needs it. The JPEG round trip (cached pipeline) is
 // done once per frame, and each distinct output size is resized once per source through
 // resize.FanOut, however many jobs share it.
 func (p *pass) serve(t frameTask, ws *scratch) {
-	states := p.need[t.index]
-	var cached *rgb.Image
-	var psnr *float64
-	type source struct {
-		img     *rgb.Image
-		targets []resize.Target
-		at      map[resize.Target]int
-		out     []*rgb.Image
-	}
-	var srcs [2]source // 0: raw, 1: cached
-	which := func(j *Job) int {
-		if j.Pipeline == cache.PipelineCached {
-			return 1
-		}
-		return 0
-	}
 	fail := func(err error) {
 		p.mu.Lock()
 		if p.fanErr == nil {
@@ -417,50 +419,18 @@ func (p *pass) serve(t frameTask, ws *scratch) {
 		}
 		p.mu.Unlock()
 	}
-	for _, s := range states {
-		w := which(s.j)
-		if w == 1 && cached == nil {
-			var err error
-			if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
-				fail(err)
-				return
-			}
-			psnr = psnrOrNil(t.img, cached)
-		}
-		sc := &srcs[w]
-		if sc.at == nil {
-			sc.img, sc.at = t.img, map[resize.Target]int{}
-			if w == 1 {
-				sc.img = cached
-			}
-		}
-		for _, tg := range resize.LayoutTargets(s.j.Layout, s.j.Spec.Kernel) {
-			if _, ok := sc.at[tg]; !ok {
-				sc.at[tg] = len(sc.targets)
-				sc.targets = append(sc.targets, tg)
-			}
-		}
+	states := p.need[t.index]
+	srcs, psnr, err := sources(t, states)
+	if err == nil {
+		err = fanOut(&srcs, ws)
 	}
-	for w := range srcs {
-		if sc := &srcs[w]; len(sc.targets) > 0 {
-			reuse := make([]*rgb.Image, len(sc.targets))
-			for i, tg := range sc.targets {
-				reuse[i] = ws.out[w][tg]
-			}
-			out, err := resize.FanOutInto(sc.img, sc.targets, reuse)
-			if err != nil {
-				fail(err)
-				return
-			}
-			for i, tg := range sc.targets {
-				ws.out[w][tg] = out[i]
-			}
-			sc.out = out
-		}
+	if err != nil {
+		fail(err)
+		return
 	}
 	for _, s := range states {
 		j := s.j
-		sc := &srcs[which(j)]
+		sc := &srcs[sourceOf(j)]
 		tg := resize.LayoutTargets(j.Layout, j.Spec.Kernel)
 		resized := sc.out[sc.at[tg[0]]]
 		var thumb *rgb.Image
@@ -487,6 +457,61 @@ func (p *pass) serve(t frameTask, ws *scratch) {
 			return
 		}
 	}
+}
+
+// sources are a frame's raw and cached images with the resize targets of the jobs that read each; the
+// JPEG round trip is made once, when a job needs it, with its PSNR against the raw frame.
+func sources(t frameTask, states []*jobState) ([2]frameSource, *float64, error) {
+	var srcs [2]frameSource
+	var cached *rgb.Image
+	var psnr *float64
+	for _, s := range states {
+		w := sourceOf(s.j)
+		if w == 1 && cached == nil {
+			var err error
+			if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
+				return srcs, nil, err
+			}
+			psnr = psnrOrNil(t.img, cached)
+		}
+		sc := &srcs[w]
+		if sc.at == nil {
+			sc.img, sc.at = t.img, map[resize.Target]int{}
+			if w == 1 {
+				sc.img = cached
+			}
+		}
+		for _, tg := range resize.LayoutTargets(s.j.Layout, s.j.Spec.Kernel) {
+			if _, ok := sc.at[tg]; !ok {
+				sc.at[tg] = len(sc.targets)
+				sc.targets = append(sc.targets, tg)
+			}
+		}
+	}
+	return srcs, psnr, nil
+}
+
+// fanOut resizes each source to its targets, into the worker's reusable outputs.
+func fanOut(srcs *[2]frameSource, ws *scratch) error {
+	for w := range srcs {
+		sc := &srcs[w]
+		if len(sc.targets) == 0 {
+			continue
+		}
+		reuse := make([]*rgb.Image, len(sc.targets))
+		for i, tg := range sc.targets {
+			reuse[i] = ws.out[w][tg]
+		}
+		out, err := resize.FanOutInto(sc.img, sc.targets, reuse)
+		if err != nil {
+			return err
+		}
+		for i, tg := range sc.targets {
+			ws.out[w][tg] = out[i]
+		}
+		sc.out = out
+	}
+	return nil
 }
 
 // render appends to dst (empty, with the job's frame size as capacity) one plan position's bytes of

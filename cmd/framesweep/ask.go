@@ -285,21 +285,9 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 		a.sampler = *preset + *policy
 		a.request = sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed}
 		a.geomSet = *resolution != "" || *size != "" || *kernel != resize.DefaultKernel
-		// What the model sees: --resolution, --size, else the preset's own geometry (plan and frames
-		// read --preset the same way), else the source size.
-		spec := *resolution
-		switch {
-		case *size != "" && spec != "":
-			return nil, usageErr(stderr, name, "--size and --resolution are mutually exclusive")
-		case *size != "":
-			if _, _, err := geom.ParseWxH(*size); err != nil {
-				return nil, usageErr(stderr, name, "--size %q: want WxH", *size)
-			}
-			spec = *size
-		case spec == "" && *preset != "":
-			if _, err := geom.ForPreset(*preset); err == nil {
-				spec = *preset
-			}
+		spec, err := askResolution(*resolution, *size, *preset)
+		if err != nil {
+			return nil, usageErr(stderr, name, "%v", err)
 		}
 		if a.cfg, err = sampler.One(a.sampler, a.request, spec, *pipe); err != nil {
 			return nil, usageErr(stderr, name, "%v", err)
@@ -316,4 +304,23 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 		}
 	}
 	return a, exitOK
+}
+
+// askResolution is what the model sees: --resolution, --size, else the preset's own geometry (plan
+// and frames read --preset the same way), else the source size (""); an error is bad usage.
+func askResolution(resolution, size, preset string) (string, error) {
+	switch {
+	case size != "" && resolution != "":
+		return "", errors.New("--size and --resolution are mutually exclusive")
+	case size != "":
+		if _, _, err := geom.ParseWxH(size); err != nil {
+			return "", fmt.Errorf("--size %q: want WxH", size)
+		}
+		return size, nil
+	case resolution == "" && preset != "":
+		if _, err := geom.ForPreset(preset); err == nil {
+			return preset, nil
+		}
+	}
+	return resolution, nil
 }

@@ -125,17 +125,25 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return planGrid(*gridPath, pv, where, *asJSON, stdout, stderr)
 	}
 
+	req := sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed, MinFrames: *minF, MaxFrames: *maxF,
+		ForceLast: *forceLast, ForceSample: *forceSample, Torch: sampler.Torch(*torch), StartS: *startS, EndS: *endS}
+	return planOne(pv, where, *preset, *policy, req, *res, *asJSON, stdout, stderr)
+}
+
+// planOne plans one preset or policy for pv and prints it (JSON or text). The output size is the
+// geometry res names, else the geometry preset of the same name if any.
+func planOne(pv planVideo, where, preset, policy string, req sampler.Request, res string, asJSON bool, stdout, stderr io.Writer) int {
+	const name = "plan"
 	var s sampler.Sampler
-	if *preset != "" {
-		s, err = sampler.LookupPreset(*preset)
+	var err error
+	if preset != "" {
+		s, err = sampler.LookupPreset(preset)
 	} else {
-		s, err = sampler.LookupPolicy(*policy)
+		s, err = sampler.LookupPolicy(policy)
 	}
 	if err != nil {
 		return usageErr(stderr, name, "%v", err)
 	}
-	req := sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed, MinFrames: *minF, MaxFrames: *maxF,
-		ForceLast: *forceLast, ForceSample: *forceSample, Torch: sampler.Torch(*torch), StartS: *startS, EndS: *endS}
 	p, err := s.Plan(pv.v, req)
 	if err != nil {
 		if errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrVideo) && pv.path == "" {
@@ -144,11 +152,10 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return failErr(stderr, name, sampler.WithPath(err, where))
 	}
 	out := pipeline.NewPlanReport(pv.path, pv.v, p)
-	// Output size: the explicit --resolution, else the geometry preset of the same name if any.
-	spec := *res
-	if spec == "" && *preset != "" {
-		if _, err := geom.Parse(*preset); err == nil {
-			spec = *preset
+	spec := res
+	if spec == "" && preset != "" {
+		if _, err := geom.Parse(preset); err == nil {
+			spec = preset
 		}
 	}
 	if spec != "" {
@@ -165,12 +172,19 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 			out.SetLayout(l)
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return failErr(stderr, name, err)
 		}
 		return exitOK
 	}
+	printPlan(stdout, out, pv)
+	return exitOK
+}
+
+// printPlan is plan's text output.
+func printPlan(stdout io.Writer, out pipeline.PlanReport, pv planVideo) {
+	p := out.Plan
 	fmt.Fprintf(stdout, "%s %s: %d of %d frames (%g fps, %.3f s)\n", kindOf(p), p.Name(), len(p.Indices), pv.v.Frames, pv.v.FPS, pv.v.Duration())
 	fmt.Fprintf(stdout, "indices: %s\n", joinInts(p.Indices))
 	fmt.Fprintf(stdout, "timestamps_s: %s\n", joinFloats(p.TimestampsS))
@@ -183,7 +197,6 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	for _, n := range p.Notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
-	return exitOK
 }
 
 func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stderr io.Writer) int {
