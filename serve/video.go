@@ -8,10 +8,11 @@ import (
 	"os"
 	"syscall"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
-	"golang.org/x/sync/singleflight"
 )
 
 // CodeBadVideo is the code of a 422 for a file that is not a decodable video (no video stream, a
