@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -55,12 +56,11 @@ func Decode(ctx context.Context, cfg DecodeConfig) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := decode.Open(path, decode.Options{})
+	info, err := describe(path)
 	if err != nil {
 		return nil, err
 	}
-	n := v.NumFrames()
-	v.Close()
+	n := info.Frames
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i
@@ -84,7 +84,7 @@ func Decode(ctx context.Context, cfg DecodeConfig) ([]Row, error) {
 				return ffmpegNull(ctx, path, ffT, "-pix_fmt", "rgb24")
 			}},
 			dec: &variant{name: "variant=decode/threads=" + threadsName(t), run: func(context.Context) (err error) {
-				*st, err = decodeOnce(path, decode.Options{Threads: t}, all)
+				*st, err = decodeOnce(path, pipeline.Options{Threads: t}, all)
 				return err
 			}},
 		}
@@ -126,11 +126,11 @@ func decodeHW(ctx context.Context, cfg DecodeConfig, path string, hw decode.HWAc
 			return nil // a failing CLI baseline is recorded in its row, not fatal
 		}},
 		{name: "variant=decode/hwaccel=" + string(hw), run: func(context.Context) (err error) {
-			hwSt, err = decodeOnce(path, decode.Options{HWAccel: string(hw)}, all)
+			hwSt, err = decodeOnce(path, pipeline.Options{HWAccel: string(hw)}, all)
 			return err
 		}},
 		{name: "variant=decode/hwaccel=none", run: func(context.Context) (err error) {
-			cpuSt, err = decodeOnce(path, decode.Options{}, all)
+			cpuSt, err = decodeOnce(path, pipeline.Options{}, all)
 			return err
 		}},
 	}
@@ -186,14 +186,14 @@ func compareHW(path string, hw decode.HWAccel, k, n int) (Row, error) {
 		return Row{}, err
 	}
 	cpu := map[int]*rgb.Image{}
-	if _, err := readFrames(path, decode.Options{}, idx, func(f *decode.Frame) error {
+	if _, err := readFrames(path, pipeline.Options{}, idx, func(f *decode.Frame) error {
 		cpu[f.Index] = f.Image.Clone()
 		return nil
 	}); err != nil {
 		return Row{}, err
 	}
 	minP, sumP, cnt := math.Inf(1), 0.0, 0
-	_, err = readFrames(path, decode.Options{HWAccel: string(hw)}, idx, func(f *decode.Frame) error {
+	_, err = readFrames(path, pipeline.Options{HWAccel: string(hw)}, idx, func(f *decode.Frame) error {
 		ref := cpu[f.Index]
 		if ref == nil || ref.W != f.W || ref.H != f.H {
 			return fmt.Errorf("frame %d: device frame %dx%d vs CPU frame", f.Index, f.W, f.H)
@@ -210,15 +210,6 @@ func compareHW(path string, hw decode.HWAccel, k, n int) (Row, error) {
 		err = fmt.Errorf("%s: %d of %d sampled frames compared", path, cnt, len(idx))
 	}
 	return row, err
-}
-
-func readFrames(path string, opts decode.Options, idx []int, fn func(*decode.Frame) error) (decode.Stats, error) {
-	v, err := decode.Open(path, opts)
-	if err != nil {
-		return decode.Stats{}, err
-	}
-	defer v.Close()
-	return v.Read(idx, fn)
 }
 
 // PSNR is rgb.PSNR in dB, capped at PSNRIdentical (JSON has no infinity); 0 when the sizes differ.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
 )
 
 // GridConfig configures the grid benchmark. Zero values take the defaults noted.
@@ -61,91 +62,98 @@ func Grid(ctx context.Context, cfg GridConfig) ([]Row, error) {
 	env := CurrentEnv()
 	var rows []Row
 	for _, gop := range cfg.GOPs {
-		clip := cfg.Clip(gop)
-		if cfg.Log != nil {
-			fmt.Fprintf(cfg.Log, "bench: clip %s (generated once into %s)\n", clip.name(), cfg.CacheDir)
-		}
-		path, err := EnsureClip(ctx, cfg.CacheDir, clip)
+		r, err := gridGOP(ctx, cfg, env, gop)
+		rows = append(rows, r...)
 		if err != nil {
 			return rows, err
 		}
-		v, err := decode.Open(path, decode.Options{})
-		if err != nil {
-			return rows, err
-		}
-		n := v.NumFrames()
-		keys := v.Info().Keyframes
-		v.Close()
-		per, union, err := Union(cfg.Ladder, n, cfg.Budgets)
-		if err != nil {
-			return rows, err
-		}
-		base := fmt.Sprintf("Grid/gop=%d/ladder=%s", gop, cfg.Ladder)
-
-		var onceT1, onceDef decode.Stats
-		perStats := make([]decode.Stats, len(per))
-		vs := []*variant{
-			{name: "variant=ffmpeg/threads=1", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, 1) }},
-			{name: "variant=ffmpeg/threads=default", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, -1) }},
-			{name: "variant=once/threads=1", run: func(context.Context) (err error) {
-				onceT1, err = decodeOnce(path, decode.Options{Threads: 1}, union)
-				return err
-			}},
-			{name: "variant=once/threads=default", run: func(context.Context) (err error) {
-				onceDef, err = decodeOnce(path, decode.Options{}, union)
-				return err
-			}},
-			{name: "variant=per-budget/threads=1", run: func(context.Context) error {
-				for i, idx := range per {
-					st, err := decodeOnce(path, decode.Options{Threads: 1}, idx)
-					if err != nil {
-						return err
-					}
-					perStats[i] = st
-				}
-				return nil
-			}},
-		}
-		if err := measure(ctx, cfg.Log, base, vs, cfg.Warmup, cfg.Reps); err != nil {
-			return rows, err
-		}
-		ffT1, ffDef := median(vs[0].secs), median(vs[1].secs)
-		oT1, oDef, pb := median(vs[2].secs), median(vs[3].secs), median(vs[4].secs)
-		cpu := func(i int) float64 { return median(vs[i].cpu) }
-		row := func(i int, ms ...Metric) Row {
-			ms = append(ms, Metric{"cpu-s", cpu(i)})
-			return Row{Name: base + "/" + vs[i].name, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup,
-				Seconds: median(vs[i].secs), Metrics: ms, Env: env}
-		}
-		perDecoded, perSeeks := 0, 0
-		for _, st := range perStats {
-			perDecoded += st.Decoded
-			perSeeks += st.Seeks
-		}
-		rows = append(rows,
-			row(0, Metric{"frames/s", float64(n) / ffT1}),
-			row(1, Metric{"frames/s", float64(n) / ffDef}),
-			row(2, Metric{"x-ffmpeg-t1", oT1 / ffT1}, Metric{"decoded-frames", float64(onceT1.Decoded)},
-				Metric{"served-frames", float64(onceT1.Converted)}, Metric{"seeks", float64(onceT1.Seeks)}),
-			row(3, Metric{"x-ffmpeg-def", oDef / ffDef}, Metric{"decoded-frames", float64(onceDef.Decoded)},
-				Metric{"seeks", float64(onceDef.Seeks)}),
-			row(4, Metric{"x-once-t1", pb / oT1}, Metric{"decoded-frames", float64(perDecoded)},
-				Metric{"seeks", float64(perSeeks)}),
-			Row{Name: base, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: oT1, Env: env, Metrics: []Metric{
-				{"x-once-t1/ffmpeg-t1", oT1 / ffT1},
-				{"x-once-def/ffmpeg-def", oDef / ffDef},
-				{"x-once-def/ffmpeg-t1", oDef / ffT1},
-				{"x-per-budget/once", pb / oT1},
-				{"x-cpu-once-t1/ffmpeg-t1", cpu(2) / cpu(0)},
-				{"x-cpu-per-budget/once", cpu(4) / cpu(2)},
-				{"frames", float64(n)},
-				{"keyframes", float64(keys)},
-				{"union", float64(len(union))},
-				{"budgets-sum", float64(sum(cfg.Budgets))},
-			}},
-		)
 	}
 	return rows, nil
+}
+
+// gridGOP measures the variants on the clip of one GOP and returns their rows and the summary row.
+func gridGOP(ctx context.Context, cfg GridConfig, env Env, gop int) ([]Row, error) {
+	clip := cfg.Clip(gop)
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "bench: clip %s (generated once into %s)\n", clip.name(), cfg.CacheDir)
+	}
+	path, err := EnsureClip(ctx, cfg.CacheDir, clip)
+	if err != nil {
+		return nil, err
+	}
+	info, err := describe(path)
+	if err != nil {
+		return nil, err
+	}
+	n, keys := info.Frames, info.Keyframes
+	per, union, err := Union(cfg.Ladder, n, cfg.Budgets)
+	if err != nil {
+		return nil, err
+	}
+	base := fmt.Sprintf("Grid/gop=%d/ladder=%s", gop, cfg.Ladder)
+
+	var onceT1, onceDef decode.Stats
+	perStats := make([]decode.Stats, len(per))
+	vs := []*variant{
+		{name: "variant=ffmpeg/threads=1", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, 1) }},
+		{name: "variant=ffmpeg/threads=default", run: func(ctx context.Context) error { return ffmpegNull(ctx, path, -1) }},
+		{name: "variant=once/threads=1", run: func(context.Context) (err error) {
+			onceT1, err = decodeOnce(path, pipeline.Options{Threads: 1}, union)
+			return err
+		}},
+		{name: "variant=once/threads=default", run: func(context.Context) (err error) {
+			onceDef, err = decodeOnce(path, pipeline.Options{}, union)
+			return err
+		}},
+		{name: "variant=per-budget/threads=1", run: func(context.Context) error {
+			for i, idx := range per {
+				st, err := decodeOnce(path, pipeline.Options{Threads: 1}, idx)
+				if err != nil {
+					return err
+				}
+				perStats[i] = st
+			}
+			return nil
+		}},
+	}
+	if err := measure(ctx, cfg.Log, base, vs, cfg.Warmup, cfg.Reps); err != nil {
+		return nil, err
+	}
+	ffT1, ffDef := median(vs[0].secs), median(vs[1].secs)
+	oT1, oDef, pb := median(vs[2].secs), median(vs[3].secs), median(vs[4].secs)
+	cpu := func(i int) float64 { return median(vs[i].cpu) }
+	row := func(i int, ms ...Metric) Row {
+		ms = append(ms, Metric{"cpu-s", cpu(i)})
+		return Row{Name: base + "/" + vs[i].name, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup,
+			Seconds: median(vs[i].secs), Metrics: ms, Env: env}
+	}
+	perDecoded, perSeeks := 0, 0
+	for _, st := range perStats {
+		perDecoded += st.Decoded
+		perSeeks += st.Seeks
+	}
+	return []Row{
+		row(0, Metric{"frames/s", float64(n) / ffT1}),
+		row(1, Metric{"frames/s", float64(n) / ffDef}),
+		row(2, Metric{"x-ffmpeg-t1", oT1 / ffT1}, Metric{"decoded-frames", float64(onceT1.Decoded)},
+			Metric{"served-frames", float64(onceT1.Converted)}, Metric{"seeks", float64(onceT1.Seeks)}),
+		row(3, Metric{"x-ffmpeg-def", oDef / ffDef}, Metric{"decoded-frames", float64(onceDef.Decoded)},
+			Metric{"seeks", float64(onceDef.Seeks)}),
+		row(4, Metric{"x-once-t1", pb / oT1}, Metric{"decoded-frames", float64(perDecoded)},
+			Metric{"seeks", float64(perSeeks)}),
+		Row{Name: base, Mode: "grid", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: oT1, Env: env, Metrics: []Metric{
+			{"x-once-t1/ffmpeg-t1", oT1 / ffT1},
+			{"x-once-def/ffmpeg-def", oDef / ffDef},
+			{"x-once-def/ffmpeg-t1", oDef / ffT1},
+			{"x-per-budget/once", pb / oT1},
+			{"x-cpu-once-t1/ffmpeg-t1", cpu(2) / cpu(0)},
+			{"x-cpu-per-budget/once", cpu(4) / cpu(2)},
+			{"frames", float64(n)},
+			{"keyframes", float64(keys)},
+			{"union", float64(len(union))},
+			{"budgets-sum", float64(sum(cfg.Budgets))},
+		}},
+	}, nil
 }
 
 func sum(xs []int) int {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
 )
 
 // variant is one timed thing; run performs it once.
@@ -91,19 +92,35 @@ func ffmpegNullArgs(ctx context.Context, args []string) error {
 	return nil
 }
 
-// decodeOnce opens path and reads indices in one decode-once pass, discarding the frames (each is still
-// decoded and converted to RGB24). It returns the pass's statistics.
-func decodeOnce(path string, opts decode.Options, indices []int) (decode.Stats, error) {
-	v, err := decode.Open(path, opts)
+// decodeOnce opens path through the engine's source layer and reads indices in one decode-once pass,
+// discarding the frames (each is still decoded and converted to RGB24). It returns the pass's
+// statistics.
+func decodeOnce(path string, o pipeline.Options, indices []int) (decode.Stats, error) {
+	return readFrames(path, o, indices, func(*decode.Frame) error { return nil })
+}
+
+// readFrames opens path through the engine's source layer (no hashing: nothing here is keyed), reads
+// indices and closes it.
+func readFrames(path string, o pipeline.Options, idx []int, fn func(*decode.Frame) error) (decode.Stats, error) {
+	_, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: path}, o)
 	if err != nil {
 		return decode.Stats{}, err
 	}
-	defer v.Close()
-	st, err := v.Read(indices, func(*decode.Frame) error { return nil })
+	defer src.Close()
+	st, err := src.Read(idx, fn)
 	if err != nil {
 		return st, err
 	}
-	return st, v.Close()
+	return st, src.Close()
+}
+
+// describe is path's description (the index scan; nothing decoded).
+func describe(path string) (decode.Info, error) {
+	v, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{})
+	if err != nil {
+		return decode.Info{}, err
+	}
+	return v.Info, src.Close()
 }
 
 func threadsName(t int) string {

@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize"
-	"github.com/framesweep/framesweep/rgb"
+	"github.com/framesweep/framesweep/resize/geom"
 )
 
 // MemoryConfig configures the memory benchmark. Zero values take the defaults noted.
@@ -28,16 +28,17 @@ type MemoryConfig struct {
 	Threads  int       // decoder threads (0: FFmpeg's default)
 	CacheDir string    // where the default clip is generated
 	Log      io.Writer // progress lines; nil = quiet
-	// Worker, when set, is the framesweep binary to decode and resize in (a supervised `framesweep worker`
-	// job, as the sweep runs untrusted videos); this process then only holds the outputs.
-	Worker string
+	// Worker decodes in supervised `framesweep worker` processes (this binary re-executed, as the sweep
+	// runs untrusted videos); this process then resizes and holds the outputs.
+	Worker bool
 }
 
 // MemoryBudget is the issue's allowance above the output bytes for peak RSS.
 const MemoryBudget = 150 << 20
 
-// Memory serves Frames frames of the video resized to Width×Height, holding every output (as a consumer
-// building a batch would), and reports the process's peak RSS (getrusage ru_maxrss, what
+// Memory serves Frames frames of the video resized to Width×Height through the engine (its source
+// layer, pipeline.PlanFrames and a MemorySink), holding every output (as a consumer building a batch
+// would), and reports the process's peak RSS (getrusage ru_maxrss, what
 // `/usr/bin/time -v` prints as "Maximum resident set size") against the output bytes + 150 MiB.
 // The peak is the process's, so run it as its own process (`framesweep bench memory`); a clip generated
 // by this run is made by a child ffmpeg, which ru_maxrss of this process does not include.
@@ -73,66 +74,32 @@ func Memory(ctx context.Context, cfg MemoryConfig) ([]Row, error) {
 	samp := newRSSSampler(10 * time.Millisecond)
 	defer samp.stop()
 	start := time.Now()
-	opts := decode.Options{Threads: cfg.Threads}
-	var n int
-	if cfg.Worker == "" {
-		v, err := decode.Open(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		n = v.NumFrames()
-		v.Close()
-	} else {
-		// The index scan runs in a worker too, so this process never opens the video.
-		info, err := (&worker.Runner{Exe: cfg.Worker}).Probe(ctx, path, opts, false)
-		if err != nil {
-			return nil, err
-		}
-		n = info.Frames
-	}
-	if cfg.Frames > n {
-		cfg.Frames = n
-	}
-	idx, err := BudgetIndices(LadderNested, n, cfg.Frames)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*rgb.Image, 0, len(idx))
 	var workerPeak int64
-	if cfg.Worker == "" {
-		err = memoryInProcess(ctx, path, opts, idx, cfg, &out)
-	} else {
-		r := &worker.Runner{Exe: cfg.Worker, Usage: func(u worker.Usage) { workerPeak = max(workerPeak, u.PeakRSS) }}
-		_, err = r.ReadResized(ctx, path, idx, opts, worker.Size{W: cfg.Width, H: cfg.Height, Kernel: cfg.Kernel},
-			func(f *decode.Frame) error {
-				out = append(out, f.Image.Clone()) // the frame is borrowed; keep a copy, as a batch would
-				return nil
-			})
+	o := pipeline.Options{Kernel: cfg.Kernel, Threads: cfg.Threads}
+	if cfg.Worker {
+		// The index scan runs in a worker too, so this process never opens the video.
+		o.Worker = &worker.Limits{}
+		o.WorkerUsage = func(u worker.Usage) { workerPeak = max(workerPeak, u.PeakRSS) }
 	}
+	out, err := memoryServe(ctx, path, cfg.Frames, geom.Fixed{W: cfg.Width, H: cfg.Height}, o)
 	if err != nil {
 		return nil, err
 	}
 	el := time.Since(start).Seconds()
 	peakAnon, peakFile := samp.stop()
 	peak := maxRSS()
-	var outBytes int64
-	for _, o := range out {
-		outBytes += int64(len(o.Pix))
-	}
-	if len(out) != len(idx) {
-		return nil, fmt.Errorf("%s: served %d of %d frames", path, len(out), len(idx))
-	}
+	outBytes := int64(len(out.Data))
 	within := 0.0
 	if peak <= outBytes+MemoryBudget {
 		within = 1
 	}
 	const mib = 1 << 20
 	where := "in-process"
-	if cfg.Worker != "" {
+	if cfg.Worker {
 		where = "worker"
 	}
 	row := Row{
-		Name: fmt.Sprintf("Memory/video=%s/frames=%d/size=%dx%d/kernel=%s/decode=%s", filepath.Base(path), len(out), cfg.Width,
+		Name: fmt.Sprintf("Memory/video=%s/frames=%d/size=%dx%d/kernel=%s/decode=%s", filepath.Base(path), out.Result.Job.Frames(), cfg.Width,
 			cfg.Height, cfg.Kernel, where),
 		Mode: "memory", Iterations: 1, Seconds: el, Env: CurrentEnv(),
 		Metrics: []Metric{
@@ -149,39 +116,42 @@ func Memory(ctx context.Context, cfg MemoryConfig) ([]Row, error) {
 			{"peak-file-MiB", float64(peakFile) / mib},
 		},
 	}
-	if cfg.Worker != "" {
+	if cfg.Worker {
 		// /usr/bin/time -v reports the larger of the two processes; the machine holds their sum.
 		row.Metrics = append(row.Metrics, Metric{"worker-peak-rss-MiB", float64(workerPeak) / mib},
 			Metric{"sum-peak-rss-MiB", float64(peak+workerPeak) / mib})
-		row.Note = "peak-rss is this process (holding the outputs); the worker decoded and resized"
+		row.Note = "peak-rss is this process (resizing and holding the outputs); the worker decoded"
 	}
 	return []Row{row}, nil
 }
 
-// memoryInProcess decodes and resizes in this process, appending each output to out.
-func memoryInProcess(ctx context.Context, path string, opts decode.Options, idx []int, cfg MemoryConfig, out *[]*rgb.Image) error {
-	v, err := decode.Open(path, opts)
+// memoryServe opens path (o says where it decodes), serves up to frames frames placed by the nested
+// ladder at geometry g through the engine, and returns the object holding them all.
+func memoryServe(ctx context.Context, path string, frames int, g geom.Geometry, o pipeline.Options) (*pipeline.Object, error) {
+	v, src, err := pipeline.OpenSource(ctx, pipeline.VideoRef{Path: path}, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer v.Close()
-	_, err = v.Read(idx, func(f *decode.Frame) error {
-		// Per frame: a stream may change resolution mid-way; resize.New returns its cached plan.
-		rz, err := resize.New(cfg.Kernel, f.W, f.H, cfg.Width, cfg.Height)
-		if err != nil {
-			return fmt.Errorf("%s: frame %d: %w", path, f.Index, err)
-		}
-		dst := rgb.New(cfg.Width, cfg.Height)
-		if err := rz.Resize(dst, &f.Image); err != nil {
-			return err
-		}
-		*out = append(*out, dst)
-		return ctx.Err()
-	})
+	defer src.Close()
+	idx, err := BudgetIndices(LadderNested, v.Info.Frames, min(frames, v.Info.Frames))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return v.Close()
+	job, err := pipeline.PlanFrames(v, pipeline.FrameRequest{Indices: idx, Geometry: g}, o)
+	if err != nil {
+		return nil, err
+	}
+	var out *pipeline.Object
+	_, jerrs, err := pipeline.Run(ctx, v, src, []*pipeline.Job{job}, &pipeline.MemorySink{Done: func(ob *pipeline.Object) error { out = ob; return nil }})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(jerrs) > 0:
+		return nil, jerrs[0].Err
+	case out == nil:
+		return nil, fmt.Errorf("%s: the pass served nothing", path)
+	}
+	return out, src.Close()
 }
 
 // maxRSS is this process's peak resident set size in bytes.

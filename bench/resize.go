@@ -77,9 +77,44 @@ type resizeVariant struct {
 func resizeCase(opt ResizeOptions, env Env, c ResizeCase) ([]Row, error) {
 	src := BenchFrame(c.SrcW, c.SrcH)
 	dims := fmt.Sprintf("src=%dx%d/dst=%dx%d", c.SrcW, c.SrcH, c.DstW, c.DstH)
-	plan, err := native.NewPlan(native.Bicubic, c.SrcW, c.SrcH, c.DstW, c.DstH)
+	vs, nNative, err := nativeVariants(opt, c, src, dims)
 	if err != nil {
 		return nil, err
+	}
+	cv, err := resize.NewCVBench(resize.CVCubic, src, c.DstW, c.DstH)
+	if err != nil {
+		return nil, err
+	}
+	defer cv.Close()
+	cvVar := &resizeVariant{name: fmt.Sprintf("Resize/baseline=opencv-4.6/%s/kernel=cv-cubic/threads=%d", dims, runtime.NumCPU()),
+		run: func() error { cv.Run(); return nil }}
+	vs = append(vs, cvVar)
+	kvs, err := kernelVariants(c, src, dims)
+	if err != nil {
+		return nil, err
+	}
+	vs = append(vs, kvs...)
+	pilVar, pilFail, closePil, err := pillowVariant(opt, c, src, dims)
+	if err != nil {
+		return nil, err
+	}
+	defer closePil()
+	if pilVar != nil {
+		vs = append([]*resizeVariant{pilVar}, vs...)
+		nNative++
+	}
+	if err := measureResize(vs, opt); err != nil {
+		return nil, err
+	}
+	return resizeRows(opt, env, dims, vs, nNative, cvVar, pilVar, pilFail), nil
+}
+
+// nativeVariants are the native bicubic kernel at every dispatch level this CPU has (and on
+// opt.Workers threads); nNative counts them.
+func nativeVariants(opt ResizeOptions, c ResizeCase, src *rgb.Image, dims string) ([]*resizeVariant, int, error) {
+	plan, err := native.NewPlan(native.Bicubic, c.SrcW, c.SrcH, c.DstW, c.DstH)
+	if err != nil {
+		return nil, 0, err
 	}
 	var vs []*resizeVariant
 	for _, l := range native.Supported() {
@@ -92,15 +127,12 @@ func resizeCase(opt ResizeOptions, env Env, c ResizeCase) ([]Row, error) {
 		vs = append(vs, &resizeVariant{name: fmt.Sprintf("Resize/level=%v/%s/kernel=pil-bicubic/threads=%d", native.Best(), dims, opt.Workers),
 			run: func() error { return plan.ResampleParallel(opt.Workers, dst, src) }})
 	}
-	nNative := len(vs)
-	cv, err := resize.NewCVBench(resize.CVCubic, src, c.DstW, c.DstH)
-	if err != nil {
-		return nil, err
-	}
-	defer cv.Close()
-	cvVar := &resizeVariant{name: fmt.Sprintf("Resize/baseline=opencv-4.6/%s/kernel=cv-cubic/threads=%d", dims, runtime.NumCPU()),
-		run: func() error { cv.Run(); return nil }}
-	vs = append(vs, cvVar)
+	return vs, len(vs), nil
+}
+
+// kernelVariants are the resize package's other kernels, one thread each.
+func kernelVariants(c ResizeCase, src *rgb.Image, dims string) ([]*resizeVariant, error) {
+	var vs []*resizeVariant
 	for _, k := range resize.Kernels() {
 		if k == resize.PILBicubic {
 			continue
@@ -117,41 +149,46 @@ func resizeCase(opt ResizeOptions, env Env, c ResizeCase) ([]Row, error) {
 		vs = append(vs, &resizeVariant{name: fmt.Sprintf("Resize/level=%s/%s/kernel=%s/threads=1", lv, dims, k),
 			run: func() error { return r.Resize(dst, src) }})
 	}
-	// Pillow runs in a Python child, one call per round, interleaved with the rest.
-	var pilVar *resizeVariant
-	pilFail := ""
-	if ver, err := piloracle.Available(); err != nil {
-		pilFail = err.Error()
-	} else {
-		dir := opt.TempDir
-		if dir == "" {
-			dir = os.TempDir()
-		}
-		tmp, err := os.MkdirTemp(dir, "framesweep-bench-resize-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		timer, err := piloracle.NewTimer(tmp, piloracle.Case{Src: src, OutW: c.DstW, OutH: c.DstH, Filter: "bicubic"})
-		if err != nil {
-			pilFail = err.Error()
-		} else {
-			defer timer.Close()
-			pilVar = &resizeVariant{name: "Resize/baseline=pillow-" + ver + "/" + dims + "/kernel=bicubic/threads=1"}
-			pilVar.run = func() error {
-				d, err := timer.Time()
-				pilVar.inner = d
-				return err
-			}
-			vs = append([]*resizeVariant{pilVar}, vs...)
-			nNative++
-		}
+	return vs, nil
+}
+
+// pillowVariant is Pillow's bicubic in a Python child, timed inside Python, one call per round
+// (interleaved with the rest); nil with the reason when Pillow cannot run. The caller calls done.
+func pillowVariant(opt ResizeOptions, c ResizeCase, src *rgb.Image, dims string) (v *resizeVariant, fail string, done func(), err error) {
+	done = func() {}
+	ver, err := piloracle.Available()
+	if err != nil {
+		return nil, err.Error(), done, nil
 	}
+	dir := opt.TempDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	tmp, err := os.MkdirTemp(dir, "framesweep-bench-resize-")
+	if err != nil {
+		return nil, "", done, err
+	}
+	timer, err := piloracle.NewTimer(tmp, piloracle.Case{Src: src, OutW: c.DstW, OutH: c.DstH, Filter: "bicubic"})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err.Error(), done, nil
+	}
+	v = &resizeVariant{name: "Resize/baseline=pillow-" + ver + "/" + dims + "/kernel=bicubic/threads=1"}
+	v.run = func() error {
+		d, err := timer.Time()
+		v.inner = d
+		return err
+	}
+	return v, "", func() { timer.Close(); os.RemoveAll(tmp) }, nil
+}
+
+// measureResize runs every variant once per round, Warmup rounds unmeasured then Reps measured.
+func measureResize(vs []*resizeVariant, opt ResizeOptions) error {
 	for i := 0; i < opt.Warmup+opt.Reps; i++ {
 		for _, v := range vs {
 			t0 := time.Now()
 			if err := v.run(); err != nil {
-				return nil, fmt.Errorf("bench resize %s: %w", v.name, err)
+				return fmt.Errorf("bench resize %s: %w", v.name, err)
 			}
 			d := time.Since(t0)
 			if v.inner > 0 { // timed inside Python: excludes the pipe round trip
@@ -162,7 +199,12 @@ func resizeCase(opt ResizeOptions, env Env, c ResizeCase) ([]Row, error) {
 			}
 		}
 	}
+	return nil
+}
 
+// resizeRows are the rows of one case: Pillow, OpenCV, then every other variant; the first nNative
+// variants (Pillow's included) get their ratios to Pillow and OpenCV.
+func resizeRows(opt ResizeOptions, env Env, dims string, vs []*resizeVariant, nNative int, cvVar, pilVar *resizeVariant, pilFail string) []Row {
 	row := func(name string, ts []time.Duration) Row {
 		r := Row{Name: name, Mode: "resize", Iterations: len(ts), Warmup: opt.Warmup, Env: env}
 		if len(ts) > 0 {
@@ -181,10 +223,7 @@ func resizeCase(opt ResizeOptions, env Env, c ResizeCase) ([]Row, error) {
 	cvRow := row(cvVar.name, cvVar.times)
 	rows = append(rows, cvRow)
 	for i, v := range vs {
-		if v == cvVar {
-			continue
-		}
-		if v == pilVar {
+		if v == cvVar || v == pilVar {
 			continue
 		}
 		r := row(v.name, v.times)
@@ -199,7 +238,7 @@ func resizeCase(opt ResizeOptions, env Env, c ResizeCase) ([]Row, error) {
 		}
 		rows = append(rows, r)
 	}
-	return rows, nil
+	return rows
 }
 
 func resizeMedian(ts []time.Duration) time.Duration {

@@ -15,11 +15,13 @@ import (
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
 )
 
-// Source is an opened video that decodes frames in index order: *decode.Video in process, or a
-// supervised worker process (OpenSource).
+// Source is an opened video that decodes frames in index order: *decode.Video in process, or
+// supervised worker processes. OpenVideo and OpenSource make them (source.go); a caller may wrap one
+// (the sweep's cascade keeps frames, `frames` keeps the decoder's report).
 type Source interface {
 	Info() decode.Info
 	Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error)
@@ -389,26 +391,27 @@ type scratch struct {
 	pos []int
 }
 
+// frameSource is one source image of a frame (raw, or its JPEG round trip) and the resizes its jobs
+// need, each done once.
+type frameSource struct {
+	img     *rgb.Image
+	targets []resize.Target
+	at      map[resize.Target]int
+	out     []*rgb.Image
+}
+
+// sourceOf is which of a frame's sources a job reads: 0 raw, 1 cached (JPEG round trip).
+func sourceOf(j *Job) int {
+	if j.Pipeline == cache.PipelineCached {
+		return 1
+	}
+	return 0
+}
+
 // serve gives one decoded frame to every job that needs it. The JPEG round trip (cached pipeline) is
 // done once per frame, and each distinct output size is resized once per source through
 // resize.FanOut, however many jobs share it.
 func (p *pass) serve(t frameTask, ws *scratch) {
-	states := p.need[t.index]
-	var cached *rgb.Image
-	var psnr *float64
-	type source struct {
-		img     *rgb.Image
-		targets []resize.Target
-		at      map[resize.Target]int
-		out     []*rgb.Image
-	}
-	var srcs [2]source // 0: raw, 1: cached
-	which := func(j *Job) int {
-		if j.Pipeline == cache.PipelineCached {
-			return 1
-		}
-		return 0
-	}
 	fail := func(err error) {
 		p.mu.Lock()
 		if p.fanErr == nil {
@@ -416,50 +419,18 @@ func (p *pass) serve(t frameTask, ws *scratch) {
 		}
 		p.mu.Unlock()
 	}
-	for _, s := range states {
-		w := which(s.j)
-		if w == 1 && cached == nil {
-			var err error
-			if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
-				fail(err)
-				return
-			}
-			psnr = psnrOrNil(t.img, cached)
-		}
-		sc := &srcs[w]
-		if sc.at == nil {
-			sc.img, sc.at = t.img, map[resize.Target]int{}
-			if w == 1 {
-				sc.img = cached
-			}
-		}
-		for _, tg := range resize.LayoutTargets(s.j.Layout, s.j.Spec.Kernel) {
-			if _, ok := sc.at[tg]; !ok {
-				sc.at[tg] = len(sc.targets)
-				sc.targets = append(sc.targets, tg)
-			}
-		}
+	states := p.need[t.index]
+	srcs, psnr, err := sources(t, states)
+	if err == nil {
+		err = fanOut(&srcs, ws)
 	}
-	for w := range srcs {
-		if sc := &srcs[w]; len(sc.targets) > 0 {
-			reuse := make([]*rgb.Image, len(sc.targets))
-			for i, tg := range sc.targets {
-				reuse[i] = ws.out[w][tg]
-			}
-			out, err := resize.FanOutInto(sc.img, sc.targets, reuse)
-			if err != nil {
-				fail(err)
-				return
-			}
-			for i, tg := range sc.targets {
-				ws.out[w][tg] = out[i]
-			}
-			sc.out = out
-		}
+	if err != nil {
+		fail(err)
+		return
 	}
 	for _, s := range states {
 		j := s.j
-		sc := &srcs[which(j)]
+		sc := &srcs[sourceOf(j)]
 		tg := resize.LayoutTargets(j.Layout, j.Spec.Kernel)
 		resized := sc.out[sc.at[tg[0]]]
 		var thumb *rgb.Image
@@ -488,8 +459,64 @@ func (p *pass) serve(t frameTask, ws *scratch) {
 	}
 }
 
+// sources are a frame's raw and cached images with the resize targets of the jobs that read each; the
+// JPEG round trip is made once, when a job needs it, with its PSNR against the raw frame.
+func sources(t frameTask, states []*jobState) ([2]frameSource, *float64, error) {
+	var srcs [2]frameSource
+	var cached *rgb.Image
+	var psnr *float64
+	for _, s := range states {
+		w := sourceOf(s.j)
+		if w == 1 && cached == nil {
+			var err error
+			if cached, err = resize.JPEGRoundTrip(t.img, resize.PillowJPEGQuality); err != nil {
+				return srcs, nil, err
+			}
+			psnr = psnrOrNil(t.img, cached)
+		}
+		sc := &srcs[w]
+		if sc.at == nil {
+			sc.img, sc.at = t.img, map[resize.Target]int{}
+			if w == 1 {
+				sc.img = cached
+			}
+		}
+		for _, tg := range resize.LayoutTargets(s.j.Layout, s.j.Spec.Kernel) {
+			if _, ok := sc.at[tg]; !ok {
+				sc.at[tg] = len(sc.targets)
+				sc.targets = append(sc.targets, tg)
+			}
+		}
+	}
+	return srcs, psnr, nil
+}
+
+// fanOut resizes each source to its targets, into the worker's reusable outputs.
+func fanOut(srcs *[2]frameSource, ws *scratch) error {
+	for w := range srcs {
+		sc := &srcs[w]
+		if len(sc.targets) == 0 {
+			continue
+		}
+		reuse := make([]*rgb.Image, len(sc.targets))
+		for i, tg := range sc.targets {
+			reuse[i] = ws.out[w][tg]
+		}
+		out, err := resize.FanOutInto(sc.img, sc.targets, reuse)
+		if err != nil {
+			return err
+		}
+		for i, tg := range sc.targets {
+			ws.out[w][tg] = out[i]
+		}
+		sc.out = out
+	}
+	return nil
+}
+
 // render appends to dst (empty, with the job's frame size as capacity) one plan position's bytes of
-// a job's frames tensor: the layout's images, packed, in the job's dtype.
+// a job's frames tensor: the layout's images, packed, in the job's dtype and tensor layout. A padded
+// layout's padding is zero in that dtype (0.0 after normalisation, as PaddleOCR pads).
 func render(j *Job, resized, thumb *rgb.Image, dst []byte, ws *scratch) ([]byte, error) {
 	if j.DType == cache.U8 {
 		return resize.AppendLayout(dst, j.Layout, resized, thumb)
@@ -501,28 +528,53 @@ func render(j *Job, resized, thumb *rgb.Image, dst []byte, ws *scratch) ([]byte,
 	ws.u8 = u8
 	per := j.Width * j.Height * 3
 	out := dst
+	nl := j.norm
 	for k := 0; k < j.Images; k++ {
 		img := &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: u8[k*per : (k+1)*per]}
 		switch j.DType {
 		case cache.F32:
 			ws.f32 = growTo(ws.f32, per)
-			if err := native.ToFloat32(ws.f32, img, j.norm.norm, native.NHWC); err != nil {
+			if err := native.ToFloat32(ws.f32, img, nl.norm, nl.layout); err != nil {
 				return nil, err
 			}
+			zeroPad(ws.f32, j.Layout, nl.layout)
 			for _, x := range ws.f32 {
 				out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
 			}
 		case cache.F16:
 			ws.f16 = growTo(ws.f16, per)
-			if err := native.ToFloat16(ws.f16, img, j.norm.norm, native.NHWC); err != nil {
+			if err := native.ToFloat16(ws.f16, img, nl.norm, nl.layout); err != nil {
 				return nil, err
 			}
+			zeroPad(ws.f16, j.Layout, nl.layout)
 			for _, x := range ws.f16 {
 				out = binary.LittleEndian.AppendUint16(out, x)
 			}
 		}
 	}
 	return out, nil
+}
+
+// zeroPad sets a padded layout's padding to 0 in one image's float tensor t (float32 values or
+// float16 bits, whose zero is 0 too): normalising the canvas's zero pixels made them -mean/std.
+func zeroPad[T float32 | uint16](t []T, l geom.Layout, layout native.Layout) {
+	if l.Pad == nil {
+		return
+	}
+	cw, ch, iw, ih := l.Pad.W, l.Pad.H, l.Resize.W, l.Resize.H
+	for y := 0; y < ch; y++ {
+		from := iw
+		if y >= ih {
+			from = 0
+		}
+		if layout == native.NHWC {
+			clear(t[(y*cw+from)*3 : (y+1)*cw*3])
+			continue
+		}
+		for c := 0; c < 3; c++ {
+			clear(t[c*cw*ch+y*cw+from : c*cw*ch+(y+1)*cw])
+		}
+	}
 }
 
 func growTo[T any](s []T, n int) []T {

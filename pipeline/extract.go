@@ -272,6 +272,17 @@ func (r *videoRun) run(ctx context.Context) error {
 			return err
 		}
 	}
+	build, err := r.missing(ctx, v, jobs)
+	if err != nil {
+		return err
+	}
+	return r.pass(ctx, v, src, build, t0)
+}
+
+// missing writes the manifest lines of the jobs whose objects the store has (skipped) and returns
+// the others, to build; a store that cannot be read stops the run (*SinkError).
+func (r *videoRun) missing(ctx context.Context, v Video, jobs []*Job) ([]*Job, error) {
+	o := r.o
 	var build []*Job
 	for _, j := range jobs {
 		r.pairs += len(j.Configs)
@@ -290,15 +301,22 @@ func (r *videoRun) run(ctx context.Context) error {
 			_ = json.Unmarshal([]byte(hdr.Metadata["damaged"]), &damaged)
 			for _, l := range r.jobLines(j, v, "skipped", ref, hdr.Tensors["frames"].Shape, psnr, damaged) {
 				if err := r.line(ctx, l); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		case errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrCorrupt):
 			build = append(build, j) // missing or damaged: (re)build it
 		default:
-			return &SinkError{err} // the store cannot be read: stop the run
+			return nil, &SinkError{err} // the store cannot be read: stop the run
 		}
 	}
+	return build, nil
+}
+
+// pass builds the jobs in one decoding pass into the store, with a manifest line per object written
+// and per pair that failed.
+func (r *videoRun) pass(ctx context.Context, v Video, src Source, build []*Job, t0 time.Time) error {
+	o := r.o
 	sink := &StoreSink{Ctx: ctx, Store: o.Store, Written: func(res *Result, ref cache.Ref) error {
 		r.mu.Lock()
 		r.sum.Written++

@@ -66,7 +66,7 @@ func ObjectMetadata(r *Result) map[string]string {
 		"pipeline":         j.Pipeline,
 		"dtype":            string(j.DType),
 		"norm":             j.Norm,
-		"tensor_layout":    "NHWC",
+		"tensor_layout":    j.Spec.Layout,
 	}
 	if j.Images > 1 {
 		meta["images_per_frame"] = strconv.Itoa(j.Images)

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/framesweep/framesweep/cache"
@@ -19,11 +21,16 @@ var ErrOptions = errors.New("bad pipeline options")
 // default: each config's own pipeline (raw when it names none), Pillow-exact bicubic, uint8 RGB,
 // display rotation applied, decoding in process.
 type Options struct {
-	Pipelines    []string    // overrides every config's pipeline (nil: the config's own, raw if unset)
-	Kernel       string      // resize kernel ("" = resize.DefaultKernel)
-	DType        cache.DType // "" = U8
-	Norm         string      // float dtypes: one of native.NormNames() ("" = clip); "none" for U8
-	NoAutorotate bool        // do not apply the container's display rotation
+	Pipelines []string    // overrides every config's pipeline (nil: the config's own, raw if unset)
+	Kernel    string      // resize kernel ("" = resize.DefaultKernel)
+	DType     cache.DType // "" = U8
+	// Norm is a float dtype's normalisation: one of native.NormNames() ("" = clip), or
+	// "mean=M|M|M,std=S|S|S" (x/255 - mean)/std per channel; "none" for U8 (ParseNorm).
+	Norm string
+	// Layout is the frames tensor's layout: "NHWC" ("" = the default: H×W×3, the RGB24 order) or,
+	// with a float dtype, "NCHW" (one plane per channel, what ONNX vision models take).
+	Layout       string
+	NoAutorotate bool // do not apply the container's display rotation
 	// Stream is the video stream to decode (its index in the file); nil = FFmpeg's best video
 	// stream. The index used enters every key, manifest line and object.
 	Stream *int
@@ -33,12 +40,28 @@ type Options struct {
 	// Worker, when set, decodes each video in supervised `framesweep worker` child processes with
 	// these limits (untrusted files: a crash or hang fails that video only).
 	Worker *worker.Limits
+	// WorkerUsage, when set with Worker, is called after every worker job with what its process used
+	// (the memory benchmark reports the worker's peak).
+	WorkerUsage func(worker.Usage)
+
+	// What follows changes how a video is decoded or described, not an input's bytes.
+
+	// Threads is the decoder's thread count (0: FFmpeg's default); frames are identical whatever it is.
+	Threads int
+	// HWAccel asks for hardware decoding ("", "none", "cuda", "vaapi", "auto"; decode falls back to the
+	// CPU when the device cannot take the stream). Hardware frames are not FFmpeg's CPU frames bit for
+	// bit, so Plan refuses it: only key-less readers (frames, probe, the benchmarks) take it.
+	HWAccel string
+	// FramesDetail makes a Source's Info carry every frame's pts and key flag (probe --frames-detail,
+	// plan's keyframes).
+	FramesDetail bool
 }
 
 // resolved is Options with defaults filled in and validated.
 type resolved struct {
 	Options
-	norm native.Norm
+	norm   native.Norm
+	layout native.Layout
 }
 
 func (o Options) resolve() (resolved, error) {
@@ -50,6 +73,9 @@ func (o Options) resolve() (resolved, error) {
 		return r, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
 	if _, err := decode.ParseDamagePolicy(string(r.OnDamaged)); err != nil {
+		return r, fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	if _, err := decode.ParseHWAccel(r.HWAccel); err != nil {
 		return r, fmt.Errorf("%w: %v", ErrOptions, err)
 	}
 	for _, p := range r.Pipelines {
@@ -64,6 +90,17 @@ func (o Options) resolve() (resolved, error) {
 	default:
 		return r, fmt.Errorf("%w: dtype %q (want U8, F32 or F16)", ErrOptions, r.DType)
 	}
+	switch r.Layout {
+	case "", "NHWC":
+		r.Layout, r.layout = "NHWC", native.NHWC
+	case "NCHW":
+		if r.DType == cache.U8 {
+			return r, fmt.Errorf("%w: layout NCHW needs a float dtype (uint8 frames are images, H×W×3)", ErrOptions)
+		}
+		r.layout = native.NCHW
+	default:
+		return r, fmt.Errorf("%w: layout %q (want NHWC or NCHW)", ErrOptions, r.Layout)
+	}
 	if r.DType == cache.U8 {
 		r.Norm = "none"
 		return r, nil
@@ -71,17 +108,74 @@ func (o Options) resolve() (resolved, error) {
 	if r.Norm == "" {
 		r.Norm = "clip"
 	}
-	n, err := native.LookupNorm(r.Norm)
+	name, n, err := ParseNorm(r.Norm)
 	if err != nil {
-		return r, fmt.Errorf("%w: %v (known: %s)", ErrOptions, err, strings.Join(native.NormNames(), ", "))
+		return r, err
 	}
-	r.norm = n
+	r.Norm, r.norm = name, n
 	return r, nil
+}
+
+// ParseNorm reads a float tensor's normalisation: a name of native.NormNames(), or
+// "mean=M|M|M,std=S|S|S" (x/255 − mean)/std per channel (one value stands for all three). It returns
+// the canonical name the cache key records: the named normalisation with the same values when there
+// is one ("mean=0.5,std=0.5" is "half"), else the values spelled out as float32s.
+func ParseNorm(s string) (string, native.Norm, error) {
+	if n, err := native.LookupNorm(s); err == nil {
+		return s, n, nil
+	}
+	if !strings.HasPrefix(s, "mean=") && !strings.HasPrefix(s, "std=") {
+		return "", native.Norm{}, fmt.Errorf("%w: normalisation %q (known: %s, or mean=M|M|M,std=S|S|S)", ErrOptions, s, strings.Join(native.NormNames(), ", "))
+	}
+	n := native.Norm{Scale: 1.0 / 255}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		var dst *[3]float32
+		switch k {
+		case "mean":
+			dst = &n.Mean
+		case "std":
+			dst = &n.Std
+		default:
+			return "", n, fmt.Errorf("%w: normalisation %q: unknown key %q (want mean=M|M|M,std=S|S|S)", ErrOptions, s, k)
+		}
+		parts := strings.Split(v, "|")
+		if len(parts) == 1 {
+			parts = []string{v, v, v}
+		}
+		for c, p := range parts {
+			f, err := strconv.ParseFloat(p, 32)
+			if len(parts) != 3 || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || k == "std" && f == 0 {
+				return "", n, fmt.Errorf("%w: normalisation %q: %s=%q (want one finite value or three separated by |, std non-zero)", ErrOptions, s, k, v)
+			}
+			dst[c] = float32(f)
+		}
+	}
+	if n.Std == ([3]float32{}) {
+		return "", n, fmt.Errorf("%w: normalisation %q: no std", ErrOptions, s)
+	}
+	for _, name := range native.NormNames() {
+		if named, _ := native.LookupNorm(name); named == n {
+			return name, n, nil
+		}
+	}
+	f := func(x [3]float32) string {
+		return strconv.FormatFloat(float64(x[0]), 'g', -1, 32) + "|" + strconv.FormatFloat(float64(x[1]), 'g', -1, 32) + "|" + strconv.FormatFloat(float64(x[2]), 'g', -1, 32)
+	}
+	return "mean=" + f(n.Mean) + ",std=" + f(n.Std), n, nil
+}
+
+// keyable refuses what no cache key names (Plan's inputs are keyed; PlanFrames' are not).
+func (o resolved) keyable() error {
+	if hw, _ := decode.ParseHWAccel(o.HWAccel); hw != decode.HWNone {
+		return fmt.Errorf("%w: hwaccel %s: hardware-decoded frames are not FFmpeg's CPU frames bit for bit, so no cache key can name them", ErrOptions, hw)
+	}
+	return nil
 }
 
 // decodeOptions is how videos are opened.
 func (o Options) decodeOptions() decode.Options {
-	return decode.Options{NoAutorotate: o.NoAutorotate, Stream: o.Stream, OnDamaged: o.OnDamaged}
+	return decode.Options{NoAutorotate: o.NoAutorotate, Stream: o.Stream, OnDamaged: o.OnDamaged, Threads: o.Threads, HWAccel: o.HWAccel}
 }
 
 // Check validates the options without planning anything.

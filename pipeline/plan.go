@@ -44,12 +44,17 @@ type Job struct {
 // Frames is the number of plan positions (sampled frames, duplicates included).
 func (j *Job) Frames() int { return len(j.Plan.Indices) }
 
-// Shape is the frames tensor's shape: [N, H, W, 3], or [N, images, H, W, 3] for tiled layouts.
+// Shape is the frames tensor's shape: [N, H, W, 3], or [N, images, H, W, 3] for tiled layouts; with
+// the NCHW tensor layout [N, 3, H, W] or [N, images, 3, H, W].
 func (j *Job) Shape() []int {
-	if j.Images > 1 {
-		return []int{j.Frames(), j.Images, j.Height, j.Width, 3}
+	img := []int{j.Height, j.Width, 3}
+	if j.Spec.Layout == "NCHW" {
+		img = []int{3, j.Height, j.Width}
 	}
-	return []int{j.Frames(), j.Height, j.Width, 3}
+	if j.Images > 1 {
+		return append([]int{j.Frames(), j.Images}, img...)
+	}
+	return append([]int{j.Frames()}, img...)
 }
 
 // FrameBytes is how many bytes one plan position adds to the frames tensor.
@@ -84,75 +89,158 @@ func (o resolved) pipelinesOf(c *sampler.Config) []string {
 // config; configs with identical bytes share one job. It errors only on bad options.
 func Plan(v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, error) {
 	ro, err := o.resolve()
+	if err == nil {
+		err = ro.keyable()
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	info := v.Info
-	sv := sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS}
-	var jobs []*Job
-	var fails []Failure
-	byKey := map[string]*Job{}
-	fail := func(c *sampler.Config, p string, err error) {
-		if strings.HasPrefix(err.Error(), c.ID+":") { // the sampler's errors name the config already
-			fails = append(fails, Failure{Config: c, Pipeline: p, Err: fmt.Errorf("%s: %w", v.Path, err)})
-			return
-		}
-		fails = append(fails, Failure{Config: c, Pipeline: p, Err: fmt.Errorf("%s: config %s: %w", v.Path, c.ID, err)})
-	}
+	p := &planner{v: v, o: ro, byKey: map[string]*Job{}}
 	for i := range configs {
-		c := &configs[i]
-		if c.TextOnly {
-			continue
-		}
-		plan, err := c.Plan(sv)
-		if err != nil {
-			fail(c, "", err)
-			continue
-		}
-		if len(plan.Indices) == 0 {
-			fail(c, "", fmt.Errorf("the plan has no frames for this video (%d frames, %.3f s)", info.Frames, info.DurationS))
-			continue
-		}
-		var g geom.Geometry = geom.Native{}
-		if c.Geometry() != nil {
-			g = c.Geometry()
-		}
-		lay, err := g.Layout(info.OutWidth, info.OutHeight, len(plan.Indices))
-		if err != nil {
-			fail(c, "", err)
-			continue
-		}
-		w, h, images, err := lay.ImageSize()
-		if err != nil {
-			fail(c, "", err)
-			continue
-		}
-		for _, p := range ro.pipelinesOf(c) {
-			spec := cache.KeySpec{
-				Autorotate: !ro.NoAutorotate, DType: ro.DType, Engine: version.Engine, Geometry: g.String(),
-				Indices: plan.Indices, Kernel: ro.Kernel, Layout: "NHWC", Libraries: keyLibraries(ro.Kernel, p),
-				Norm: ro.Norm, Pipeline: p, Stream: info.StreamIndex, VideoSHA256: v.SHA256,
-			}
-			if p == cache.PipelineCached {
-				spec.JPEGQuality, spec.JPEGSubsample = resize.PillowJPEGQuality, "4:2:0"
-			}
-			if err := spec.Validate(); err != nil {
-				fail(c, p, err)
-				continue
-			}
-			key := spec.Key()
-			if j := byKey[key]; j != nil {
-				j.Configs = append(j.Configs, c)
-				continue
-			}
-			j := &Job{Config: c, Configs: []*sampler.Config{c}, Pipeline: p, Spec: spec, Key: key, Plan: plan,
-				Layout: lay, Geometry: g.String(), Width: w, Height: h, Images: images, DType: ro.DType,
-				Norm: ro.Norm, norm: &ro}
-			byKey[key] = j
-			jobs = append(jobs, j)
-		}
+		p.config(&configs[i])
 	}
-	return jobs, fails, nil
+	return p.jobs, p.fails, nil
+}
+
+// planner collects one video's jobs and failures.
+type planner struct {
+	v     Video
+	o     resolved
+	jobs  []*Job
+	fails []Failure
+	byKey map[string]*Job
+}
+
+func (p *planner) fail(c *sampler.Config, pl string, err error) {
+	if strings.HasPrefix(err.Error(), c.ID+":") { // the sampler's errors name the config already
+		p.fails = append(p.fails, Failure{Config: c, Pipeline: pl, Err: fmt.Errorf("%s: %w", p.v.Path, err)})
+		return
+	}
+	p.fails = append(p.fails, Failure{Config: c, Pipeline: pl, Err: fmt.Errorf("%s: config %s: %w", p.v.Path, c.ID, err)})
+}
+
+// config plans one config: its frames, its layout, then a job per pipeline (shared by key).
+func (p *planner) config(c *sampler.Config) {
+	if c.TextOnly {
+		return
+	}
+	info := p.v.Info
+	plan, err := c.Plan(sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS})
+	if err != nil {
+		p.fail(c, "", err)
+		return
+	}
+	if len(plan.Indices) == 0 {
+		p.fail(c, "", fmt.Errorf("the plan has no frames for this video (%d frames, %.3f s)", info.Frames, info.DurationS))
+		return
+	}
+	var g geom.Geometry = geom.Native{}
+	if c.Geometry() != nil {
+		g = c.Geometry()
+	}
+	lay, err := layoutFor(g, info, len(plan.Indices))
+	if err != nil {
+		p.fail(c, "", err)
+		return
+	}
+	for _, pl := range p.o.pipelinesOf(c) {
+		spec := p.o.keySpec(p.v, g, plan.Indices, pl)
+		if err := spec.Validate(); err != nil {
+			p.fail(c, pl, err)
+			continue
+		}
+		key := spec.Key()
+		if j := p.byKey[key]; j != nil {
+			j.Configs = append(j.Configs, c)
+			continue
+		}
+		j := p.o.newJob(c, pl, spec, plan, g, lay)
+		j.Key = key
+		p.byKey[key] = j
+		p.jobs = append(p.jobs, j)
+	}
+}
+
+// layoutFor is what the model sees of each frame of a video described by info under g, for n
+// sampled frames, checked to fit one tensor.
+func layoutFor(g geom.Geometry, info decode.Info, n int) (geom.Layout, error) {
+	lay, err := g.Layout(info.OutWidth, info.OutHeight, n)
+	if err != nil {
+		return lay, err
+	}
+	_, _, _, err = lay.ImageSize()
+	return lay, err
+}
+
+// keySpec is everything that decides the bytes of indices of v through geometry g and pipeline pl.
+func (o resolved) keySpec(v Video, g geom.Geometry, indices []int, pl string) cache.KeySpec {
+	spec := cache.KeySpec{
+		Autorotate: !o.NoAutorotate, DType: o.DType, Engine: version.Engine, Geometry: g.String(),
+		Indices: indices, Kernel: o.Kernel, Layout: o.Layout, Libraries: keyLibraries(o.Kernel, pl),
+		Norm: o.Norm, Pipeline: pl, Stream: v.Info.StreamIndex, VideoSHA256: v.SHA256,
+	}
+	if pl == cache.PipelineCached {
+		spec.JPEGQuality, spec.JPEGSubsample = resize.PillowJPEGQuality, "4:2:0"
+	}
+	return spec
+}
+
+// newJob is the job building spec's bytes for config c (its Key is the caller's to set).
+func (o resolved) newJob(c *sampler.Config, pl string, spec cache.KeySpec, plan sampler.Plan, g geom.Geometry, lay geom.Layout) *Job {
+	w, h, images, _ := lay.ImageSize() // checked by layoutFor
+	return &Job{Config: c, Configs: []*sampler.Config{c}, Pipeline: pl, Spec: spec, Plan: plan,
+		Layout: lay, Geometry: g.String(), Width: w, Height: h, Images: images, DType: o.DType,
+		Norm: o.Norm, norm: &o}
+}
+
+// FrameRequest asks for exact frames rather than a sampling config: what `framesweep frames` and the
+// memory benchmark build.
+type FrameRequest struct {
+	Indices  []int         // frame indices in plan order (duplicates allowed)
+	Geometry geom.Geometry // nil: the source size
+	// LayoutFrames is the frame count a frame-count-dependent geometry (Qwen's total-pixel cap) is
+	// computed for; 0 means len(Indices).
+	LayoutFrames int
+}
+
+// framesConfig names the jobs of PlanFrames in results and errors.
+var framesConfig = sampler.Config{ID: "frames"}
+
+// PlanFrames makes the job that builds r's frames of v, through the raw pipeline with o's kernel,
+// dtype and norm: the engine's bytes for those frames, without a sampler. Its Key is "": no cache
+// key names it (it may use o.HWAccel, and v need not be hashed), so it is for sinks that do not
+// store (a MemorySink, `frames`' PNG writer); StoreSink refuses it. An index past the end is a
+// *decode.RangeError naming the video, before anything is decoded.
+func PlanFrames(v Video, r FrameRequest, o Options) (*Job, error) {
+	ro, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Indices) == 0 {
+		return nil, fmt.Errorf("%s: no frames requested", v.Path)
+	}
+	n := v.Info.Frames
+	plan := sampler.Plan{Policy: "indices", Indices: r.Indices, TimestampsS: make([]float64, len(r.Indices))}
+	for k, x := range r.Indices {
+		if x < 0 || x >= n {
+			return nil, fmt.Errorf("%s: %w", v.Path, &decode.RangeError{Index: x, NumFrames: n})
+		}
+		plan.TimestampsS[k] = float64(x) / v.Info.FPS
+	}
+	g := r.Geometry
+	if g == nil {
+		g = geom.Native{}
+	}
+	lf := r.LayoutFrames
+	if lf == 0 {
+		lf = len(r.Indices)
+	}
+	lay, err := layoutFor(g, v.Info, lf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.Path, err)
+	}
+	spec := ro.keySpec(v, g, r.Indices, cache.PipelineRaw)
+	return ro.newJob(&framesConfig, cache.PipelineRaw, spec, plan, g, lay), nil
 }
 
 // keyLibraries is the part of a cache key that names the linked libraries deciding the pixels: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"hash"
 
 	"github.com/framesweep/framesweep/cache"
@@ -22,6 +23,9 @@ type StoreSink struct {
 
 // Begin implements Sink.
 func (s *StoreSink) Begin(j *Job) (JobWriter, error) {
+	if j.Key == "" {
+		return nil, fmt.Errorf("config %s: the job has no content key (PlanFrames): it cannot be stored", j.Config.ID)
+	}
 	sp, err := s.Store.NewSpool()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 
@@ -12,54 +13,119 @@ import (
 	"github.com/framesweep/framesweep/internal/worker"
 )
 
-// VideoRef names a video to open: its path and, when the caller has hashed the file already, its
-// sha256 (so that no video is hashed twice).
+// The source layer: the one way a video is opened for frames. Every caller — extract, the sweep,
+// serve, ask, frames, probe, plan and the benchmarks — goes through OpenVideo (inputs that are keyed
+// by the file's digest) or OpenSource (frames or a description without a key), and both go through
+// openDecoder, the one place a VideoRef becomes a decoder, in this process or in supervised worker
+// processes. No other package calls decode.Open (TestOneSourceLayer checks it over `go list`).
+
+// VideoRef names a video to open and carries what the caller already knows of it, so that nothing is
+// done twice.
 type VideoRef struct {
-	Path   string
-	SHA256 string // hex sha256 of the file's content; "" = hash it
+	// Path is the local file. It is what is decoded and what objects record as source_path.
+	Path string
+	// SHA256 is the file's content digest (hex) when the caller has hashed it already; "" makes
+	// OpenVideo hash the file.
+	SHA256 string
+	// Info is the decoder's description of this same file version from an earlier open (a server's
+	// cache of descriptions). A worker Source then takes it instead of probing again; an open in
+	// this process checks the file still gives it, else ErrChanged.
+	Info *decode.Info
 }
 
-// OpenVideo opens ref as o says: in process, or (o.Worker set) through supervised worker processes,
-// one for the index scan and one per Read; the file is hashed unless ref carries its digest. The caller
-// closes the Source.
+// ErrChanged: the video no longer matches the description the caller gave (VideoRef.Info): it was
+// rewritten or replaced since it was described.
+var ErrChanged = errors.New("the video changed since it was described")
+
+// OpenVideo opens ref for building inputs as o says: in process, or (o.Worker set) through supervised
+// worker processes, one for the index scan and one per Read. The file is hashed unless ref carries its
+// digest: Video.SHA256 is the content digest every cache key names. The caller closes the Source.
 func OpenVideo(ctx context.Context, ref VideoRef, o Options) (Video, Source, error) {
-	path, digest := ref.Path, ref.SHA256
-	st, err := os.Stat(path)
-	if err != nil {
-		return Video{Path: path}, nil, err
+	v := Video{Path: ref.Path, SHA256: ref.SHA256}
+	if err := checkRegular(ref.Path); err != nil {
+		return v, nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return Video{Path: path}, nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if digest == "" {
-		if digest, err = cache.FileSHA256(path); err != nil {
-			return Video{Path: path}, nil, err
-		}
-	}
-	v := Video{Path: path, SHA256: digest}
-	opts := o.decodeOptions()
-	if o.Worker == nil {
-		d, err := decode.Open(path, opts)
-		if err != nil {
+	if v.SHA256 == "" {
+		var err error
+		if v.SHA256, err = cache.FileSHA256(ref.Path); err != nil {
 			return v, nil, err
 		}
-		v.Info = d.Info()
-		return v, d, nil
 	}
-	r := &worker.Runner{Limits: *o.Worker}
-	info, err := r.Probe(ctx, path, opts, false)
+	src, err := openDecoder(ctx, ref, o)
 	if err != nil {
 		return v, nil, err
 	}
-	v.Info = info
-	return v, WorkerSource(ctx, r, path, opts, info), nil
+	v.Info = src.Info()
+	return v, src, nil
 }
 
-// WorkerSource is a Source that decodes path in a supervised `framesweep worker` child process per
-// Read (r's limits), for a video whose Info a worker's probe gave.
-func WorkerSource(ctx context.Context, r *worker.Runner, path string, opts decode.Options, info decode.Info) Source {
-	return &workerSource{ctx: ctx, r: r, path: path, opts: opts, info: info}
+// OpenSource opens ref as OpenVideo does but never hashes it: for frames or a description that no
+// cache key names (probe, plan, frames, the benchmarks). Video.SHA256 is ref.SHA256 (maybe "").
+func OpenSource(ctx context.Context, ref VideoRef, o Options) (Video, Source, error) {
+	v := Video{Path: ref.Path, SHA256: ref.SHA256}
+	if err := checkRegular(ref.Path); err != nil {
+		return v, nil, err
+	}
+	src, err := openDecoder(ctx, ref, o)
+	if err != nil {
+		return v, nil, err
+	}
+	v.Info = src.Info()
+	return v, src, nil
 }
+
+func checkRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file", path)
+	}
+	return nil
+}
+
+// openDecoder is the one place a ref becomes a decoder. In process it opens decode.Video (index scan)
+// and, when ref carries a description, checks the file still matches it. With o.Worker, the index
+// scan runs in a worker (skipped when ref carries the description) and each Read in another.
+func openDecoder(ctx context.Context, ref VideoRef, o Options) (Source, error) {
+	opts := o.decodeOptions()
+	if o.Worker != nil {
+		r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
+		if ref.Info != nil {
+			return &workerSource{ctx: ctx, r: r, path: ref.Path, opts: opts, info: *ref.Info}, nil
+		}
+		info, err := r.Probe(ctx, ref.Path, opts, o.FramesDetail)
+		if err != nil {
+			return nil, err
+		}
+		return &workerSource{ctx: ctx, r: r, path: ref.Path, opts: opts, info: info}, nil
+	}
+	d, err := decode.Open(ref.Path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Info != nil && !sameVideo(d.Info(), *ref.Info) {
+		d.Close()
+		return nil, fmt.Errorf("%s: %w", ref.Path, ErrChanged)
+	}
+	if o.FramesDetail {
+		return &detailed{Video: d}, nil
+	}
+	return d, nil
+}
+
+// sameVideo reports whether two descriptions are of the same decodable stream: what a pass relies on
+// (the frame count, the stream and the size of its frames).
+func sameVideo(a, b decode.Info) bool {
+	return a.Frames == b.Frames && a.StreamIndex == b.StreamIndex && a.OutWidth == b.OutWidth && a.OutHeight == b.OutHeight &&
+		a.Codec == b.Codec && a.PixFmt == b.PixFmt
+}
+
+// detailed is an in-process Source whose Info carries every frame's pts and key flag.
+type detailed struct{ *decode.Video }
+
+func (d *detailed) Info() decode.Info { return d.WithFramesDetail() }
 
 // ShardKey is what a video is sharded by: its content digest (returned too), or, for a file that
 // cannot be read (digest ""), the sha256 of its path, so exactly one shard reports it. The sweep and
@@ -74,7 +140,7 @@ func ShardKey(path string) (digest, key string) {
 	return "", hex.EncodeToString(sum[:])
 }
 
-// workerSource decodes in a child process per Read.
+// workerSource decodes in a supervised child process per Read.
 type workerSource struct {
 	ctx  context.Context
 	r    *worker.Runner

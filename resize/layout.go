@@ -19,8 +19,9 @@ func LayoutTargets(l geom.Layout, kernel string) []Target {
 
 // AppendLayout appends to dst, packed RGB24, the images one frame contributes under layout l, cut
 // from resized (the frame at l.Resize) and thumb (the frame at *l.Thumb, nil when l has none): the
-// resized frame itself, its centre crop, or its tiles in row-major order followed by the thumbnail.
-// This is what the model sees; resized and thumb are only read, so they can be shared.
+// resized frame itself, its centre crop, its tiles in row-major order followed by the thumbnail, or
+// the resized frame at the top left of the zero-filled padding canvas. This is what the model sees;
+// resized and thumb are only read, so they can be shared.
 func AppendLayout(dst []byte, l geom.Layout, resized, thumb *rgb.Image) ([]byte, error) {
 	if resized.W != l.Resize.W || resized.H != l.Resize.H {
 		return dst, &Error{Op: "layout", Err: ErrBadSize, Msg: fmt.Sprintf("frame is %dx%d, layout resizes to %dx%d", resized.W, resized.H, l.Resize.W, l.Resize.H)}
@@ -51,6 +52,8 @@ func AppendLayout(dst []byte, l geom.Layout, resized, thumb *rgb.Image) ([]byte,
 			return dst, err
 		}
 		return appendRect(dst, resized, *l.Crop), nil
+	case l.Pad != nil:
+		return appendPadded(dst, resized, *l.Pad)
 	}
 	return appendRect(dst, resized, geom.Rect{W: resized.W, H: resized.H}), nil
 }
@@ -78,6 +81,24 @@ func ApplyLayout(kernel string, l geom.Layout, src *rgb.Image) ([]*rgb.Image, er
 	out := make([]*rgb.Image, images)
 	for i := range out {
 		out[i] = &rgb.Image{W: w, H: h, Stride: 3 * w, Pix: buf[i*per : (i+1)*per : (i+1)*per]}
+	}
+	return out, nil
+}
+
+// appendPadded appends m at the top left of a canvas of size c whose other pixels are 0.
+func appendPadded(out []byte, m *rgb.Image, c geom.Size) ([]byte, error) {
+	if m.W > c.W || m.H > c.H {
+		return out, &Error{Op: "layout", Err: ErrBadSize, Msg: fmt.Sprintf("a %dx%d image does not fit the %v padding canvas", m.W, m.H, c)}
+	}
+	for y := 0; y < c.H; y++ {
+		n := 0
+		if y < m.H {
+			out = append(out, m.Pix[y*m.Stride:y*m.Stride+3*m.W]...)
+			n = m.W
+		}
+		for x := n; x < c.W; x++ {
+			out = append(out, 0, 0, 0)
+		}
 	}
 	return out, nil
 }

@@ -15,6 +15,12 @@
 // slow clients time out, and every error is a JSON object {"error","code","status"}; a bad request
 // ends only itself.
 //
+// Routing is Go's ServeMux (a method per endpoint; JSON 404 and 405). Videos are opened through the
+// engine's source layer only (pipeline.OpenVideo): once to describe a file version (hash and index
+// scan, shared by concurrent requests through singleflight, kept in an LRU), then per pass with that
+// digest and description (a worker skips its probe; an in-process open checks the file still matches,
+// else 409).
+//
 // Sharing: requests for configurations of one video that arrive within Window of each other are
 // planned together and served by one decoding pass (pipeline.Run with every job); a request whose
 // content key is already being built waits for that build; finished objects stay in a byte-sized LRU.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/sampler"
@@ -298,30 +298,19 @@ func mustJSON(t testing.TB, v any) string {
 	return string(b)
 }
 
-// parseNPY reads a .npy (version 1.0) file: shape, descr and data.
+// parseNPY reads a .npy file as a client would (internal/npy), checking numpy's own framing: version
+// 1.0, a header padded to 64 bytes and ended by a newline.
 func parseNPY(t testing.TB, b []byte) ([]int, string, []byte) {
 	t.Helper()
-	if len(b) < 10 || string(b[:8]) != "\x93NUMPY\x01\x00" {
-		t.Fatalf("not npy 1.0: %q", b[:min(len(b), 10)])
+	a, err := npy.Read(b)
+	if err != nil {
+		t.Fatal(err)
 	}
-	n := int(binary.LittleEndian.Uint16(b[8:10]))
-	head := string(b[10 : 10+n])
-	if (10+n)%64 != 0 || !strings.HasSuffix(head, "\n") || !strings.Contains(head, "'fortran_order': False") {
+	head := b[:len(b)-len(a.Data)]
+	if string(head[:8]) != "\x93NUMPY\x01\x00" || len(head)%64 != 0 || head[len(head)-1] != '\n' {
 		t.Fatalf("npy header %q", head)
 	}
-	var descr string
-	i := strings.Index(head, "'descr': '") + len("'descr': '")
-	descr = head[i : i+strings.Index(head[i:], "'")]
-	j := strings.Index(head, "'shape': (") + len("'shape': (")
-	var shape []int
-	for _, f := range strings.Split(head[j:j+strings.Index(head[j:], ")")], ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			var d int
-			fmt.Sscan(f, &d)
-			shape = append(shape, d)
-		}
-	}
-	return shape, descr, b[10+n:]
+	return a.Shape, a.Descr, a.Data
 }
 
 // TestProbe: /v1/probe is decode.Info, as `framesweep probe --json` prints it.
@@ -714,4 +703,41 @@ func TestDamagedFrames(t *testing.T) {
 	}
 	fail() // the keep object is in the LRU now, under the same content key
 	framesOf(t, post(t, url, "/v1/frames", Request{Video: "clean.mp4", Policy: "uniform", Frames: 50, Resolution: "32x32"}))
+}
+
+// TestRouting: the endpoints' method patterns (GET serves HEAD), a JSON 405 with Allow for any other
+// method, a JSON 404 for any other path, and no redirect for a path that is not clean (ServeMux would
+// answer 301 with a text body).
+func TestRouting(t *testing.T) {
+	_, url := start(t, Config{Roots: []string{testVideos(t)}})
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{http.MethodHead, "/v1/health", 200, ""},
+		{http.MethodGet, "/v1/health", 200, ""},
+		{http.MethodPut, "/v1/health", 405, "GET"},
+		{http.MethodDelete, "/v1/probe", 405, "GET"},
+		{http.MethodGet, "/v1/plan", 405, "POST"},
+		{http.MethodHead, "/v1/frames", 405, "POST"},
+		{http.MethodPatch, "/v1/frames", 405, "POST"},
+		{http.MethodGet, "/v1/health/", 404, ""},
+		{http.MethodPost, "/v1//frames", 404, ""},
+		{http.MethodPost, "/v1/x/../frames", 404, ""},
+		{http.MethodGet, "/", 404, ""},
+		{http.MethodPost, "/v2/frames", 404, ""},
+	} {
+		r := do(t, c.method, url+c.path, strings.NewReader("{}"), nil)
+		if r.status != c.status || r.header.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d (Allow %q), want %d (Allow %q): %s", c.method, c.path, r.status, r.header.Get("Allow"), c.status, c.allow, r.body)
+			continue
+		}
+		if c.status >= 400 && c.method != http.MethodHead {
+			want := map[int]string{404: CodeNotFound, 405: CodeMethod}[c.status]
+			if e := r.errBody(t); e.Code != want || e.Status != c.status {
+				t.Errorf("%s %s: %+v, want code %s", c.method, c.path, e, want)
+			}
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
@@ -73,6 +75,7 @@ type Server struct {
 	videos  *videos
 	objects *lru[string, *object]
 	log     *log.Logger
+	mux     *http.ServeMux
 
 	ctx    context.Context // passes and requests derive from it; Close cancels it
 	cancel context.CancelFunc
@@ -156,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 		s.window = 0
 	}
 	s.objects = newLRU[string, *object](max(cfg.LRUBytes, 0), (*object).size)
+	s.mux = s.endpoints()
 	if cfg.Token != "" {
 		h := sha256.Sum256([]byte(cfg.Token))
 		s.token = &h
@@ -249,7 +253,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler: it counts the request, turns a panic into a logged 500, checks
+// the token (before routing, so an unknown endpoint is a 401 too without it) and hands the request to
+// the endpoints' ServeMux.
 func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	s.stats.requests.Add(1)
 	w := &statusWriter{ResponseWriter: rw}
@@ -271,28 +277,51 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		writeError(w, apiErr(http.StatusUnauthorized, CodeUnauthorized, "a bearer token is required (Authorization: Bearer <token>)"))
 		return
 	}
-	var h func(http.ResponseWriter, *http.Request) error
-	method := http.MethodPost
-	switch r.URL.Path {
-	case "/v1/health":
-		h, method = s.health, http.MethodGet
-	case "/v1/probe":
-		h, method = s.probe, http.MethodGet
-	case "/v1/plan":
-		h = s.plan
-	case "/v1/frames":
-		h = s.frames
-	default:
-		writeError(w, apiErr(http.StatusNotFound, CodeNotFound, "no endpoint %s (see /v1/health, /v1/probe, /v1/plan, /v1/frames)", r.URL.Path))
+	if r.URL.Path == "" || path.Clean(r.URL.Path) != r.URL.Path {
+		// ServeMux would redirect to the cleaned path; an API client gets a plain 404 instead.
+		writeError(w, noEndpoint(r.URL.Path))
 		return
 	}
-	if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
-		w.Header().Set("Allow", method)
-		writeError(w, apiErr(http.StatusMethodNotAllowed, CodeMethod, "%s needs %s, not %s", r.URL.Path, method, r.Method))
-		return
+	s.mux.ServeHTTP(w, r)
+}
+
+// endpoints is the API's routing: Go's ServeMux patterns with a method, plus, per path, a fallback
+// that answers any other method with a JSON 405 (ServeMux's own is plain text), and a JSON 404 for
+// every other path. A GET pattern also serves HEAD.
+func (s *Server) endpoints() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, e := range []struct {
+		method, path string
+		h            func(http.ResponseWriter, *http.Request) error
+	}{
+		{http.MethodGet, "/v1/health", s.health},
+		{http.MethodGet, "/v1/probe", s.probe},
+		{http.MethodPost, "/v1/plan", s.plan},
+		{http.MethodPost, "/v1/frames", s.frames},
+	} {
+		mux.Handle(e.method+" "+e.path, s.endpoint(e.h))
+		mux.Handle(e.path, s.endpoint(func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Allow", e.method)
+			return apiErr(http.StatusMethodNotAllowed, CodeMethod, "%s needs %s, not %s", r.URL.Path, e.method, r.Method)
+		}))
 	}
-	if err := h(w, r); err != nil {
-		if w.status != 0 {
+	mux.Handle("/", s.endpoint(func(_ http.ResponseWriter, r *http.Request) error { return noEndpoint(r.URL.Path) }))
+	return mux
+}
+
+func noEndpoint(path string) *Error {
+	return apiErr(http.StatusNotFound, CodeNotFound, "no endpoint %s (see /v1/health, /v1/probe, /v1/plan, /v1/frames)", path)
+}
+
+// endpoint adapts a handler that returns its error: the error becomes the JSON response, or, when the
+// response has already started, a log line.
+func (s *Server) endpoint(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
 			s.logf("%s %s after the response started: %v", r.Method, r.URL.Path, err)
 			return
 		}
@@ -301,7 +330,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			s.logf("%s %s: %s", r.Method, r.URL.Path, e.Message)
 		}
 		writeError(w, e)
-	}
+	})
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -490,18 +519,11 @@ func (s *Server) checkSize(j *pipeline.Job) error {
 	return nil
 }
 
-// PlanResponse is the JSON of POST /v1/plan: `framesweep plan --json`'s fields for the video and the
-// configuration, and what POST /v1/frames would return for it (config id, content key, tensor).
+// PlanResponse is the JSON of POST /v1/plan: `framesweep plan --json`'s report for the video and the
+// configuration (pipeline.PlanReport), then what POST /v1/frames would return for it (config id,
+// content key, tensor).
 type PlanResponse struct {
-	Path        string  `json:"path"`
-	TotalFrames int     `json:"total_frames"`
-	FPS         float64 `json:"fps"`
-	DurationS   float64 `json:"duration_s"`
-	Count       int     `json:"count"`
-	sampler.Plan
-	Resolution   string `json:"resolution,omitempty"`
-	OutputSize   string `json:"output_size,omitempty"`
-	VisualTokens int    `json:"visual_tokens,omitempty"`
+	pipeline.PlanReport
 
 	Config      string `json:"config"`
 	Key         string `json:"key"`
@@ -535,11 +557,11 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := v.Info
-	out := PlanResponse{Path: v.Path, TotalFrames: in.Frames, FPS: in.FPS, DurationS: in.DurationS, Count: j.Frames(),
-		Plan: j.Plan, OutputSize: j.Layout.Output().String(), VisualTokens: j.Layout.TokensFor(j.Frames()),
+	out := PlanResponse{PlanReport: pipeline.NewPlanReport(v.Path, sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS}, j.Plan),
 		Config: sp.config.ID, Key: j.Key, VideoSHA256: v.SHA256, StreamIndex: j.Spec.Stream, Pipeline: j.Pipeline,
 		Geometry: j.Geometry, Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: j.Shape(),
 		TensorBytes: j.TensorBytes()}
+	out.SetLayout(j.Layout)
 	if sp.config.Resolution != "" {
 		out.Resolution = j.Geometry
 	}
@@ -632,7 +654,7 @@ func (s *Server) send(w http.ResponseWriter, o *object, format, served, config s
 	var parts [][]byte
 	ext := ".safetensors"
 	if format == FormatNPY {
-		head, err := npyHeader(o.Shape, o.DType)
+		head, err := npy.Header(string(o.DType), o.Shape)
 		if err != nil {
 			return err
 		}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"sync"
 	"syscall"
 
-	"github.com/framesweep/framesweep/cache"
+	"golang.org/x/sync/singleflight"
+
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
@@ -66,8 +66,10 @@ func keyFor(path string, id fileID, o pipeline.Options) passKey {
 	return k
 }
 
-func (k passKey) decodeOptions() decode.Options {
-	o := decode.Options{NoAutorotate: k.NoRot, OnDamaged: k.OnDamaged}
+// options are the engine options that open k's video (the request's other options decide only the
+// bytes of its object).
+func (k passKey) options(limits *worker.Limits) pipeline.Options {
+	o := pipeline.Options{NoAutorotate: k.NoRot, OnDamaged: k.OnDamaged, Worker: limits}
 	if k.Stream >= 0 {
 		o.Stream = decode.StreamAt(k.Stream)
 	}
@@ -75,53 +77,43 @@ func (k passKey) decodeOptions() decode.Options {
 }
 
 // videos describes videos once per file version (sha256 of the bytes + the decoder's index scan) and
-// keeps the descriptions in an LRU; concurrent requests for a video being described wait for it.
+// keeps the descriptions in an LRU; concurrent requests for a video being described share one
+// description (singleflight).
 type videos struct {
 	worker *worker.Limits
 	cache  *lru[videoKey, pipeline.Video]
-
-	mu   sync.Mutex
-	busy map[videoKey]*videoCall
-}
-
-type videoCall struct {
-	done chan struct{}
-	v    pipeline.Video
-	err  error
+	flight singleflight.Group
 }
 
 func newVideos(limits *worker.Limits, entries int) *videos {
-	return &videos{worker: limits, cache: newLRU[videoKey, pipeline.Video](int64(entries), func(pipeline.Video) int64 { return 1 }),
-		busy: map[videoKey]*videoCall{}}
+	return &videos{worker: limits, cache: newLRU[videoKey, pipeline.Video](int64(entries), func(pipeline.Video) int64 { return 1 })}
 }
 
-// get returns the description of the video k names, describing it (once) if needed.
+// flightKey names a description in the single flight (a videoKey as a string).
+func (k videoKey) flightKey() string {
+	return fmt.Sprintf("%d:%d:%d:%d:%d:%t:%s", k.ID.Dev, k.ID.Ino, k.ID.Size, k.ID.MtimeNS, k.Stream, k.NoRot, k.Path)
+}
+
+// get returns the description of the video k names, describing it (once) if needed. A request that
+// gives up stops waiting; the description goes on for the others (and the LRU).
 func (vs *videos) get(ctx context.Context, k passKey) (pipeline.Video, error) {
-	vs.mu.Lock()
 	if v, ok := vs.cache.get(k.videoKey); ok {
-		vs.mu.Unlock()
 		return v, nil
 	}
-	c := vs.busy[k.videoKey]
-	if c == nil {
-		c = &videoCall{done: make(chan struct{})}
-		vs.busy[k.videoKey] = c
-		go func() {
-			// Not the request's context: other requests may be waiting for the same description.
-			c.v, c.err = vs.describe(context.WithoutCancel(ctx), k)
-			vs.mu.Lock()
-			if c.err == nil {
-				vs.cache.put(k.videoKey, c.v)
-			}
-			delete(vs.busy, k.videoKey)
-			vs.mu.Unlock()
-			close(c.done)
-		}()
-	}
-	vs.mu.Unlock()
+	ch := vs.flight.DoChan(k.flightKey(), func() (any, error) {
+		if v, ok := vs.cache.get(k.videoKey); ok { // described while this request looked
+			return v, nil
+		}
+		// Not the request's context: other requests may be waiting for the same description.
+		v, err := vs.describe(context.WithoutCancel(ctx), k)
+		if err == nil {
+			vs.cache.put(k.videoKey, v)
+		}
+		return v, err
+	})
 	select {
-	case <-c.done:
-		return c.v, c.err
+	case r := <-ch:
+		return r.Val.(pipeline.Video), r.Err
 	case <-ctx.Done():
 		return pipeline.Video{}, ctx.Err()
 	}
@@ -130,29 +122,14 @@ func (vs *videos) get(ctx context.Context, k passKey) (pipeline.Video, error) {
 // forget drops a description (the file changed under it).
 func (vs *videos) forget(k videoKey) { vs.cache.delete(k) }
 
-// describe hashes the file and runs the decoder's index scan (in a worker process when configured);
-// the file must be the same version before and after.
+// describe hashes the file and runs the decoder's index scan through the engine's source layer (in a
+// worker process when configured); the file must be the same version before and after.
 func (vs *videos) describe(ctx context.Context, k passKey) (pipeline.Video, error) {
-	v := pipeline.Video{Path: k.Path}
-	digest, err := cache.FileSHA256(k.Path)
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path}, k.options(vs.worker))
 	if err != nil {
 		return v, videoErr(err)
 	}
-	v.SHA256 = digest
-	opts := k.decodeOptions()
-	if vs.worker != nil {
-		r := &worker.Runner{Limits: *vs.worker}
-		if v.Info, err = r.Probe(ctx, k.Path, opts, false); err != nil {
-			return v, videoErr(err)
-		}
-	} else {
-		d, err := decode.Open(k.Path, opts)
-		if err != nil {
-			return v, videoErr(err)
-		}
-		v.Info = d.Info()
-		d.Close()
-	}
+	src.Close()
 	if id, err := statID(k.Path); err != nil || id != k.ID {
 		return v, changed(k.Path)
 	}
@@ -176,22 +153,17 @@ func videoErr(err error) error {
 	return apiErr(http.StatusUnprocessableEntity, CodeBadVideo, "%v", err)
 }
 
-// open opens a Source for one pass over v (in process, or a supervised worker per Read) and checks it
-// is the video v describes.
+// open opens a Source for one pass over v through the engine's source layer, with what v already
+// knows (its digest and description): a worker Source takes the description, an in-process open checks
+// the file still matches it (409 and the description forgotten otherwise).
 func (vs *videos) open(ctx context.Context, k passKey, v pipeline.Video) (pipeline.Source, error) {
-	opts := k.decodeOptions()
-	if vs.worker != nil {
-		return pipeline.WorkerSource(ctx, &worker.Runner{Limits: *vs.worker}, k.Path, opts, v.Info), nil
-	}
-	d, err := decode.Open(k.Path, opts)
-	if err != nil {
-		return nil, videoErr(err)
-	}
-	in := d.Info()
-	if in.Frames != v.Info.Frames || in.StreamIndex != v.Info.StreamIndex || in.OutWidth != v.Info.OutWidth || in.OutHeight != v.Info.OutHeight {
-		d.Close()
+	_, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, SHA256: v.SHA256, Info: &v.Info}, k.options(vs.worker))
+	switch {
+	case errors.Is(err, pipeline.ErrChanged):
 		vs.forget(k.videoKey)
 		return nil, changed(k.Path)
+	case err != nil:
+		return nil, videoErr(err)
 	}
-	return d, nil
+	return src, nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
-	"github.com/framesweep/framesweep/rgb"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -43,7 +42,7 @@ type askOutput struct {
 	Width       int       `json:"width,omitempty"` // each image fed
 	Height      int       `json:"height,omitempty"`
 	Images      int       `json:"images,omitempty"`       // images per frame (tiles + thumbnail, or 1)
-	InputSHA256 string    `json:"input_sha256,omitempty"` // sha256 of the uint8 RGB frames tensor fed
+	InputSHA256 string    `json:"input_sha256,omitempty"` // sha256 of the frames tensor fed (uint8 frames, or a tensor runtime's float tensor)
 	Indices     []int     `json:"indices"`
 	TimestampsS []float64 `json:"timestamps_s"`
 }
@@ -72,9 +71,156 @@ func splitOptions(args []string) (rest, opts []string, seen bool) {
 	return rest, opts, seen
 }
 
+// askArgs are ask's validated flags.
+type askArgs struct {
+	spec    string
+	engine  string // the spec's engine name
+	req     *llm.Request
+	video   string // "" with --text-only
+	sampler string // preset or policy name
+	request sampler.Request
+	pipe    string
+	cfg     sampler.Config   // the config the flags name
+	o       pipeline.Options // how the input is built
+	geomSet bool             // --resolution, --size or --kernel was given
+	asJSON  bool
+}
+
 // runAsk: framesweep ask --runtime SPEC VIDEO --question Q --options "A. …" "B. …" …
 // (--preset NAME [--frames N] | --policy NAME --frames N | --text-only) [--template T] [--json]
+// The video is opened first (a bad video is reported before a bad model), then the runtime, then the
+// input is built through the engine as the runtime takes it: frames, or the tensor a tensor runtime
+// (llm.TensorInput, onnx) says how to build.
 func runAsk(args []string, stdout, stderr io.Writer) int {
+	const name = "ask"
+	a, code := parseAsk(args, stderr)
+	if a == nil {
+		return code
+	}
+	out := askOutput{Runtime: a.engine, Indices: []int{}, TimestampsS: []float64{}}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var v pipeline.Video
+	var src pipeline.Source
+	if a.video != "" {
+		var err error
+		if v, src, err = pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: a.video}, a.o); err != nil {
+			return failErr(stderr, name, err)
+		}
+		defer src.Close()
+	}
+	// llama.cpp logs through slog at INFO; keep stderr to warnings and errors.
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	rt, err := runtimes.Open(a.spec)
+	if err != nil {
+		if errors.Is(err, llm.ErrBadSpec) || errors.Is(err, llm.ErrUnknownEngine) {
+			return usageErr(stderr, name, "--runtime: %v", err)
+		}
+		return failErr(stderr, name, err)
+	}
+	defer rt.Close()
+	if src != nil {
+		if code := a.feed(ctx, rt, v, src, &out, stderr); code != exitOK {
+			return code
+		}
+	}
+	resp, err := rt.Answer(ctx, a.req)
+	if err != nil {
+		return failErr(stderr, name, err)
+	}
+	out.Response = resp
+	if a.asJSON {
+		if err := writeJSON(stdout, out); err != nil {
+			return failErr(stderr, name, err)
+		}
+		return exitOK
+	}
+	letters := make([]string, 0, len(resp.Probs))
+	for l := range resp.Probs {
+		letters = append(letters, l)
+	}
+	sort.Strings(letters)
+	var probs []string
+	for _, l := range letters {
+		probs = append(probs, fmt.Sprintf("%s=%.3f", l, resp.Probs[l]))
+	}
+	fmt.Fprintf(stdout, "choice: %q  probs: %s  (template %s, %d frames, %.3fs)\ntext: %q\n",
+		resp.Choice, strings.Join(probs, " "), resp.Template, len(out.Indices), resp.LatencyS, resp.Text)
+	return exitOK
+}
+
+// feed builds the request's input through the engine (one pass over the opened video, in memory),
+// exactly as extract stores it for that config: the uint8 frames, or, for a tensor runtime, the tensor
+// built as the runtime's Input says (its geometry replaces the preset's; --resolution, --size and
+// --kernel are then bad usage). input_sha256 is the sha256 of that tensor: what the model consumes.
+func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, v pipeline.Video, src pipeline.Source, out *askOutput, stderr io.Writer) int {
+	const name = "ask"
+	cfg, o := a.cfg, a.o
+	ti, tensor := rt.(llm.TensorInput)
+	if tensor {
+		spec := ti.Input()
+		if a.geomSet {
+			return usageErr(stderr, name, "the %s runtime takes a tensor it describes itself (geometry %s, kernel %s): --resolution, --size and --kernel do not apply", out.Runtime, spec.Geometry, spec.Kernel)
+		}
+		var err error
+		if cfg, err = sampler.One(a.sampler, a.request, spec.Geometry, a.pipe); err != nil {
+			return failErr(stderr, name, err)
+		}
+		o.Kernel, o.DType, o.Norm, o.Layout = spec.Kernel, cache.DType(spec.DType), spec.Norm, spec.Layout
+	}
+	obj, err := buildInput(ctx, v, src, cfg, o)
+	if err != nil {
+		if errors.Is(err, sampler.ErrRequest) {
+			return usageErr(stderr, name, "%v", err)
+		}
+		return failErr(stderr, name, err)
+	}
+	if tensor {
+		data, err := pipeline.Float32s(obj.Data)
+		if err != nil {
+			return failErr(stderr, name, err)
+		}
+		shape := make([]int64, 0, 5)
+		for _, d := range obj.Result.Job.Shape() {
+			shape = append(shape, int64(d))
+		}
+		a.req.Tensors = []llm.Tensor{{Shape: shape, Data: data}}
+	} else {
+		in, err := obj.Input()
+		if err != nil {
+			return failErr(stderr, name, err)
+		}
+		a.req.Frames = in.Frames
+	}
+	job := obj.Result.Job
+	out.Video, out.Indices, out.TimestampsS = a.video, job.Plan.Indices, job.Plan.TimestampsS
+	out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Plan.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
+	out.Width, out.Height, out.Images, out.InputSHA256 = job.Width, job.Height, job.Images, obj.DataSHA256
+	return exitOK
+}
+
+// buildInput builds cfg's object for v in one pass, in memory.
+func buildInput(ctx context.Context, v pipeline.Video, src pipeline.Source, cfg sampler.Config, o pipeline.Options) (*pipeline.Object, error) {
+	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(fails) > 0 {
+		return nil, fails[0].Err
+	}
+	var obj *pipeline.Object
+	_, jerrs, err := pipeline.Run(ctx, v, src, jobs, &pipeline.MemorySink{Done: func(ob *pipeline.Object) error { obj = ob; return nil }})
+	if err != nil {
+		return nil, err
+	}
+	if len(jerrs) > 0 {
+		return nil, jerrs[0].Err
+	}
+	return obj, nil
+}
+
+// parseAsk validates ask's flags: nil and the exit status on bad usage.
+func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 	const name = "ask"
 	args, options, sawOptions := splitOptions(args)
 	fs := newFlags(name, stderr)
@@ -104,149 +250,77 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return flagParseStatus(err)
+		return nil, flagParseStatus(err)
 	}
 	switch {
 	case *spec == "":
-		return usageErr(stderr, name, "--runtime SPEC is required")
+		return nil, usageErr(stderr, name, "--runtime SPEC is required")
 	case *question == "":
-		return usageErr(stderr, name, "--question is required")
+		return nil, usageErr(stderr, name, "--question is required")
 	case sawOptions && len(options) == 0:
-		return usageErr(stderr, name, "--options needs at least one option")
+		return nil, usageErr(stderr, name, "--options needs at least one option")
 	case *textOnly && (*preset != "" || *policy != ""):
-		return usageErr(stderr, name, "--text-only excludes --preset/--policy")
+		return nil, usageErr(stderr, name, "--text-only excludes --preset/--policy")
 	case !*textOnly && (*preset == "") == (*policy == ""):
-		return usageErr(stderr, name, "give one of --preset NAME, --policy NAME or --text-only")
+		return nil, usageErr(stderr, name, "give one of --preset NAME, --policy NAME or --text-only")
 	case len(pos) > 1:
-		return usageErr(stderr, name, "want at most one VIDEO, got %d arguments", len(pos))
+		return nil, usageErr(stderr, name, "want at most one VIDEO, got %d arguments", len(pos))
 	case !*textOnly && len(pos) == 0:
-		return usageErr(stderr, name, "VIDEO is required unless --text-only")
+		return nil, usageErr(stderr, name, "VIDEO is required unless --text-only")
 	}
+	a := &askArgs{spec: *spec, asJSON: *asJSON, pipe: *pipe}
 	req := &llm.Request{Question: *question, Options: options, Template: *template, Subtitles: *subtitles,
 		MaxTokens: *maxTokens, Temperature: *temperature, Seed: int64(*seed)}
 	if err := req.Validate(); err != nil {
-		return usageErr(stderr, name, "%v", err)
+		return nil, usageErr(stderr, name, "%v", err)
 	}
+	a.req = req
 	sp, err := llm.ParseSpec(*spec)
 	if err != nil {
-		return usageErr(stderr, name, "--runtime: %v", err)
+		return nil, usageErr(stderr, name, "--runtime: %v", err)
 	}
-	out := askOutput{Runtime: sp.Engine, Indices: []int{}, TimestampsS: []float64{}}
+	a.engine = sp.Engine
 	if !*textOnly {
-		out.Video = pos[0]
-		samplerName := *preset + *policy
-		// What the model sees: --resolution, --size, else the preset's own geometry (plan and frames
-		// read --preset the same way), else the source size.
-		spec := *resolution
-		switch {
-		case *size != "" && spec != "":
-			return usageErr(stderr, name, "--size and --resolution are mutually exclusive")
-		case *size != "":
-			if _, _, err := geom.ParseWxH(*size); err != nil {
-				return usageErr(stderr, name, "--size %q: want WxH", *size)
-			}
-			spec = *size
-		case spec == "" && *preset != "":
-			if _, err := geom.ForPreset(*preset); err == nil {
-				spec = *preset
-			}
-		}
-		cfg, err := sampler.One(samplerName, sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed}, spec, *pipe)
+		a.video = pos[0]
+		a.sampler = *preset + *policy
+		a.request = sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed}
+		a.geomSet = *resolution != "" || *size != "" || *kernel != resize.DefaultKernel
+		spec, err := askResolution(*resolution, *size, *preset)
 		if err != nil {
-			return usageErr(stderr, name, "%v", err)
+			return nil, usageErr(stderr, name, "%v", err)
 		}
-		o := pipeline.Options{Kernel: *kernel, NoAutorotate: *noRot}
-		if o.Stream, err = stream.get(); err != nil {
-			return usageErr(stderr, name, "%v", err)
+		if a.cfg, err = sampler.One(a.sampler, a.request, spec, *pipe); err != nil {
+			return nil, usageErr(stderr, name, "%v", err)
 		}
-		if o.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
-			return usageErr(stderr, name, "--on-damaged: %v", err)
+		a.o = pipeline.Options{Kernel: *kernel, NoAutorotate: *noRot}
+		if a.o.Stream, err = stream.get(); err != nil {
+			return nil, usageErr(stderr, name, "%v", err)
 		}
-		if err := o.Check(); err != nil {
-			return usageErr(stderr, name, "%v", err)
+		if a.o.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
+			return nil, usageErr(stderr, name, "--on-damaged: %v", err)
 		}
-		in, job, err := inputFor(pos[0], cfg, o)
-		if err != nil {
-			if errors.Is(err, sampler.ErrRequest) {
-				return usageErr(stderr, name, "%v", err)
-			}
-			return failErr(stderr, name, err)
+		if err := a.o.Check(); err != nil {
+			return nil, usageErr(stderr, name, "%v", err)
 		}
-		req.Frames, out.Indices, out.TimestampsS = in.Frames, job.Plan.Indices, job.Plan.TimestampsS
-		out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Plan.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
-		out.Width, out.Height, out.Images, out.InputSHA256 = job.Width, job.Height, job.Images, in.sha256
 	}
-
-	// llama.cpp logs through slog at INFO; keep stderr to warnings and errors.
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	rt, err := runtimes.Open(*spec)
-	if err != nil {
-		if errors.Is(err, llm.ErrBadSpec) || errors.Is(err, llm.ErrUnknownEngine) {
-			return usageErr(stderr, name, "--runtime: %v", err)
-		}
-		return failErr(stderr, name, err)
-	}
-	defer rt.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	resp, err := rt.Answer(ctx, req)
-	if err != nil {
-		return failErr(stderr, name, err)
-	}
-	out.Response = resp
-	if *asJSON {
-		if err := writeJSON(stdout, out); err != nil {
-			return failErr(stderr, name, err)
-		}
-		return exitOK
-	}
-	letters := make([]string, 0, len(resp.Probs))
-	for l := range resp.Probs {
-		letters = append(letters, l)
-	}
-	sort.Strings(letters)
-	var probs []string
-	for _, l := range letters {
-		probs = append(probs, fmt.Sprintf("%s=%.3f", l, resp.Probs[l]))
-	}
-	fmt.Fprintf(stdout, "choice: %q  probs: %s  (template %s, %d frames, %.3fs)\ntext: %q\n",
-		resp.Choice, strings.Join(probs, " "), resp.Template, len(req.Frames), resp.LatencyS, resp.Text)
-	return exitOK
+	return a, exitOK
 }
 
-// askInput is one config's input for one video, as the engine builds it for extract and sweep.
-type askInput struct {
-	Frames []*rgb.Image
-	sha256 string
-}
-
-// inputFor builds cfg's input for video through the engine (one pass, in memory): the frames exactly
-// as extract stores them for that config.
-func inputFor(video string, cfg sampler.Config, o pipeline.Options) (*askInput, *pipeline.Job, error) {
-	ctx := context.Background()
-	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: video}, o)
-	if err != nil {
-		return nil, nil, err
+// askResolution is what the model sees: --resolution, --size, else the preset's own geometry (plan
+// and frames read --preset the same way), else the source size (""); an error is bad usage.
+func askResolution(resolution, size, preset string) (string, error) {
+	switch {
+	case size != "" && resolution != "":
+		return "", errors.New("--size and --resolution are mutually exclusive")
+	case size != "":
+		if _, _, err := geom.ParseWxH(size); err != nil {
+			return "", fmt.Errorf("--size %q: want WxH", size)
+		}
+		return size, nil
+	case resolution == "" && preset != "":
+		if _, err := geom.ForPreset(preset); err == nil {
+			return preset, nil
+		}
 	}
-	defer src.Close()
-	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(fails) > 0 {
-		return nil, nil, fails[0].Err
-	}
-	var obj *pipeline.Object
-	_, jerrs, err := pipeline.Run(ctx, v, src, jobs, &pipeline.MemorySink{Done: func(ob *pipeline.Object) error { obj = ob; return nil }})
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(jerrs) > 0 {
-		return nil, nil, jerrs[0].Err
-	}
-	in, err := obj.Input()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &askInput{Frames: in.Frames, sha256: obj.DataSHA256}, jobs[0], nil
+	return resolution, nil
 }

@@ -98,6 +98,29 @@ func TestAskONNX(t *testing.T) {
 	if a := decodeAsk(t, out, 2); a.Choice == "" || len(a.Indices) != 3 {
 		t.Errorf("%+v", a)
 	}
+	var a askOutput
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Geometry != "pad:192x48" || a.Kernel != "cv-linear" || a.Width != 192 || a.Height != 48 || len(a.Indices) != 3 {
+		t.Errorf("%+v", a)
+	}
+	// The tensor the classifier consumed is extract's object for that config (pad:192x48, float32,
+	// mean = std = 0.5 is "half", NCHW, OpenCV bilinear): input_sha256 names what the model saw.
+	grid := exWriteGrid(t, "frames: [3]\npolicies: [uniform]\nresolutions: [\"pad:192x48\"]\n")
+	store := t.TempDir()
+	if code, _, e := exRun(t, "--grid", grid, "--out", store, "--dtype", "f32", "--norm", "half", "--layout", "nchw", "--kernel", "cv-linear", video); code != 0 {
+		t.Fatalf("extract: %d %s", code, e)
+	}
+	if objs := pinCollect(t, store); len(objs) != 1 || objs[0].Config != a.Config || objs[0].FramesSHA256 != a.InputSHA256 {
+		t.Fatalf("ask fed %s (%s), extract stored %+v", a.InputSHA256, a.Config, objs)
+	}
+	// The runtime describes its input itself: a geometry or kernel of the user's is bad usage.
+	rc, _, errs = askCLI("ask", "--runtime", "onnx:model="+model+",size=48x192,threads=1", video, "--question", "Upside down?",
+		"--options", "A. no", "B. yes", "--policy", "uniform", "--frames", "3", "--size", "64x64")
+	if rc != 2 || !strings.Contains(errs, "pad:192x48") {
+		t.Errorf("--size with onnx: rc %d: %s", rc, errs)
+	}
 }
 
 func TestAskErrors(t *testing.T) {

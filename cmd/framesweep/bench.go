@@ -171,15 +171,8 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 	kernel := fs.String("kernel", "", "resize kernel (default: the resize package's default)")
 	threads := fs.Int("threads", 0, "decoder threads (0 = FFmpeg's default)")
 	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clip")
-	inWorker := fs.Bool("worker", false, "decode and resize in a supervised worker process; this process only holds the outputs")
+	inWorker := fs.Bool("worker", false, "decode in a supervised worker process; this process resizes and holds the outputs")
 	return func(ctx context.Context) ([]bench.Row, error) {
-		exe := ""
-		if *inWorker {
-			var err error
-			if exe, err = os.Executable(); err != nil {
-				return nil, err
-			}
-		}
 		if *frames < 1 || *threads < 0 {
 			return nil, benchUsage{fmt.Errorf("--frames must be ≥ 1 and --threads ≥ 0")}
 		}
@@ -191,7 +184,7 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 			return nil, benchUsage{fmt.Errorf("--kernel %q: want one of %s", *kernel, strings.Join(resize.Kernels(), ", "))}
 		}
 		return bench.Memory(ctx, bench.MemoryConfig{Video: *video, Frames: *frames, Width: w, Height: h, Kernel: *kernel,
-			Threads: *threads, CacheDir: *cache, Log: stderr, Worker: exe})
+			Threads: *threads, CacheDir: *cache, Log: stderr, Worker: *inWorker})
 	}
 }
 

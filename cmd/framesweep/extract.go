@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,16 +36,23 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func runExtract(args []string, stdout, stderr io.Writer) int {
+	o, videos, out, code := parseExtract(args, stderr)
+	if o == nil {
+		return code
+	}
+	return extract(o, videos, out, stdout, stderr)
+}
+
+// parseExtract validates extract's flags into the engine's options, the videos and the cache
+// location; nil and the exit status on bad usage (or an unreadable grid).
+func parseExtract(args []string, stderr io.Writer) (*pipeline.ExtractOptions, []string, string, int) {
 	fs := newFlags("extract", stderr)
 	var videos stringsFlag
 	gridPath := fs.String("grid", "", "grid YAML file (required)")
 	fs.Var(&videos, "videos", "video files (repeatable; further positional arguments are videos too)")
 	out := fs.String("out", "", "cache: a local directory or a blob URL (file:///dir?no_tmp_dir=1&metadata=skip)")
-	pipe := fs.String("pipeline", "", "raw | cached | both (default: each config's pipeline, raw if unset)")
 	jobs := fs.Int("jobs", 1, "videos processed in parallel")
-	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), "|"))
-	dtype := fs.String("dtype", "u8", "tensor type: u8 | f32 | f16")
-	norm := fs.String("norm", "clip", "normalisation for float dtypes: "+strings.Join(native.NormNames(), "|"))
+	tf := addTensorFlags(fs)
 	noAutorotate := fs.Bool("no-autorotate", false, "do not apply the container's display rotation")
 	stream := addStreamFlag(fs)
 	onDamaged := addOnDamagedFlag(fs)
@@ -55,68 +63,99 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 	wMemMB := fs.Int64("worker-memory-mb", 8192, "with --worker: resident memory limit of each decoding process (MiB, 0 = none)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return flagParseStatus(err)
+		return nil, nil, "", flagParseStatus(err)
 	}
 	videos = append(videos, pos...)
+	bad := func(format string, a ...any) (*pipeline.ExtractOptions, []string, string, int) {
+		return nil, nil, "", usageErr(stderr, "extract", format, a...)
+	}
 	switch {
 	case *gridPath == "":
-		return usageErr(stderr, "extract", "--grid is required")
+		return bad("--grid is required")
 	case *out == "":
-		return usageErr(stderr, "extract", "--out is required")
+		return bad("--out is required")
 	case len(videos) == 0:
-		return usageErr(stderr, "extract", "--videos needs at least one video")
+		return bad("--videos needs at least one video")
 	case *jobs < 1:
-		return usageErr(stderr, "extract", "--jobs must be ≥ 1")
+		return bad("--jobs must be ≥ 1")
 	case *wTimeout < 0 || *wMemMB < 0:
-		return usageErr(stderr, "extract", "--worker-timeout and --worker-memory-mb must be ≥ 0")
+		return bad("--worker-timeout and --worker-memory-mb must be ≥ 0")
 	}
-	o := pipeline.ExtractOptions{Jobs: *jobs, Rehash: *rehash}
+	o := &pipeline.ExtractOptions{Jobs: *jobs, Rehash: *rehash}
 	if o.Shard, err = parseShard(*shardSpec); err != nil {
-		return usageErr(stderr, "extract", "--shard: %v", err)
+		return bad("--shard: %v", err)
 	}
-	o.Kernel, o.NoAutorotate = *kernel, *noAutorotate
+	if o.Options, err = tf.options(); err != nil {
+		return bad("%v", err)
+	}
+	o.NoAutorotate = *noAutorotate
 	if o.Stream, err = stream.get(); err != nil {
-		return usageErr(stderr, "extract", "%v", err)
+		return bad("%v", err)
 	}
 	if o.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
-		return usageErr(stderr, "extract", "--on-damaged: %v", err)
+		return bad("--on-damaged: %v", err)
 	}
 	if *isolate {
 		o.Worker = &worker.Limits{Timeout: *wTimeout, Memory: *wMemMB << 20}
 	}
-	switch *pipe {
-	case "":
-	case "raw", "cached":
-		o.Pipelines = []string{*pipe}
-	case "both":
-		o.Pipelines = []string{cache.PipelineRaw, cache.PipelineCached}
-	default:
-		return usageErr(stderr, "extract", "--pipeline %q: want raw, cached or both", *pipe)
-	}
-	switch *dtype {
-	case "u8":
-		o.DType = cache.U8
-	case "f32":
-		o.DType, o.Norm = cache.F32, *norm
-	case "f16":
-		o.DType, o.Norm = cache.F16, *norm
-	default:
-		return usageErr(stderr, "extract", "--dtype %q: want u8, f32 or f16", *dtype)
-	}
-	if err := resize.CheckKernel(o.Kernel); err != nil {
-		return usageErr(stderr, "extract", "--kernel %q: want one of %s", o.Kernel, strings.Join(resize.Kernels(), ", "))
-	}
 	if err := o.Options.Check(); err != nil {
-		return usageErr(stderr, "extract", "%v", err)
+		return bad("%v", err)
 	}
 	if o.Grid, err = sampler.LoadGrid(*gridPath); err != nil {
-		return failErr(stderr, "extract", err)
+		return nil, nil, "", failErr(stderr, "extract", err)
 	}
 	if o.Stream == nil {
 		o.Stream = o.Grid.Spec.Stream // the grid's stream: key, unless --stream names one
 	}
+	return o, videos, *out, exitOK
+}
+
+// tensorFlags are extract's flags that decide the bytes of each object besides the grid.
+type tensorFlags struct{ pipe, kernel, dtype, norm, layout *string }
+
+func addTensorFlags(fs *flag.FlagSet) tensorFlags {
+	return tensorFlags{
+		pipe:   fs.String("pipeline", "", "raw | cached | both (default: each config's pipeline, raw if unset)"),
+		kernel: fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), "|")),
+		dtype:  fs.String("dtype", "u8", "tensor type: u8 | f32 | f16"),
+		norm:   fs.String("norm", "clip", "normalisation for float dtypes: "+strings.Join(native.NormNames(), "|")+" or mean=M|M|M,std=S|S|S"),
+		layout: fs.String("layout", "nhwc", "tensor layout: nhwc | nchw (float dtypes only)"),
+	}
+}
+
+// options are the engine options the flags name; an error is bad usage.
+func (f tensorFlags) options() (pipeline.Options, error) {
+	o := pipeline.Options{Kernel: *f.kernel, Layout: strings.ToUpper(*f.layout)}
+	switch *f.pipe {
+	case "":
+	case "raw", "cached":
+		o.Pipelines = []string{*f.pipe}
+	case "both":
+		o.Pipelines = []string{cache.PipelineRaw, cache.PipelineCached}
+	default:
+		return o, fmt.Errorf("--pipeline %q: want raw, cached or both", *f.pipe)
+	}
+	switch *f.dtype {
+	case "u8":
+		o.DType = cache.U8
+	case "f32":
+		o.DType, o.Norm = cache.F32, *f.norm
+	case "f16":
+		o.DType, o.Norm = cache.F16, *f.norm
+	default:
+		return o, fmt.Errorf("--dtype %q: want u8, f32 or f16", *f.dtype)
+	}
+	if err := resize.CheckKernel(o.Kernel); err != nil {
+		return o, fmt.Errorf("--kernel %q: want one of %s", o.Kernel, strings.Join(resize.Kernels(), ", "))
+	}
+	return o, nil
+}
+
+// extract runs the engine over the videos into the cache at out and reports it.
+func extract(o *pipeline.ExtractOptions, videos []string, out string, stdout, stderr io.Writer) int {
 	ctx := context.Background()
-	if o.Store, err = cache.Open(ctx, *out); err != nil {
+	var err error
+	if o.Store, err = cache.Open(ctx, out); err != nil {
 		return failErr(stderr, "extract", err)
 	}
 	defer o.Store.Close()
@@ -131,12 +170,12 @@ func runExtract(args []string, stdout, stderr io.Writer) int {
 		for _, t := range removed {
 			n += t.Size
 		}
-		fmt.Fprintf(stderr, "framesweep extract: removed %d temp files (%d bytes) that interrupted runs left in %s\n", len(removed), n, *out)
+		fmt.Fprintf(stderr, "framesweep extract: removed %d temp files (%d bytes) that interrupted runs left in %s\n", len(removed), n, out)
 	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.Progress = (&progress{w: stderr, total: len(videos)}).step
 	}
-	sum, err := pipeline.Extract(ctx, o, videos)
+	sum, err := pipeline.Extract(ctx, *o, videos)
 	if err != nil {
 		var se *pipeline.SinkError
 		if errors.As(err, &se) || sum == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,19 +10,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
 )
-
-// frameTransform turns a decoded frame into the images written to disk: one, or a tiled layout's
-// tiles followed by its thumbnail. The default writes the frame at source size; `--size`/`--preset`
-// (frames_resize.go) plug in here by returning another transform.
-type frameTransform func(f *decode.Frame) ([]*rgb.Image, error)
-
-func sourceSize(f *decode.Frame) ([]*rgb.Image, error) { return []*rgb.Image{&f.Image}, nil }
 
 // runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--stream N] [--on-damaged fail|keep]
 // [--no-autorotate] [--hwaccel X]
@@ -63,12 +61,12 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "frames", "%v", err)
 	}
-	tf, err := rf.transform(pos[0], len(indices))
+	g, kernel, err := rf.geometry()
 	if err != nil {
 		return usageErr(stderr, "frames", "%v", err)
 	}
-	opts := decode.Options{NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel, OnDamaged: policy}
-	return extractFrames(pos[0], indices, *out, opts, tf, stdout, stderr)
+	o := pipeline.Options{Kernel: kernel, NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel, OnDamaged: policy}
+	return extractFrames(pos[0], indices, *out, o, g, stdout, stderr)
 }
 
 // streamFlag is --stream N (probe, frames): the video stream by its index in the file; absent =
@@ -123,38 +121,48 @@ type framesResult struct {
 	Stats       decode.Stats `json:"stats"`
 }
 
-func extractFrames(video string, indices []int, dir string, opts decode.Options, tf frameTransform, stdout, stderr io.Writer) int {
-	v, err := decode.Open(video, opts)
+// extractFrames writes the frames at indices through the engine: the source layer opens the video,
+// one PlanFrames job per distinct index (so a frame that fails fails only itself) lays each out by g,
+// one pass decodes them all, and pngSink writes each job's images as they come. The JSON lists what
+// was written in index order; on a failure it is printed for what was written, and the decoder's own
+// error is the one-line message.
+func extractFrames(video string, indices []int, dir string, o pipeline.Options, g geom.Geometry, stdout, stderr io.Writer) int {
+	ctx := context.Background()
+	v, src, err := pipeline.OpenSource(ctx, pipeline.VideoRef{Path: video}, o)
 	if err != nil {
 		return failErr(stderr, "frames", err)
 	}
-	defer v.Close()
+	defer src.Close()
+	var jobs []*pipeline.Job
+	for _, x := range distinctSorted(indices) {
+		j, err := pipeline.PlanFrames(v, pipeline.FrameRequest{Indices: []int{x}, Geometry: g, LayoutFrames: len(indices)}, o)
+		if err != nil {
+			return failErr(stderr, "frames", err)
+		}
+		jobs = append(jobs, j)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return failErr(stderr, "frames", err)
 	}
-	res := framesResult{Path: video, StreamIndex: v.Info().StreamIndex, Out: dir}
-	st, err := v.Read(indices, func(f *decode.Frame) error {
-		imgs, err := tf(f)
-		if err != nil {
-			return err
+	rec := &recordingSource{Source: src, seconds: map[int]float64{}}
+	sink := &pngSink{dir: dir, written: map[int][]string{}}
+	_, jerrs, err := pipeline.Run(ctx, v, rec, jobs, sink)
+	res := framesResult{Path: video, StreamIndex: v.Info.StreamIndex, Out: dir, Stats: rec.st}
+	for _, j := range jobs {
+		x := j.Plan.Indices[0]
+		if names, ok := sink.written[x]; ok {
+			res.Written = append(res.Written, names...)
+			res.Indices = append(res.Indices, x)
+			res.PTSS = append(res.PTSS, rec.seconds[x])
 		}
-		for k, img := range imgs {
-			// One image per frame: 000005.png; a tiled layout: 000005_00.png, 000005_01.png, … with
-			// the thumbnail last, in the order the model receives them.
-			name := filepath.Join(dir, fmt.Sprintf("%06d.png", f.Index))
-			if len(imgs) > 1 {
-				name = filepath.Join(dir, fmt.Sprintf("%06d_%02d.png", f.Index, k))
-			}
-			if err := writePNG(name, img); err != nil {
-				return err
-			}
-			res.Written = append(res.Written, name)
-		}
-		res.Indices = append(res.Indices, f.Index)
-		res.PTSS = append(res.PTSS, f.Seconds)
-		return nil
-	})
-	res.Stats = st
+	}
+	switch {
+	case err != nil:
+	case rec.err != nil:
+		err = rec.err // the decoder's own account: which frames failed or were refused, and why
+	case len(jerrs) > 0:
+		err = jerrs[0].Err
+	}
 	if err != nil {
 		if len(res.Written) > 0 {
 			_ = writeJSON(stdout, res)
@@ -166,6 +174,69 @@ func extractFrames(video string, indices []int, dir string, opts decode.Options,
 	}
 	return exitOK
 }
+
+func distinctSorted(xs []int) []int {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// recordingSource keeps what the decoder reported of the pass (its statistics and error, each frame's
+// time), which `frames` prints as its own.
+type recordingSource struct {
+	pipeline.Source
+	st      decode.Stats
+	err     error
+	seconds map[int]float64
+}
+
+func (r *recordingSource) Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error) {
+	r.st, r.err = r.Source.Read(indices, func(f *decode.Frame) error {
+		r.seconds[f.Index] = f.Seconds
+		return fn(f)
+	})
+	return r.st, r.err
+}
+
+// pngSink writes each one-frame job's images as PNGs: 000005.png, or for a tiled layout 000005_00.png,
+// 000005_01.png, … with the thumbnail last, in the order the model receives them.
+type pngSink struct {
+	dir     string
+	mu      sync.Mutex
+	written map[int][]string // the files written, by frame index (a failure may leave some of a frame's tiles)
+}
+
+func (s *pngSink) Begin(j *pipeline.Job) (pipeline.JobWriter, error) {
+	return &pngWriter{s: s, j: j}, nil
+}
+
+type pngWriter struct {
+	s *pngSink
+	j *pipeline.Job
+}
+
+func (w *pngWriter) Frame(_ int, data []byte) error {
+	j, x := w.j, w.j.Plan.Indices[0]
+	per := 3 * j.Width * j.Height
+	for k := 0; k < j.Images; k++ {
+		name := filepath.Join(w.s.dir, fmt.Sprintf("%06d.png", x))
+		if j.Images > 1 {
+			name = filepath.Join(w.s.dir, fmt.Sprintf("%06d_%02d.png", x, k))
+		}
+		img := &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: data[k*per : (k+1)*per]}
+		if err := writePNG(name, img); err != nil {
+			return err
+		}
+		w.s.mu.Lock()
+		w.s.written[x] = append(w.s.written[x], name)
+		w.s.mu.Unlock()
+	}
+	return nil
+}
+
+func (w *pngWriter) Done(*pipeline.Result) error { return nil }
+
+func (w *pngWriter) Abort(error) {}
 
 // writePNG writes an 8-bit RGB PNG (an opaque NRGBA, which png encodes as RGB).
 func writePNG(name string, m *rgb.Image) error {

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
-	"github.com/framesweep/framesweep/rgb"
 )
 
-// resizeFlags are `frames`' --size, --kernel and --preset (owned by resize/; frames.go calls them
-// through its frameTransform hook).
+// resizeFlags are `frames`' --size, --kernel and --preset: the geometry and kernel the engine lays
+// each frame out with (frames.go).
 type resizeFlags struct {
 	size, kernel, preset *string
 }
@@ -27,47 +25,31 @@ func addResizeFlags(fs *flag.FlagSet) *resizeFlags {
 	}
 }
 
-// transform builds the frame transform the flags ask for; an error is a usage error. nFrames is the
-// number of requested frames (frame-count-dependent geometries such as Qwen's total-pixel cap use it).
-func (r *resizeFlags) transform(video string, nFrames int) (frameTransform, error) {
+// geometry is the layout the flags ask for (nil: the source size) and the kernel; an error is a usage
+// error. A preset's geometry is exactly what the model receives: the resize, its centre crop, or the
+// tiles followed by the thumbnail.
+func (r *resizeFlags) geometry() (geom.Geometry, string, error) {
 	kernel := *r.kernel
 	if err := resize.CheckKernel(kernel); err != nil {
-		return nil, fmt.Errorf("--kernel %q: want one of %s", kernel, strings.Join(resize.Kernels(), ", "))
+		return nil, "", fmt.Errorf("--kernel %q: want one of %s", kernel, strings.Join(resize.Kernels(), ", "))
 	}
 	switch {
 	case *r.size != "" && *r.preset != "":
-		return nil, errors.New("--size and --preset are mutually exclusive")
+		return nil, "", errors.New("--size and --preset are mutually exclusive")
 	case *r.size != "":
 		w, h, err := geom.ParseWxH(*r.size)
 		if err != nil {
-			return nil, fmt.Errorf("--size %q: want WxH with each side 1..%d", *r.size, geom.MaxSide)
+			return nil, "", fmt.Errorf("--size %q: want WxH with each side 1..%d", *r.size, geom.MaxSide)
 		}
-		return func(f *decode.Frame) ([]*rgb.Image, error) {
-			out, err := resize.Resize(kernel, &f.Image, w, h)
-			if err != nil {
-				return nil, fmt.Errorf("%s: frame %d: %w", video, f.Index, err)
-			}
-			return []*rgb.Image{out}, nil
-		}, nil
+		return geom.Fixed{W: w, H: h}, kernel, nil
 	case *r.preset != "":
 		g, err := geom.ForPreset(*r.preset)
 		if err != nil {
-			return nil, fmt.Errorf("--preset: %v", err)
+			return nil, "", fmt.Errorf("--preset: %v", err)
 		}
-		// The preset's layout exactly as the model receives it (resize.ApplyLayout, the engine's own):
-		// the resize, its centre crop, or the tiles followed by the thumbnail.
-		return func(f *decode.Frame) ([]*rgb.Image, error) {
-			l, err := g.Layout(f.W, f.H, nFrames)
-			if err == nil {
-				var out []*rgb.Image
-				if out, err = resize.ApplyLayout(kernel, l, &f.Image); err == nil {
-					return out, nil
-				}
-			}
-			return nil, fmt.Errorf("%s: frame %d: %w", video, f.Index, err)
-		}, nil
+		return g, kernel, nil
 	case *r.kernel != resize.DefaultKernel:
-		return nil, errors.New("--kernel needs --size or --preset")
+		return nil, "", errors.New("--kernel needs --size or --preset")
 	}
-	return sourceSize, nil
+	return nil, kernel, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -20,19 +21,6 @@ type planVideo struct {
 	keyframes []int // nil when unknown (--total-frames)
 	srcW      int   // displayed size, 0 when unknown
 	srcH      int
-}
-
-// planOutput is the JSON of a single plan (DESIGN.md "Stable surface").
-type planOutput struct {
-	Path        string  `json:"path,omitempty"`
-	TotalFrames int     `json:"total_frames"`
-	FPS         float64 `json:"fps"`
-	DurationS   float64 `json:"duration_s"`
-	Count       int     `json:"count"`
-	sampler.Plan
-	Resolution   string `json:"resolution,omitempty"`
-	OutputSize   string `json:"output_size,omitempty"`
-	VisualTokens int    `json:"visual_tokens,omitempty"`
 }
 
 type gridConfigOutput struct {
@@ -137,17 +125,25 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return planGrid(*gridPath, pv, where, *asJSON, stdout, stderr)
 	}
 
+	req := sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed, MinFrames: *minF, MaxFrames: *maxF,
+		ForceLast: *forceLast, ForceSample: *forceSample, Torch: sampler.Torch(*torch), StartS: *startS, EndS: *endS}
+	return planOne(pv, where, *preset, *policy, req, *res, *asJSON, stdout, stderr)
+}
+
+// planOne plans one preset or policy for pv and prints it (JSON or text). The output size is the
+// geometry res names, else the geometry preset of the same name if any.
+func planOne(pv planVideo, where, preset, policy string, req sampler.Request, res string, asJSON bool, stdout, stderr io.Writer) int {
+	const name = "plan"
 	var s sampler.Sampler
-	if *preset != "" {
-		s, err = sampler.LookupPreset(*preset)
+	var err error
+	if preset != "" {
+		s, err = sampler.LookupPreset(preset)
 	} else {
-		s, err = sampler.LookupPolicy(*policy)
+		s, err = sampler.LookupPolicy(policy)
 	}
 	if err != nil {
 		return usageErr(stderr, name, "%v", err)
 	}
-	req := sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed, MinFrames: *minF, MaxFrames: *maxF,
-		ForceLast: *forceLast, ForceSample: *forceSample, Torch: sampler.Torch(*torch), StartS: *startS, EndS: *endS}
 	p, err := s.Plan(pv.v, req)
 	if err != nil {
 		if errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrVideo) && pv.path == "" {
@@ -155,12 +151,11 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		}
 		return failErr(stderr, name, sampler.WithPath(err, where))
 	}
-	out := planOutput{Path: pv.path, TotalFrames: pv.v.Frames, FPS: pv.v.FPS, DurationS: pv.v.Duration(), Count: len(p.Indices), Plan: p}
-	// Output size: the explicit --resolution, else the geometry preset of the same name if any.
-	spec := *res
-	if spec == "" && *preset != "" {
-		if _, err := geom.Parse(*preset); err == nil {
-			spec = *preset
+	out := pipeline.NewPlanReport(pv.path, pv.v, p)
+	spec := res
+	if spec == "" && preset != "" {
+		if _, err := geom.Parse(preset); err == nil {
+			spec = preset
 		}
 	}
 	if spec != "" {
@@ -174,16 +169,22 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return failErr(stderr, name, fmt.Errorf("%s: %w", where, err))
 			}
-			out.OutputSize = l.Output().String()
-			out.VisualTokens = l.TokensFor(len(p.Indices))
+			out.SetLayout(l)
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return failErr(stderr, name, err)
 		}
 		return exitOK
 	}
+	printPlan(stdout, out, pv)
+	return exitOK
+}
+
+// printPlan is plan's text output.
+func printPlan(stdout io.Writer, out pipeline.PlanReport, pv planVideo) {
+	p := out.Plan
 	fmt.Fprintf(stdout, "%s %s: %d of %d frames (%g fps, %.3f s)\n", kindOf(p), p.Name(), len(p.Indices), pv.v.Frames, pv.v.FPS, pv.v.Duration())
 	fmt.Fprintf(stdout, "indices: %s\n", joinInts(p.Indices))
 	fmt.Fprintf(stdout, "timestamps_s: %s\n", joinFloats(p.TimestampsS))
@@ -196,7 +197,6 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	for _, n := range p.Notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
-	return exitOK
 }
 
 func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stderr io.Writer) int {
@@ -274,14 +274,15 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 	return exitOK
 }
 
-// probeForPlan runs the decode index scan (no decoding) for the frame count, fps, keyframes and size.
+// probeForPlan runs the decode index scan (no decoding) through the engine's source layer for the
+// frame count, fps, keyframes and size.
 func probeForPlan(path string) (planVideo, error) {
-	v, err := decode.Open(path, decode.Options{})
+	v, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{FramesDetail: true})
 	if err != nil {
 		return planVideo{}, err
 	}
-	defer v.Close()
-	in := v.WithFramesDetail()
+	src.Close()
+	in := v.Info
 	pv := planVideo{path: path, v: sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS},
 		srcW: in.OutWidth, srcH: in.OutHeight, keyframes: []int{}}
 	for i, k := range in.Key {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/pipeline"
 )
 
 // runProbe: framesweep probe VIDEO [--json] [--frames-detail] [--stream N] [--no-autorotate] [--hwaccel X]
@@ -33,15 +35,13 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "probe", "%v", err)
 	}
-	v, err := decode.Open(pos[0], decode.Options{NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel})
+	o := pipeline.Options{NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel, FramesDetail: *detail}
+	v, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: pos[0]}, o)
 	if err != nil {
 		return failErr(stderr, "probe", err)
 	}
-	defer v.Close()
-	info := v.Info()
-	if *detail {
-		info = v.WithFramesDetail()
-	}
+	src.Close()
+	info := v.Info
 	if *asJSON || *detail {
 		if err := writeJSON(stdout, info); err != nil {
 			return failErr(stderr, "probe", err)

@@ -75,18 +75,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		cfg.Worker = &worker.Limits{Timeout: *wTimeout, Memory: *wMemMB << 20}
 	}
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
-		if err != nil {
+		if cfg.Token, err = readToken(*tokenFile); err != nil {
 			return failErr(stderr, name, err)
 		}
-		tok := strings.TrimSpace(string(b))
-		switch {
-		case tok == "":
-			return failErr(stderr, name, fmt.Errorf("%s: the token file is empty", *tokenFile))
-		case len(tok) > 4096 || strings.ContainsAny(tok, " \t\r\n"):
-			return failErr(stderr, name, fmt.Errorf("%s: the token must be one word of at most 4096 bytes", *tokenFile))
-		}
-		cfg.Token = tok
 	}
 	if !loopback(*addr) && cfg.Token == "" {
 		return usageErr(stderr, name, "--addr %s is not a loopback address: give --token-file so that only holders of the token are served", *addr)
@@ -128,4 +119,20 @@ func loopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// readToken reads --token-file: one word of at most 4096 bytes (surrounding white space ignored).
+func readToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	switch {
+	case tok == "":
+		return "", fmt.Errorf("%s: the token file is empty", path)
+	case len(tok) > 4096 || strings.ContainsAny(tok, " \t\r\n"):
+		return "", fmt.Errorf("%s: the token must be one word of at most 4096 bytes", path)
+	}
+	return tok, nil
 }

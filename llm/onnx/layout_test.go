@@ -56,7 +56,7 @@ func TestLayoutSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{textLine("layout")}, Question: "q", Options: orientation}); err != nil {
+	if _, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{engineTensor(t, rt, []*rgb.Image{textLine("layout")})}, Question: "q", Options: orientation}); err != nil {
 		t.Error(err)
 	}
 }

@@ -16,9 +16,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/resize/geom"
-	"github.com/framesweep/framesweep/rgb"
 )
 
 var (
@@ -58,7 +56,9 @@ func releaseEnv() {
 	}
 }
 
-// Options configure a Runtime.
+// Options configure a Runtime. Mean, Std, Stretch, H, W and Kernel describe the input the model was
+// trained on; the runtime does not preprocess anything itself but states them (Input), and the engine
+// builds exactly that tensor.
 type Options struct {
 	Threads int        // intra-op threads; default NumCPU
 	Lib     string     // libonnxruntime.so.1; default $FRAMESWEEP_ORT_LIB
@@ -67,7 +67,12 @@ type Options struct {
 	Stretch bool       // resize to H×W ignoring the aspect ratio (default: keep it and pad right)
 	H, W    int        // input size for models whose H/W are dynamic (e.g. PP-OCR cls: 48×192)
 	Layout  string     // "nchw", "nhwc", or "" to read it from the model (required when dims 1 and 3 are both 3)
+	Kernel  string     // resize kernel of the model's preprocessing; default cv-linear (cv2.resize, PaddleOCR's)
 }
+
+// DefaultKernel is the resize kernel of the input when the spec names none: OpenCV's bilinear
+// cv2.resize, what PaddleOCR's resize_norm_img calls.
+const DefaultKernel = "cv-linear"
 
 // Runtime is one ONNX session. Requests run one at a time; Close is idempotent.
 type Runtime struct {
@@ -79,13 +84,15 @@ type Runtime struct {
 	h, w    int
 	classes int
 	o       Options
+	// consumed, when set (tests), sees the tensor handed to ONNX Runtime.
+	consumed func(shape []int64, data []float32)
 }
 
 // Open opens a runtime from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
 	var o Options
 	var err error
-	if err := sp.Check([]string{"model"}, "threads", "lib", "mean", "std", "resize", "size", "layout"); err != nil {
+	if err := sp.Check([]string{"model"}, "threads", "lib", "mean", "std", "resize", "size", "layout", "kernel"); err != nil {
 		return nil, err
 	}
 	switch o.Layout = sp.Params["layout"]; o.Layout {
@@ -102,7 +109,7 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if o.Threads, err = sp.Int("threads", runtime.NumCPU(), 1); err != nil {
 		return nil, err
 	}
-	o.Lib = sp.Params["lib"]
+	o.Lib, o.Kernel = sp.Params["lib"], sp.Params["kernel"]
 	if o.Mean, err = triple(sp, "mean", 0.5); err != nil {
 		return nil, err
 	}
@@ -152,6 +159,9 @@ func New(model string, o Options) (*Runtime, error) {
 	}
 	if o.Std == [3]float32{} {
 		o.Mean, o.Std = [3]float32{0.5, 0.5, 0.5}, [3]float32{0.5, 0.5, 0.5}
+	}
+	if o.Kernel == "" {
+		o.Kernel = DefaultKernel
 	}
 	st, err := os.Stat(model)
 	if err != nil {
@@ -255,6 +265,27 @@ func layoutOf(d []int64, layout string) (nhwc bool, err error) {
 	return false, fmt.Errorf("%w: want [N,3,H,W] or [N,H,W,3] (or give layout= when the channel dimension is dynamic)", llm.ErrModel)
 }
 
+// Input is how the engine builds this model's input (llm.TensorInput): the model's size as a
+// geometry (pad:WxH keeping the aspect ratio and padding right with zeros after normalisation, as
+// PaddleOCR does, or WxH stretched), the kernel, float32, the normalisation and the model's layout.
+func (r *Runtime) Input() llm.InputSpec {
+	g := geom.Geometry(geom.PadRight{W: r.w, H: r.h})
+	if r.o.Stretch {
+		g = geom.Fixed{W: r.w, H: r.h}
+	}
+	layout := "NCHW"
+	if r.nhwc {
+		layout = "NHWC"
+	}
+	return llm.InputSpec{Geometry: g.String(), Kernel: r.o.Kernel, DType: "F32", Layout: layout,
+		Norm: "mean=" + floats(r.o.Mean) + ",std=" + floats(r.o.Std)}
+}
+
+func floats(v [3]float32) string {
+	f := func(x float32) string { return strconv.FormatFloat(float64(x), 'g', -1, 32) }
+	return f(v[0]) + "|" + f(v[1]) + "|" + f(v[2])
+}
+
 // Classes returns the number of classes (= options the model can answer).
 func (r *Runtime) Classes() int { return r.classes }
 
@@ -272,7 +303,8 @@ func (r *Runtime) Close() error {
 	return err
 }
 
-// Answer classifies the frames (or runs the given tensor) and maps class i to option i.
+// Answer classifies the images of the request's tensor (the engine's, built as Input says) and maps
+// class i to option i.
 func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -284,27 +316,9 @@ func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if len(req.Options) != r.classes {
 		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "%d options but the model has %d classes (option i is class i)", len(req.Options), r.classes)
 	}
-	var shape []int64
-	var data []float32
-	switch {
-	case len(req.Tensors) > 0:
-		// One image input: extra tensors, a tensor for another input, or frames beside the tensor would
-		// otherwise be dropped without a word.
-		t := req.Tensors[0]
-		if len(req.Tensors) > 1 || len(req.Frames) > 0 || (t.Name != "" && t.Name != r.in) {
-			return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "the model takes one tensor for input %q (got %d tensors, first named %q, and %d frames)", r.in, len(req.Tensors), t.Name, len(req.Frames))
-		}
-		shape, data = t.Shape, t.Data
-		if len(shape) != 4 || shape[0] <= 0 || int64(len(data)) != shape[0]*shape[1]*shape[2]*shape[3] {
-			return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tensor shape %v does not match its %d values / rank 4", shape, len(data))
-		}
-	case len(req.Frames) > 0:
-		var err error
-		if shape, data, err = r.preprocess(req.Frames); err != nil {
-			return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "preprocess: %v", err)
-		}
-	default:
-		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "an image classifier needs frames (text-only is not possible)")
+	shape, data, err := r.tensor(req)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -315,6 +329,9 @@ func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, llm.Errorf("answer", r.path, llm.ErrClosed, "")
 	}
 	start := time.Now()
+	if r.consumed != nil {
+		r.consumed(shape, data)
+	}
 	in, err := ort.NewTensor(ort.NewShape(shape...), data)
 	if err != nil {
 		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "%v", err)
@@ -389,71 +406,30 @@ func asProbs(row []float32) []float64 {
 	return p
 }
 
-// preprocess resizes, scales and normalises frames into the model's layout. The normalisation is
-// native's (the NumPy-checked float path shared with the cache's float tensors).
-func (r *Runtime) preprocess(frames []*rgb.Image) ([]int64, []float32, error) {
-	n, h, w := len(frames), r.h, r.w
-	norm := native.Norm{Scale: 1.0 / 255, Mean: r.o.Mean, Std: r.o.Std}
-	layout := native.NCHW
+// tensor is the request's one tensor, checked against the model's input: [N,3,H,W] (or [N,H,W,3])
+// at the model's size. Frames are refused: what the model sees is the engine's tensor, built as
+// Input says, so that its sha256 (a record's input_sha256) is what the model consumed.
+func (r *Runtime) tensor(req *llm.Request) ([]int64, []float32, error) {
+	in := r.Input()
+	if len(req.Tensors) == 0 {
+		if len(req.Frames) > 0 {
+			return nil, nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "the model takes the engine's tensor (Request.Tensors), not frames: build it with geometry %s, kernel %s, dtype f32, norm %s, layout %s", in.Geometry, in.Kernel, in.Norm, in.Layout)
+		}
+		return nil, nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "an image classifier needs an image tensor (text-only is not possible)")
+	}
+	// One image input: extra tensors, a tensor for another input, or frames beside the tensor would
+	// otherwise be dropped without a word.
+	t := req.Tensors[0]
+	if len(req.Tensors) > 1 || len(req.Frames) > 0 || (t.Name != "" && t.Name != r.in) {
+		return nil, nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "the model takes one tensor for input %q (got %d tensors, first named %q, and %d frames)", r.in, len(req.Tensors), t.Name, len(req.Frames))
+	}
+	shape, data := t.Shape, t.Data
+	want := []int64{3, int64(r.h), int64(r.w)}
 	if r.nhwc {
-		layout = native.NHWC
+		want = []int64{int64(r.h), int64(r.w), 3}
 	}
-	data := make([]float32, n*3*h*w)
-	var tile []float32
-	for i, f := range frames {
-		tw := w
-		if !r.o.Stretch {
-			tw = int(math.Ceil(float64(h) * float64(f.W) / float64(f.H)))
-			tw = max(1, min(tw, w))
-		}
-		img := resizeBilinear(f, tw, h)
-		tile = append(tile[:0], make([]float32, 3*tw*h)...)
-		if err := native.ToFloat32(tile, img, norm, layout); err != nil {
-			return nil, nil, err
-		}
-		// The tw-wide image goes to the left of the w-wide input; the padding stays 0 after
-		// normalisation, as PP-OCR pads.
-		base := data[i*3*h*w : (i+1)*3*h*w]
-		if r.nhwc {
-			for y := 0; y < h; y++ {
-				copy(base[y*w*3:y*w*3+tw*3], tile[y*tw*3:(y+1)*tw*3])
-			}
-		} else {
-			for c := 0; c < 3; c++ {
-				for y := 0; y < h; y++ {
-					copy(base[c*h*w+y*w:c*h*w+y*w+tw], tile[c*h*tw+y*tw:c*h*tw+(y+1)*tw])
-				}
-			}
-		}
+	if len(shape) != 4 || shape[0] <= 0 || shape[1] != want[0] || shape[2] != want[1] || shape[3] != want[2] || int64(len(data)) != shape[0]*shape[1]*shape[2]*shape[3] {
+		return nil, nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tensor shape %v with %d values; the model takes [N %d %d %d] (%s): build it with geometry %s, kernel %s, dtype f32, norm %s", shape, len(data), want[0], want[1], want[2], in.Layout, in.Geometry, in.Kernel, in.Norm)
 	}
-	if r.nhwc {
-		return []int64{int64(n), int64(h), int64(w), 3}, data, nil
-	}
-	return []int64{int64(n), 3, int64(h), int64(w)}, data, nil
-}
-
-// resizeBilinear is a plain half-pixel-centre bilinear resize (no antialiasing: the classifier's inputs
-// are small, and this keeps llm/onnx free of the resize package).
-func resizeBilinear(src *rgb.Image, w, h int) *rgb.Image {
-	dst := rgb.New(w, h)
-	sx := float64(src.W) / float64(w)
-	sy := float64(src.H) / float64(h)
-	for y := 0; y < h; y++ {
-		fy := math.Max(0, (float64(y)+0.5)*sy-0.5)
-		y0 := min(int(fy), src.H-1)
-		y1 := min(y0+1, src.H-1)
-		wy := fy - float64(y0)
-		for x := 0; x < w; x++ {
-			fx := math.Max(0, (float64(x)+0.5)*sx-0.5)
-			x0 := min(int(fx), src.W-1)
-			x1 := min(x0+1, src.W-1)
-			wx := fx - float64(x0)
-			for c := 0; c < 3; c++ {
-				a := float64(src.Pix[y0*src.Stride+3*x0+c])*(1-wx) + float64(src.Pix[y0*src.Stride+3*x1+c])*wx
-				b := float64(src.Pix[y1*src.Stride+3*x0+c])*(1-wx) + float64(src.Pix[y1*src.Stride+3*x1+c])*wx
-				dst.Pix[y*dst.Stride+3*x+c] = uint8(math.Round(a*(1-wy) + b*wy))
-			}
-		}
-	}
-	return dst
+	return shape, data, nil
 }

@@ -2,23 +2,32 @@ package onnx
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
+	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
+	"github.com/framesweep/framesweep/sampler"
 )
 
 func modelPath(t *testing.T) string {
@@ -76,6 +85,34 @@ func sumsToOne(t *testing.T, p map[string]float64, n int) {
 	}
 }
 
+// engineTensor builds, through the engine's per-frame path (pipeline.ImagesTensor), the tensor rt says
+// it takes for imgs.
+func engineTensor(t *testing.T, rt llm.Runtime, imgs []*rgb.Image) llm.Tensor {
+	t.Helper()
+	spec := rt.(llm.TensorInput).Input()
+	g, err := geom.Parse(spec.Geometry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, shape, err := pipeline.ImagesTensor(imgs, g, inputOptions(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := pipeline.Float32s(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := make([]int64, len(shape))
+	for i, d := range shape {
+		sh[i] = int64(d)
+	}
+	return llm.Tensor{Shape: sh, Data: vals}
+}
+
+func inputOptions(spec llm.InputSpec) pipeline.Options {
+	return pipeline.Options{Kernel: spec.Kernel, DType: cache.DType(spec.DType), Norm: spec.Norm, Layout: spec.Layout}
+}
+
 // TestOrientationOfText: the real PP-OCR classifier answers "is this upside down?" correctly on a
 // rendered text line and on its 180° rotation.
 func TestOrientationOfText(t *testing.T) {
@@ -89,7 +126,7 @@ func TestOrientationOfText(t *testing.T) {
 		img  *rgb.Image
 		want string
 	}{{line, "A"}, {rotate180(line), "B"}} {
-		resp, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{c.img}, Question: "Is this text upside down?", Options: orientation})
+		resp, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{engineTensor(t, rt, []*rgb.Image{c.img})}, Question: "Is this text upside down?", Options: orientation})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +153,7 @@ func TestVideoFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	resp, err := rt.Answer(context.Background(), &llm.Request{Frames: fr, Question: "Are these frames upside down?", Options: orientation, Template: llm.TemplateVideoMME})
+	resp, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{engineTensor(t, rt, fr)}, Question: "Are these frames upside down?", Options: orientation, Template: llm.TemplateVideoMME})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +166,7 @@ func TestVideoFrames(t *testing.T) {
 	for i := range fr {
 		rot[i] = rotate180(fr[i])
 	}
-	r2, err := rt.Answer(context.Background(), &llm.Request{Frames: rot, Question: "q", Options: orientation})
+	r2, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{engineTensor(t, rt, rot)}, Question: "q", Options: orientation})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,14 +174,67 @@ func TestVideoFrames(t *testing.T) {
 		t.Errorf("rotation did not change the answer distribution: %v", resp.Probs)
 	}
 	t.Logf("upright %v, rotated %v", resp.Probs, r2.Probs)
-	// A pre-built tensor bypasses preprocessing and must give the same answer as the frames it came from.
-	shape, data, err := rt.preprocess(fr)
+	// Frames are refused, with what to build instead: the runtime never resizes or converts itself.
+	_, err = rt.Answer(context.Background(), &llm.Request{Frames: fr, Question: "q", Options: orientation})
+	if !errors.Is(err, llm.ErrBadRequest) || !strings.Contains(err.Error(), "geometry pad:192x48, kernel cv-linear, dtype f32, norm mean=0.5|0.5|0.5,std=0.5|0.5|0.5, layout NCHW") {
+		t.Errorf("frames: %v", err)
+	}
+}
+
+// TestConsumesEngineTensor: the tensor ONNX Runtime is handed is, byte for byte, the frames tensor the
+// engine built from a real video for the configuration the runtime asks for (Input): its sha256 is
+// the object's DataSHA256, which a sweep records as input_sha256. A tensor of another size is refused.
+func TestConsumesEngineTensor(t *testing.T) {
+	rt, err := New(modelPath(t), Options{Threads: 1, H: 48, W: 192})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r3, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{{Shape: shape, Data: data}}, Question: "q", Options: orientation})
-	if err != nil || math.Abs(r3.Probs["A"]-resp.Probs["A"]) > 1e-6 {
-		t.Errorf("tensor path: %v %v", r3, err)
+	defer rt.Close()
+	spec := rt.Input()
+	if spec != (llm.InputSpec{Geometry: "pad:192x48", Kernel: "cv-linear", DType: "F32", Norm: "mean=0.5|0.5|0.5,std=0.5|0.5|0.5", Layout: "NCHW"}) {
+		t.Fatalf("input %+v", spec)
+	}
+	ctx := context.Background()
+	o := inputOptions(spec)
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: filepath.Join("..", "..", "testdata", "videos", "nasa_13013.mp4")}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	cfg, err := sampler.One("uniform", sampler.Request{Frames: 3}, spec.Geometry, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, o)
+	if err != nil || len(fails) > 0 || len(jobs) != 1 {
+		t.Fatal(err, fails)
+	}
+	var obj *pipeline.Object
+	if _, jerrs, err := pipeline.Run(ctx, v, src, jobs, &pipeline.MemorySink{Done: func(ob *pipeline.Object) error { obj = ob; return nil }}); err != nil || len(jerrs) > 0 {
+		t.Fatal(err, jerrs)
+	}
+	if obj.Result.Job.Norm != "half" || fmt.Sprint(obj.Result.Job.Shape()) != "[3 3 48 192]" {
+		t.Fatalf("engine job: norm %s shape %v", obj.Result.Job.Norm, obj.Result.Job.Shape())
+	}
+	vals, err := pipeline.Float32s(obj.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var consumed []byte
+	rt.consumed = func(shape []int64, data []float32) {
+		for _, x := range data {
+			consumed = binary.LittleEndian.AppendUint32(consumed, math.Float32bits(x))
+		}
+	}
+	if _, err := rt.Answer(ctx, &llm.Request{Tensors: []llm.Tensor{{Shape: []int64{3, 3, 48, 192}, Data: vals}}, Question: "q", Options: orientation}); err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(consumed); hex.EncodeToString(sum[:]) != obj.DataSHA256 {
+		t.Errorf("ONNX Runtime consumed %d bytes hashing to %x; the engine's tensor (input_sha256) is %s", len(consumed), sum, obj.DataSHA256)
+	}
+	wide := llm.Tensor{Shape: []int64{1, 3, 48, 200}, Data: make([]float32, 3*48*200)}
+	if _, err := rt.Answer(ctx, &llm.Request{Tensors: []llm.Tensor{wide}, Question: "q", Options: orientation}); !errors.Is(err, llm.ErrBadRequest) {
+		t.Errorf("a 48x200 tensor for a 48x192 model: %v", err)
 	}
 }
 
@@ -173,7 +263,7 @@ func TestBadInputs(t *testing.T) {
 	if _, err := rt.Answer(context.Background(), &llm.Request{Question: "q", Options: orientation}); !errors.Is(err, llm.ErrBadRequest) {
 		t.Errorf("text-only: %v", err)
 	}
-	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{textLine("x")}, Question: "q", Options: []string{"A. a", "B. b", "C. c"}}); !errors.Is(err, llm.ErrBadRequest) {
+	if _, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{engineTensor(t, rt, []*rgb.Image{textLine("x")})}, Question: "q", Options: []string{"A. a", "B. b", "C. c"}}); !errors.Is(err, llm.ErrBadRequest) {
 		t.Errorf("3 options for 2 classes: %v", err)
 	}
 	ten := llm.Tensor{Shape: []int64{1, 3, 48, 192}, Data: make([]float32, 3*48*192)}
@@ -193,7 +283,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	rt.Close()
 	rt.Close()
-	if _, err := rt.Answer(context.Background(), &llm.Request{Frames: []*rgb.Image{textLine("x")}, Question: "q", Options: orientation}); !errors.Is(err, llm.ErrClosed) {
+	if _, err := rt.Answer(context.Background(), &llm.Request{Tensors: []llm.Tensor{ten}, Question: "q", Options: orientation}); !errors.Is(err, llm.ErrClosed) {
 		t.Errorf("after close: %v", err)
 	}
 	if LiveHandles() != 0 {

@@ -33,6 +33,9 @@ type Rect struct {
 // The whole frame is resized to Resize. If Crop is set, only that rectangle of the resized image is kept
 // (centre crop). If Tiles is set, each tile is cut from the resized image (row-major order) and fed as its
 // own image, followed by a thumbnail when Thumb is set: a direct resize of the source frame to *Thumb.
+// If Pad is set, the resized image is placed at the top left of a Pad-sized canvas whose other pixels
+// are zero in the tensor's own dtype (0 for uint8, 0.0 after normalisation for floats: PaddleOCR's
+// padding).
 //
 // Tokens is the number of LLM tokens the vision encoder produces for TokenFrames consecutive frames
 // (Qwen merges 2 frames per temporal patch, so TokenFrames is 2 there and 1 elsewhere); 0 means the
@@ -43,15 +46,19 @@ type Layout struct {
 	Crop        *Rect  `json:"crop,omitempty"`
 	Tiles       []Rect `json:"tiles,omitempty"`
 	Thumb       *Size  `json:"thumb,omitempty"`
+	Pad         *Size  `json:"pad,omitempty"`
 	Tokens      int    `json:"tokens,omitempty"`
 	TokenFrames int    `json:"token_frames"`
 }
 
-// Output is the size of the (first) image fed to the model: the crop if there is one, else the resize.
-// For tiled layouts each tile is a separate image; see Images.
+// Output is the size of the (first) image fed to the model: the crop or the padded canvas if there is
+// one, else the resize. For tiled layouts each tile is a separate image; see Images.
 func (l Layout) Output() Size {
-	if l.Crop != nil {
+	switch {
+	case l.Crop != nil:
 		return Size{l.Crop.W, l.Crop.H}
+	case l.Pad != nil:
+		return *l.Pad
 	}
 	return l.Resize
 }

@@ -12,6 +12,7 @@ import (
 //	WxH[:tokens=N]              fixed size, aspect not kept          e.g. 448x448
 //	short:S[+crop[:C]]          shortest edge S (CLIP truncation), optional centre crop C (default S)
 //	maxpix:P                    at most P pixels, aspect kept, never upscaled
+//	pad:WxH                     height H, aspect kept (width at most W), zero-padded on the right to W (PaddleOCR)
 //	iso:P[,factor=F][,tol=T]    iso-compute: per-frame size so that frames·W·H ≈ P (SolveIso)
 //	qwen2.5-vl[:k=v,...]        qwen-vl-utils fetch_video (0.0.11, factor 28)
 //	qwen3-vl[:k=v,...]          qwen-vl-utils fetch_video (0.0.14, factor 32)
@@ -27,257 +28,239 @@ func Parse(spec string) (Geometry, error) {
 		return p.geom, nil
 	}
 	head, rest, hasRest := strings.Cut(s, ":")
-	bad := func(format string, args ...any) (Geometry, error) {
-		return nil, errf("parse", spec, ErrBadSpec, format, args...)
-	}
-	switch head {
-	case "native":
-		if hasRest {
-			return bad("native takes no options")
-		}
-		return Native{}, nil
-	case "short":
-		return parseShort(spec, rest)
-	case "maxpix":
-		p, err := parseInt(rest, 1, MaxOutputPixels)
+	if parse, ok := heads[head]; ok {
+		g, err := parse(rest, hasRest)
 		if err != nil {
-			return bad("maxpix: %v", err)
-		}
-		return MaxPixels{Pixels: p}, nil
-	case "iso":
-		return parseIso(spec, rest)
-	case "qwen2.5-vl", "qwen3-vl":
-		return parseQwen(spec, head, rest, hasRest)
-	case "qwen3-vl-hf":
-		return parseQwenHF(spec, rest, hasRest)
-	case "internvl3":
-		return parseInternVL(spec, rest, hasRest)
-	}
-	if w, h, ok := strings.Cut(head, "x"); ok {
-		wi, err1 := parseInt(w, 1, MaxSide)
-		hi, err2 := parseInt(h, 1, MaxSide)
-		if err1 != nil || err2 != nil {
-			return bad("want WxH with sides 1..%d", MaxSide)
-		}
-		g := Fixed{W: wi, H: hi}
-		if hasRest {
-			var err error
-			if g.Tokens, err = parseTokensOpt(rest); err != nil {
-				return bad("%v", err)
-			}
+			return nil, errf("parse", spec, ErrBadSpec, "%v", err)
 		}
 		return g, nil
 	}
-	return bad("unknown geometry %q", head)
+	if w, h, ok := strings.Cut(head, "x"); ok {
+		g, err := parseFixed(w, h, rest, hasRest)
+		if err != nil {
+			return nil, errf("parse", spec, ErrBadSpec, "%v", err)
+		}
+		return g, nil
+	}
+	return nil, errf("parse", spec, ErrBadSpec, "unknown geometry %q", head)
 }
 
-func parseShort(spec, rest string) (Geometry, error) {
-	bad := func(format string, args ...any) (Geometry, error) {
-		return nil, errf("parse", spec, ErrBadSpec, format, args...)
+// heads parses each named spec head's text after the ':' (rest; hasRest says whether there was one).
+// Errors are the detail of Parse's ErrBadSpec.
+var heads = map[string]func(rest string, hasRest bool) (Geometry, error){
+	"native": func(_ string, hasRest bool) (Geometry, error) {
+		if hasRest {
+			return nil, errorString("native takes no options")
+		}
+		return Native{}, nil
+	},
+	"short": func(rest string, _ bool) (Geometry, error) { return parseShort(rest) },
+	"maxpix": func(rest string, _ bool) (Geometry, error) {
+		p, err := parseInt(rest, 1, MaxOutputPixels)
+		if err != nil {
+			return nil, errorString("maxpix: " + err.Error())
+		}
+		return MaxPixels{Pixels: p}, nil
+	},
+	"pad": func(rest string, _ bool) (Geometry, error) {
+		w, h, ok := strings.Cut(rest, "x")
+		wi, err1 := parseInt(w, 1, MaxSide)
+		hi, err2 := parseInt(h, 1, MaxSide)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, errorString("want pad:WxH with sides 1.." + itoa(MaxSide))
+		}
+		return PadRight{W: wi, H: hi}, nil
+	},
+	"iso": func(rest string, _ bool) (Geometry, error) {
+		budget, opts, hasOpts := strings.Cut(rest, ",")
+		b, err := parseFloat(budget, 1, 1e15)
+		if err != nil {
+			return nil, errorString("iso budget: " + err.Error())
+		}
+		g := Iso{Budget: b, Factor: 28, Tolerance: DefaultIsoTolerance}
+		return g, setOpts(&g, opts, hasOpts, isoOpts)
+	},
+	"qwen2.5-vl": qwenHead("qwen2.5-vl"),
+	"qwen3-vl":   qwenHead("qwen3-vl"),
+	"qwen3-vl-hf": func(rest string, hasRest bool) (Geometry, error) {
+		g := QwenHF{Factor: 32, MinPixels: qwenHFMinPixels, MaxPixels: qwenHFMaxPixels}
+		return g, setOpts(&g, rest, hasRest, qwenHFOpts)
+	},
+	"internvl3": func(rest string, hasRest bool) (Geometry, error) {
+		g := defaultInternVL()
+		return g, setOpts(&g, rest, hasRest, internVLOpts)
+	},
+}
+
+func qwenHead(head string) func(string, bool) (Geometry, error) {
+	return func(rest string, hasRest bool) (Geometry, error) {
+		g, _ := qwenBase(head)
+		return g, setOpts(&g, rest, hasRest, qwenOpts)
 	}
+}
+
+// The options of each geometry: key → how its value sets the field. One table per geometry replaces a
+// hand-written parsing loop each.
+var (
+	isoOpts = options[Iso]{
+		"factor": intOpt(1, 4096, func(g *Iso) *int { return &g.Factor }),
+		"tol":    floatOpt(1e-9, 0.999, func(g *Iso) *float64 { return &g.Tolerance }),
+	}
+	qwenOpts = options[Qwen]{
+		"version": func(g *Qwen, _, v string) error {
+			switch v {
+			case QwenV0010, QwenV0011, QwenV0014:
+				g.Version = v
+				return nil
+			}
+			return errorString("version " + strconv.Quote(v) + " (want 0.0.10, 0.0.11 or 0.0.14)")
+		},
+		"factor":       intOpt(1, 4096, func(g *Qwen) *int { return &g.Factor }),
+		"min_pixels":   floatOpt(1, 1e13, func(g *Qwen) *float64 { return &g.MinPixels }),
+		"max_pixels":   floatOpt(1, 1e13, func(g *Qwen) *float64 { return &g.MaxPixels }),
+		"total_pixels": floatOpt(1, 1e15, func(g *Qwen) *float64 { return &g.TotalPixels }),
+	}
+	qwenHFOpts = options[QwenHF]{
+		"factor":     intOpt(1, 4096, func(g *QwenHF) *int { return &g.Factor }),
+		"min_pixels": intOpt(1, 1<<40, func(g *QwenHF) *int { return &g.MinPixels }),
+		"max_pixels": intOpt(1, 1<<40, func(g *QwenHF) *int { return &g.MaxPixels }),
+		"cap":        boolOpt(func(g *QwenHF) *bool { return &g.Cap }),
+	}
+	internVLOpts = options[InternVL]{
+		"max_num": func(g *InternVL, k, v string) (err error) {
+			if v == "auto" {
+				g.Auto, g.MaxNum = true, 1
+				return nil
+			}
+			if g.MaxNum, err = parseInt(v, 1, 64); err != nil {
+				return errorString(k + ": " + err.Error())
+			}
+			return nil
+		},
+		"min_num": intOpt(1, 64, func(g *InternVL) *int { return &g.MinNum }),
+		"order": func(g *InternVL, _, v string) error {
+			if v != OrderReadme && v != OrderLmmsEval {
+				return errorString("order " + strconv.Quote(v) + " (want readme or lmms-eval)")
+			}
+			g.Order = v
+			return nil
+		},
+		"thumbnail": boolOpt(func(g *InternVL) *bool { return &g.Thumbnail }),
+		"tile":      intOpt(1, 4096, func(g *InternVL) *int { return &g.TileSize }),
+	}
+	fixedOpts = options[Fixed]{"tokens": intOpt(1, 1<<24, func(g *Fixed) *int { return &g.Tokens })}
+	shortOpts = options[ShortEdge]{"tokens": intOpt(1, 1<<24, func(g *ShortEdge) *int { return &g.Tokens })}
+)
+
+// options maps a geometry's option keys to their setters; a setter's error is the whole detail
+// ("factor: not an integer: …").
+type options[G any] map[string]func(g *G, key, value string) error
+
+// setOpts applies k=v[,k=v...] (when present) to g through table, in the order given.
+func setOpts[G any](g *G, opts string, present bool, table options[G]) error {
+	if !present {
+		return nil
+	}
+	kv, err := parseOpts(opts)
+	if err != nil {
+		return err
+	}
+	for _, p := range kv {
+		set, ok := table[p[0]]
+		if !ok {
+			return errorString("unknown option " + strconv.Quote(p[0]))
+		}
+		if err := set(g, p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func intOpt[G any](lo, hi int, field func(*G) *int) func(*G, string, string) error {
+	return func(g *G, k, v string) error {
+		n, err := parseInt(v, lo, hi)
+		if err != nil {
+			return errorString(k + ": " + err.Error())
+		}
+		*field(g) = n
+		return nil
+	}
+}
+
+func floatOpt[G any](lo, hi float64, field func(*G) *float64) func(*G, string, string) error {
+	return func(g *G, k, v string) error {
+		f, err := parseFloat(v, lo, hi)
+		if err != nil {
+			return errorString(k + ": " + err.Error())
+		}
+		*field(g) = f
+		return nil
+	}
+}
+
+func boolOpt[G any](field func(*G) *bool) func(*G, string, string) error {
+	return func(g *G, k, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errorString(k + ": " + err.Error())
+		}
+		*field(g) = b
+		return nil
+	}
+}
+
+// parseFixed reads WxH[:tokens=N] (w and h are the two sides of the head).
+func parseFixed(w, h, rest string, hasRest bool) (Geometry, error) {
+	wi, err1 := parseInt(w, 1, MaxSide)
+	hi, err2 := parseInt(h, 1, MaxSide)
+	if err1 != nil || err2 != nil {
+		return nil, errorString("want WxH with sides 1.." + itoa(MaxSide))
+	}
+	g := Fixed{W: wi, H: hi}
+	return g, setOpts(&g, rest, hasRest, fixedOpts)
+}
+
+// parseShort reads S[+crop[:C]][,tokens=N] after "short:".
+func parseShort(rest string) (Geometry, error) {
 	body, opts, hasOpts := strings.Cut(rest, ",")
 	size, crop, hasCrop := strings.Cut(body, "+")
 	s, err := parseInt(size, 1, MaxSide)
 	if err != nil {
-		return bad("short: %v", err)
+		return nil, errorString("short: " + err.Error())
 	}
 	g := ShortEdge{Size: s}
 	if hasCrop {
 		c, cv, hasC := strings.Cut(crop, ":")
 		if c != "crop" {
-			return bad("want short:S+crop[:C]")
+			return nil, errorString("want short:S+crop[:C]")
 		}
 		g.Crop = s
 		if hasC {
 			if g.Crop, err = parseInt(cv, 1, s); err != nil {
-				return bad("crop (must be 1..%d, at most the short side): %v", s, err)
+				return nil, errorString("crop (must be 1.." + itoa(s) + ", at most the short side): " + err.Error())
 			}
 		}
 	}
-	if hasOpts {
-		if g.Tokens, err = parseTokensOpt(opts); err != nil {
-			return bad("%v", err)
-		}
-	}
-	return g, nil
+	return g, setOpts(&g, opts, hasOpts, shortOpts)
 }
 
-func parseIso(spec, rest string) (Geometry, error) {
-	bad := func(format string, args ...any) (Geometry, error) {
-		return nil, errf("parse", spec, ErrBadSpec, format, args...)
-	}
-	budget, opts, hasOpts := strings.Cut(rest, ",")
-	b, err := parseFloat(budget, 1, 1e15)
-	if err != nil {
-		return bad("iso budget: %v", err)
-	}
-	g := Iso{Budget: b, Factor: 28, Tolerance: DefaultIsoTolerance}
-	if hasOpts {
-		kv, err := parseOpts(opts)
-		if err != nil {
-			return bad("%v", err)
-		}
-		for k, v := range kv {
-			switch k {
-			case "factor":
-				g.Factor, err = parseInt(v, 1, 4096)
-			case "tol":
-				g.Tolerance, err = parseFloat(v, 1e-9, 0.999)
-			default:
-				return bad("unknown option %q", k)
-			}
-			if err != nil {
-				return bad("%s: %v", k, err)
-			}
-		}
-	}
-	return g, nil
-}
-
-func parseQwen(spec, head, rest string, hasRest bool) (Geometry, error) {
-	bad := func(format string, args ...any) (Geometry, error) {
-		return nil, errf("parse", spec, ErrBadSpec, format, args...)
-	}
-	g, _ := qwenBase(head)
-	if !hasRest {
-		return g, nil
-	}
-	kv, err := parseOpts(rest)
-	if err != nil {
-		return bad("%v", err)
-	}
-	for k, v := range kv {
-		switch k {
-		case "version":
-			switch v {
-			case QwenV0010, QwenV0011, QwenV0014:
-				g.Version = v
-			default:
-				return bad("version %q (want 0.0.10, 0.0.11 or 0.0.14)", v)
-			}
-		case "factor":
-			g.Factor, err = parseInt(v, 1, 4096)
-		case "min_pixels":
-			g.MinPixels, err = parseFloat(v, 1, 1e13)
-		case "max_pixels":
-			g.MaxPixels, err = parseFloat(v, 1, 1e13)
-		case "total_pixels":
-			g.TotalPixels, err = parseFloat(v, 1, 1e15)
-		default:
-			return bad("unknown option %q", k)
-		}
-		if err != nil {
-			return bad("%s: %v", k, err)
-		}
-	}
-	return g, nil
-}
-
-func parseQwenHF(spec, rest string, hasRest bool) (Geometry, error) {
-	bad := func(format string, args ...any) (Geometry, error) {
-		return nil, errf("parse", spec, ErrBadSpec, format, args...)
-	}
-	g := QwenHF{Factor: 32, MinPixels: qwenHFMinPixels, MaxPixels: qwenHFMaxPixels}
-	if !hasRest {
-		return g, nil
-	}
-	kv, err := parseOpts(rest)
-	if err != nil {
-		return bad("%v", err)
-	}
-	for k, v := range kv {
-		switch k {
-		case "factor":
-			g.Factor, err = parseInt(v, 1, 4096)
-		case "min_pixels":
-			g.MinPixels, err = parseInt(v, 1, 1<<40)
-		case "max_pixels":
-			g.MaxPixels, err = parseInt(v, 1, 1<<40)
-		case "cap":
-			g.Cap, err = strconv.ParseBool(v)
-		default:
-			return bad("unknown option %q", k)
-		}
-		if err != nil {
-			return bad("%s: %v", k, err)
-		}
-	}
-	return g, nil
-}
-
-func parseInternVL(spec, rest string, hasRest bool) (Geometry, error) {
-	bad := func(format string, args ...any) (Geometry, error) {
-		return nil, errf("parse", spec, ErrBadSpec, format, args...)
-	}
-	g := defaultInternVL()
-	if !hasRest {
-		return g, nil
-	}
-	kv, err := parseOpts(rest)
-	if err != nil {
-		return bad("%v", err)
-	}
-	for k, v := range kv {
-		switch k {
-		case "max_num":
-			if v == "auto" {
-				g.Auto, g.MaxNum = true, 1
-			} else {
-				g.MaxNum, err = parseInt(v, 1, 64)
-			}
-		case "min_num":
-			g.MinNum, err = parseInt(v, 1, 64)
-		case "order":
-			if v != OrderReadme && v != OrderLmmsEval {
-				return bad("order %q (want readme or lmms-eval)", v)
-			}
-			g.Order = v
-		case "thumbnail":
-			g.Thumbnail, err = strconv.ParseBool(v)
-		case "tile":
-			g.TileSize, err = parseInt(v, 1, 4096)
-		default:
-			return bad("unknown option %q", k)
-		}
-		if err != nil {
-			return bad("%s: %v", k, err)
-		}
-	}
-	return g, nil
-}
-
-// parseOpts reads k=v[,k=v...]; keys must be unique.
-func parseOpts(s string) (map[string]string, error) {
-	kv := map[string]string{}
+// parseOpts reads k=v[,k=v...] in order; keys must be unique.
+func parseOpts(s string) ([][2]string, error) {
+	var kv [][2]string
+	seen := map[string]bool{}
 	for _, f := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || k == "" || v == "" {
 			return nil, errorString("want key=value, got " + strconv.Quote(f))
 		}
-		if _, dup := kv[k]; dup {
+		if seen[k] {
 			return nil, errorString("duplicate option " + strconv.Quote(k))
 		}
-		kv[k] = v
+		seen[k] = true
+		kv = append(kv, [2]string{k, v})
 	}
 	return kv, nil
-}
-
-// parseTokensOpt reads the only option of the fixed and shortest-edge geometries, "tokens=N".
-func parseTokensOpt(opts string) (int, error) {
-	kv, err := parseOpts(opts)
-	if err != nil {
-		return 0, err
-	}
-	tokens := 0
-	for k, v := range kv {
-		if k != "tokens" {
-			return 0, errorString("unknown option " + strconv.Quote(k))
-		}
-		if tokens, err = parseInt(v, 1, 1<<24); err != nil {
-			return 0, errorString("tokens: " + err.Error())
-		}
-	}
-	return tokens, nil
 }
 
 // ParseWxH reads "AxB" (e.g. "448x448") with both sides integers in 1..MaxSide. It is the one

@@ -134,3 +134,26 @@ func (g MaxPixels) Layout(srcW, srcH, _ int) (Layout, error) {
 	}
 	return Layout{Src: Size{srcW, srcH}, Resize: out, TokenFrames: 1}, nil
 }
+
+// PadRight resizes to height H keeping the aspect ratio, to width ⌈H·(w/h)⌉ (w/h a float division,
+// as Python computes it) but at most W, and pads on the right to W×H with zeros: PaddleOCR's
+// resize_norm_img (PaddleOCR tools/infer/predict_cls.py; the PP-OCR direction classifier takes
+// 192×48). The padding is zero in the tensor's dtype (Layout.Pad).
+type PadRight struct{ W, H int }
+
+func (g PadRight) String() string { return "pad:" + strconv.Itoa(g.W) + "x" + strconv.Itoa(g.H) }
+
+func (g PadRight) Layout(srcW, srcH, _ int) (Layout, error) {
+	if err := checkSrc(g, srcW, srcH); err != nil {
+		return Layout{}, err
+	}
+	canvas := Size{g.W, g.H}
+	if err := checkOut(g, canvas); err != nil {
+		return Layout{}, err
+	}
+	w := g.W
+	if rw := math.Ceil(float64(g.H) * (float64(srcW) / float64(srcH))); rw <= float64(g.W) {
+		w = int(rw)
+	}
+	return Layout{Src: Size{srcW, srcH}, Resize: Size{w, g.H}, Pad: &canvas, TokenFrames: 1}, nil
+}

@@ -1,0 +1,32 @@
+package pipeline
+
+import (
+	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/sampler"
+)
+
+// PlanReport is the JSON of one sampling plan of one video: `framesweep plan --json` prints it, and
+// serve's POST /v1/plan answers it followed by the object's fields (one wire type for both; the
+// Python client reads it).
+type PlanReport struct {
+	Path        string  `json:"path,omitempty"` // "" when planned from a frame count, not a file
+	TotalFrames int     `json:"total_frames"`
+	FPS         float64 `json:"fps"`
+	DurationS   float64 `json:"duration_s"`
+	Count       int     `json:"count"`
+	sampler.Plan
+	Resolution   string `json:"resolution,omitempty"`    // canonical geometry spec, when one was asked for
+	OutputSize   string `json:"output_size,omitempty"`   // WxH of the (first) image the model sees
+	VisualTokens int    `json:"visual_tokens,omitempty"` // for Count frames, when the geometry defines tokens
+}
+
+// NewPlanReport is the report of plan p for a video of v's frame count, rate and duration.
+func NewPlanReport(path string, v sampler.Video, p sampler.Plan) PlanReport {
+	return PlanReport{Path: path, TotalFrames: v.Frames, FPS: v.FPS, DurationS: v.Duration(), Count: len(p.Indices), Plan: p}
+}
+
+// SetLayout fills the output size and the visual tokens of Count frames from one frame's layout.
+func (r *PlanReport) SetLayout(l geom.Layout) {
+	r.OutputSize = l.Output().String()
+	r.VisualTokens = l.TokensFor(r.Count)
+}
