@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // MaxConfigs bounds the configs of one audit (pairs grow with its square).
@@ -150,7 +152,7 @@ type ErrorRecords struct {
 }
 
 // splitErrors separates the error records from the answered ones.
-func splitErrors(recs []Record) ([]Record, ErrorRecords) {
+func splitErrors(recs []record.Record) ([]record.Record, ErrorRecords) {
 	er := ErrorRecords{ByConfig: map[string]int{}, Examples: []string{}}
 	n := 0
 	for i := range recs {
@@ -161,7 +163,7 @@ func splitErrors(recs []Record) ([]Record, ErrorRecords) {
 	if n == 0 {
 		return recs, er
 	}
-	ok := make([]Record, 0, len(recs)-n)
+	ok := make([]record.Record, 0, len(recs)-n)
 	for _, r := range recs {
 		if !r.Failed() {
 			ok = append(ok, r)
@@ -181,12 +183,12 @@ type dataset struct {
 	configs []*Config // display order
 	cidx    map[string]int
 	items   []string // sorted
-	recs    []Record
+	recs    []record.Record
 	grid    []int32   // len(items)*len(configs), index into recs or -1
 	reruns  [][]int32 // per config: record indices that are not the primary run
 }
 
-func (d *dataset) cell(i, k int) *Record {
+func (d *dataset) cell(i, k int) *record.Record {
 	if j := d.grid[i*len(d.configs)+k]; j >= 0 {
 		return &d.recs[j]
 	}
@@ -194,12 +196,12 @@ func (d *dataset) cell(i, k int) *Record {
 }
 
 // build indexes the records, merges config metadata, and separates primary runs from reruns.
-func build(recs []Record) (*dataset, error) {
+func build(recs []record.Record) (*dataset, error) {
 	if len(recs) == 0 {
-		return nil, Errorf("", 0, "analyze", ErrEmpty, "nothing to analyse")
+		return nil, record.Errorf("", 0, "analyze", record.ErrEmpty, "nothing to analyse")
 	}
 	byID := map[string]*Config{}
-	kindSrc := map[string]Source{}
+	kindSrc := map[string]record.Source{}
 	var order []*Config
 	itemIdx := map[string]int{}
 	var items []string
@@ -230,7 +232,7 @@ func build(recs []Record) (*dataset, error) {
 			c.Kind, kindSrc[c.ID] = kind, r.Source
 		} else if c.Kind != kind {
 			s := kindSrc[c.ID]
-			return nil, Errorf(r.Source.Path, r.Source.Line, "analyze", ErrInvalid,
+			return nil, record.Errorf(r.Source.Path, r.Source.Line, "analyze", record.ErrInvalid,
 				"config %q mixes correct and score records (first kind at %s:%d)", c.ID, s.Path, s.Line)
 		}
 		if r.ConfigMeta != nil {
@@ -277,10 +279,10 @@ func build(recs []Record) (*dataset, error) {
 	C := len(order)
 	// Bounds keep hostile inputs in check: pairs grow with C², the grid with items × C.
 	if C > MaxConfigs {
-		return nil, Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d configs; the audit handles at most %d", C, MaxConfigs)
+		return nil, record.Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d configs; the audit handles at most %d", C, MaxConfigs)
 	}
 	if int64(len(items))*int64(C) > maxCells {
-		return nil, Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d items × %d configs is over %d cells", len(items), C, maxCells)
+		return nil, record.Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d items × %d configs is over %d cells", len(items), C, maxCells)
 	}
 	d.grid = make([]int32, len(items)*C)
 	for i := range d.grid {
@@ -317,7 +319,7 @@ func build(recs []Record) (*dataset, error) {
 		if first, dup := cellRuns[[2]int{cell, r.RunIndex()}]; dup {
 			prev := &recs[first]
 			what := "declare reruns with distinct \"run\" values"
-			return nil, Errorf(r.Source.Path, r.Source.Line, "analyze", ErrDuplicate,
+			return nil, record.Errorf(r.Source.Path, r.Source.Line, "analyze", record.ErrDuplicate,
 				"item %q config %q run %d already recorded at %s:%d (%s)", r.ItemID, r.Config, r.RunIndex(), prev.Source.Path, prev.Source.Line, what)
 		}
 		cellRuns[[2]int{cell, r.RunIndex()}] = int32(j)
@@ -337,9 +339,9 @@ func build(recs []Record) (*dataset, error) {
 
 // Analyze computes the audit of METRICS.md from records. Errors not tied to one line name the records'
 // file(s).
-func Analyze(recs []Record, opt Options) (*Result, error) {
+func Analyze(recs []record.Record, opt Options) (*Result, error) {
 	res, err := analyze(recs, opt)
-	var ae *Error
+	var ae *record.Error
 	if errors.As(err, &ae) && ae.Path == "" {
 		ae.Path = sourcePaths(recs)
 	}
@@ -348,7 +350,7 @@ func Analyze(recs []Record, opt Options) (*Result, error) {
 
 // Cascade runs only the confidence cascade of Analyze (`framesweep cascade`), without the other metrics.
 // A nil result comes with a note saying why no cascade could be run.
-func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
+func Cascade(recs []record.Record, opt Options) (*CascadeResult, string, error) {
 	recs, _ = splitErrors(recs)
 	d, err := build(recs)
 	var cr *CascadeResult
@@ -356,7 +358,7 @@ func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
 	if err == nil {
 		cr, note, err = runCascade(d, opt)
 	}
-	var ae *Error
+	var ae *record.Error
 	if errors.As(err, &ae) && ae.Path == "" {
 		ae.Path = sourcePaths(recs)
 	}
@@ -364,7 +366,7 @@ func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
 }
 
 // sourcePaths lists the distinct files the records came from.
-func sourcePaths(recs []Record) string {
+func sourcePaths(recs []record.Record) string {
 	var paths []string
 	seen := map[string]bool{}
 	prev := ""
@@ -379,9 +381,9 @@ func sourcePaths(recs []Record) string {
 	return strings.Join(paths, ",")
 }
 
-func analyze(recs []Record, opt Options) (*Result, error) {
+func analyze(recs []record.Record, opt Options) (*Result, error) {
 	if opt.Resamples < 0 || opt.Epsilon < 0 {
-		return nil, Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
+		return nil, record.Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
 	}
 	online, err := Online(recs)
 	if err != nil {
@@ -1031,7 +1033,7 @@ func (pt *patternTable) topPatterns(pats []int32, limit int) ([]Pattern, int) {
 // everyItemConfigs keeps the records of the configs that every item has a record at (an online
 // cascade asks the higher budgets only of the items still unsure: pairing them would keep only the
 // items that escalated all the way).
-func everyItemConfigs(recs []Record) []Record {
+func everyItemConfigs(recs []record.Record) []record.Record {
 	items := map[string]bool{}
 	per := map[string]map[string]bool{}
 	for _, r := range recs {
@@ -1041,7 +1043,7 @@ func everyItemConfigs(recs []Record) []Record {
 		}
 		per[r.Config][r.ItemID] = true
 	}
-	var out []Record
+	var out []record.Record
 	for _, r := range recs {
 		if len(per[r.Config]) == len(items) {
 			out = append(out, r)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // CascadeOptions choose the budgets of a confidence cascade (METRICS.md "Confidence cascade").
@@ -110,7 +112,7 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 	if len(co.Budgets) > 0 {
 		for bi, b := range co.Budgets {
 			if bi > 0 && b <= co.Budgets[bi-1] {
-				return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "budgets must increase: %v", co.Budgets)
+				return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "budgets must increase: %v", co.Budgets)
 			}
 		}
 		// The budgets must come from one (policy, size, pipeline) group; several candidates are narrowed
@@ -154,7 +156,7 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 		}
 		switch {
 		case len(fits) == 0:
-			return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "no single policy/size/pipeline has one multiple-choice config for each of the budgets %v", co.Budgets)
+			return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "no single policy/size/pipeline has one multiple-choice config for each of the budgets %v", co.Budgets)
 		case len(fits) > 1:
 			var desc []string
 			for i, key := range fitKeys {
@@ -164,7 +166,7 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 				}
 				desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
 			}
-			return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
+			return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
 		}
 		return fits[0], "", nil
 	}
@@ -284,7 +286,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 			}
 		}
 		if ref < 0 {
-			return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "reference budget %d is not one of the cascade budgets", co.Reference)
+			return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "reference budget %d is not one of the cascade budgets", co.Reference)
 		}
 	}
 	cr.Reference = d.configs[ks[ref]].ID

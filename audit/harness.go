@@ -5,52 +5,9 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/framesweep/framesweep/record"
 )
-
-// Harness is what the evaluation harness that wrote an imported log reported for that log (its own
-// aggregate, which the importer computes with the harness's rule from the harness's own per-item
-// verdicts) and how this record enters it. Importers put the same metric, kind, value and counts on
-// every record of one file, so the audit can show the harness's number beside the item-level accuracy
-// and notice when the records were filtered or merged afterwards.
-type Harness struct {
-	Metric  string  `json:"metric"`             // e.g. "lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)"
-	Kind    string  `json:"kind"`               // HarnessMicro, HarnessMacro, HarnessGrouped or HarnessOther
-	Value   float64 `json:"value"`              // the aggregate over the imported file, in points (0–100)
-	Counted int     `json:"counted"`            // records the aggregate counts
-	LeftOut int     `json:"left_out,omitempty"` // records of the file the aggregate leaves out
-	Skip    bool    `json:"skip,omitempty"`     // this record is one of those left out
-	Flipped bool    `json:"flipped,omitempty"`  // this record's verdict is not the harness's (an opt-in rescore changed it)
-}
-
-// Harness aggregate kinds. Only a micro aggregate can be recomputed from the records alone (and split by
-// duration); the others need the harness's own grouping, so the audit carries their value as imported.
-const (
-	HarnessMicro   = "micro"   // 100 · mean of the harness's verdicts (or scores) over the counted records
-	HarnessMacro   = "macro"   // mean over a fixed list of categories of the per-category accuracy
-	HarnessGrouped = "grouped" // a non-linear score per group of questions (Video-MME-v2), averaged
-	HarnessOther   = "other"   // any other rule (VLMEvalKit MVBench counts any non-zero score as a hit)
-)
-
-// validateHarness checks a record's harness field (called by Validate).
-func (r *Record) validateHarness() error {
-	h, p, l := r.Harness, r.Source.Path, r.Source.Line
-	if h == nil {
-		return nil
-	}
-	switch {
-	case h.Metric == "":
-		return Errorf(p, l, "validate", ErrInvalid, "harness without a metric")
-	case h.Kind != HarnessMicro && h.Kind != HarnessMacro && h.Kind != HarnessGrouped && h.Kind != HarnessOther:
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: kind %q is not micro, macro, grouped or other", h.Metric, h.Kind)
-	case !(h.Value >= 0 && h.Value <= 100):
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: value %v outside [0,100]", h.Metric, h.Value)
-	case h.Counted < 0 || h.LeftOut < 0:
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: negative counts", h.Metric)
-	case h.Flipped && r.Correct == nil:
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: flipped needs a multiple-choice verdict", h.Metric)
-	}
-	return nil
-}
 
 // HarnessAccuracy is one config's harness aggregate beside the item-level accuracy of the same records
 // (`accuracy_harness` in the output). A config whose records carry several harness metrics (several
@@ -83,7 +40,7 @@ func harnessAccuracy(d *dataset) (map[string]*HarnessAccuracy, []string, error) 
 	C := len(d.configs)
 	type acc struct {
 		h                          *HarnessAccuracy
-		first                      *Record
+		first                      *record.Record
 		counted, skipped, flipped  int
 		okHarness, okRecord, score float64
 		durN, durOK                map[string]float64
@@ -110,7 +67,7 @@ func harnessAccuracy(d *dataset) (map[string]*HarnessAccuracy, []string, error) 
 				g.h.Value = &v
 				groups[h.Metric] = g
 			} else if f := g.first.Harness; f.Kind != h.Kind || f.Value != h.Value || f.Counted != h.Counted || f.LeftOut != h.LeftOut {
-				return nil, nil, Errorf(r.Source.Path, r.Source.Line, "harness", ErrConflict,
+				return nil, nil, record.Errorf(r.Source.Path, r.Source.Line, "harness", record.ErrConflict,
 					"config %q: harness %q is %s %v over %d (+%d left out) here but %s %v over %d (+%d) at %s:%d; import each file under its own config",
 					c.ID, h.Metric, h.Kind, h.Value, h.Counted, h.LeftOut, f.Kind, f.Value, f.Counted, f.LeftOut, g.first.Source.Path, g.first.Source.Line)
 			}
@@ -155,7 +112,7 @@ func harnessAccuracy(d *dataset) (map[string]*HarnessAccuracy, []string, error) 
 				notes = append(notes, fmt.Sprintf("config %s: the harness aggregate %s (%s) was computed over %d records (+%d left out), but %d (+%d) are here: the records were filtered or merged after import, so it describes the imported file, not these records",
 					c.ID, h.Metric, fmtPoints(*h.Value), h.Counted, h.LeftOut, g.counted, g.skipped))
 			}
-			if h.Kind == HarnessMicro && g.counted > 0 {
+			if h.Kind == record.HarnessMicro && g.counted > 0 {
 				if re := 100 * g.okHarness / float64(g.counted); h.Complete && math.Abs(re-*h.Value) > 1e-6 {
 					notes = append(notes, fmt.Sprintf("config %s: the harness aggregate %s says %s but the counted records' harness verdicts give %s: the records were edited after import",
 						c.ID, h.Metric, fmtPoints(*h.Value), fmtPoints(re)))
@@ -191,7 +148,7 @@ func harnessAccuracy(d *dataset) (map[string]*HarnessAccuracy, []string, error) 
 }
 
 // recordValue is 1/0 for a multiple-choice verdict, the score for an open-ended record.
-func recordValue(r *Record) float64 {
+func recordValue(r *record.Record) float64 {
 	if r.Correct != nil {
 		return float64(b2i(*r.Correct))
 	}

@@ -15,10 +15,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -245,7 +245,7 @@ func (s *session) cascadeVideo(ctx context.Context, g *group) (vs VideoSummary, 
 		for _, it := range items {
 			st := state(it)
 			r := s.baseRecord(it, steps[k], v, nil)
-			r.Status, r.Error = audit.StatusError, pipeline.OneLine(why)
+			r.Status, r.Error = record.StatusError, pipeline.OneLine(why)
 			r.Cascade = &CascadeStep{Threshold: s.o.Cascade.Threshold, Budgets: s.o.Cascade.Budgets, Step: k + 1, Final: true,
 				StoppedAt: steps[k].Frames, FramesFed: st.fed, FramesDistinct: len(st.distinct)}
 			st.final = true
@@ -369,7 +369,7 @@ func (s *session) cascadeVideo(ctx context.Context, g *group) (vs VideoSummary, 
 				if r.Confidence != nil {
 					conf = *r.Confidence
 				}
-				final := r.Status == audit.StatusError || conf >= s.o.Cascade.Threshold || k == len(steps)-1
+				final := r.Status == record.StatusError || conf >= s.o.Cascade.Threshold || k == len(steps)-1
 				r.Cascade = &CascadeStep{Threshold: s.o.Cascade.Threshold, Budgets: s.o.Cascade.Budgets, Step: k + 1, Final: final,
 					FramesFed: st.fed, FramesDistinct: len(st.distinct), StepBuildS: round3(build), StepWallS: round3(build + time.Since(ta).Seconds())}
 				if final {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // cascadeGrid is a nested ladder (each budget's frames contain the smaller ones').
@@ -37,7 +38,7 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 	if _, err := Run(ctx, nil, full); err != nil {
 		t.Fatal(err)
 	}
-	fullRecs, err := audit.ReadPaths([]string{full.Out})
+	fullRecs, err := record.ReadPaths([]string{full.Out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 		}
 	}
 	// The audit reads the online RUN: the summary, and the first budget as a fixed budget.
-	onRecs, err := audit.ReadPaths([]string{on.Out})
+	onRecs, err := record.ReadPaths([]string{on.Out})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/record"
 )
 
 // rewriteLines applies fn to every record line of a records file (fn sees the decoded record).
@@ -83,7 +84,7 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("merge: %+v", sum)
 	}
 	sameAnswers(t, readRun(t, merged), want)
-	recs, err := audit.ReadPaths([]string{merged})
+	recs, err := record.ReadPaths([]string{merged})
 	if err != nil {
 		t.Fatal(err)
 	}

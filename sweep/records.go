@@ -11,26 +11,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // Record is one line of RUN/records.jsonl: the canonical audit record (the fields `framesweep audit`
 // reads, METRICS.md "Records") and the provenance of the pair.
 type Record struct {
-	ItemID     string            `json:"item_id"`
-	Config     string            `json:"config"`
-	Status     string            `json:"status"` // ok | error
-	Correct    *bool             `json:"correct,omitempty"`
-	Score      *float64          `json:"score,omitempty"` // open-ended: Token-F1 of the response against the answer
-	Prediction string            `json:"prediction,omitempty"`
-	Answer     string            `json:"answer"`
-	Confidence *float64          `json:"confidence,omitempty"` // the largest option probability
-	Category   string            `json:"category,omitempty"`
-	Duration   string            `json:"duration,omitempty"`
-	Task       string            `json:"task,omitempty"`
-	ConfigMeta *audit.ConfigMeta `json:"config_meta,omitempty"`
-	LatencyS   *float64          `json:"latency_s,omitempty"` // the runtime's own time for this answer
-	Error      string            `json:"error,omitempty"`
+	ItemID     string             `json:"item_id"`
+	Config     string             `json:"config"`
+	Status     string             `json:"status"` // ok | error
+	Correct    *bool              `json:"correct,omitempty"`
+	Score      *float64           `json:"score,omitempty"` // open-ended: Token-F1 of the response against the answer
+	Prediction string             `json:"prediction,omitempty"`
+	Answer     string             `json:"answer"`
+	Confidence *float64           `json:"confidence,omitempty"` // the largest option probability
+	Category   string             `json:"category,omitempty"`
+	Duration   string             `json:"duration,omitempty"`
+	Task       string             `json:"task,omitempty"`
+	ConfigMeta *record.ConfigMeta `json:"config_meta,omitempty"`
+	LatencyS   *float64           `json:"latency_s,omitempty"` // the runtime's own time for this answer
+	Error      string             `json:"error,omitempty"`
 
 	// Provenance of the input.
 	Video       string    `json:"video"`

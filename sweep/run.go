@@ -20,11 +20,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -783,7 +784,7 @@ func (f *feeder) failPairs(c *sampler.Config, v *pipeline.Video, err error) {
 			continue
 		}
 		r := f.s.baseRecord(it, c, v, nil)
-		r.Status, r.Error = audit.StatusError, pipeline.OneLine(err)
+		r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
 		f.record(r)
 	}
 }
@@ -805,7 +806,7 @@ func (s *session) write(r *Record, g *group, vs *VideoSummary) error {
 	if err := s.rf.write(r); err != nil {
 		return err
 	}
-	if r.Status == audit.StatusError {
+	if r.Status == record.StatusError {
 		s.failed.Add(1)
 		vs.PairsFailed++
 	} else {
@@ -845,10 +846,10 @@ func (s *session) ask(ctx context.Context, t task) *Record {
 	}
 	resp, err := s.o.Runtime.Answer(ctx, req)
 	if err != nil {
-		r.Status, r.Error = audit.StatusError, pipeline.OneLine(err)
+		r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
 		return r
 	}
-	r.Status = audit.StatusOK
+	r.Status = record.StatusOK
 	r.Response, r.Prediction, r.Probs = resp.Text, resp.Choice, resp.Probs
 	r.Template = resp.Template
 	r.PromptTokens, r.CompletionTokens, r.RequestSHA256, r.ImageFormat = resp.PromptTokens, resp.CompletionTokens, resp.RequestSHA256, resp.ImageFormat
@@ -868,7 +869,7 @@ func (s *session) ask(ctx context.Context, t task) *Record {
 			r.Confidence = &best
 		}
 	} else {
-		sc := audit.TokenF1(resp.Text, it.Answer)
+		sc := score.TokenF1(resp.Text, it.Answer)
 		r.Score = &sc
 		r.Prediction = resp.Text
 	}
@@ -899,8 +900,8 @@ func (s *session) baseRecord(it *Item, c *sampler.Config, v *pipeline.Video, j *
 // and height are the fixed size, or for geometries that depend on the source the size a 1920×1080
 // source gets at the budget (nominal: a cost for ordering configs; each record's own size is in its
 // width/height fields).
-func configMeta(c *sampler.Config, grid *sampler.Grid) *audit.ConfigMeta {
-	m := &audit.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline}
+func configMeta(c *sampler.Config, grid *sampler.Grid) *record.ConfigMeta {
+	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline}
 	tt := c.TextOnly
 	m.TextOnly = &tt
 	if c.TextOnly {

@@ -21,6 +21,7 @@ import (
 	"github.com/framesweep/framesweep/llm/openai"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -128,7 +129,7 @@ func TestSweepEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, r := range recs {
-		if r.Status != audit.StatusOK {
+		if r.Status != record.StatusOK {
 			t.Fatalf("%v: %s", k, r.Error)
 		}
 		if r.ConfigMeta.TextOnly != nil && *r.ConfigMeta.TextOnly {
@@ -148,7 +149,7 @@ func TestSweepEndToEnd(t *testing.T) {
 			t.Fatalf("%v: provenance missing: %+v", k, r)
 		}
 	}
-	recsAudit, err := audit.ReadPaths([]string{run})
+	recsAudit, err := record.ReadPaths([]string{run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestSweepPairFailures(t *testing.T) {
 	recs := readRun(t, o.Out)
 	var kinds []string
 	for k, r := range recs {
-		if r.Status != audit.StatusError {
+		if r.Status != record.StatusError {
 			continue
 		}
 		switch {
@@ -272,10 +273,10 @@ func TestSweepPairFailures(t *testing.T) {
 	if len(kinds) != 5 || sum.PairsFailed != 5 || sum.PairsDone != len(recs)-5 {
 		t.Fatalf("error records %v, summary %+v", kinds, sum)
 	}
-	if r := recs[pairKey{"missing-1", "text-only"}]; r.Status != audit.StatusOK {
+	if r := recs[pairKey{"missing-1", "text-only"}]; r.Status != record.StatusOK {
 		t.Errorf("text-only pair of a missing video: %+v", r)
 	}
-	all, err := audit.ReadPaths([]string{o.Out})
+	all, err := record.ReadPaths([]string{o.Out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +426,7 @@ func TestSweepOpenAI(t *testing.T) {
 		t.Fatalf("%d records, summary %+v", len(recs), sum)
 	}
 	for k, r := range recs {
-		if r.Status != audit.StatusOK || len(r.Probs) == 0 || r.RequestSHA256 == "" || r.Runtime != raw {
+		if r.Status != record.StatusOK || len(r.Probs) == 0 || r.RequestSHA256 == "" || r.Runtime != raw {
 			t.Fatalf("%v: %+v", k, r)
 		}
 		if r.InputKey != "" && r.ImageFormat != "png" {

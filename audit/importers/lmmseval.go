@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/record"
 )
 
 // LmmsEval imports one lmms-eval log file: a legacy `<task>.json` holding {"logs": [...]}, or a
@@ -40,7 +42,7 @@ func LmmsEval(r io.Reader, path string, opt Options) (*Result, error) {
 		}
 	}
 	if len(b.recs) == 0 {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "no samples")
+		return nil, record.Errorf(path, 0, "import", record.ErrEmpty, "no samples")
 	}
 	return b.finish()
 }
@@ -51,7 +53,7 @@ func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error
 	base := filepath.Base(path)
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "empty file")
+		return nil, nil, "", record.Errorf(path, 0, "import", record.ErrEmpty, "empty file")
 	}
 	// Legacy: one JSON object with "logs" (the whole file is one value, and not itself a sample).
 	if trimmed[0] == '{' {
@@ -67,7 +69,7 @@ func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error
 				task = strings.TrimSuffix(base, filepath.Ext(base))
 			}
 			if len(raws) == 0 {
-				return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "\"logs\" is empty")
+				return nil, nil, "", record.Errorf(path, 0, "import", record.ErrEmpty, "\"logs\" is empty")
 			}
 			return raws, lines, task, nil
 		}
@@ -196,13 +198,13 @@ type lmmsBuild struct {
 	known      *lmmsTask // the task payload of the file's samples
 	knownLine  int
 	bareLine   int // the first sample without a payload the importer knows
-	recs       []audit.Record
+	recs       []record.Record
 	items      []lmmsItem
 	rescore    []rescoreInput
 }
 
 func (b *lmmsBuild) errf(line int, sentinel error, format string, a ...any) error {
-	return audit.Errorf(b.path, line, "import", sentinel, format, a...)
+	return record.Errorf(b.path, line, "import", sentinel, format, a...)
 }
 
 // sample converts one sample object.
@@ -224,10 +226,10 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	}
 	docID := scalarString(s["doc_id"])
 	if docID == "" {
-		return b.errf(line, audit.ErrInvalid, "sample has no doc_id (keys: %s)", keyList(s, nil))
+		return b.errf(line, record.ErrInvalid, "sample has no doc_id (keys: %s)", keyList(s, nil))
 	}
 	if prev, ok := b.seen[docID]; ok {
-		return b.errf(line, audit.ErrDuplicate, "doc_id %q already at %d", docID, prev)
+		return b.errf(line, record.ErrDuplicate, "doc_id %q already at %d", docID, prev)
 	}
 	b.seen[docID] = line
 	doc, _ := s["doc"].(map[string]any)
@@ -243,13 +245,13 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	known := findTask(s)
 	opt := b.opt
 	if b.known != nil && known == nil && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
-		return b.errf(line, audit.ErrInvalid, "doc_id %q has no %q payload, while line %d had one", docID, b.known.key, b.knownLine)
+		return b.errf(line, record.ErrInvalid, "doc_id %q has no %q payload, while line %d had one", docID, b.known.key, b.knownLine)
 	}
 	if known == nil && b.bareLine == 0 {
 		b.bareLine = line
 	}
 	if known != nil && b.bareLine > 0 && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
-		return b.errf(line, audit.ErrInvalid, "doc_id %q carries the %s payload %q, while line %d had none", docID, known.bench, known.key, b.bareLine)
+		return b.errf(line, record.ErrInvalid, "doc_id %q carries the %s payload %q, while line %d had none", docID, known.bench, known.key, b.bareLine)
 	}
 	if known != nil && b.known == nil && (opt.CorrectFrom != "" || opt.PredField != "") {
 		b.known, b.knownLine = known, line // mapped over a known payload: noted in finish
@@ -259,18 +261,18 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	case opt.CorrectFrom != "":
 		v, ok := pathValue(s, opt.CorrectFrom)
 		if !ok {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no field %s (keys: %s)", docID, opt.CorrectFrom, keyList(s, nil))
+			return b.errf(line, record.ErrInvalid, "doc_id %q: no field %s (keys: %s)", docID, opt.CorrectFrom, keyList(s, nil))
 		}
 		if opt.OpenEnded {
 			f, ok := numFloat(v)
 			if !ok || !(f >= 0 && f <= 1) {
-				return b.errf(line, audit.ErrInvalid, "doc_id %q: %s = %s is not a score in [0,1]", docID, opt.CorrectFrom, pyStr(v))
+				return b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a score in [0,1]", docID, opt.CorrectFrom, pyStr(v))
 			}
 			it.score = &f
 		} else {
 			ok, isV := verdictOf(v)
 			if !isV {
-				return b.errf(line, audit.ErrInvalid, "doc_id %q: %s = %s is not a verdict (true/false or 1/0); a score in [0,1] needs --open-ended", docID, opt.CorrectFrom, pyStr(v))
+				return b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a verdict (true/false or 1/0); a score in [0,1] needs --open-ended", docID, opt.CorrectFrom, pyStr(v))
 			}
 			it.correct = &ok
 		}
@@ -278,11 +280,11 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 		pv, ok1 := pathValue(s, opt.PredField)
 		av, ok2 := pathValue(s, opt.AnswerField)
 		if !ok1 || !ok2 {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no field %s or %s (keys: %s)", docID, opt.PredField, opt.AnswerField, keyList(s, nil))
+			return b.errf(line, record.ErrInvalid, "doc_id %q: no field %s or %s (keys: %s)", docID, opt.PredField, opt.AnswerField, keyList(s, nil))
 		}
 		it.pred, it.gold = strings.TrimSpace(scalarString(pv)), strings.TrimSpace(scalarString(av))
 		if it.gold == "" {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: %s is empty: nothing to match %s against", docID, opt.AnswerField, opt.PredField)
+			return b.errf(line, record.ErrInvalid, "doc_id %q: %s is empty: nothing to match %s against", docID, opt.AnswerField, opt.PredField)
 		}
 		ok := it.pred == it.gold
 		it.correct = &ok
@@ -290,24 +292,24 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 		return b.errf(line, audit.ErrBadArgs, "doc_id %q: the %s payload %q holds the harness's verdicts; --open-ended would re-score them with Token-F1 (drop it)", docID, known.bench, known.key)
 	case opt.OpenEnded:
 		if !haveResp {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no response to score", docID)
+			return b.errf(line, record.ErrInvalid, "doc_id %q: no response to score", docID)
 		}
-		sc := audit.TokenF1(resp, targets...)
+		sc := score.TokenF1(resp, targets...)
 		it.score, it.pred = &sc, resp
 	case known != nil:
 		if b.known == nil {
 			if known.refuse != nil {
 				if why := known.refuse(b.task); why != "" {
-					return b.errf(line, audit.ErrFormat, "task %q: %s", b.task, why)
+					return b.errf(line, record.ErrFormat, "task %q: %s", b.task, why)
 				}
 			}
 			b.known, b.knownLine = known, line
 		} else if b.known != known {
-			return b.errf(line, audit.ErrFormat, "doc_id %q carries the %s payload %q, but line %d carried %q; one file holds one task", docID, known.bench, known.key, b.knownLine, b.known.key)
+			return b.errf(line, record.ErrFormat, "doc_id %q carries the %s payload %q, but line %d carried %q; one file holds one task", docID, known.bench, known.key, b.knownLine, b.known.key)
 		}
 		var err error
 		if it, err = known.item(s[known.key], s, b.task); err != nil {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: %v", docID, err)
+			return b.errf(line, record.ErrInvalid, "doc_id %q: %v", docID, err)
 		}
 	case opt.Rescore == RescoreText:
 		// No harness verdict: the opt-in rescore below scores the response against the target.
@@ -330,7 +332,7 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	item := b.task + ":" + docID
 	if opt.ItemKey == "question" {
 		if it.questionID == "" {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no question_id for --item-id question", docID)
+			return b.errf(line, record.ErrInvalid, "doc_id %q: no question_id for --item-id question", docID)
 		}
 		item = it.questionID
 	}
@@ -364,7 +366,7 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 		}
 	}
 	rec.Correct, rec.Score = it.correct, it.score
-	rec.Source = audit.Source{Path: b.path, Line: line}
+	rec.Source = record.Source{Path: b.path, Line: line}
 	gold := it.gold
 	if gold == "" || gold == "None" {
 		gold = rec.Answer
@@ -382,7 +384,7 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 func (b *lmmsBuild) unknownPayload(s map[string]any, line int, docID string) error {
 	extra := keyList(s, standardKeys)
 	if extra == "submission" || strings.HasPrefix(extra, "submission{") {
-		return b.errf(line, audit.ErrFormat, "doc_id %q: task %q writes only a submission payload: lmms-eval does not score it (its answers are hidden; e.g. egoschema, perceptiontest_test_mc)", docID, b.task)
+		return b.errf(line, record.ErrFormat, "doc_id %q: task %q writes only a submission payload: lmms-eval does not score it (its answers are hidden; e.g. egoschema, perceptiontest_test_mc)", docID, b.task)
 	}
 	var hint []string
 	keys := make([]string, 0, len(s))
@@ -417,7 +419,7 @@ func (b *lmmsBuild) unknownPayload(s map[string]any, line int, docID string) err
 	if extra == "" {
 		extra = "none besides " + keyList(s, nil)
 	}
-	return b.errf(line, audit.ErrFormat, "doc_id %q of task %q: no per-item verdict this importer knows (metric keys: %s); map one with --correct-from %s (a true/false or 1/0 field), or --pred-field F --answer-field F (exact match), or score the response by option text with --rescore text",
+	return b.errf(line, record.ErrFormat, "doc_id %q of task %q: no per-item verdict this importer knows (metric keys: %s); map one with --correct-from %s (a true/false or 1/0 field), or --pred-field F --answer-field F (exact match), or score the response by option text with --rescore text",
 		docID, b.task, extra, example)
 }
 
@@ -454,7 +456,7 @@ func (b *lmmsBuild) finish() (*Result, error) {
 			// Without a harness verdict a record with nothing to score against is an error, not a guess.
 			for i := range res.Records {
 				if _, ok := b.rescore[i].verdict(); !ok {
-					return nil, b.errf(res.Records[i].Source.Line, audit.ErrInvalid, "item %q: no target to score the response against", res.Records[i].ItemID)
+					return nil, b.errf(res.Records[i].Source.Line, record.ErrInvalid, "item %q: no target to score the response against", res.Records[i].ItemID)
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // The harnesses write their own numbers beside the per-item logs: lmms-eval a `{date_id}_results.json`
@@ -80,7 +81,7 @@ func checkReport(format, reportPath string, data []byte, res *Result, metricHint
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, audit.Errorf(reportPath, 0, "check", audit.ErrSyntax, "not JSON: %v", err)
+		return nil, record.Errorf(reportPath, 0, "check", record.ErrSyntax, "not JSON: %v", err)
 	}
 	rep := &Report{Path: reportPath}
 	a := res.Aggregate
@@ -196,11 +197,11 @@ func checkReport(format, reportPath string, data []byte, res *Result, metricHint
 		}
 		return rep, nil
 	}
-	return nil, audit.Errorf(reportPath, 0, "check", audit.ErrBadArgs, "unknown format %q", format)
+	return nil, record.Errorf(reportPath, 0, "check", audit.ErrBadArgs, "unknown format %q", format)
 }
 
 // microPoints is 100 · correct/records (mean score for open-ended records).
-func microPoints(recs []audit.Record) float64 {
+func microPoints(recs []record.Record) float64 {
 	if len(recs) == 0 {
 		return 0
 	}
@@ -219,7 +220,7 @@ func microPoints(recs []audit.Record) float64 {
 
 // durationRating is get_dimension_rating's per-duration overall from imported records: the mean of the
 // counted (score ≥ 0) verdicts of that duration, "%.2f", "nan" when there is none.
-func durationRating(recs []audit.Record, d string) string {
+func durationRating(recs []record.Record, d string) string {
 	n, ok := 0, 0
 	for i := range recs {
 		r := &recs[i]

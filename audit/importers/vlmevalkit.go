@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/record"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -30,7 +32,7 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if opt.ItemKey == "question" {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
+		return nil, record.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
 	}
 	data, err := readAll(r, path)
 	if err != nil {
@@ -45,7 +47,7 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	case len(trim) > 0 && (trim[0] == '[' || trim[0] == '{'):
 		header, rows, err = readJSONTable(trim, path)
 	case strings.EqualFold(filepath.Ext(path), ".xlsx"):
-		err = audit.Errorf(path, 0, "import", audit.ErrFormat, "not an xlsx file (no zip signature)")
+		err = record.Errorf(path, 0, "import", record.ErrFormat, "not an xlsx file (no zip signature)")
 	default:
 		header, rows, err = readTSV(data, path)
 	}
@@ -58,19 +60,19 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 func readXLSX(data []byte, path string) ([]string, [][]string, error) {
 	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{UnzipSizeLimit: 1 << 30, UnzipXMLSizeLimit: 64 << 20})
 	if err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "xlsx: %v", err)
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "xlsx: %v", err)
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
 	if len(sheets) == 0 {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "xlsx has no sheet")
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "xlsx has no sheet")
 	}
 	rows, err := f.GetRows(sheets[0])
 	if err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "xlsx sheet %q: %v", sheets[0], err)
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "xlsx sheet %q: %v", sheets[0], err)
 	}
 	if len(rows) == 0 {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "xlsx sheet %q is empty", sheets[0])
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "xlsx sheet %q is empty", sheets[0])
 	}
 	return rows[0], rows[1:], nil
 }
@@ -82,10 +84,10 @@ func readTSV(data []byte, path string) ([]string, [][]string, error) {
 	cr.FieldsPerRecord = -1
 	all, err := cr.ReadAll()
 	if err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrSyntax, "tsv: %v", err)
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "tsv: %v", err)
 	}
 	if len(all) == 0 {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "empty tsv")
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "empty tsv")
 	}
 	return all[0], all[1:], nil
 }
@@ -98,7 +100,7 @@ func readJSONTable(data []byte, path string) ([]string, [][]string, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrSyntax, "json: %v", err)
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "json: %v", err)
 	}
 	colIndex := map[string]int{}
 	var header []string
@@ -124,7 +126,7 @@ func readJSONTable(data []byte, path string) ([]string, [][]string, error) {
 		for i, e := range x {
 			obj, ok := e.(map[string]any)
 			if !ok {
-				return nil, nil, audit.Errorf(path, i+1, "import", audit.ErrSyntax, "json row %d is not an object", i)
+				return nil, nil, record.Errorf(path, i+1, "import", record.ErrSyntax, "json row %d is not an object", i)
 			}
 			var row []string
 			for _, k := range sortedKeys(obj) {
@@ -141,7 +143,7 @@ func readJSONTable(data []byte, path string) ([]string, [][]string, error) {
 			for i, e := range data {
 				vals, ok := e.([]any)
 				if !ok {
-					return nil, nil, audit.Errorf(path, i+1, "import", audit.ErrSyntax, "json data row %d is not a list", i)
+					return nil, nil, record.Errorf(path, i+1, "import", record.ErrSyntax, "json data row %d is not a list", i)
 				}
 				row := make([]string, len(header))
 				for j, val := range vals {
@@ -158,7 +160,7 @@ func readJSONTable(data []byte, path string) ([]string, [][]string, error) {
 		for _, c := range sortedKeys(x) {
 			m, ok := x[c].(map[string]any)
 			if !ok {
-				return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "json column %q is not an object of rows", c)
+				return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "json column %q is not an object of rows", c)
 			}
 			col(c)
 			for k := range m {
@@ -185,7 +187,7 @@ func readJSONTable(data []byte, path string) ([]string, [][]string, error) {
 			rows = append(rows, row)
 		}
 	default:
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "json is neither a list of rows nor a table object")
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "json is neither a list of rows nor a table object")
 	}
 	for i := range rows {
 		for len(rows[i]) < len(header) {
@@ -229,7 +231,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		}
 	}
 	colErr := func(format string, a ...any) error {
-		return audit.Errorf(path, 1, "import", audit.ErrFormat, format, a...)
+		return record.Errorf(path, 1, "import", record.ErrFormat, format, a...)
 	}
 	for _, need := range []string{"index", "prediction"} {
 		if _, ok := ci[need]; !ok {
@@ -275,14 +277,14 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		}
 		idx := get(row, "index")
 		if idx == "" {
-			return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "row has no index")
+			return nil, record.Errorf(path, line, "import", record.ErrInvalid, "row has no index")
 		}
 		if prev, ok := seen[idx]; ok {
-			return nil, audit.Errorf(path, line, "import", audit.ErrDuplicate, "index %q already on line %d", idx, prev)
+			return nil, record.Errorf(path, line, "import", record.ErrDuplicate, "index %q already on line %d", idx, prev)
 		}
 		seen[idx] = line
 		rowErr := func(format string, a ...any) error {
-			return audit.Errorf(path, line, "import", audit.ErrInvalid, "index %q: %s", idx, fmt.Sprintf(format, a...))
+			return record.Errorf(path, line, "import", record.ErrInvalid, "index %q: %s", idx, fmt.Sprintf(format, a...))
 		}
 		rec := newRecord(opt, idx)
 		rec.Task = dataset
@@ -333,7 +335,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 			ok := p == a
 			rec.Correct = &ok
 		case opt.OpenEnded:
-			sc := audit.TokenF1(rec.Prediction, rec.Answer)
+			sc := score.TokenF1(rec.Prediction, rec.Answer)
 			rec.Score = &sc
 		case hasScore:
 			sc := scores[len(scores)-1]
@@ -355,11 +357,11 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		if l := choice(rec.Prediction, cands); l != "" && !opt.OpenEnded {
 			rec.Prediction = l
 		}
-		rec.Source = audit.Source{Path: path, Line: line}
+		rec.Source = record.Source{Path: path, Line: line}
 		res.Records = append(res.Records, rec)
 	}
 	if len(res.Records) == 0 {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "no prediction rows")
+		return nil, record.Errorf(path, 0, "import", record.ErrEmpty, "no prediction rows")
 	}
 	mapped := opt.CorrectFrom != "" || opt.PredField != "" || opt.OpenEnded
 	switch {
@@ -387,7 +389,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		if !hasScore && !mapped {
 			for i := range res.Records {
 				if _, ok := ins[i].verdict(); !ok {
-					return nil, audit.Errorf(path, res.Records[i].Source.Line, "import", audit.ErrInvalid, "index %q: no answer to score the prediction against", res.Records[i].ItemID)
+					return nil, record.Errorf(path, res.Records[i].Source.Line, "import", record.ErrInvalid, "index %q: no answer to score the prediction against", res.Records[i].ItemID)
 				}
 			}
 		}
@@ -456,7 +458,7 @@ func videoMMERating(scores []float64) (*Aggregate, []bool, string) {
 	if n == 0 {
 		return nil, skip, "every row's score is below 0 or missing: VLMEvalKit's rating is nan"
 	}
-	return &Aggregate{Metric: "overall", Label: "mean score over rows with score ≥ 0", Kind: audit.HarnessMicro,
+	return &Aggregate{Metric: "overall", Label: "mean score over rows with score ≥ 0", Kind: record.HarnessMicro,
 		Raw: sum / float64(n), Scale: 100, Counted: n, LeftOut: left}, skip, note
 }
 
@@ -477,7 +479,7 @@ func mvbenchRating(scores []float64) (*Aggregate, []bool, string) {
 	if odd > 0 {
 		note = fmt.Sprintf("VLMEvalKit's MVBench rating counts %d rows whose score is -1 or missing as hits (`if item['score']`); their item-level verdicts are wrong", odd)
 	}
-	a := &Aggregate{Metric: "overall", Label: "hits/total, a hit being any non-zero score", Kind: audit.HarnessOther,
+	a := &Aggregate{Metric: "overall", Label: "hits/total, a hit being any non-zero score", Kind: record.HarnessOther,
 		Raw: float64(hits) / float64(len(scores)) * 100, Scale: 1, Counted: len(scores)}
 	return a, make([]bool, len(scores)), note
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/report"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 )
 
@@ -268,10 +269,10 @@ type onlineReport struct {
 	LatencySaving *float64             `json:"latency_saving,omitempty"`         // % below the fixed top budget's answer latency
 }
 
-func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
+func onlineCascade(oc *audit.OnlineCascade, recs []record.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
 	rep := onlineReport{Online: oc}
 	if offline != "" {
-		full, err := audit.ReadPaths([]string{offline})
+		full, err := record.ReadPaths([]string{offline})
 		if err != nil {
 			return failErr(stderr, "cascade", err)
 		}

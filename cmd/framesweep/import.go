@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/importers"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -81,7 +81,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 			say("frames %d from the file name (pass --frames to override)", n)
 		}
 	}
-	meta := &audit.ConfigMeta{Policy: *policy}
+	meta := &record.ConfigMeta{Policy: *policy}
 	if haveFrames { // given, or from the file name
 		meta.Frames = frames
 	}
@@ -104,7 +104,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "import", err)
 	}
-	if err := audit.WriteRecords(stdout, res.Records); err != nil {
+	if err := record.Write(stdout, res.Records); err != nil {
 		return failErr(stderr, "import", err)
 	}
 	say("%d records from %s", len(res.Records), path)

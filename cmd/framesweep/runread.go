@@ -6,23 +6,23 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/sweep"
 )
 
 // readRecordInputs reads the positionals of audit and cascade: records files and run directories as
 // audit.ReadPaths reads them, and RUNs that only the sweep's reader knows: a RUN on an object store
 // (a blob URL), or a directory holding chunk objects under records/ (a RUN copied from one).
-func readRecordInputs(pos []string) ([]audit.Record, error) {
+func readRecordInputs(pos []string) ([]record.Record, error) {
 	ctx := context.Background()
-	var all []audit.Record
+	var all []record.Record
 	var plain []string
 	flush := func() error {
 		if len(plain) == 0 {
 			return nil
 		}
-		recs, err := audit.ReadPaths(plain)
+		recs, err := record.ReadPaths(plain)
 		all, plain = append(all, recs...), nil
 		return err
 	}
@@ -55,7 +55,7 @@ func sweepReads(p string) bool {
 }
 
 // readRunRecords reads every record of a RUN: records.jsonl, then the chunks.
-func readRunRecords(ctx context.Context, loc string) ([]audit.Record, error) {
+func readRunRecords(ctx context.Context, loc string) ([]record.Record, error) {
 	rr, err := sweep.OpenRun(ctx, loc)
 	if err != nil {
 		return nil, err
@@ -65,13 +65,13 @@ func readRunRecords(ctx context.Context, loc string) ([]audit.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", loc, err)
 	}
-	var out []audit.Record
+	var out []record.Record
 	for _, s := range srcs {
 		rc, err := rr.Open(ctx, s)
 		if err != nil {
 			return nil, err
 		}
-		recs, err := audit.ReadRecords(rc, rr.Where(s))
+		recs, err := record.Read(rc, rr.Where(s))
 		rc.Close()
 		if err != nil {
 			return nil, err

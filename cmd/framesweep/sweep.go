@@ -21,6 +21,7 @@ import (
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/sampler"
 	"github.com/framesweep/framesweep/sweep"
@@ -236,7 +237,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 // smallest-cost τ whose accuracy reaches the top budget's; with folds ≥ 2, τ chosen on K−1 folds for
 // each held-out fold, and their median.
 func thresholdOf(run string, budgets []int, folds int) (float64, string, error) {
-	recs, err := audit.ReadPaths([]string{run})
+	recs, err := record.ReadPaths([]string{run})
 	if err != nil {
 		return 0, "", err
 	}
