@@ -38,7 +38,7 @@ func (b *Bar) Start(total int) {
 	)
 }
 
-func (b *Bar) Pair(r *Record) {
+func (b *Bar) Pair(r *record.Full) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r.Status == record.StatusError {
@@ -77,7 +77,7 @@ func (p *LogProgress) Start(total int) {
 	}
 }
 
-func (p *LogProgress) Pair(r *Record) {
+func (p *LogProgress) Pair(r *record.Full) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++

@@ -251,6 +251,7 @@ func TestCheckReportMismatch(t *testing.T) {
 
 // VLMEvalKit _score files: the score column is the verdict, the rating is recomputed from it.
 func TestVLMEvalKitRatings(t *testing.T) {
+	needXLSX(t)
 	// Video-MME: rows with score -1 (and an empty score) are left out of the rating.
 	h := []string{"index", "video", "duration", "domain", "candidates", "sub_category", "task_type", "question", "answer", "prediction", "score"}
 	rows := [][]string{

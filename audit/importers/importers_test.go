@@ -204,6 +204,15 @@ func tsvQuoteAll(header []string, rows [][]string) string {
 	return b.String()
 }
 
+// needXLSX skips a test of the xlsx reader in a build without it (-tags noxlsx), where
+// TestXLSXLeftOut checks the refusal instead.
+func needXLSX(t *testing.T) {
+	t.Helper()
+	if !haveXLSX {
+		t.Skip("built with -tags noxlsx: the xlsx reader is left out")
+	}
+}
+
 func xlsxBytes(t testing.TB, header []string, rows [][]string) []byte {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -286,6 +295,9 @@ func TestVLMEvalKitFormats(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "xlsx" {
+				needXLSX(t)
+			}
 			// A prediction file has no verdict of VLMEvalKit's: refused unless the rescore is asked for.
 			_, err := VLMEvalKit(bytes.NewReader(tc.data), tc.path, vmeOpt)
 			if !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), `no "score" column`) || !strings.Contains(err.Error(), "--rescore text") {

@@ -16,7 +16,6 @@ import (
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
-	"github.com/xuri/excelize/v2"
 )
 
 // VLMEvalKit imports the `_score` file VLMEvalKit's evaluation writes (`{model}_{dataset}_score.xlsx`:
@@ -55,26 +54,6 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	return vlmRows(header, rows, path, opt)
-}
-
-func readXLSX(data []byte, path string) ([]string, [][]string, error) {
-	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{UnzipSizeLimit: 1 << 30, UnzipXMLSizeLimit: 64 << 20})
-	if err != nil {
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "xlsx: %v", err)
-	}
-	defer f.Close()
-	sheets := f.GetSheetList()
-	if len(sheets) == 0 {
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "xlsx has no sheet")
-	}
-	rows, err := f.GetRows(sheets[0])
-	if err != nil {
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "xlsx sheet %q: %v", sheets[0], err)
-	}
-	if len(rows) == 0 {
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "xlsx sheet %q is empty", sheets[0])
-	}
-	return rows[0], rows[1:], nil
 }
 
 func readTSV(data []byte, path string) ([]string, [][]string, error) {
@@ -223,48 +202,9 @@ func cellString(v any) string {
 
 // vlmRows converts the table; line numbers in errors are 1-based data rows + 1 (the header is line 1).
 func vlmRows(header []string, rows [][]string, path string, opt Options) (*Result, error) {
-	ci := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if _, dup := ci[h]; !dup {
-			ci[h] = i
-		}
-	}
-	colErr := func(format string, a ...any) error {
-		return record.Errorf(path, 1, "import", record.ErrFormat, format, a...)
-	}
-	for _, need := range []string{"index", "prediction"} {
-		if _, ok := ci[need]; !ok {
-			return nil, colErr("no %q column (columns: %q)", need, header)
-		}
-	}
-	_, hasScore := ci["score"]
-	_, hasAnswer := ci["answer"]
-	for _, c := range []string{opt.CorrectFrom, opt.PredField, opt.AnswerField} {
-		if _, ok := ci[c]; c != "" && !ok {
-			return nil, colErr("no %q column (columns: %q)", c, header)
-		}
-	}
-	switch {
-	case opt.CorrectFrom != "" || opt.PredField != "":
-	case opt.OpenEnded || opt.Rescore != "":
-		if !hasAnswer {
-			return nil, colErr("no \"answer\" column to score the predictions against")
-		}
-	case !hasScore:
-		return nil, colErr("no \"score\" column: this is a prediction file, not the _score file VLMEvalKit's evaluation writes beside it ({model}_{dataset}_score.xlsx); import that file, or pass --rescore text to score the predictions here by option letter or text")
-	}
-	get := func(row []string, names ...string) string {
-		for _, n := range names {
-			if i, ok := ci[n]; ok && i < len(row) && strings.TrimSpace(row[i]) != "" {
-				return strings.TrimSpace(row[i])
-			}
-		}
-		return ""
-	}
-	dataset := opt.Task
-	if dataset == "" {
-		dataset = vlmDataset(path)
+	t, err := newVLMTable(header, path, opt)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]int{}
 	res := &Result{}
@@ -275,7 +215,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		if len(row) == 0 || (len(row) == 1 && strings.TrimSpace(row[0]) == "") {
 			continue
 		}
-		idx := get(row, "index")
+		idx := t.get(row, "index")
 		if idx == "" {
 			return nil, record.Errorf(path, line, "import", record.ErrInvalid, "row has no index")
 		}
@@ -283,117 +223,31 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 			return nil, record.Errorf(path, line, "import", record.ErrDuplicate, "index %q already on line %d", idx, prev)
 		}
 		seen[idx] = line
-		rowErr := func(format string, a ...any) error {
-			return record.Errorf(path, line, "import", record.ErrInvalid, "index %q: %s", idx, fmt.Sprintf(format, a...))
+		rec, in, sc, err := t.row(row, idx, line)
+		if err != nil {
+			return nil, err
 		}
-		rec := newRecord(opt, idx)
-		rec.Task = dataset
-		rec.QuestionID = get(row, "question_id")
-		rec.Category = get(row, "task_type", "category", "sub_category", "domain")
-		rec.Duration = get(row, "duration")
-		rec.Prediction = get(row, "prediction")
-		rec.Answer = get(row, "answer")
-		var cands []string
-		if c := get(row, "candidates"); c != "" {
-			var err error
-			if cands, err = ParsePyList(c); err != nil {
-				return nil, rowErr("candidates: %v", err)
-			}
-		}
-		if hasScore {
-			sc := math.NaN()
-			if c := get(row, "score"); c != "" {
-				v, ok := pyFloat(c)
-				if !ok {
-					return nil, rowErr("score %q is not a number", c)
-				}
-				sc = v
-			}
+		if t.hasScore {
 			scores = append(scores, sc)
 		}
-		switch {
-		case opt.CorrectFrom != "":
-			c := get(row, opt.CorrectFrom)
-			if opt.OpenEnded {
-				v, ok := pyFloat(c)
-				if !ok || !(v >= 0 && v <= 1) {
-					return nil, rowErr("%s %q is not a score in [0,1]", opt.CorrectFrom, c)
-				}
-				rec.Score = &v
-				break
-			}
-			ok, isV := cellVerdict(c)
-			if !isV {
-				return nil, rowErr("%s %q is not a verdict (true/false or 1/0)", opt.CorrectFrom, c)
-			}
-			rec.Correct = &ok
-		case opt.PredField != "":
-			p, a := get(row, opt.PredField), get(row, opt.AnswerField)
-			if a == "" {
-				return nil, rowErr("%s is empty: nothing to match %s against", opt.AnswerField, opt.PredField)
-			}
-			ok := p == a
-			rec.Correct = &ok
-		case opt.OpenEnded:
-			sc := score.TokenF1(rec.Prediction, rec.Answer)
-			rec.Score = &sc
-		case hasScore:
-			sc := scores[len(scores)-1]
-			switch {
-			case sc == 1:
-				rec.Correct = boolPtr(true)
-			case sc == 0 || sc < 0 || math.IsNaN(sc):
-				rec.Correct = boolPtr(false) // -1 or empty: VLMEvalKit found no verdict
-			default:
-				return nil, rowErr("score %v is not 1, 0 or -1: not a multiple-choice verdict (an open-ended score needs --open-ended --correct-from score)", sc)
-			}
-		}
 		if opt.Rescore != "" {
-			ins = append(ins, rescoreInput{response: rec.Prediction, gold: rec.Answer, cands: cands})
+			ins = append(ins, in)
 		}
-		if l := choice(rec.Answer, cands); l != "" {
-			rec.Answer = l
-		}
-		if l := choice(rec.Prediction, cands); l != "" && !opt.OpenEnded {
-			rec.Prediction = l
-		}
-		rec.Source = record.Source{Path: path, Line: line}
 		res.Records = append(res.Records, rec)
 	}
 	if len(res.Records) == 0 {
 		return nil, record.Errorf(path, 0, "import", record.ErrEmpty, "no prediction rows")
 	}
-	mapped := opt.CorrectFrom != "" || opt.PredField != "" || opt.OpenEnded
-	switch {
-	case mapped:
-		res.Notes = append(res.Notes, "verdicts mapped by flags: VLMEvalKit's rating is not reproduced")
-	case !hasScore:
-		res.Notes = append(res.Notes, "no score column: every verdict is this importer's (--rescore text), not VLMEvalKit's, and its rating is not reproduced")
-	default:
-		rule := vlmRuleFor(dataset)
-		if rule == nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("no rating rule for VLMEvalKit dataset %q here: the verdicts are its score column, its rating is not reproduced", dataset))
-			break
-		}
-		a, skip, note := rule.agg(scores)
-		if note != "" {
-			res.Notes = append(res.Notes, note)
-		}
-		if a != nil {
-			a.Harness, a.Task, a.Source = "VLMEvalKit", dataset, rule.source
-			res.Aggregate = a
-			a.stamp(res.Records, skip)
-		}
-	}
+	t.rate(res, scores)
 	if opt.Rescore != "" {
-		if !hasScore && !mapped {
+		if !t.hasScore && !t.mapped() {
 			for i := range res.Records {
 				if _, ok := ins[i].verdict(); !ok {
 					return nil, record.Errorf(path, res.Records[i].Source.Line, "import", record.ErrInvalid, "index %q: no answer to score the prediction against", res.Records[i].ItemID)
 				}
 			}
 		}
-		res.Rescored = rescore(res.Records, ins, hasScore || mapped)
+		res.Rescored = rescore(res.Records, ins, t.hasScore || t.mapped())
 	}
 	for i := range res.Records {
 		if err := res.Records[i].Validate(); err != nil {
@@ -401,6 +255,180 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		}
 	}
 	return res, nil
+}
+
+// vlmTable is a VLMEvalKit prediction table's columns and what the import does with them.
+type vlmTable struct {
+	ci                  map[string]int // column → first position
+	path, dataset       string
+	hasScore, hasAnswer bool
+	opt                 Options
+}
+
+// newVLMTable checks the header: index and prediction, the columns the options name, and a score
+// column unless the verdicts come from elsewhere.
+func newVLMTable(header []string, path string, opt Options) (*vlmTable, error) {
+	t := &vlmTable{ci: map[string]int{}, path: path, dataset: opt.Task, opt: opt}
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := t.ci[h]; !dup {
+			t.ci[h] = i
+		}
+	}
+	colErr := func(format string, a ...any) error {
+		return record.Errorf(path, 1, "import", record.ErrFormat, format, a...)
+	}
+	for _, need := range []string{"index", "prediction"} {
+		if _, ok := t.ci[need]; !ok {
+			return nil, colErr("no %q column (columns: %q)", need, header)
+		}
+	}
+	_, t.hasScore = t.ci["score"]
+	_, t.hasAnswer = t.ci["answer"]
+	for _, c := range []string{opt.CorrectFrom, opt.PredField, opt.AnswerField} {
+		if _, ok := t.ci[c]; c != "" && !ok {
+			return nil, colErr("no %q column (columns: %q)", c, header)
+		}
+	}
+	switch {
+	case opt.CorrectFrom != "" || opt.PredField != "":
+	case opt.OpenEnded || opt.Rescore != "":
+		if !t.hasAnswer {
+			return nil, colErr("no \"answer\" column to score the predictions against")
+		}
+	case !t.hasScore:
+		return nil, colErr("no \"score\" column: this is a prediction file, not the _score file VLMEvalKit's evaluation writes beside it ({model}_{dataset}_score.xlsx); import that file, or pass --rescore text to score the predictions here by option letter or text")
+	}
+	if t.dataset == "" {
+		t.dataset = vlmDataset(path)
+	}
+	return t, nil
+}
+
+// mapped reports whether flags, not VLMEvalKit's score column, give the verdicts.
+func (t *vlmTable) mapped() bool {
+	return t.opt.CorrectFrom != "" || t.opt.PredField != "" || t.opt.OpenEnded
+}
+
+// get is the first non-empty cell of the named columns.
+func (t *vlmTable) get(row []string, names ...string) string {
+	for _, n := range names {
+		if i, ok := t.ci[n]; ok && i < len(row) && strings.TrimSpace(row[i]) != "" {
+			return strings.TrimSpace(row[i])
+		}
+	}
+	return ""
+}
+
+// row is one prediction row's record, its rescore input, and its score cell as the rating reads it
+// (NaN when empty; only with a score column).
+func (t *vlmTable) row(row []string, idx string, line int) (record.Record, rescoreInput, float64, error) {
+	rowErr := func(format string, a ...any) error {
+		return record.Errorf(t.path, line, "import", record.ErrInvalid, "index %q: %s", idx, fmt.Sprintf(format, a...))
+	}
+	rec := newRecord(t.opt, idx)
+	rec.Task = t.dataset
+	rec.QuestionID = t.get(row, "question_id")
+	rec.Category = t.get(row, "task_type", "category", "sub_category", "domain")
+	rec.Duration = t.get(row, "duration")
+	rec.Prediction = t.get(row, "prediction")
+	rec.Answer = t.get(row, "answer")
+	var cands []string
+	if c := t.get(row, "candidates"); c != "" {
+		var err error
+		if cands, err = ParsePyList(c); err != nil {
+			return rec, rescoreInput{}, 0, rowErr("candidates: %v", err)
+		}
+	}
+	sc := math.NaN()
+	if c := t.get(row, "score"); t.hasScore && c != "" {
+		v, ok := pyFloat(c)
+		if !ok {
+			return rec, rescoreInput{}, 0, rowErr("score %q is not a number", c)
+		}
+		sc = v
+	}
+	if err := t.verdict(&rec, row, sc, rowErr); err != nil {
+		return rec, rescoreInput{}, 0, err
+	}
+	in := rescoreInput{response: rec.Prediction, gold: rec.Answer, cands: cands}
+	if l := choice(rec.Answer, cands); l != "" {
+		rec.Answer = l
+	}
+	if l := choice(rec.Prediction, cands); l != "" && !t.opt.OpenEnded {
+		rec.Prediction = l
+	}
+	rec.Source = record.Source{Path: t.path, Line: line}
+	return rec, in, sc, nil
+}
+
+// verdict sets rec's correct or score: from the column --correct-from names, by exact match of
+// --pred-field and --answer-field, by Token-F1 (--open-ended), or from VLMEvalKit's score (sc).
+func (t *vlmTable) verdict(rec *record.Record, row []string, sc float64, rowErr func(string, ...any) error) error {
+	opt := t.opt
+	switch {
+	case opt.CorrectFrom != "":
+		c := t.get(row, opt.CorrectFrom)
+		if opt.OpenEnded {
+			v, ok := pyFloat(c)
+			if !ok || !(v >= 0 && v <= 1) {
+				return rowErr("%s %q is not a score in [0,1]", opt.CorrectFrom, c)
+			}
+			rec.Score = &v
+			return nil
+		}
+		ok, isV := cellVerdict(c)
+		if !isV {
+			return rowErr("%s %q is not a verdict (true/false or 1/0)", opt.CorrectFrom, c)
+		}
+		rec.Correct = &ok
+	case opt.PredField != "":
+		p, a := t.get(row, opt.PredField), t.get(row, opt.AnswerField)
+		if a == "" {
+			return rowErr("%s is empty: nothing to match %s against", opt.AnswerField, opt.PredField)
+		}
+		ok := p == a
+		rec.Correct = &ok
+	case opt.OpenEnded:
+		f1 := score.TokenF1(rec.Prediction, rec.Answer)
+		rec.Score = &f1
+	case t.hasScore:
+		switch {
+		case sc == 1:
+			rec.Correct = boolPtr(true)
+		case sc == 0 || sc < 0 || math.IsNaN(sc):
+			rec.Correct = boolPtr(false) // -1 or empty: VLMEvalKit found no verdict
+		default:
+			return rowErr("score %v is not 1, 0 or -1: not a multiple-choice verdict (an open-ended score needs --open-ended --correct-from score)", sc)
+		}
+	}
+	return nil
+}
+
+// rate reproduces VLMEvalKit's rating of the dataset from the score column, when the verdicts are
+// VLMEvalKit's and a rule is known; else it notes why not.
+func (t *vlmTable) rate(res *Result, scores []float64) {
+	switch {
+	case t.mapped():
+		res.Notes = append(res.Notes, "verdicts mapped by flags: VLMEvalKit's rating is not reproduced")
+	case !t.hasScore:
+		res.Notes = append(res.Notes, "no score column: every verdict is this importer's (--rescore text), not VLMEvalKit's, and its rating is not reproduced")
+	default:
+		rule := vlmRuleFor(t.dataset)
+		if rule == nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("no rating rule for VLMEvalKit dataset %q here: the verdicts are its score column, its rating is not reproduced", t.dataset))
+			return
+		}
+		a, skip, note := rule.agg(scores)
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		if a != nil {
+			a.Harness, a.Task, a.Source = "VLMEvalKit", t.dataset, rule.source
+			res.Aggregate = a
+			a.stamp(res.Records, skip)
+		}
+	}
 }
 
 // cellVerdict reads a table cell as a verdict: true/false (any case) or a number equal to 1 or 0.
