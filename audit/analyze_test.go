@@ -395,7 +395,9 @@ func TestRecordErrors(t *testing.T) {
 	}
 	mixed := `{"item_id":"a","config":"x","correct":true}
 {"item_id":"b","config":"x","score":0.5}`
-	rs, _ = record.Read(strings.NewReader(mixed), "m.jsonl")
+	if rs, err = record.Read(strings.NewReader(mixed), "m.jsonl"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, record.ErrInvalid) {
 		t.Errorf("mixed kinds: %v", err)
 	}

@@ -13,7 +13,9 @@ import (
 // every error is one line naming the file.
 func FuzzReadRecords(f *testing.F) {
 	var buf bytes.Buffer
-	_ = record.Write(&buf, Synthetic(3, 1))
+	if err := record.Write(&buf, Synthetic(3, 1)); err != nil {
+		f.Fatal(err)
+	}
 	f.Add(buf.Bytes())
 	f.Add([]byte(`{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":0,"text_only":false}}`))
 	f.Add([]byte(`{"item_id":"a","config":"x","score":0.5,"run":2}` + "\n" + `{"item_id":"a","config":"x","score":0.1,"run":1}`))

@@ -112,7 +112,7 @@ func TestAccuracyHarnessLeftOutFlippedAndFiltered(t *testing.T) {
 	// An edited verdict (not marked as flipped) is caught by the micro recomputation.
 	f := false
 	recs[0].Correct = &f
-	res, _ = Analyze(recs, opt)
+	res = mustAnalyzeOpt(t, recs, opt)
 	if len(hNotes(res)) != 1 || !strings.Contains(hNotes(res)[0], "edited after import") {
 		t.Errorf("edited: %q", hNotes(res))
 	}
@@ -147,7 +147,7 @@ func TestAccuracyHarnessSeveralAndConflicts(t *testing.T) {
 	}
 	// Records without a harness field beside stamped ones are noted.
 	plain := []record.Record{{ItemID: "q", Config: "f8", Correct: &[]bool{true}[0]}}
-	res, _ = Analyze(append(a, plain...), opt)
+	res = mustAnalyzeOpt(t, append(a, plain...), opt)
 	if !strings.Contains(strings.Join(hNotes(res), " "), "1 records carry no harness aggregate") {
 		t.Errorf("notes %q", hNotes(res))
 	}
@@ -178,4 +178,14 @@ func hNotes(r *Result) []string {
 		}
 	}
 	return out
+}
+
+// mustAnalyzeOpt is Analyze under opt; an error stops the test.
+func mustAnalyzeOpt(t *testing.T, recs []record.Record, opt Options) *Result {
+	t.Helper()
+	res, err := Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

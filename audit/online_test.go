@@ -37,14 +37,19 @@ func TestOnlineAndReplay(t *testing.T) {
 		`{"item_id":"b","config":"f4","correct":true,"confidence":0.55}`,
 		`{"item_id":"c","config":"f2","correct":false}`,
 	}, "\n")
-	frecs, _ := record.Read(strings.NewReader(full), "full.jsonl")
+	frecs, err := record.Read(strings.NewReader(full), "full.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
 	stops, err := CascadeStops(frecs, []string{"f2", "f4"}, 0.6)
 	if err != nil || stops["a"] != "f2" || stops["b"] != "f4" || len(stops) != 2 {
 		t.Fatalf("replay %v %v", stops, err)
 	}
 	// A record of the run without its cascade step is refused.
 	bad := online + "\n" + `{"item_id":"c","config":"f2","status":"ok","correct":true}`
-	recs, _ = record.Read(strings.NewReader(bad), "online.jsonl")
+	if recs, err = record.Read(strings.NewReader(bad), "online.jsonl"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Online(recs); err == nil {
 		t.Fatal("a mixed run accepted")
 	}

@@ -4,7 +4,6 @@ package items
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ import (
 func TestImportParquetLeftOut(t *testing.T) {
 	dir, videos := importDir(t)
 	pq := filepath.Join(dir, "test-00000-of-00001.parquet")
-	os.WriteFile(pq, []byte("PAR1 rows PAR1"), 0o644)
+	mustWrite(t, pq, []byte("PAR1 rows PAR1"))
 	_, _, err := Import(pq, ImportOptions{Format: "videomme", Videos: videos})
 	if !errors.Is(err, ErrNoParquet) || !strings.HasPrefix(err.Error(), pq+": ") || !strings.Contains(err.Error(), "-tags noparquet") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("%v", err)

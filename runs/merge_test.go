@@ -33,18 +33,18 @@ func rewriteLines(t testing.TB, path string, fn func(i int, m map[string]any)) {
 		nb, _ := json.Marshal(m)
 		out = append(append(out, nb...), '\n')
 	}
-	os.WriteFile(path, out, 0o644)
+	mustWrite(t, path, out)
 }
 
 func copyRun(t testing.TB, from, to string) {
 	t.Helper()
-	os.MkdirAll(to, 0o755)
+	mustMkdir(t, to)
 	for _, f := range []string{"run.json", "records.jsonl"} {
 		b, err := os.ReadFile(filepath.Join(from, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(to, f), b, 0o644)
+		mustWrite(t, filepath.Join(to, f), b)
 	}
 }
 
@@ -94,7 +94,7 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("audit of the merged RUN: %v", err)
 	}
 	var ri runs.Info
-	b, _ := os.ReadFile(filepath.Join(merged, "run.json"))
+	b := mustRead(t, filepath.Join(merged, "run.json"))
 	if err := json.Unmarshal(b, &ri); err != nil || ri.Shard != "" || len(ri.Merged) != 3 || len(ri.Sessions) != 4 || ri.Sessions[1].Run != shards[1] {
 		t.Fatalf("merged run.json: %s", b)
 	}
@@ -186,9 +186,16 @@ func TestMergeTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := readRun(t, o.Out)
-	f, _ := os.OpenFile(filepath.Join(o.Out, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"item_id":"x","con`)
-	f.Close()
+	f, err := os.OpenFile(filepath.Join(o.Out, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"item_id":"x","con`); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	sum, err := runs.Merge(ctx, runs.MergeOptions{Runs: []string{o.Out}, Out: filepath.Join(dir, "m")})
 	if err != nil || sum.Pairs != len(recs) || sum.Runs[0].TornBytes != int64(len(`{"item_id":"x","con`)) {
 		t.Fatalf("%+v %v", sum, err)

@@ -138,3 +138,29 @@ func sameProbs(a, b map[string]float64) bool {
 	}
 	return true
 }
+
+// mustWrite writes a test file; a failure stops the test.
+func mustWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustMkdir makes a test directory (and its parents).
+func mustMkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustRead reads a test file.
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -14,7 +14,7 @@ import (
 type frameCache struct {
 	src    pipeline.Source
 	frames map[int]*decode.Frame // held frames (copies: the decoder's are borrowed)
-	keep   map[int]bool          // the frames later rounds want
+	keep   map[int]bool          // the frames a Read keeps: those later rounds want
 	peak   int                   // most frames held at once
 }
 
@@ -25,11 +25,10 @@ func newFrameCache(src pipeline.Source) *frameCache {
 func (c *frameCache) Info() decode.Info { return c.src.Info() }
 func (c *frameCache) Close() error      { return c.src.Close() }
 
-// retain sets the frames later rounds want and drops the held ones they do not.
-func (c *frameCache) retain(keep map[int]bool) {
-	c.keep = keep
+// retain drops the held frames not in want.
+func (c *frameCache) retain(want map[int]bool) {
 	for x := range c.frames {
-		if !keep[x] {
+		if !want[x] {
 			delete(c.frames, x)
 		}
 	}

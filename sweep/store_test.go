@@ -146,7 +146,10 @@ func TestSweepObjectStore(t *testing.T) {
 	if ok, _ := openBucket(t, url).Exists(ctx, "lock.json"); ok {
 		t.Fatal("lock.json left behind")
 	}
-	rr, _ := runs.Open(ctx, url)
+	rr, err := runs.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if ri, err := rr.Info(ctx); err != nil || len(ri.Sessions) != 2 || !ri.Sessions[1].Resumed {
 		t.Fatalf("run.json: %+v %v", ri, err)
 	}
@@ -200,14 +203,14 @@ func TestRunCopiedBetweenStores(t *testing.T) {
 	}
 	want, srcs := readAny(t, url)
 	dir := filepath.Join(t.TempDir(), "run")
-	os.MkdirAll(filepath.Join(dir, "records"), 0o755)
+	mustMkdir(t, filepath.Join(dir, "records"))
 	b := openBucket(t, url)
 	for _, name := range append(srcs, "run.json") {
 		data, err := b.ReadAll(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644)
+		mustWrite(t, filepath.Join(dir, filepath.FromSlash(name)), data)
 	}
 	got, _ := readAny(t, dir)
 	sameAnswers(t, got, want)
@@ -230,7 +233,7 @@ func TestRunCopiedBetweenStores(t *testing.T) {
 	// A chunk without its newline is no chunk a sweep published.
 	bad := filepath.Join(dir, "records", "9999-000000.jsonl")
 	line, _ := json.Marshal(record.Record{ItemID: "zz", Config: "zz", Status: "ok"})
-	os.WriteFile(bad, line, 0o644)
+	mustWrite(t, bad, line)
 	if _, err := Run(ctx, nil, lo); err == nil || !strings.Contains(err.Error(), "9999-000000.jsonl") {
 		t.Fatalf("a torn chunk: %v", err)
 	}

@@ -256,7 +256,7 @@ func TestSweepPairFailures(t *testing.T) {
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	os.WriteFile(grid, []byte("frames: [2, 8]\npolicies: [uniform]\nresolutions: [\"32x32\"]\ntext_only: true\n"), 0o644)
+	mustWrite(t, grid, []byte("frames: [2, 8]\npolicies: [uniform]\nresolutions: [\"32x32\"]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
 	o.Items.Items = append(o.Items.Items, items.Item{ItemID: "missing-1", Video: filepath.Join(t.TempDir(), "gone.mp4"), Question: "Q?", Options: []string{"A. a", "B. b"}, Answer: "A"})
 	sum, err := Run(ctx, nil, o)
@@ -306,11 +306,11 @@ func TestSweepTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(o.Out, "records.jsonl")
-	b, _ := os.ReadFile(path)
+	b := mustRead(t, path)
 	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
 	last := lines[len(lines)-1]
 	torn := strings.Join(lines[:len(lines)-1], "") + last[:len(last)/2] // the last record half written
-	os.WriteFile(path, []byte(torn), 0o644)
+	mustWrite(t, path, []byte(torn))
 	o.Resume = true
 	sum, err := Run(ctx, nil, o)
 	if err != nil {
@@ -323,7 +323,7 @@ func TestSweepTornTail(t *testing.T) {
 		t.Fatal("records after the repair")
 	}
 	// A line in the middle that is no record: the file is not a sweep's, refused.
-	os.WriteFile(path, []byte("hello\n"+string(b)), 0o644)
+	mustWrite(t, path, []byte("hello\n"+string(b)))
 	if _, err := Run(ctx, nil, o); err == nil || !strings.Contains(err.Error(), "records.jsonl:1") {
 		t.Fatalf("foreign records file: %v", err)
 	}
@@ -387,7 +387,7 @@ func TestSweepStop(t *testing.T) {
 		t.Fatalf("%d records for %d pairs (%+v)", got, n, sum2)
 	}
 	var ri runs.Info
-	b, _ := os.ReadFile(filepath.Join(o.Out, "run.json"))
+	b := mustRead(t, filepath.Join(o.Out, "run.json"))
 	if err := json.Unmarshal(b, &ri); err != nil || len(ri.Sessions) != 2 || ri.Sessions[0].Stopped != "signal" || !ri.Sessions[1].Resumed {
 		t.Fatalf("run.json sessions %+v %v", ri.Sessions, err)
 	}
@@ -456,7 +456,7 @@ func TestSweepOpenAI(t *testing.T) {
 	}
 	defer rt.Close()
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	os.WriteFile(grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw, cached]\ntext_only: true\n"), 0o644)
+	mustWrite(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw, cached]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
 	o.Concurrency = 2
 	o.Limit = 4
@@ -536,4 +536,30 @@ func TestSweepInputPaths(t *testing.T) {
 	if visual == 0 {
 		t.Fatal("no visual record: the comparison proves nothing")
 	}
+}
+
+// mustWrite writes a test file; a failure stops the test.
+func mustWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustMkdir makes a test directory (and its parents).
+func mustMkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustRead reads a test file.
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -221,7 +221,9 @@ func (d *driver) fromStore(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, 
 // build decodes the frames the jobs need (those no earlier round kept) in one pass and feeds each
 // input as soon as it is built, while the pass goes on.
 func (d *driver) build(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, k int, t0 time.Time) error {
-	d.src.retain(d.later(k))
+	d.src.retain(d.wanted(k)) // what earlier rounds kept and this round or a later one uses
+	d.src.keep = d.wanted(k + 1)
+	defer d.src.retain(d.src.keep)
 	sink := &feedSink{ctx: d.ctx, tee: d.s.o.Cache, spill: d.s.store, budget: d.s.o.InputMemory, v: &d.v, t0: t0,
 		done: func(j *pipeline.Job, in *input, err error) {
 			if err != nil {
@@ -265,14 +267,15 @@ func (d *driver) build(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, k in
 	return nil
 }
 
-// later are the frames a round after k may ask for: those of the cascade's later steps.
-func (d *driver) later(k int) map[int]bool {
+// wanted are the frames round k or a later one may ask for: those of the cascade's steps from k on
+// (none for a fixed grid, whose one round passes every frame straight through).
+func (d *driver) wanted(k int) map[int]bool {
 	want := map[int]bool{}
 	l := d.s.ladder
-	if l == nil {
+	if l == nil || k >= len(l.steps) {
 		return want
 	}
-	for _, c := range l.steps[k+1:] {
+	for _, c := range l.steps[k:] {
 		if j := d.jobOf[c.ID]; j != nil {
 			for _, x := range j.Plan.Indices {
 				want[x] = true

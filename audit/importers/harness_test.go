@@ -267,9 +267,9 @@ func TestVLMEvalKitRatings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// get_dimension_rating: overall = mean of the scores ≥ 0 = 2/3, stored as "0.67".
-	os.WriteFile(filepath.Join(dir, "Qwen2-VL-7B-Instruct_Video-MME_64frame_rating.json"),
-		[]byte(`{"short": {"overall": "1.00"}, "medium": {"overall": "0.00"}, "long": {"overall": "1.00"}, "overall": {"overall": "0.67", "domain": {}, "sub_category": {}, "task_type": {}}}`), 0o644)
-	f, _ := os.Open(p)
+	mustWrite(t, filepath.Join(dir, "Qwen2-VL-7B-Instruct_Video-MME_64frame_rating.json"),
+		[]byte(`{"short": {"overall": "1.00"}, "medium": {"overall": "0.00"}, "long": {"overall": "1.00"}, "overall": {"overall": "0.67", "domain": {}, "sub_category": {}, "task_type": {}}}`))
+	f := mustOpen(t, p)
 	res, err := VLMEvalKit(f, p, Options{Config: "f64"})
 	f.Close()
 	if err != nil {
@@ -300,7 +300,7 @@ func TestVLMEvalKitRatings(t *testing.T) {
 	}
 	// --rescore text on a score file reports what it changed: row 1's failure message stays wrong, row
 	// 4's empty prediction too; nothing else differs.
-	f, _ = os.Open(p)
+	f = mustOpen(t, p)
 	res, err = VLMEvalKit(f, p, Options{Config: "f64", Rescore: RescoreText})
 	f.Close()
 	if err != nil || res.Rescored.Changed != 0 || res.Rescored.Records != 5 {
@@ -316,8 +316,8 @@ func TestVLMEvalKitRatings(t *testing.T) {
 		{"3", "Object Shuffle", `['left', 'right']`, "Where?", "right", "(B) right", "1"},
 	}
 	pm := filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame.tsv")
-	os.WriteFile(pm, []byte(tsvQuoteAll(hm, mrows)), 0o644)
-	f, _ = os.Open(pm)
+	mustWrite(t, pm, []byte(tsvQuoteAll(hm, mrows)))
+	f = mustOpen(t, pm)
 	res, err = VLMEvalKit(f, pm, Options{Config: "f8"})
 	f.Close()
 	if err != nil {
@@ -335,15 +335,15 @@ func TestVLMEvalKitRatings(t *testing.T) {
 	if ok != 2 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "counts 1 rows whose score is -1 or missing as hits") {
 		t.Errorf("%d correct, notes %q", ok, res.Notes)
 	}
-	os.WriteFile(filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame_rating.json"), []byte(`{"Action Count": [1, 2, "50.00%"], "Object Shuffle": [2, 2, "100.00%"], "overall": [3, 4, "75.00%"]}`), 0o644)
+	mustWrite(t, filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame_rating.json"), []byte(`{"Action Count": [1, 2, "50.00%"], "Object Shuffle": [2, 2, "100.00%"], "overall": [3, 4, "75.00%"]}`))
 	rp, data, _ = FindReport("vlmevalkit", pm)
 	if rep, err := CheckReport("vlmevalkit", rp, data, res, ""); err != nil || rep.Mismatch {
 		t.Errorf("MVBench check: %+v %v", rep, err)
 	}
 	// Another dataset: verdicts from the score column, no rating rule.
 	po := filepath.Join(dir, "m_TempCompass_score.tsv")
-	os.WriteFile(po, []byte(tsvQuoteAll([]string{"index", "answer", "prediction", "score"}, [][]string{{"0", "A", "A", "1"}})), 0o644)
-	f, _ = os.Open(po)
+	mustWrite(t, po, []byte(tsvQuoteAll([]string{"index", "answer", "prediction", "score"}, [][]string{{"0", "A", "A", "1"}})))
+	f = mustOpen(t, po)
 	res, err = VLMEvalKit(f, po, Options{Config: "x"})
 	f.Close()
 	if err != nil || res.Aggregate != nil || !strings.Contains(strings.Join(res.Notes, " "), "no rating rule") {
@@ -398,3 +398,39 @@ func TestPythonSemantics(t *testing.T) {
 }
 
 func jsonNumber(s string) any { return json.Number(s) }
+
+// mustWrite writes a test file; a failure stops the test.
+func mustWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustMkdir makes a test directory (and its parents).
+func mustMkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustRead reads a test file.
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// mustOpen opens a test file.
+func mustOpen(t testing.TB, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
-	"github.com/xuri/excelize/v2"
 )
 
 func ip(v int) *int { return &v }

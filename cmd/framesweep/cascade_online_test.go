@@ -22,7 +22,7 @@ func TestSweepCascadeCLI(t *testing.T) {
 	spec := swModel(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "ladder.yaml")
-	os.WriteFile(grid, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"64x48\"]\n"), 0o644)
+	swWrite(t, grid, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"64x48\"]\n"))
 	base := func(run string) []string {
 		return []string{"sweep", "--grid", grid, "--items", "../../examples/items.jsonl", "--runtime", spec, "--out", run, "--limit", "9", "--log-format", "json"}
 	}

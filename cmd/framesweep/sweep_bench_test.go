@@ -27,7 +27,9 @@ func BenchmarkSweep(b *testing.B) {
 		b.Fatalf("testmodel: %s", errs)
 	}
 	var tm struct{ Spec string }
-	json.Unmarshal([]byte(out), &tm)
+	if err := json.Unmarshal([]byte(out), &tm); err != nil {
+		b.Fatal(err)
+	}
 	spec := tm.Spec + ",threads=1"
 	const gridPath, itemsPath = "../../examples/sweep-grid.yaml", "../../examples/items.jsonl"
 	its, err := items.Read(itemsPath)
