@@ -84,91 +84,10 @@ type CascadeResult struct {
 
 // selectBudgets maps budgets to configs, or picks a chain automatically.
 func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
-	co := opt.Cascade
-	var cand []int
-	for k, c := range d.configs {
-		if c.Kind != "multiple_choice" || c.TextOnly || c.Frames == nil {
-			continue
-		}
-		if co.Policy != "" && c.Policy != co.Policy {
-			continue
-		}
-		if co.Width > 0 && (c.Width == nil || *c.Width != co.Width || c.Height == nil || *c.Height != co.Height) {
-			continue
-		}
-		cand = append(cand, k)
-	}
-	groups := map[string][]int{}
-	var keys []string
-	for _, k := range cand {
-		c := d.configs[k]
-		key := c.Policy + "|" + c.sizeKey() + "|" + c.Pipeline
-		if groups[key] == nil {
-			keys = append(keys, key)
-		}
-		groups[key] = append(groups[key], k)
-	}
-	sort.Strings(keys)
-	if len(co.Budgets) > 0 {
-		for bi, b := range co.Budgets {
-			if bi > 0 && b <= co.Budgets[bi-1] {
-				return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "budgets must increase: %v", co.Budgets)
-			}
-		}
-		// The budgets must come from one (policy, size, pipeline) group; several candidates are narrowed
-		// to the default policy, then to the raw pipeline.
-		var fits [][]int
-		var fitKeys []string
-		for _, key := range keys {
-			byFrames := map[int][]int{}
-			for _, k := range groups[key] {
-				byFrames[*d.configs[k].Frames] = append(byFrames[*d.configs[k].Frames], k)
-			}
-			var ks []int
-			for _, b := range co.Budgets {
-				if len(byFrames[b]) != 1 {
-					ks = nil
-					break
-				}
-				ks = append(ks, byFrames[b][0])
-			}
-			if ks != nil {
-				fits, fitKeys = append(fits, ks), append(fitKeys, key)
-			}
-		}
-		narrow := func(pred func(key string) bool) {
-			var f2 [][]int
-			var k2 []string
-			for i, key := range fitKeys {
-				if pred(key) {
-					f2, k2 = append(f2, fits[i]), append(k2, key)
-				}
-			}
-			if len(f2) > 0 {
-				fits, fitKeys = f2, k2
-			}
-		}
-		if len(fits) > 1 {
-			narrow(func(key string) bool { return strings.HasPrefix(key, opt.DefaultPolicy+"|") })
-		}
-		if len(fits) > 1 {
-			narrow(func(key string) bool { return !strings.HasSuffix(key, "|cached") })
-		}
-		switch {
-		case len(fits) == 0:
-			return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "no single policy/size/pipeline has one multiple-choice config for each of the budgets %v", co.Budgets)
-		case len(fits) > 1:
-			var desc []string
-			for i, key := range fitKeys {
-				var ids []string
-				for _, k := range fits[i] {
-					ids = append(ids, d.configs[k].ID)
-				}
-				desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
-			}
-			return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
-		}
-		return fits[0], "", nil
+	groups, keys := budgetGroups(d, opt.Cascade)
+	if len(opt.Cascade.Budgets) > 0 {
+		ks, err := givenBudgets(d, opt, groups, keys)
+		return ks, "", err
 	}
 	// Automatic: the group with the most distinct frame counts (≥ 2, none repeated, confidences present),
 	// ties by the default policy, then by group key.
@@ -197,6 +116,94 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 	}
 	sort.Slice(best, func(a, b int) bool { return *d.configs[best[a]].Frames < *d.configs[best[b]].Frames })
 	return best, "", nil
+}
+
+// budgetGroups are the multiple-choice frame budgets the options allow, grouped by (policy, size,
+// pipeline): the chains a cascade may escalate along; keys sorted.
+func budgetGroups(d *dataset, co CascadeOptions) (map[string][]int, []string) {
+	groups := map[string][]int{}
+	var keys []string
+	for k, c := range d.configs {
+		switch {
+		case c.Kind != "multiple_choice" || c.TextOnly || c.Frames == nil:
+			continue
+		case co.Policy != "" && c.Policy != co.Policy:
+			continue
+		case co.Width > 0 && (c.Width == nil || *c.Width != co.Width || c.Height == nil || *c.Height != co.Height):
+			continue
+		}
+		key := c.Policy + "|" + c.sizeKey() + "|" + c.Pipeline
+		if groups[key] == nil {
+			keys = append(keys, key)
+		}
+		groups[key] = append(groups[key], k)
+	}
+	sort.Strings(keys)
+	return groups, keys
+}
+
+// givenBudgets finds the chain of the budgets the options name: they must come from one group with
+// one config per budget; several candidates are narrowed to the default policy, then to the raw
+// pipeline, and any ambiguity left is an error naming the chains.
+func givenBudgets(d *dataset, opt Options, groups map[string][]int, keys []string) ([]int, error) {
+	co := opt.Cascade
+	for bi, b := range co.Budgets {
+		if bi > 0 && b <= co.Budgets[bi-1] {
+			return nil, record.Errorf("", 0, "cascade", ErrBadArgs, "budgets must increase: %v", co.Budgets)
+		}
+	}
+	var fits [][]int
+	var fitKeys []string
+	for _, key := range keys {
+		byFrames := map[int][]int{}
+		for _, k := range groups[key] {
+			byFrames[*d.configs[k].Frames] = append(byFrames[*d.configs[k].Frames], k)
+		}
+		var ks []int
+		for _, b := range co.Budgets {
+			if len(byFrames[b]) != 1 {
+				ks = nil
+				break
+			}
+			ks = append(ks, byFrames[b][0])
+		}
+		if ks != nil {
+			fits, fitKeys = append(fits, ks), append(fitKeys, key)
+		}
+	}
+	narrow := func(pred func(key string) bool) {
+		var f2 [][]int
+		var k2 []string
+		for i, key := range fitKeys {
+			if pred(key) {
+				f2, k2 = append(f2, fits[i]), append(k2, key)
+			}
+		}
+		if len(f2) > 0 {
+			fits, fitKeys = f2, k2
+		}
+	}
+	if len(fits) > 1 {
+		narrow(func(key string) bool { return strings.HasPrefix(key, opt.DefaultPolicy+"|") })
+	}
+	if len(fits) > 1 {
+		narrow(func(key string) bool { return !strings.HasSuffix(key, "|cached") })
+	}
+	switch {
+	case len(fits) == 0:
+		return nil, record.Errorf("", 0, "cascade", ErrBadArgs, "no single policy/size/pipeline has one multiple-choice config for each of the budgets %v", co.Budgets)
+	case len(fits) > 1:
+		var desc []string
+		for i, key := range fitKeys {
+			var ids []string
+			for _, k := range fits[i] {
+				ids = append(ids, d.configs[k].ID)
+			}
+			desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
+		}
+		return nil, record.Errorf("", 0, "cascade", ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
+	}
+	return fits[0], nil
 }
 
 func hasConfidence(d *dataset, ks []int) bool {

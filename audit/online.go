@@ -55,45 +55,9 @@ func Online(recs []record.Record) (*OnlineCascade, error) {
 	if !isOnline(recs) {
 		return nil, nil
 	}
-	type item struct {
-		final   *record.Record
-		wall    float64
-		lat     float64
-		steps   int
-		firstOK *bool
-	}
-	byItem := map[string]*item{}
-	var oc *OnlineCascade
-	firstConfig := ""
-	for i := range recs {
-		r := &recs[i]
-		c := r.Cascade
-		if c == nil {
-			return nil, record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q config %q: a record without cascade step in an online cascade run", r.ItemID, r.Config)
-		}
-		if oc == nil {
-			oc = &OnlineCascade{Threshold: c.Threshold, Budgets: append([]int(nil), c.Budgets...)}
-		} else if c.Threshold != oc.Threshold || fmt.Sprint(c.Budgets) != fmt.Sprint(oc.Budgets) {
-			return nil, record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q: cascade %v at %v, other records %v at %v", r.ItemID, c.Budgets, c.Threshold, oc.Budgets, oc.Threshold)
-		}
-		it := byItem[r.ItemID]
-		if it == nil {
-			it = &item{}
-			byItem[r.ItemID] = it
-		}
-		it.steps++
-		it.wall += c.StepWallS
-		if r.LatencyS != nil {
-			it.lat += *r.LatencyS
-		}
-		if c.Step == 1 && r.Correct != nil {
-			firstConfig = r.Config
-			v := *r.Correct
-			it.firstOK = &v
-		}
-		if c.Final {
-			it.final = r
-		}
+	oc, byItem, firstConfig, err := onlineItems(recs)
+	if err != nil {
+		return nil, err
 	}
 	stops := map[int]*OnlineStop{}
 	var correct, answered, firstN, firstOK int
@@ -143,6 +107,54 @@ func Online(recs []record.Record) (*OnlineCascade, error) {
 		oc.First = &CascadeBudget{Config: firstConfig, Frames: oc.Budgets[0], Accuracy: 100 * float64(firstOK) / float64(firstN)}
 	}
 	return oc, nil
+}
+
+// onlineItem is one item of an online cascade run: its final record and its steps' sums.
+type onlineItem struct {
+	final   *record.Record
+	wall    float64
+	lat     float64
+	steps   int
+	firstOK *bool
+}
+
+// onlineItems gathers the run's records by item (every record must carry a cascade step, all of one
+// threshold and ladder) and names the first budget's config.
+func onlineItems(recs []record.Record) (*OnlineCascade, map[string]*onlineItem, string, error) {
+	byItem := map[string]*onlineItem{}
+	var oc *OnlineCascade
+	firstConfig := ""
+	for i := range recs {
+		r := &recs[i]
+		c := r.Cascade
+		if c == nil {
+			return nil, nil, "", record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q config %q: a record without cascade step in an online cascade run", r.ItemID, r.Config)
+		}
+		if oc == nil {
+			oc = &OnlineCascade{Threshold: c.Threshold, Budgets: append([]int(nil), c.Budgets...)}
+		} else if c.Threshold != oc.Threshold || fmt.Sprint(c.Budgets) != fmt.Sprint(oc.Budgets) {
+			return nil, nil, "", record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q: cascade %v at %v, other records %v at %v", r.ItemID, c.Budgets, c.Threshold, oc.Budgets, oc.Threshold)
+		}
+		it := byItem[r.ItemID]
+		if it == nil {
+			it = &onlineItem{}
+			byItem[r.ItemID] = it
+		}
+		it.steps++
+		it.wall += c.StepWallS
+		if r.LatencyS != nil {
+			it.lat += *r.LatencyS
+		}
+		if c.Step == 1 && r.Correct != nil {
+			firstConfig = r.Config
+			v := *r.Correct
+			it.firstOK = &v
+		}
+		if c.Final {
+			it.final = r
+		}
+	}
+	return oc, byItem, firstConfig, nil
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

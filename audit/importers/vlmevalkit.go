@@ -81,99 +81,123 @@ func readJSONTable(data []byte, path string) ([]string, [][]string, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "json: %v", err)
 	}
-	colIndex := map[string]int{}
-	var header []string
-	col := func(name string) int {
-		if i, ok := colIndex[name]; ok {
-			return i
-		}
-		colIndex[name] = len(header)
-		header = append(header, name)
-		return len(header) - 1
-	}
-	var rows [][]string
-	set := func(row []string, name string, val any) []string {
-		i := col(name)
-		for len(row) <= i {
-			row = append(row, "")
-		}
-		row[i] = cellString(val)
-		return row
-	}
+	t := &jsonTable{path: path, index: map[string]int{}}
+	var err error
 	switch x := v.(type) {
 	case []any:
-		for i, e := range x {
-			obj, ok := e.(map[string]any)
-			if !ok {
-				return nil, nil, record.Errorf(path, i+1, "import", record.ErrSyntax, "json row %d is not an object", i)
-			}
-			var row []string
-			for _, k := range sortedKeys(obj) {
-				row = set(row, k, obj[k])
-			}
-			rows = append(rows, row)
-		}
+		err = t.records(x)
 	case map[string]any:
 		if cols, ok := x["columns"].([]any); ok {
-			data, _ := x["data"].([]any)
-			for _, c := range cols {
-				col(cellString(c))
-			}
-			for i, e := range data {
-				vals, ok := e.([]any)
-				if !ok {
-					return nil, nil, record.Errorf(path, i+1, "import", record.ErrSyntax, "json data row %d is not a list", i)
-				}
-				row := make([]string, len(header))
-				for j, val := range vals {
-					if j < len(row) {
-						row[j] = cellString(val)
-					}
-				}
-				rows = append(rows, row)
-			}
-			break
-		}
-		// orient=columns: {col: {rowkey: value}}; rows ordered by numeric row key when possible.
-		rowKeys := map[string]bool{}
-		for _, c := range sortedKeys(x) {
-			m, ok := x[c].(map[string]any)
-			if !ok {
-				return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "json column %q is not an object of rows", c)
-			}
-			col(c)
-			for k := range m {
-				rowKeys[k] = true
-			}
-		}
-		keys := make([]string, 0, len(rowKeys))
-		for k := range rowKeys {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(a, b int) bool {
-			ia, ea := strconv.Atoi(keys[a])
-			ib, eb := strconv.Atoi(keys[b])
-			if ea == nil && eb == nil {
-				return ia < ib
-			}
-			return keys[a] < keys[b]
-		})
-		for _, k := range keys {
-			row := make([]string, len(header))
-			for c, j := range colIndex {
-				row[j] = cellString(x[c].(map[string]any)[k])
-			}
-			rows = append(rows, row)
+			err = t.split(cols, x["data"])
+		} else {
+			err = t.columns(x)
 		}
 	default:
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "json is neither a list of rows nor a table object")
+		err = record.Errorf(path, 0, "import", record.ErrFormat, "json is neither a list of rows nor a table object")
 	}
-	for i := range rows {
-		for len(rows[i]) < len(header) {
-			rows[i] = append(rows[i], "")
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range t.rows {
+		for len(t.rows[i]) < len(t.header) {
+			t.rows[i] = append(t.rows[i], "")
 		}
 	}
-	return header, rows, nil
+	return t.header, t.rows, nil
+}
+
+// jsonTable builds a table from pandas' JSON orients: its columns in first-seen order and its rows.
+type jsonTable struct {
+	path   string
+	index  map[string]int
+	header []string
+	rows   [][]string
+}
+
+func (t *jsonTable) col(name string) int {
+	if i, ok := t.index[name]; ok {
+		return i
+	}
+	t.index[name] = len(t.header)
+	t.header = append(t.header, name)
+	return len(t.header) - 1
+}
+
+// records reads orient=records: a list of row objects (columns in key order).
+func (t *jsonTable) records(list []any) error {
+	for i, e := range list {
+		obj, ok := e.(map[string]any)
+		if !ok {
+			return record.Errorf(t.path, i+1, "import", record.ErrSyntax, "json row %d is not an object", i)
+		}
+		var row []string
+		for _, k := range sortedKeys(obj) {
+			j := t.col(k)
+			for len(row) <= j {
+				row = append(row, "")
+			}
+			row[j] = cellString(obj[k])
+		}
+		t.rows = append(t.rows, row)
+	}
+	return nil
+}
+
+// split reads orient=split: {"columns": [...], "data": [[...], ...]}.
+func (t *jsonTable) split(cols []any, data any) error {
+	for _, c := range cols {
+		t.col(cellString(c))
+	}
+	rows, _ := data.([]any)
+	for i, e := range rows {
+		vals, ok := e.([]any)
+		if !ok {
+			return record.Errorf(t.path, i+1, "import", record.ErrSyntax, "json data row %d is not a list", i)
+		}
+		row := make([]string, len(t.header))
+		for j, val := range vals {
+			if j < len(row) {
+				row[j] = cellString(val)
+			}
+		}
+		t.rows = append(t.rows, row)
+	}
+	return nil
+}
+
+// columns reads orient=columns: {col: {rowkey: value}}; rows ordered by numeric row key when possible.
+func (t *jsonTable) columns(x map[string]any) error {
+	rowKeys := map[string]bool{}
+	for _, c := range sortedKeys(x) {
+		m, ok := x[c].(map[string]any)
+		if !ok {
+			return record.Errorf(t.path, 0, "import", record.ErrFormat, "json column %q is not an object of rows", c)
+		}
+		t.col(c)
+		for k := range m {
+			rowKeys[k] = true
+		}
+	}
+	keys := make([]string, 0, len(rowKeys))
+	for k := range rowKeys {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		ia, ea := strconv.Atoi(keys[a])
+		ib, eb := strconv.Atoi(keys[b])
+		if ea == nil && eb == nil {
+			return ia < ib
+		}
+		return keys[a] < keys[b]
+	})
+	for _, k := range keys {
+		row := make([]string, len(t.header))
+		for c, j := range t.index {
+			row[j] = cellString(x[c].(map[string]any)[k])
+		}
+		t.rows = append(t.rows, row)
+	}
+	return nil
 }
 
 func sortedKeys(m map[string]any) []string {
