@@ -77,14 +77,14 @@ type feedSink struct {
 
 // Begin implements pipeline.Sink.
 func (s *feedSink) Begin(j *pipeline.Job) (pipeline.JobWriter, error) {
-	if n := j.TensorBytes(); n > s.budget {
+	n := j.TensorBytes()
+	if n > s.budget {
 		return (&pipeline.StoreSink{Ctx: s.ctx, Store: s.spill, Written: func(r *pipeline.Result, _ cache.Ref) error {
 			s.done(r.Job, &input{v: s.v, job: r.Job, key: r.Job.Key, t0: s.t0}, nil)
 			return nil
 		}}).Begin(j)
-	} else {
-		s.budget -= n
 	}
+	s.budget -= n
 	mem, err := (&pipeline.MemorySink{Done: func(o *pipeline.Object) error {
 		in, err := memoryInput(o, s.v, s.t0)
 		s.done(o.Result.Job, in, err)
