@@ -179,33 +179,7 @@ func heatmap(r *audit.Result) string {
 	if len(cs) == 0 || len(r.Patterns) == 0 {
 		return ""
 	}
-	order := map[string]int{"confused": 0, "rescued": 1, "always correct": 2, "never correct": 3}
-	pats := append([]audit.Pattern(nil), r.Patterns...)
-	sort.SliceStable(pats, func(a, b int) bool {
-		if order[pats[a].Label] != order[pats[b].Label] {
-			return order[pats[a].Label] < order[pats[b].Label]
-		}
-		return pats[a].Count > pats[b].Count
-	})
-	// The most frequent patterns (r.Patterns is sorted by count), then grouped for drawing.
-	const maxRows = 48
-	hidden := r.PatternsOther
-	if len(pats) > maxRows {
-		byCount := append([]audit.Pattern(nil), r.Patterns...)
-		keep := map[string]bool{}
-		for _, p := range byCount[:maxRows] {
-			keep[p.Pattern] = true
-		}
-		var kept []audit.Pattern
-		for _, p := range pats {
-			if keep[p.Pattern] {
-				kept = append(kept, p)
-			} else {
-				hidden += p.Count
-			}
-		}
-		pats = kept
-	}
+	pats, hidden := heatmapPatterns(r)
 	shown := 0
 	for _, p := range pats {
 		shown += p.Count
@@ -265,6 +239,40 @@ func heatmap(r *audit.Result) string {
 	}
 	s.text(left, y+28, "start", "tick", note)
 	return s.close()
+}
+
+// heatmapPatterns are the trajectories the heatmap draws, grouped by label (confused, rescued, always
+// and never correct) and by count within a group: the most frequent 48; hidden counts the items of
+// the rest.
+func heatmapPatterns(r *audit.Result) ([]audit.Pattern, int) {
+	order := map[string]int{"confused": 0, "rescued": 1, "always correct": 2, "never correct": 3}
+	pats := append([]audit.Pattern(nil), r.Patterns...)
+	sort.SliceStable(pats, func(a, b int) bool {
+		if order[pats[a].Label] != order[pats[b].Label] {
+			return order[pats[a].Label] < order[pats[b].Label]
+		}
+		return pats[a].Count > pats[b].Count
+	})
+	// The most frequent patterns (r.Patterns is sorted by count), then grouped for drawing.
+	const maxRows = 48
+	hidden := r.PatternsOther
+	if len(pats) > maxRows {
+		byCount := append([]audit.Pattern(nil), r.Patterns...)
+		keep := map[string]bool{}
+		for _, p := range byCount[:maxRows] {
+			keep[p.Pattern] = true
+		}
+		var kept []audit.Pattern
+		for _, p := range pats {
+			if keep[p.Pattern] {
+				kept = append(kept, p)
+			} else {
+				hidden += p.Count
+			}
+		}
+		pats = kept
+	}
+	return pats, hidden
 }
 
 // oracleChart: each config's accuracy, the best fixed one highlighted, and the oracle.

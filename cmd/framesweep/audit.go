@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/report"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/runs"
 )
 
 // analysisFlags are shared by audit and cascade.
@@ -96,7 +99,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "audit", "--resamples must be ≥ 0 and --epsilon within [0,1]")
 	}
 	opt.Resamples, opt.Epsilon = *resamples, *epsilon
-	recs, err := readRecordInputs(pos)
+	recs, err := runs.ReadAll(context.Background(), pos)
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
@@ -208,7 +211,7 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if bad != "" {
 		return usageErr(stderr, "cascade", "%s", bad)
 	}
-	recs, err := readRecordInputs(pos)
+	recs, err := runs.ReadAll(context.Background(), pos)
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
@@ -255,66 +258,18 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// onlineReport is `framesweep cascade ONLINE_RUN [--offline FULL_RUN] --json`.
-type onlineReport struct {
-	Online *audit.OnlineCascade `json:"online"`
-	// With --offline: the cascade replayed at the same threshold on the full run, the items whose
-	// stopping config differs, and each fixed budget on the same items.
-	Offline       *audit.CascadeResult `json:"offline,omitempty"`
-	Agree         *int                 `json:"stops_agree,omitempty"`
-	Disagree      []string             `json:"stops_disagree,omitempty"` // "item: online config vs offline config"
-	FixedTop      *audit.CascadeBudget `json:"fixed_top,omitempty"`
-	FramesSaving  *float64             `json:"distinct_frames_saving,omitempty"` // % below the fixed top budget
-	LatencySaving *float64             `json:"latency_saving,omitempty"`         // % below the fixed top budget's answer latency
-}
-
-func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
-	rep := onlineReport{Online: oc}
+// onlineCascade reports an online cascade RUN: its summary and, with offline (a full sweep of the same
+// items), the offline replay at the same threshold (audit.CompareOnline); exit 1 when an item stops
+// elsewhere than the replay predicts.
+func onlineCascade(oc *audit.OnlineCascade, recs []record.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
+	rep := &audit.OnlineComparison{Online: oc}
 	if offline != "" {
-		full, err := audit.ReadPaths([]string{offline})
+		full, err := runs.ReadAll(context.Background(), []string{offline})
 		if err != nil {
 			return failErr(stderr, "cascade", err)
 		}
-		opt := audit.DefaultOptions()
-		opt.Cascade.Budgets = oc.Budgets
-		cr, why, err := audit.Cascade(full, opt)
-		if err != nil {
+		if rep, err = audit.CompareOnline(oc, recs, full, offline); err != nil {
 			return failErr(stderr, "cascade", err)
-		}
-		if cr == nil || len(cr.Budgets) != len(oc.Budgets) {
-			return failErr(stderr, "cascade", fmt.Errorf("%s: no cascade over %v: %s", offline, oc.Budgets, why))
-		}
-		rep.Offline = cr
-		var ladder []string
-		for _, b := range cr.Budgets {
-			ladder = append(ladder, b.Config)
-		}
-		stops, err := audit.CascadeStops(full, ladder, oc.Threshold)
-		if err != nil {
-			return failErr(stderr, "cascade", fmt.Errorf("%s: %w", offline, err))
-		}
-		agree := 0
-		for i := range recs {
-			r := &recs[i]
-			if r.Cascade == nil || !r.Cascade.Final || r.Failed() {
-				continue
-			}
-			if s, ok := stops[r.ItemID]; ok && s == r.Config {
-				agree++
-			} else if ok {
-				rep.Disagree = append(rep.Disagree, fmt.Sprintf("%s: online %s vs offline %s", r.ItemID, r.Config, s))
-			}
-		}
-		rep.Agree = &agree
-		top := cr.Budgets[len(cr.Budgets)-1]
-		rep.FixedTop = &top
-		if top.SharedFramesCost > 0 {
-			v := 100 * (1 - oc.MeanFramesDistinct/top.SharedFramesCost)
-			rep.FramesSaving = &v
-		}
-		if top.LatencyS != nil && *top.LatencyS > 0 && oc.MeanLatencyS > 0 {
-			v := 100 * (1 - oc.MeanLatencyS / *top.LatencyS)
-			rep.LatencySaving = &v
 		}
 	}
 	if htmlOut != "" {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/framesweep/framesweep/sweep"
+	"github.com/framesweep/framesweep/items"
 )
 
 // runItems: framesweep items import (videomme|mlvu|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]
@@ -32,11 +32,11 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	case *videos == "" || *out == "":
 		return usageErr(stderr, name, "--videos and --out are required")
 	}
-	items, res, err := sweep.Import(pos[1], sweep.ImportOptions{Format: pos[0], Videos: *videos, KeepMissing: *keep})
+	its, res, err := items.Import(pos[1], items.ImportOptions{Format: pos[0], Videos: *videos, KeepMissing: *keep})
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
-	if err := sweep.WriteItems(*out, items); err != nil {
+	if err := items.Write(*out, its); err != nil {
 		return failErr(stderr, name, err)
 	}
 	res.Out = *out

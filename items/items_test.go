@@ -1,4 +1,4 @@
-package sweep
+package items
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 )
 
 // TestParseItems: the canonical items file, field by field, and the errors (file:line, the cause).
-func TestParseItems(t *testing.T) {
+func TestParse(t *testing.T) {
 	good := "\xef\xbb\xbf" + `{"item_id":"a","video":"v.mp4","question":"Q?","options":["A. x","B) y","(C) z"],"answer":"b","task":"t","category":"c","duration":"short","subtitles":"s","duration_s":12.5}` + "\n\n" +
 		`{"item_id":"b","video":"/abs/w.mp4","question":"Describe it.","answer":"a cat on a mat"}` + "\n"
-	its, err := ParseItems(strings.NewReader(good), "/data/items.jsonl")
+	its, err := Parse(strings.NewReader(good), "/data/items.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,8 +19,8 @@ func TestParseItems(t *testing.T) {
 	}
 	// The digest ignores formatting, not content.
 	spaced := strings.ReplaceAll(good, `":`, `": `)
-	its2, _ := ParseItems(strings.NewReader(spaced), "/data/items.jsonl")
-	its3, _ := ParseItems(strings.NewReader(strings.Replace(good, "Q?", "Q!", 1)), "/data/items.jsonl")
+	its2, _ := Parse(strings.NewReader(spaced), "/data/items.jsonl")
+	its3, _ := Parse(strings.NewReader(strings.Replace(good, "Q?", "Q!", 1)), "/data/items.jsonl")
 	if its2.SHA256 != its.SHA256 || its3.SHA256 == its.SHA256 {
 		t.Fatal("items digest")
 	}
@@ -35,26 +35,26 @@ func TestParseItems(t *testing.T) {
 		`[1,2]`: "not an item",
 		``:      "no items",
 	} {
-		_, err := ParseItems(strings.NewReader(in), "it.jsonl")
+		_, err := Parse(strings.NewReader(in), "it.jsonl")
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "it.jsonl") {
 			t.Errorf("%q: %v (want %q)", in, err, want)
 		}
 	}
-	long := `{"item_id":"a","video":"v","question":"` + strings.Repeat("x", MaxItemLine) + `","answer":"A"}`
-	if _, err := ParseItems(strings.NewReader(long), "it.jsonl"); err == nil || !strings.Contains(err.Error(), "it.jsonl:1") {
+	long := `{"item_id":"a","video":"v","question":"` + strings.Repeat("x", MaxLine) + `","answer":"A"}`
+	if _, err := Parse(strings.NewReader(long), "it.jsonl"); err == nil || !strings.Contains(err.Error(), "it.jsonl:1") {
 		t.Errorf("over-long line: %v", err)
 	}
 }
 
 // FuzzParseItems: any input is parsed or refused with an error naming the file; never a panic; an
 // accepted file round-trips through WriteItems' encoding to the same digest.
-func FuzzParseItems(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"item_id":"a","video":"v.mp4","question":"Q?","options":["A. x","B. y"],"answer":"A"}`))
 	f.Add([]byte("\xef\xbb\xbf{\"item_id\":\"b\",\"video\":\"w\",\"question\":\"q\",\"answer\":\"free\"}\n\n"))
 	f.Add([]byte(`{"item_id":"a","video":"v","question":"q","answer":"A","duration_s":-1}`))
 	f.Add([]byte("{\"item_id\":\"a\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		its, err := ParseItems(bytes.NewReader(b), "f.jsonl")
+		its, err := Parse(bytes.NewReader(b), "f.jsonl")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -65,27 +65,6 @@ func FuzzParseItems(f *testing.F) {
 			if err := it.Validate(); err != nil {
 				t.Fatalf("accepted an invalid item: %v", err)
 			}
-		}
-	})
-}
-
-// FuzzScanRecords: the resume scan of RUN/records.jsonl never panics; what it accepts ends at a
-// newline (a torn tail is never counted) and names every pair once.
-func FuzzScanRecords(f *testing.F) {
-	f.Add([]byte(`{"item_id":"a","config":"f8","status":"ok","correct":true}` + "\n"))
-	f.Add([]byte(`{"item_id":"a","config":"f8","status":"ok"}` + "\n" + `{"item_id":"b","config":"f8","stat`))
-	f.Add([]byte(`{"item_id":"a","config":"f8","status":"error","error":"x"}` + "\n" + `{"item_id":"a","config":"f8","status":"ok"}` + "\n"))
-	f.Add([]byte("\n\n garbage \n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		done, good, err := scanRecords(bytes.NewReader(b), "r.jsonl")
-		if err != nil {
-			return
-		}
-		if good > int64(len(b)) || (good > 0 && b[good-1] != '\n') {
-			t.Fatalf("the kept part (%d of %d bytes) does not end with a newline", good, len(b))
-		}
-		if n := bytes.Count(b[:good], []byte("\n")); len(done) > n {
-			t.Fatalf("%d pairs from %d lines", len(done), n)
 		}
 	})
 }

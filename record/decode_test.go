@@ -1,4 +1,4 @@
-package audit
+package record_test
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // decodeSeeds are the lines where a JSON decoder is most likely to part from encoding/json: escapes,
@@ -37,10 +40,10 @@ var decodeSeeds = []string{
 // decodeBoth requires the record decoder (go-json) to agree with encoding/json on
 // line: the same error or none, and the same record.
 func decodeBoth(t *testing.T, line []byte) {
-	var ref Record
+	var ref record.Record
 	refErr := json.Unmarshal(line, &ref)
-	var got Record
-	err := decodeRecord(line, &got)
+	var got record.Record
+	err := record.DecodeRecord(line, &got)
 	if (err == nil) != (refErr == nil) || (err == nil && !reflect.DeepEqual(got, ref)) {
 		t.Fatalf("decode(%q) = %+v, %v; encoding/json %+v, %v", line, got, err, ref, refErr)
 	}
@@ -51,7 +54,7 @@ func TestDecodeRecordMatchesEncodingJSON(t *testing.T) {
 		decodeBoth(t, []byte(s))
 	}
 	var buf bytes.Buffer
-	_ = WriteRecords(&buf, Synthetic(50, 3))
+	_ = record.Write(&buf, audit.Synthetic(50, 3))
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 		decodeBoth(t, []byte(line))
 	}

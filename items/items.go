@@ -1,4 +1,4 @@
-package sweep
+package items
 
 import (
 	"bufio"
@@ -15,13 +15,13 @@ import (
 	"unicode/utf8"
 )
 
-// MaxItemLine bounds one line of an items file (a question with subtitles fits easily).
-const MaxItemLine = 4 << 20
+// MaxLine bounds one line of an items file (a question with subtitles fits easily).
+const MaxLine = 4 << 20
 
-// ErrItems marks a malformed items file.
-var ErrItems = errors.New("bad items file")
+// ErrMalformed marks a malformed items file.
+var ErrMalformed = errors.New("bad items file")
 
-// Item is one question: the canonical ITEMS.jsonl line (README "Items file").
+// Item is one question: the canonical ITEMS.jsonl line (README "Items file", docs/sweep.md).
 type Item struct {
 	ItemID    string   `json:"item_id"`
 	Video     string   `json:"video"`              // absolute, or relative to the items file
@@ -41,37 +41,37 @@ type Item struct {
 // text (scored by Token-F1).
 func (it *Item) MultipleChoice() bool { return len(it.Options) > 0 }
 
-// Items is a parsed items file.
-type Items struct {
+// File is a parsed items file.
+type File struct {
 	Path   string
 	Items  []Item
 	SHA256 string // digest of the canonical encoding of Items (whitespace and key order do not count)
 }
 
-// ReadItems reads and validates an items file: one JSON object per line (blank lines and a UTF-8 BOM
+// Read reads and validates an items file: one JSON object per line (blank lines and a UTF-8 BOM
 // are allowed), unknown keys rejected, item_id unique, video, question and answer present, options
 // labelled A, B, C… in order when given, and a multiple-choice answer one of those letters. Relative
 // video paths are resolved against the file's directory. Every error names the file and the line.
-func ReadItems(path string) (*Items, error) {
+func Read(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	return ParseItems(f, path)
+	return Parse(f, path)
 }
 
-// ParseItems is ReadItems on a reader; path names it in errors and anchors relative videos.
-func ParseItems(r io.Reader, path string) (*Items, error) {
-	out := &Items{Path: path}
+// Parse is Read on a reader; path names it in errors and anchors relative videos.
+func Parse(r io.Reader, path string) (*File, error) {
+	out := &File{Path: path}
 	br := bufio.NewReaderSize(r, 1<<16)
 	seen := map[string]int{}
 	dir := filepath.Dir(path)
 	h := sha256.New()
 	for line := 1; ; line++ {
-		b, err := readLine(br, MaxItemLine)
+		b, err := readLine(br, MaxLine)
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrItems, err)
+			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrMalformed, err)
 		}
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
@@ -79,10 +79,10 @@ func ParseItems(r io.Reader, path string) (*Items, error) {
 		if t := bytes.TrimSpace(b); len(t) > 0 {
 			it, perr := parseItem(t)
 			if perr != nil {
-				return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrItems, perr)
+				return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrMalformed, perr)
 			}
 			if prev, dup := seen[it.ItemID]; dup {
-				return nil, fmt.Errorf("%s:%d: %w: item_id %q already on line %d", path, line, ErrItems, it.ItemID, prev)
+				return nil, fmt.Errorf("%s:%d: %w: item_id %q already on line %d", path, line, ErrMalformed, it.ItemID, prev)
 			}
 			seen[it.ItemID] = line
 			canon, _ := json.Marshal(it)
@@ -98,7 +98,7 @@ func ParseItems(r io.Reader, path string) (*Items, error) {
 		}
 	}
 	if len(out.Items) == 0 {
-		return nil, fmt.Errorf("%s: %w: no items", path, ErrItems)
+		return nil, fmt.Errorf("%s: %w: no items", path, ErrMalformed)
 	}
 	out.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return out, nil

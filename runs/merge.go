@@ -1,4 +1,4 @@
-package sweep
+package runs
 
 import (
 	"bufio"
@@ -11,16 +11,17 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/atomicfile"
 	"github.com/framesweep/framesweep/internal/shard"
+	"github.com/framesweep/framesweep/record"
 )
 
-// ErrMergeConflict marks two records of one pair that disagree.
-var ErrMergeConflict = errors.New("conflicting records")
+// ErrConflict marks two records of one pair that disagree.
+var ErrConflict = errors.New("conflicting records")
 
 // volatileFields are the record fields that may differ between two runs of the same pair without the
 // answer differing: when the record was written, the runtime's measured time, and the path the video
@@ -73,7 +74,7 @@ type seenRecord struct {
 }
 
 // Merge joins shard RUNs into one: records of every input, a pair's identical duplicates dropped (and
-// counted), two records of one pair that differ an ErrMergeConflict naming both; inputs of another
+// counted), two records of one pair that differ an ErrConflict naming both; inputs of another
 // grid, items file, runtime, template or input options are refused (ErrRunMismatch), as are shards of
 // different N. Out gets records.jsonl (a directory) or chunk objects (an object store) and, last,
 // run.json: the first input's, with the merged shard set, every input's sessions (each naming its RUN)
@@ -84,146 +85,28 @@ func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	if len(o.Runs) == 0 {
 		return nil, errors.New("merge: no RUN to merge")
 	}
-	sum := &MergeSummary{Out: o.Out, Runs: []MergedRun{}}
-	// The inputs: each a sweep's RUN, all of one sweep.
-	readers := make([]*RunReader, len(o.Runs))
-	infos := make([]*RunInfo, len(o.Runs))
-	defer func() {
-		for _, r := range readers {
-			if r != nil {
-				r.Close()
-			}
-		}
-	}()
-	var sets []shard.Set
-	for i, loc := range o.Runs {
-		rr, err := OpenRun(ctx, loc)
-		if err != nil {
-			return nil, err
-		}
-		readers[i] = rr
-		ri, err := rr.Info(ctx)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no run.json: not a sweep's RUN", loc)
-		}
-		if err != nil {
-			return nil, err
-		}
-		infos[i] = ri
-		set, err := shard.ParseSet(ri.Shard)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", rr.Where(runInfoFile), err)
-		}
-		sets = append(sets, set)
-		if i == 0 {
-			continue
-		}
-		cmp := *ri
-		cmp.Shard = infos[0].Shard // shards of one sweep differ only there
-		if err := sameSweep(infos[0], &cmp); err != nil {
-			return nil, fmt.Errorf("%s is not the sweep %s is: %w", loc, o.Runs[0], err)
-		}
-		for _, w := range libraryWarnings(infos[0].Libraries, ri.Libraries) {
-			sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: %s (in %s)", loc, w, o.Runs[0]))
-		}
-	}
-	merged, err := unionShards(sets, o.Runs)
+	m := &merger{o: o, sum: &MergeSummary{Out: o.Out, Runs: []MergedRun{}}}
+	defer m.closeInputs()
+	merged, err := m.openInputs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sum.Shards, sum.Complete = merged.String(), merged.Complete()
-	if !sum.Complete {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("shards %s: not every shard of %d is merged", sum.Shards, merged.N))
-	}
-
-	// The output: a new RUN.
-	out, err := openRunStore(ctx, o.Out, true)
+	out, unlock, err := openMergeOutput(ctx, o.Out)
 	if err != nil {
 		return nil, err
 	}
 	defer out.close()
-	unlock, err := out.lock(ctx)
-	if err != nil {
-		return nil, err
-	}
 	defer unlock()
-	if _, err := out.readFile(ctx, runInfoFile); err == nil {
-		return nil, fmt.Errorf("%s already holds a RUN (run.json): merge writes a new one; give another --out", o.Out)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	if srcs, err := out.sources(ctx); err != nil {
-		return nil, err
-	} else if len(srcs) > 0 {
-		return nil, fmt.Errorf("%s holds records without run.json (a merge that failed?): give an empty --out", out.where(srcs[0]))
-	}
-	sum.Records = out.records()
-
-	ri := *infos[0]
-	ri.Shard = sum.Shards
-	ri.Sessions = nil
-	for i, in := range infos {
-		for _, s := range in.Sessions {
-			if s.Run == "" {
-				s.Run = o.Runs[i]
-			}
-			ri.Sessions = append(ri.Sessions, s)
-		}
-	}
-	me := Session{Command: o.Command, Started: now(), Warnings: sum.Warnings}
-	ri.Sessions = append(ri.Sessions, me)
+	m.sum.Records = out.records()
+	ri := m.mergedInfo()
 	session := len(ri.Sessions) - 1
-
 	w, commit, cleanup, err := mergeWriter(out, session, o.ChunkRecords)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	configs := map[string]bool{}
-	for _, c := range infos[0].Grid.Configs {
-		configs[c] = true
-	}
-	seen := map[pairKey]seenRecord{}
-	var names [][]string // per input, its sources
-	for i, rr := range readers {
-		mr := MergedRun{Run: o.Runs[i], Shard: infos[i].Shard}
-		srcs, err := rr.Sources(ctx)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, srcs)
-		for si, src := range srcs {
-			torn, err := mergeSource(ctx, rr, src, func(line int, b []byte, k pairKey, fp [32]byte, failed bool) error {
-				if !configs[k.config] {
-					return fmt.Errorf("%s:%d: config %q is not in the grid of %s", rr.Where(src), line, k.config, o.Runs[0])
-				}
-				prev, dup := seen[k]
-				if !dup {
-					seen[k] = seenRecord{fp: fp, run: int32(i), src: int32(si), line: int32(line)}
-					mr.Records++
-					if failed {
-						sum.Failed++
-					}
-					return w.writeLine(b)
-				}
-				if prev.fp == fp {
-					mr.Duplicates++
-					return nil
-				}
-				first := readers[prev.run]
-				firstSrc := names[prev.run][prev.src]
-				return fmt.Errorf("%w: item %q config %q: %s:%d and %s:%d differ%s (records of one pair must agree but for %s)",
-					ErrMergeConflict, k.item, k.config, first.Where(firstSrc), prev.line, rr.Where(src), line,
-					differingFields(ctx, first, firstSrc, int(prev.line), b), strings.Join(volatileNames(), ", "))
-			})
-			if err != nil {
-				return nil, err
-			}
-			mr.TornBytes += torn
-		}
-		sum.Pairs += mr.Records
-		sum.Duplicates += mr.Duplicates
-		sum.Runs = append(sum.Runs, mr)
+	if err := m.copyRecords(ctx, w); err != nil {
+		return nil, err
 	}
 	if err := w.close(); err != nil {
 		return nil, err
@@ -231,25 +114,194 @@ func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	if err := commit(); err != nil {
 		return nil, err
 	}
-	if merged.Complete() {
-		limited := false
-		for _, s := range ri.Sessions {
-			limited = limited || s.Limit > 0
-		}
-		if !limited {
-			exp := ri.Items.Count * len(ri.Grid.Configs)
-			miss := exp - sum.Pairs
-			sum.PairsExpected, sum.PairsMissing = &exp, &miss
-		}
-	}
+	m.expected(ri, merged)
 	last := &ri.Sessions[session]
-	last.Ended, last.Pairs, last.Failed = now(), sum.Pairs-sum.Failed, sum.Failed
-	ri.Merged = sum.Runs
-	if err := writeRunInfo(ctx, out, &ri, true); err != nil {
+	last.Ended, last.Pairs, last.Failed = now(), m.sum.Pairs-m.sum.Failed, m.sum.Failed
+	ri.Merged = m.sum.Runs
+	if err := writeInfo(ctx, out, ri, true); err != nil {
 		return nil, err
 	}
-	sum.Seconds = math.Round(time.Since(start).Seconds()*1000) / 1000
-	return sum, nil
+	m.sum.Seconds = math.Round(time.Since(start).Seconds()*1000) / 1000
+	return m.sum, nil
+}
+
+// merger is one Merge in progress.
+type merger struct {
+	o       MergeOptions
+	sum     *MergeSummary
+	readers []*Reader
+	infos   []*Info
+}
+
+func (m *merger) closeInputs() {
+	for _, r := range m.readers {
+		if r != nil {
+			r.Close()
+		}
+	}
+}
+
+// openInputs opens every input RUN and checks that they are shards of one sweep; it returns the
+// union of their shard sets.
+func (m *merger) openInputs(ctx context.Context) (shard.Set, error) {
+	m.readers = make([]*Reader, len(m.o.Runs))
+	m.infos = make([]*Info, len(m.o.Runs))
+	var sets []shard.Set
+	for i, loc := range m.o.Runs {
+		rr, err := Open(ctx, loc)
+		if err != nil {
+			return shard.Set{}, err
+		}
+		m.readers[i] = rr
+		ri, err := rr.Info(ctx)
+		if errors.Is(err, os.ErrNotExist) {
+			return shard.Set{}, fmt.Errorf("%s: no run.json: not a sweep's RUN", loc)
+		}
+		if err != nil {
+			return shard.Set{}, err
+		}
+		m.infos[i] = ri
+		set, err := shard.ParseSet(ri.Shard)
+		if err != nil {
+			return shard.Set{}, fmt.Errorf("%s: %v", rr.Where(infoFile), err)
+		}
+		sets = append(sets, set)
+		if i == 0 {
+			continue
+		}
+		cmp := *ri
+		cmp.Shard = m.infos[0].Shard // shards of one sweep differ only there
+		if err := SameSweep(m.infos[0], &cmp); err != nil {
+			return shard.Set{}, fmt.Errorf("%s is not the sweep %s is: %w", loc, m.o.Runs[0], err)
+		}
+		for _, w := range LibraryWarnings(m.infos[0].Libraries, ri.Libraries) {
+			m.sum.Warnings = append(m.sum.Warnings, fmt.Sprintf("%s: %s (in %s)", loc, w, m.o.Runs[0]))
+		}
+	}
+	merged, err := unionShards(sets, m.o.Runs)
+	if err != nil {
+		return shard.Set{}, err
+	}
+	m.sum.Shards, m.sum.Complete = merged.String(), merged.Complete()
+	if !m.sum.Complete {
+		m.sum.Warnings = append(m.sum.Warnings, fmt.Sprintf("shards %s: not every shard of %d is merged", m.sum.Shards, merged.N))
+	}
+	return merged, nil
+}
+
+// openMergeOutput opens and locks the merged RUN, which must hold no RUN nor records yet.
+func openMergeOutput(ctx context.Context, loc string) (runStore, func(), error) {
+	out, err := openRunStore(ctx, loc, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	unlock, err := out.lock(ctx)
+	if err != nil {
+		out.close()
+		return nil, nil, err
+	}
+	fail := func(err error) (runStore, func(), error) {
+		unlock()
+		out.close()
+		return nil, nil, err
+	}
+	if _, err := out.readFile(ctx, infoFile); err == nil {
+		return fail(fmt.Errorf("%s already holds a RUN (run.json): merge writes a new one; give another --out", loc))
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fail(err)
+	}
+	if srcs, err := out.sources(ctx); err != nil {
+		return fail(err)
+	} else if len(srcs) > 0 {
+		return fail(fmt.Errorf("%s holds records without run.json (a merge that failed?): give an empty --out", out.where(srcs[0])))
+	}
+	return out, unlock, nil
+}
+
+// mergedInfo is the merged RUN's run.json: the first input's, with the merged shard set, every
+// input's sessions (each naming its RUN) and the merge's own session last.
+func (m *merger) mergedInfo() *Info {
+	ri := *m.infos[0]
+	ri.Shard = m.sum.Shards
+	ri.Sessions = nil
+	for i, in := range m.infos {
+		for _, s := range in.Sessions {
+			if s.Run == "" {
+				s.Run = m.o.Runs[i]
+			}
+			ri.Sessions = append(ri.Sessions, s)
+		}
+	}
+	ri.Sessions = append(ri.Sessions, Session{Command: m.o.Command, Started: now(), Warnings: m.sum.Warnings})
+	return &ri
+}
+
+// copyRecords writes every input's records to w: a pair's first record is kept, its identical
+// duplicates counted, a differing one an ErrConflict naming both records.
+func (m *merger) copyRecords(ctx context.Context, w recordWriter) error {
+	configs := map[string]bool{}
+	for _, c := range m.infos[0].Grid.Configs {
+		configs[c] = true
+	}
+	seen := map[record.Pair]seenRecord{}
+	var names [][]string // per input, its sources
+	for i, rr := range m.readers {
+		mr := MergedRun{Run: m.o.Runs[i], Shard: m.infos[i].Shard}
+		srcs, err := rr.Sources(ctx)
+		if err != nil {
+			return err
+		}
+		names = append(names, srcs)
+		for si, src := range srcs {
+			torn, err := mergeSource(ctx, rr, src, func(line int, b []byte, k record.Pair, fp [32]byte, failed bool) error {
+				if !configs[k.Config] {
+					return fmt.Errorf("%s:%d: config %q is not in the grid of %s", rr.Where(src), line, k.Config, m.o.Runs[0])
+				}
+				prev, dup := seen[k]
+				if !dup {
+					seen[k] = seenRecord{fp: fp, run: int32(i), src: int32(si), line: int32(line)}
+					mr.Records++
+					if failed {
+						m.sum.Failed++
+					}
+					return w.writeLine(b)
+				}
+				if prev.fp == fp {
+					mr.Duplicates++
+					return nil
+				}
+				first := m.readers[prev.run]
+				firstSrc := names[prev.run][prev.src]
+				return fmt.Errorf("%w: item %q config %q: %s:%d and %s:%d differ%s (records of one pair must agree but for %s)",
+					ErrConflict, k.Item, k.Config, first.Where(firstSrc), prev.line, rr.Where(src), line,
+					differingFields(ctx, first, firstSrc, int(prev.line), b), strings.Join(volatileNames(), ", "))
+			})
+			if err != nil {
+				return err
+			}
+			mr.TornBytes += torn
+		}
+		m.sum.Pairs += mr.Records
+		m.sum.Duplicates += mr.Duplicates
+		m.sum.Runs = append(m.sum.Runs, mr)
+	}
+	return nil
+}
+
+// expected sets the pairs a complete merge should hold (items × configs) and how many it lacks,
+// when the shard set is complete and no session used --limit.
+func (m *merger) expected(ri *Info, merged shard.Set) {
+	if !merged.Complete() {
+		return
+	}
+	for _, s := range ri.Sessions {
+		if s.Limit > 0 {
+			return
+		}
+	}
+	exp := ri.Items.Count * len(ri.Grid.Configs)
+	miss := exp - m.sum.Pairs
+	m.sum.PairsExpected, m.sum.PairsMissing = &exp, &miss
 }
 
 func volatileNames() []string {
@@ -289,8 +341,8 @@ func unionShards(sets []shard.Set, runs []string) (shard.Set, error) {
 // mergeSource reads one records file of a RUN and hands each record line on with its pair and the
 // digest of its comparable fields. A torn last line of records.jsonl (a crash) is no record: it is
 // dropped and its length returned; a chunk must be whole.
-func mergeSource(ctx context.Context, rr *RunReader, src string, fn func(line int, b []byte, k pairKey, fp [32]byte, failed bool) error) (int64, error) {
-	rc, err := rr.Open(ctx, src)
+func mergeSource(ctx context.Context, rr *Reader, src string, fn func(line int, b []byte, k record.Pair, fp [32]byte, failed bool) error) (int64, error) {
+	rc, err := rr.OpenSource(ctx, src)
 	if err != nil {
 		return 0, err
 	}
@@ -324,15 +376,15 @@ func mergeSource(ctx context.Context, rr *RunReader, src string, fn func(line in
 
 // recordDigest parses a record line: its pair, status, and the sha256 of its fields but the volatile
 // ones, each key with its compacted value in key order.
-func recordDigest(b []byte) (pairKey, [32]byte, string, error) {
+func recordDigest(b []byte) (record.Pair, [32]byte, string, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return pairKey{}, [32]byte{}, "", err
+		return record.Pair{}, [32]byte{}, "", err
 	}
 	var item, config, status string
 	if json.Unmarshal(m["item_id"], &item) != nil || json.Unmarshal(m["config"], &config) != nil || json.Unmarshal(m["status"], &status) != nil ||
 		item == "" || config == "" || (status != "ok" && status != "error") {
-		return pairKey{}, [32]byte{}, "", errors.New("no item_id, config and status")
+		return record.Pair{}, [32]byte{}, "", errors.New("no item_id, config and status")
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -345,14 +397,14 @@ func recordDigest(b []byte) (pairKey, [32]byte, string, error) {
 	for _, k := range keys {
 		c, err := canonical(m[k])
 		if err != nil {
-			return pairKey{}, [32]byte{}, "", err
+			return record.Pair{}, [32]byte{}, "", err
 		}
 		fmt.Fprintf(h, "%q:%d:", k, len(c))
 		h.Write(c)
 	}
 	var fp [32]byte
 	copy(fp[:], h.Sum(nil))
-	return pairKey{item, config}, fp, status, nil
+	return record.Pair{Item: item, Config: config}, fp, status, nil
 }
 
 // canonical re-encodes a JSON value with object keys sorted and numbers as written, so two encoders'
@@ -369,8 +421,8 @@ func canonical(raw json.RawMessage) ([]byte, error) {
 
 // differingFields names the comparable fields in which the record at src:line and b differ (read
 // again: a conflict is rare, and keeping every record in memory is not).
-func differingFields(ctx context.Context, rr *RunReader, src string, line int, b []byte) string {
-	rc, err := rr.Open(ctx, src)
+func differingFields(ctx context.Context, rr *Reader, src string, line int, b []byte) string {
+	rc, err := rr.OpenSource(ctx, src)
 	if err != nil {
 		return ""
 	}
@@ -427,7 +479,7 @@ func mergeWriter(rs runStore, session, chunk int) (w recordWriter, commit func()
 				return err
 			}
 			committed = true
-			return syncDirOf(r.records())
+			return atomicfile.SyncDir(r.dir)
 		}
 		cleanup := func() {
 			fw.close()
@@ -455,7 +507,7 @@ type fileWriter struct {
 	err    error
 }
 
-func (w *fileWriter) write(r *Record) error {
+func (w *fileWriter) write(r *record.Full) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -484,13 +536,4 @@ func (w *fileWriter) close() error {
 		w.err = err
 	}
 	return w.err
-}
-
-func syncDirOf(path string) error {
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

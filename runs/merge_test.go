@@ -1,4 +1,4 @@
-package sweep
+package runs_test
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/runs"
+	"github.com/framesweep/framesweep/sweep"
 )
 
 // rewriteLines applies fn to every record line of a records file (fn sees the decoded record).
@@ -30,18 +33,18 @@ func rewriteLines(t testing.TB, path string, fn func(i int, m map[string]any)) {
 		nb, _ := json.Marshal(m)
 		out = append(append(out, nb...), '\n')
 	}
-	os.WriteFile(path, out, 0o644)
+	mustWrite(t, path, out)
 }
 
 func copyRun(t testing.TB, from, to string) {
 	t.Helper()
-	os.MkdirAll(to, 0o755)
+	mustMkdir(t, to)
 	for _, f := range []string{"run.json", "records.jsonl"} {
 		b, err := os.ReadFile(filepath.Join(from, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(to, f), b, 0o644)
+		mustWrite(t, filepath.Join(to, f), b)
 	}
 }
 
@@ -57,15 +60,15 @@ func TestMerge(t *testing.T) {
 	rt, sp := tinyRuntime(t)
 	dir := t.TempDir()
 	full := testOptions(t, filepath.Join(dir, "full"), rt, sp, testGrid)
-	if _, err := Run(ctx, nil, full); err != nil {
+	if _, err := sweep.Run(ctx, nil, full); err != nil {
 		t.Fatal(err)
 	}
 	want := readRun(t, full.Out)
 	shards := []string{filepath.Join(dir, "s0"), srv.URL("shards/s1"), filepath.Join(dir, "s2")}
 	for i, out := range shards {
 		o := testOptions(t, out, rt, sp, testGrid)
-		o.Shard = Shard{I: i, N: 3}
-		if _, err := Run(ctx, nil, o); err != nil {
+		o.Shard = sweep.Shard{I: i, N: 3}
+		if _, err := sweep.Run(ctx, nil, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +78,7 @@ func TestMerge(t *testing.T) {
 	}
 
 	merged := filepath.Join(dir, "merged")
-	sum, err := Merge(ctx, MergeOptions{Runs: shards, Out: merged, Command: []string{"framesweep", "merge"}})
+	sum, err := runs.Merge(ctx, runs.MergeOptions{Runs: shards, Out: merged, Command: []string{"framesweep", "merge"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,24 +86,24 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("merge: %+v", sum)
 	}
 	sameAnswers(t, readRun(t, merged), want)
-	recs, err := audit.ReadPaths([]string{merged})
+	recs, err := record.ReadPaths([]string{merged})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := audit.Analyze(recs, audit.DefaultOptions()); err != nil {
 		t.Fatalf("audit of the merged RUN: %v", err)
 	}
-	var ri RunInfo
-	b, _ := os.ReadFile(filepath.Join(merged, "run.json"))
+	var ri runs.Info
+	b := mustRead(t, filepath.Join(merged, "run.json"))
 	if err := json.Unmarshal(b, &ri); err != nil || ri.Shard != "" || len(ri.Merged) != 3 || len(ri.Sessions) != 4 || ri.Sessions[1].Run != shards[1] {
 		t.Fatalf("merged run.json: %s", b)
 	}
 	res := testOptions(t, merged, rt, sp, testGrid)
 	res.Resume = true
-	if again, err := Run(ctx, nil, res); err != nil || again.PairsDone != 0 || again.PairsRecorded != len(want) {
+	if again, err := sweep.Run(ctx, nil, res); err != nil || again.PairsDone != 0 || again.PairsRecorded != len(want) {
 		t.Fatalf("resume of the merged RUN: %+v %v", again, err)
 	}
-	if _, err := Merge(ctx, MergeOptions{Runs: shards, Out: merged}); err == nil || !strings.Contains(err.Error(), "already holds a RUN") {
+	if _, err := runs.Merge(ctx, runs.MergeOptions{Runs: shards, Out: merged}); err == nil || !strings.Contains(err.Error(), "already holds a RUN") {
 		t.Fatalf("merge into a RUN: %v", err)
 	}
 
@@ -110,7 +113,7 @@ func TestMerge(t *testing.T) {
 	rewriteLines(t, filepath.Join(dup, "records.jsonl"), func(_ int, m map[string]any) {
 		m["at"], m["latency_s"], m["video"] = "2031-01-01T00:00:00Z", 99.0, "/elsewhere/"+filepath.Base(m["video"].(string))
 	})
-	sum, err = Merge(ctx, MergeOptions{Runs: append([]string{dup}, shards...), Out: filepath.Join(dir, "m-dup")})
+	sum, err = runs.Merge(ctx, runs.MergeOptions{Runs: append([]string{dup}, shards...), Out: filepath.Join(dir, "m-dup")})
 	if err != nil || sum.Duplicates != len(s0) || sum.Pairs != len(want) || sum.Runs[1].Duplicates != len(s0) || sum.Runs[1].Records != 0 {
 		t.Fatalf("duplicates: %+v %v", sum, err)
 	}
@@ -123,8 +126,8 @@ func TestMerge(t *testing.T) {
 			m["prediction"] = "Z"
 		}
 	})
-	_, err = Merge(ctx, MergeOptions{Runs: append(shards, conf), Out: filepath.Join(dir, "m-conflict")})
-	if !errors.Is(err, ErrMergeConflict) || !strings.Contains(err.Error(), filepath.Join(shards[0], "records.jsonl")+":3") ||
+	_, err = runs.Merge(ctx, runs.MergeOptions{Runs: append(shards, conf), Out: filepath.Join(dir, "m-conflict")})
+	if !errors.Is(err, runs.ErrConflict) || !strings.Contains(err.Error(), filepath.Join(shards[0], "records.jsonl")+":3") ||
 		!strings.Contains(err.Error(), filepath.Join(conf, "records.jsonl")+":3") || !strings.Contains(err.Error(), "in prediction") {
 		t.Fatalf("conflict: %v", err)
 	}
@@ -138,24 +141,24 @@ func TestMerge(t *testing.T) {
 	// Refusals: another grid; shards of another N.
 	other := testOptions(t, filepath.Join(dir, "other"), rt, sp, filepath.Join("..", "examples", "demo-grid.yaml"))
 	other.Limit = 1
-	if _, err := Run(ctx, nil, other); err != nil {
+	if _, err := sweep.Run(ctx, nil, other); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Merge(ctx, MergeOptions{Runs: []string{shards[0], other.Out}, Out: filepath.Join(dir, "m-other")}); !errors.Is(err, ErrRunMismatch) || !strings.Contains(err.Error(), "grid") {
+	if _, err := runs.Merge(ctx, runs.MergeOptions{Runs: []string{shards[0], other.Out}, Out: filepath.Join(dir, "m-other")}); !errors.Is(err, runs.ErrMismatch) || !strings.Contains(err.Error(), "grid") {
 		t.Fatalf("another grid: %v", err)
 	}
 	half := testOptions(t, filepath.Join(dir, "half"), rt, sp, testGrid)
-	half.Shard, half.Limit = Shard{I: 0, N: 2}, 1
-	if _, err := Run(ctx, nil, half); err != nil {
+	half.Shard, half.Limit = sweep.Shard{I: 0, N: 2}, 1
+	if _, err := sweep.Run(ctx, nil, half); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Merge(ctx, MergeOptions{Runs: []string{shards[0], half.Out}, Out: filepath.Join(dir, "m-n")}); err == nil || !strings.Contains(err.Error(), "different N") {
+	if _, err := runs.Merge(ctx, runs.MergeOptions{Runs: []string{shards[0], half.Out}, Out: filepath.Join(dir, "m-n")}); err == nil || !strings.Contains(err.Error(), "different N") {
 		t.Fatalf("shards of another N: %v", err)
 	}
 
 	// Part of the shards, onto an object store: says so, and a plain sweep does not resume it.
 	part := srv.URL("merged/part")
-	sum, err = Merge(ctx, MergeOptions{Runs: shards[:2], Out: part, ChunkRecords: 10})
+	sum, err = runs.Merge(ctx, runs.MergeOptions{Runs: shards[:2], Out: part, ChunkRecords: 10})
 	if err != nil || sum.Complete || sum.Shards != "0,1/3" || sum.PairsMissing != nil || len(sum.Warnings) == 0 {
 		t.Fatalf("partial merge: %+v %v", sum, err)
 	}
@@ -166,7 +169,7 @@ func TestMerge(t *testing.T) {
 	}
 	pr := testOptions(t, part, rt, sp, testGrid)
 	pr.Resume = true
-	if _, err := Run(ctx, nil, pr); !errors.Is(err, ErrRunMismatch) || !strings.Contains(err.Error(), "shard") {
+	if _, err := sweep.Run(ctx, nil, pr); !errors.Is(err, runs.ErrMismatch) || !strings.Contains(err.Error(), "shard") {
 		t.Fatalf("resume of a partial merge without its shards: %v", err)
 	}
 }
@@ -179,18 +182,25 @@ func TestMergeTornTail(t *testing.T) {
 	dir := t.TempDir()
 	o := testOptions(t, filepath.Join(dir, "run"), rt, sp, testGrid)
 	o.Limit = 1
-	if _, err := Run(ctx, nil, o); err != nil {
+	if _, err := sweep.Run(ctx, nil, o); err != nil {
 		t.Fatal(err)
 	}
 	recs := readRun(t, o.Out)
-	f, _ := os.OpenFile(filepath.Join(o.Out, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"item_id":"x","con`)
-	f.Close()
-	sum, err := Merge(ctx, MergeOptions{Runs: []string{o.Out}, Out: filepath.Join(dir, "m")})
+	f, err := os.OpenFile(filepath.Join(o.Out, "records.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"item_id":"x","con`); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := runs.Merge(ctx, runs.MergeOptions{Runs: []string{o.Out}, Out: filepath.Join(dir, "m")})
 	if err != nil || sum.Pairs != len(recs) || sum.Runs[0].TornBytes != int64(len(`{"item_id":"x","con`)) {
 		t.Fatalf("%+v %v", sum, err)
 	}
-	if _, err := Merge(ctx, MergeOptions{Out: filepath.Join(dir, "m2")}); err == nil {
+	if _, err := runs.Merge(ctx, runs.MergeOptions{Out: filepath.Join(dir, "m2")}); err == nil {
 		t.Fatal("a merge of nothing")
 	}
 }

@@ -1,4 +1,4 @@
-package audit
+package record_test
 
 import (
 	"bytes"
@@ -7,12 +7,15 @@ import (
 	"testing"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // recordLines is the record schema as readers meet it: the synthetic demo grid (every optional field a
 // sweep writes except indices) and, as a sweep writes them, records with the 32 frame indices fed.
 func recordLines(tb testing.TB) [][]byte {
-	recs := Synthetic(2000, 7)
+	recs := audit.Synthetic(2000, 7)
 	for i := range recs {
 		if i%2 == 1 && recs[i].ConfigMeta != nil {
 			m := *recs[i].ConfigMeta
@@ -23,17 +26,17 @@ func recordLines(tb testing.TB) [][]byte {
 		}
 	}
 	var buf bytes.Buffer
-	if err := WriteRecords(&buf, recs); err != nil {
+	if err := record.Write(&buf, recs); err != nil {
 		tb.Fatal(err)
 	}
 	return bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
 }
 
 // BenchmarkDecodeRecord decodes canonical record lines into Record one by one (one goroutine) with
-// encoding/json and with goccy/go-json, which ReadRecords uses (decodeRecord).
+// encoding/json and with goccy/go-json, which Read uses (decodeRecord).
 // (audit/fastjson.go, the hand-written scanner this replaced, ran as impl=fastjson up to commit c541ef5.)
 //
-//	go test -run '^$' -bench BenchmarkDecodeRecord -benchtime 20x -count 5 ./audit/
+//	go test -run '^$' -bench BenchmarkDecodeRecord -benchtime 20x -count 5 ./record/
 func BenchmarkDecodeRecord(b *testing.B) {
 	lines := recordLines(b)
 	var total int64
@@ -42,20 +45,20 @@ func BenchmarkDecodeRecord(b *testing.B) {
 	}
 	impls := []struct {
 		name   string
-		decode func() func([]byte, *Record) error
+		decode func() func([]byte, *record.Record) error
 	}{
-		{"encoding-json", func() func([]byte, *Record) error {
-			return func(l []byte, r *Record) error { *r = Record{}; return json.Unmarshal(l, r) }
+		{"encoding-json", func() func([]byte, *record.Record) error {
+			return func(l []byte, r *record.Record) error { *r = record.Record{}; return json.Unmarshal(l, r) }
 		}},
-		{"go-json", func() func([]byte, *Record) error {
-			return func(l []byte, r *Record) error { *r = Record{}; return gojson.Unmarshal(l, r) }
+		{"go-json", func() func([]byte, *record.Record) error {
+			return func(l []byte, r *record.Record) error { *r = record.Record{}; return gojson.Unmarshal(l, r) }
 		}},
 	}
 	for _, impl := range impls {
 		b.Run(fmt.Sprintf("impl=%s/lines=%d", impl.name, len(lines)), func(b *testing.B) {
 			b.SetBytes(total)
 			b.ReportAllocs()
-			recs := make([]Record, len(lines))
+			recs := make([]record.Record, len(lines))
 			for b.Loop() {
 				dec := impl.decode()
 				for i, l := range lines {
@@ -72,8 +75,8 @@ func BenchmarkDecodeRecord(b *testing.B) {
 func TestDecodersAgree(t *testing.T) {
 	lines := recordLines(t)
 	for i, l := range lines[:200] {
-		var fast, std, goj Record
-		if err := decodeRecord(l, &fast); err != nil {
+		var fast, std, goj record.Record
+		if err := record.DecodeRecord(l, &fast); err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(l, &std); err != nil {

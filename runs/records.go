@@ -1,4 +1,4 @@
-package sweep
+package runs
 
 import (
 	"bufio"
@@ -8,63 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
-
-// Record is one line of RUN/records.jsonl: the canonical audit record (the fields `framesweep audit`
-// reads, METRICS.md "Records") and the provenance of the pair.
-type Record struct {
-	ItemID     string            `json:"item_id"`
-	Config     string            `json:"config"`
-	Status     string            `json:"status"` // ok | error
-	Correct    *bool             `json:"correct,omitempty"`
-	Score      *float64          `json:"score,omitempty"` // open-ended: Token-F1 of the response against the answer
-	Prediction string            `json:"prediction,omitempty"`
-	Answer     string            `json:"answer"`
-	Confidence *float64          `json:"confidence,omitempty"` // the largest option probability
-	Category   string            `json:"category,omitempty"`
-	Duration   string            `json:"duration,omitempty"`
-	Task       string            `json:"task,omitempty"`
-	ConfigMeta *audit.ConfigMeta `json:"config_meta,omitempty"`
-	LatencyS   *float64          `json:"latency_s,omitempty"` // the runtime's own time for this answer
-	Error      string            `json:"error,omitempty"`
-
-	// Provenance of the input.
-	Video       string    `json:"video"`
-	VideoSHA256 string    `json:"video_sha256,omitempty"`
-	StreamIndex *int      `json:"stream_index,omitempty"`
-	TimestampsS []float64 `json:"timestamps_s,omitempty"`
-	Geometry    string    `json:"geometry,omitempty"`
-	Kernel      string    `json:"kernel,omitempty"`
-	Images      int       `json:"images_per_frame,omitempty"`
-	Width       int       `json:"width,omitempty"` // each image fed (this video's layout)
-	Height      int       `json:"height,omitempty"`
-	FramesFed   int       `json:"frames_fed,omitempty"`   // plan positions fed (an fps mode's count for this video)
-	InputKey    string    `json:"input_key,omitempty"`    // the cache key of the input object
-	InputSHA256 string    `json:"input_sha256,omitempty"` // sha256 of the uint8 RGB frames tensor fed
-	Damaged     []int     `json:"damaged,omitempty"`      // frames the decoder concealed, fed under --on-damaged keep
-
-	// Provenance of the answer.
-	Runtime          string             `json:"runtime"`
-	ModelSHA256      map[string]string  `json:"model_sha256,omitempty"` // spec key → file digest
-	Template         string             `json:"template,omitempty"`
-	PromptSHA256     string             `json:"prompt_sha256,omitempty"`
-	Response         string             `json:"response,omitempty"`
-	Probs            map[string]float64 `json:"probs,omitempty"`
-	PromptTokens     int                `json:"prompt_tokens,omitempty"`
-	CompletionTokens int                `json:"completion_tokens,omitempty"`
-	RequestSHA256    string             `json:"request_sha256,omitempty"`
-	ImageFormat      string             `json:"image_format,omitempty"`
-	At               string             `json:"at"` // UTC time the record was written
-	// Cascade: an online cascade's step (cascade.go); nil in a full sweep.
-	Cascade *CascadeStep `json:"cascade,omitempty"`
-}
-
-// pairKey identifies one (item, config) pair.
-type pairKey struct{ item, config string }
 
 // recordsFile is RUN/records.jsonl opened for appending: one write per line, fsynced every
 // syncEvery lines or syncAfter, and on Close.
@@ -90,7 +40,7 @@ const (
 //
 // done holds the pairs recorded elsewhere in the RUN (chunks copied in from an object store); the
 // file's pairs are added to it, and a pair recorded twice is an error.
-func openRecords(path string, done map[pairKey]bool) (*recordsFile, int64, error) {
+func openRecords(path string, done map[record.Pair]bool) (*recordsFile, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, 0, err
@@ -125,8 +75,8 @@ func openRecords(path string, done map[pairKey]bool) (*recordsFile, int64, error
 
 // scanRecords reads every complete line of r: the pairs recorded, and the length of the part that
 // ends with the last newline (the rest is a torn tail).
-func scanRecords(r io.Reader, path string) (map[pairKey]bool, int64, error) {
-	done := map[pairKey]bool{}
+func scanRecords(r io.Reader, path string) (map[record.Pair]bool, int64, error) {
+	done := map[record.Pair]bool{}
 	_, good, err := scanRecordsInto(r, path, done)
 	if err != nil {
 		return nil, 0, err
@@ -136,7 +86,7 @@ func scanRecords(r io.Reader, path string) (map[pairKey]bool, int64, error) {
 
 // scanRecordsInto is scanRecords adding to done (a pair already there is an error); it also returns
 // the bytes read in all, so a caller can tell a torn tail (n > good).
-func scanRecordsInto(r io.Reader, path string, done map[pairKey]bool) (n, good int64, err error) {
+func scanRecordsInto(r io.Reader, path string, done map[record.Pair]bool) (n, good int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
@@ -160,7 +110,7 @@ func scanRecordsInto(r io.Reader, path string, done map[pairKey]bool) (n, good i
 		if err := json.Unmarshal(t, &k); err != nil || k.ItemID == "" || k.Config == "" || (k.Status != "ok" && k.Status != "error") {
 			return n, 0, fmt.Errorf("%s:%d: not a sweep record (%.60q)", path, line, t)
 		}
-		p := pairKey{k.ItemID, k.Config}
+		p := record.Pair{Item: k.ItemID, Config: k.Config}
 		if done[p] {
 			return n, 0, fmt.Errorf("%s:%d: a second record of item %q config %q", path, line, k.ItemID, k.Config)
 		}
@@ -169,7 +119,7 @@ func scanRecordsInto(r io.Reader, path string, done map[pairKey]bool) (n, good i
 }
 
 // write appends one record as one line.
-func (w *recordsFile) write(r *Record) error {
+func (w *recordsFile) write(r *record.Full) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -225,3 +175,32 @@ func (w *recordsFile) close() error {
 }
 
 var errClosed = errors.New("records file closed")
+
+// lockRun takes an exclusive lock on RUN/.lock so two sweeps never append to one records file.
+func lockRun(dir string) (func(), error) {
+	path := filepath.Join(dir, ".lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: another sweep is running on this directory (%v)", dir, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// scanFull hands every record line of r to fn, decoded whole. A line that does not decode is skipped:
+// it can only be the torn tail the writer cut (whole lines were validated when it opened).
+func scanFull(r io.Reader, fn func(*record.Full)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var f record.Full
+		if json.Unmarshal(sc.Bytes(), &f) != nil {
+			continue
+		}
+		fn(&f)
+	}
+	return sc.Err()
+}

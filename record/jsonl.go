@@ -1,4 +1,4 @@
-package audit
+package record
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,125 +20,6 @@ import (
 // MaxLineBytes bounds one JSONL line, so a corrupt file cannot make a reader hold unbounded memory.
 const MaxLineBytes = 16 << 20
 
-// Record is one model answer for one item under one configuration (METRICS.md "Records").
-// Pointer fields are optional: nil means unknown, never zero.
-type Record struct {
-	ItemID     string      `json:"item_id"`
-	Config     string      `json:"config"`
-	Run        *int        `json:"run,omitempty"`
-	Correct    *bool       `json:"correct,omitempty"`
-	Score      *float64    `json:"score,omitempty"`
-	Prediction string      `json:"prediction,omitempty"`
-	Answer     string      `json:"answer,omitempty"`
-	Confidence *float64    `json:"confidence,omitempty"`
-	Category   string      `json:"category,omitempty"`
-	Duration   string      `json:"duration,omitempty"`
-	QuestionID string      `json:"question_id,omitempty"`
-	Task       string      `json:"task,omitempty"`
-	DocHash    string      `json:"doc_hash,omitempty"` // the harness's hash of the item's document (drift check)
-	ConfigMeta *ConfigMeta `json:"config_meta,omitempty"`
-	LatencyS   *float64    `json:"latency_s,omitempty"`
-	Harness    *Harness    `json:"harness,omitempty"` // imported logs: the harness's own aggregate (harness.go)
-	// Status is "error" for a pair a sweep could not answer (Error says why); such records carry no
-	// verdict and are counted, reported and left out of every metric. "" or "ok" otherwise.
-	Status string `json:"status,omitempty"`
-	Error  string `json:"error,omitempty"`
-	// Cascade is an online cascade's step (`framesweep sweep --cascade`); nil otherwise (online.go).
-	Cascade *OnlineStep `json:"cascade,omitempty"`
-
-	// Source locates the record for error messages (file:line); it is not serialised.
-	Source Source `json:"-"`
-}
-
-// Source is where a record was read from.
-type Source struct {
-	Path string
-	Line int
-}
-
-// ConfigMeta describes a configuration. Any record of the config may carry it; missing fields are
-// unknown. Indices (the frame indices fed for this record's video) is per record, used for the cascade's
-// shared frame cost; every other field must agree across the records of one config.
-type ConfigMeta struct {
-	Frames   *int   `json:"frames,omitempty"`
-	TextOnly *bool  `json:"text_only,omitempty"`
-	Width    *int   `json:"width,omitempty"`
-	Height   *int   `json:"height,omitempty"`
-	Policy   string `json:"policy,omitempty"`
-	Preset   string `json:"preset,omitempty"`
-	Seed     *int64 `json:"seed,omitempty"`
-	Pipeline string `json:"pipeline,omitempty"`
-	Indices  []int  `json:"indices,omitempty"`
-}
-
-// Record statuses.
-const (
-	StatusOK    = "ok"
-	StatusError = "error"
-)
-
-// Failed reports whether r is an error record (a pair that got no answer).
-func (r *Record) Failed() bool { return r.Status == StatusError }
-
-// RunIndex is the record's run number (0 when the field is absent).
-func (r *Record) RunIndex() int {
-	if r.Run == nil {
-		return 0
-	}
-	return *r.Run
-}
-
-// Validate checks one record against METRICS.md "Records".
-func (r *Record) Validate() error {
-	p, l := r.Source.Path, r.Source.Line
-	switch {
-	case r.ItemID == "":
-		return Errorf(p, l, "validate", ErrInvalid, "missing item_id")
-	case r.Config == "":
-		return Errorf(p, l, "validate", ErrInvalid, "item %q: missing config", r.ItemID)
-	case r.Status != "" && r.Status != StatusOK && r.Status != StatusError:
-		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: status %q (want ok or error)", r.ItemID, r.Config, r.Status)
-	case r.Status == StatusError:
-		if r.Correct != nil || r.Score != nil {
-			return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: an error record has a verdict", r.ItemID, r.Config)
-		}
-		return nil
-	case r.Correct == nil && r.Score == nil:
-		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: needs correct (multiple choice) or score (open-ended)", r.ItemID, r.Config)
-	case r.Correct != nil && r.Score != nil:
-		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: has both correct and score", r.ItemID, r.Config)
-	}
-	if r.Score != nil && !(*r.Score >= 0 && *r.Score <= 1) {
-		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: score %v outside [0,1]", r.ItemID, r.Config, *r.Score)
-	}
-	if r.Confidence != nil && !(*r.Confidence >= 0 && *r.Confidence <= 1) {
-		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: confidence %v outside [0,1]", r.ItemID, r.Config, *r.Confidence)
-	}
-	if r.LatencyS != nil && !(*r.LatencyS >= 0 && !math.IsInf(*r.LatencyS, 1)) {
-		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: latency_s %v is negative", r.ItemID, r.Config, *r.LatencyS)
-	}
-	if r.Run != nil && *r.Run < 0 {
-		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: run %d is negative", r.ItemID, r.Config, *r.Run)
-	}
-	if m := r.ConfigMeta; m != nil {
-		if m.Frames != nil && *m.Frames < 0 {
-			return Errorf(p, l, "validate", ErrInvalid, "config %q: frames %d is negative", r.Config, *m.Frames)
-		}
-		if (m.Width != nil && *m.Width <= 0) || (m.Height != nil && *m.Height <= 0) {
-			return Errorf(p, l, "validate", ErrInvalid, "config %q: width and height must be positive", r.Config)
-		}
-		for _, ix := range m.Indices {
-			if ix < 0 {
-				return Errorf(p, l, "validate", ErrInvalid, "config %q: negative frame index %d", r.Config, ix)
-			}
-		}
-		if m.TextOnly != nil && *m.TextOnly && m.Frames != nil && *m.Frames != 0 {
-			return Errorf(p, l, "validate", ErrInvalid, "config %q: text_only with frames %d", r.Config, *m.Frames)
-		}
-	}
-	return r.validateHarness()
-}
-
 // utf8BOM starts the text files some Windows tools write (harness logs among them); every reader of a
 // user's file skips it, as the YAML decoder does for grids.
 var utf8BOM = []byte("\xef\xbb\xbf")
@@ -147,13 +27,13 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // TrimBOM returns b without a leading UTF-8 byte order mark.
 func TrimBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
 
-// ReadRecords reads canonical JSONL from r; path names the source in errors. Blank lines and a leading
+// Read reads canonical JSONL from r; path names the source in errors. Blank lines and a leading
 // UTF-8 byte order mark are skipped.
 // Every record is validated; the first error in line order (naming file and line) stops the read. Lines
 // are decoded in parallel batches, so the result does not depend on the number of workers. Records may
 // share pointer targets (one true, one false) and strings: treat pointer fields as read-only and assign
 // a new pointer to change one.
-func ReadRecords(r io.Reader, path string) ([]Record, error) {
+func Read(r io.Reader, path string) ([]Record, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM))
@@ -254,7 +134,7 @@ func ReadFile(path string) ([]Record, error) {
 		return nil, &Error{Path: path, Op: "open", Err: err}
 	}
 	defer f.Close()
-	return ReadRecords(f, path)
+	return Read(f, path)
 }
 
 // ExpandPaths turns the CLI's positionals into record files: a file stays itself; a directory (a sweep run
@@ -320,9 +200,9 @@ func ReadPaths(paths []string) ([]Record, error) {
 	return all, nil
 }
 
-// WriteRecords writes records as canonical JSONL: one object per line, fields in the order of Record,
+// Write writes records as canonical JSONL: one object per line, fields in the order of Record,
 // optional fields omitted when unknown, no HTML escaping.
-func WriteRecords(w io.Writer, recs []Record) error {
+func Write(w io.Writer, recs []Record) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

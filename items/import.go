@@ -1,4 +1,4 @@
-package sweep
+package items
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/framesweep/framesweep/internal/atomicfile"
 )
 
 // MaxImportBytes bounds the release file an import reads (Video-MME's parquet is ~1 MB, MLVU's
@@ -99,8 +99,8 @@ func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
 	return out, res, nil
 }
 
-// WriteItems writes canonical ITEMS.jsonl atomically.
-func WriteItems(path string, items []Item) error {
+// Write writes canonical ITEMS.jsonl atomically.
+func Write(path string, items []Item) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -109,7 +109,7 @@ func WriteItems(path string, items []Item) error {
 			return err
 		}
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return atomicfile.Write(path, b.Bytes())
 }
 
 // findVideo resolves a video named by a release under dir: dir/name, else with the extensions
@@ -338,6 +338,7 @@ func contains(s []string, x string) bool {
 	return false
 }
 
+// isParquet reports whether path starts with Parquet's magic.
 func isParquet(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
@@ -347,21 +348,6 @@ func isParquet(path string) bool {
 	var magic [4]byte
 	_, err = io.ReadFull(f, magic[:])
 	return err == nil && string(magic[:]) == "PAR1"
-}
-
-// readParquet reads every row of a parquet file as T. A malformed file is an error naming it (the
-// reader panics on some corruptions; that is recovered here).
-func readParquet[T any](path string) (rows []T, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			rows, err = nil, fmt.Errorf("%s: not a readable parquet file: %v", path, r)
-		}
-	}()
-	rows, err = parquet.ReadFile[T](path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return rows, nil
 }
 
 // readJSONRows reads a JSON array of objects, or JSON lines.

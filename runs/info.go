@@ -1,38 +1,31 @@
-package sweep
+package runs
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/framesweep/framesweep/internal/version"
-	"github.com/framesweep/framesweep/sampler"
 )
 
-// RunFormat names the run-directory format in run.json.
-const RunFormat = "framesweep.run/1"
+// Format names the run-directory format in run.json.
+const Format = "framesweep.run/1"
 
-// ErrRunMismatch marks a RUN that belongs to another sweep (other grid, items or runtime).
-var ErrRunMismatch = errors.New("the run directory belongs to another sweep")
+// ErrMismatch marks a RUN that belongs to another sweep (other grid, items or runtime).
+var ErrMismatch = errors.New("the run directory belongs to another sweep")
 
-// RunInfo is RUN/run.json: what the sweep is, so a resume can refuse another one, and when it ran.
-type RunInfo struct {
-	Format   string      `json:"format"`
-	Engine   string      `json:"engine"`
-	Grid     GridInfo    `json:"grid"`
-	Items    ItemsInfo   `json:"items"`
-	Runtime  RuntimeInfo `json:"runtime"`
-	Template string      `json:"template"`
-	Inputs   InputsInfo  `json:"inputs"`
-	Shard    string      `json:"shard,omitempty"` // i/N
-	Cascade  *Cascade    `json:"cascade,omitempty"`
+// Info is RUN/run.json: what the sweep is, so a resume can refuse another one, and when it ran.
+type Info struct {
+	Format   string   `json:"format"`
+	Engine   string   `json:"engine"`
+	Grid     Grid     `json:"grid"`
+	Items    Items    `json:"items"`
+	Runtime  Runtime  `json:"runtime"`
+	Template string   `json:"template"`
+	Inputs   Inputs   `json:"inputs"`
+	Shard    string   `json:"shard,omitempty"` // i/N
+	Cascade  *Cascade `json:"cascade,omitempty"`
 	// Libraries are the linked library versions of the first run (later sessions must match them for
 	// the records to be one experiment; a mismatch is a warning, not a refusal: it names what changed).
 	Libraries map[string]string `json:"libraries"`
@@ -41,29 +34,29 @@ type RunInfo struct {
 	Merged []MergedRun `json:"merged,omitempty"`
 }
 
-// GridInfo identifies the grid by its expanded configs, so formatting does not matter.
-type GridInfo struct {
+// Grid identifies the grid by its expanded configs, so formatting does not matter.
+type Grid struct {
 	Path    string   `json:"path"`
 	SHA256  string   `json:"sha256"` // of the expanded configs (JSON)
 	Configs []string `json:"configs"`
 }
 
-// ItemsInfo identifies the items file by its canonical content.
-type ItemsInfo struct {
+// Items identifies the items file by its canonical content.
+type Items struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Count  int    `json:"count"`
 }
 
-// RuntimeInfo is the runtime spec and the digests of the model files it names.
-type RuntimeInfo struct {
+// Runtime is the runtime spec and the digests of the model files it names.
+type Runtime struct {
 	Spec        string            `json:"spec"`
 	Engine      string            `json:"engine"`
 	ModelSHA256 map[string]string `json:"model_sha256,omitempty"`
 }
 
-// InputsInfo are the options that decide the inputs' bytes.
-type InputsInfo struct {
+// Inputs are the options that decide the inputs' bytes.
+type Inputs struct {
 	Kernel    string `json:"kernel"`
 	Stream    *int   `json:"stream,omitempty"`
 	OnDamaged string `json:"on_damaged"`
@@ -85,20 +78,10 @@ type Session struct {
 	Run      string   `json:"run,omitempty"` // in a merged RUN: the RUN the session wrote
 }
 
-func gridDigest(g *sampler.Grid) (string, []string) {
-	b, _ := json.Marshal(g.Configs)
-	s := sha256.Sum256(b)
-	ids := make([]string, len(g.Configs))
-	for i, c := range g.Configs {
-		ids[i] = c.ID
-	}
-	return hex.EncodeToString(s[:]), ids
-}
-
-// sameSweep reports why prev (a RUN's run.json) is not the sweep cur describes; nil when it is.
-func sameSweep(prev, cur *RunInfo) error {
+// SameSweep reports why prev (a RUN's run.json) is not the sweep cur describes; nil when it is.
+func SameSweep(prev, cur *Info) error {
 	var diffs []string
-	if prev.Format != RunFormat {
+	if prev.Format != Format {
 		diffs = append(diffs, fmt.Sprintf("format %q", prev.Format))
 	}
 	if prev.Grid.SHA256 != cur.Grid.SHA256 {
@@ -128,7 +111,7 @@ func sameSweep(prev, cur *RunInfo) error {
 		diffs = append(diffs, fmt.Sprintf("shard %q vs %q", prev.Shard, cur.Shard))
 	}
 	if len(diffs) > 0 {
-		return fmt.Errorf("%w: %s", ErrRunMismatch, strings.Join(diffs, "; "))
+		return fmt.Errorf("%w: %s", ErrMismatch, strings.Join(diffs, "; "))
 	}
 	return nil
 }
@@ -140,8 +123,8 @@ func intp(p *int) string {
 	return fmt.Sprint(*p)
 }
 
-// libraryWarnings names the libraries whose versions differ between two sessions.
-func libraryWarnings(prev, cur map[string]string) []string {
+// LibraryWarnings names the libraries whose versions differ between two sessions.
+func LibraryWarnings(prev, cur map[string]string) []string {
 	var out []string
 	for k, v := range cur {
 		if p, ok := prev[k]; ok && p != v {
@@ -151,55 +134,35 @@ func libraryWarnings(prev, cur map[string]string) []string {
 	return out
 }
 
-func parseRunInfo(b []byte, path string) (*RunInfo, error) {
-	var ri RunInfo
+func parseInfo(b []byte, path string) (*Info, error) {
+	var ri Info
 	if err := json.Unmarshal(b, &ri); err != nil {
 		return nil, fmt.Errorf("%s: not a run.json: %v", path, err)
 	}
 	return &ri, nil
 }
 
-// writeRunInfo publishes run.json whole: in a directory atomically (temp file, fsync, rename, fsync
+// writeInfo publishes run.json whole: in a directory atomically (temp file, fsync, rename, fsync
 // of the directory), on an object store as one PUT (create: only if the RUN has none yet).
-func writeRunInfo(ctx context.Context, rs runStore, ri *RunInfo, create bool) error {
+func writeInfo(ctx context.Context, rs runStore, ri *Info, create bool) error {
 	b, err := json.MarshalIndent(ri, "", "  ")
 	if err != nil {
 		return err
 	}
-	return rs.writeFile(ctx, runInfoFile, append(b, '\n'), create)
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-run-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err = f.Write(b); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return rs.writeFile(ctx, infoFile, append(b, '\n'), create)
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
-var _ = version.Engine
+// Cascade is an online confidence cascade (METRICS.md "Confidence cascade", run live) as run.json
+// records it: each item is asked at the lowest budget and escalates to the next while its confidence
+// (the largest option probability) is below Threshold, stopping at the top budget.
+type Cascade struct {
+	Budgets   []int   `json:"budgets"`
+	Threshold float64 `json:"threshold"`
+	// From names where the threshold was chosen (a previous full RUN), for run.json.
+	From string `json:"threshold_from,omitempty"`
+}
 
 func cascadeString(c *Cascade) string {
 	if c == nil {

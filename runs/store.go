@@ -1,4 +1,4 @@
-package sweep
+package runs
 
 import (
 	"bytes"
@@ -25,6 +25,8 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/atomicfile"
+	"github.com/framesweep/framesweep/record"
 )
 
 // Where a RUN lives. A local directory keeps the records in one append-only file (records.jsonl,
@@ -37,10 +39,10 @@ import (
 const (
 	recordsName          = "records.jsonl"
 	chunksDir            = "records"
-	runInfoFile          = "run.json"
+	infoFile             = "run.json"
 	bucketLock           = "lock.json"
-	DefaultChunkRecords  = 64              // records per chunk object (Options.ChunkRecords)
-	DefaultChunkInterval = 5 * time.Second // the longest a record waits for its chunk (Options.ChunkInterval)
+	DefaultChunkRecords  = 64              // records per chunk object (WriterOptions.ChunkRecords)
+	DefaultChunkInterval = 5 * time.Second // the longest a record waits for its chunk (WriterOptions.ChunkInterval)
 )
 
 // runStore is one RUN's storage.
@@ -53,7 +55,7 @@ type runStore interface {
 	sources(ctx context.Context) ([]string, error)
 	open(ctx context.Context, name string) (io.ReadCloser, error)
 	// openRecords scans every record already in the RUN and opens this session's writer.
-	openRecords(ctx context.Context, session int, ch chunking) (recordWriter, map[pairKey]bool, int64, error)
+	openRecords(ctx context.Context, session int, ch chunking) (recordWriter, map[record.Pair]bool, int64, error)
 	records() string             // where records go, for the summary
 	scratchDir() (string, error) // inputs in flight without --cache (removed by the session)
 	close() error
@@ -61,7 +63,7 @@ type runStore interface {
 
 // recordWriter is one session's records output.
 type recordWriter interface {
-	write(r *Record) error
+	write(r *record.Full) error
 	writeLine(b []byte) error // one record line, newline included
 	close() error
 }
@@ -95,7 +97,7 @@ func openRunStore(ctx context.Context, loc string, create bool) (runStore, error
 // scanSource reads one records source into done: a complete source must end with a newline (a
 // chunk, or records.jsonl on an object store); the local records.jsonl may have a torn tail, which
 // openRecords cuts.
-func scanSource(ctx context.Context, rs runStore, name string, done map[pairKey]bool) error {
+func scanSource(ctx context.Context, rs runStore, name string, done map[record.Pair]bool) error {
 	rc, err := rs.open(ctx, name)
 	if err != nil {
 		return err
@@ -128,7 +130,7 @@ func (d *dirRun) readFile(_ context.Context, name string) ([]byte, error) {
 }
 
 func (d *dirRun) writeFile(_ context.Context, name string, b []byte, _ bool) error {
-	return writeFileAtomic(d.where(name), b) // the flock serialises writers
+	return atomicfile.Write(d.where(name), b) // the flock serialises writers
 }
 
 func (d *dirRun) open(_ context.Context, name string) (io.ReadCloser, error) {
@@ -156,12 +158,12 @@ func (d *dirRun) sources(context.Context) ([]string, error) {
 
 // openRecords: chunks copied in from an object store are read as they are; records.jsonl is
 // repaired (torn tail cut) and opened for appending, exactly as a local RUN always was.
-func (d *dirRun) openRecords(ctx context.Context, _ int, _ chunking) (recordWriter, map[pairKey]bool, int64, error) {
+func (d *dirRun) openRecords(ctx context.Context, _ int, _ chunking) (recordWriter, map[record.Pair]bool, int64, error) {
 	srcs, err := d.sources(ctx)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	done := map[pairKey]bool{}
+	done := map[record.Pair]bool{}
 	for _, s := range srcs {
 		if s != recordsName {
 			if err := scanSource(ctx, d, s, done); err != nil {
@@ -250,12 +252,12 @@ func (r *bucketRun) sources(ctx context.Context) ([]string, error) {
 	return append(out, chunks...), nil
 }
 
-func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (recordWriter, map[pairKey]bool, int64, error) {
+func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (recordWriter, map[record.Pair]bool, int64, error) {
 	srcs, err := r.sources(ctx)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	done := map[pairKey]bool{}
+	done := map[record.Pair]bool{}
 	for _, s := range srcs {
 		if err := scanSource(ctx, r, s, done); err != nil {
 			return nil, nil, 0, err
@@ -302,7 +304,7 @@ func chunkName(session, seq int) string {
 	return fmt.Sprintf("%s/%04d-%06d.jsonl", chunksDir, session, seq)
 }
 
-func (w *chunkWriter) write(r *Record) error {
+func (w *chunkWriter) write(r *record.Full) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -506,47 +508,3 @@ func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
-
-// ---- reading a RUN ----
-
-// RunReader reads a RUN written by a sweep or a merge: run.json and every record, from a local
-// directory or an object store (records.jsonl, then the chunks under records/). It writes nothing.
-type RunReader struct {
-	loc string
-	rs  runStore
-}
-
-// OpenRun opens the RUN at loc (a directory or a blob URL) for reading.
-func OpenRun(ctx context.Context, loc string) (*RunReader, error) {
-	rs, err := openRunStore(ctx, loc, false)
-	if err != nil {
-		return nil, err
-	}
-	return &RunReader{loc: loc, rs: rs}, nil
-}
-
-// Location is the RUN as given to OpenRun.
-func (r *RunReader) Location() string { return r.loc }
-
-// Info reads run.json (an error wrapping fs.ErrNotExist when the RUN has none).
-func (r *RunReader) Info(ctx context.Context) (*RunInfo, error) {
-	b, err := r.rs.readFile(ctx, runInfoFile)
-	if err != nil {
-		return nil, err
-	}
-	return parseRunInfo(b, r.rs.where(runInfoFile))
-}
-
-// Sources lists the records files, in reading order.
-func (r *RunReader) Sources(ctx context.Context) ([]string, error) { return r.rs.sources(ctx) }
-
-// Open reads one records file of Sources.
-func (r *RunReader) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	return r.rs.open(ctx, name)
-}
-
-// Where names a file of the RUN for messages.
-func (r *RunReader) Where(name string) string { return r.rs.where(name) }
-
-// Close releases the bucket; idempotent.
-func (r *RunReader) Close() error { return r.rs.close() }
