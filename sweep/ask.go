@@ -28,6 +28,9 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 	req := s.request(it)
 	if job != nil {
 		req.Frames = in.frames
+		if in.tensor != nil {
+			req.Tensors = []llm.Tensor{*in.tensor}
+		}
 		r.InputSHA256, r.Damaged = in.sha, in.damaged
 	}
 	if p, tpl, err := llm.Render(req); err == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/items"
+	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/rgb"
@@ -21,7 +22,8 @@ type input struct {
 	v       *pipeline.Video // the opened video (nil: text-only)
 	job     *pipeline.Job   // nil: text-only
 	key     string          // set while the input is in the store only (a cache hit, or over the memory budget)
-	frames  []*rgb.Image    // the uint8 RGB images in tensor order
+	frames  []*rgb.Image    // the uint8 RGB images in tensor order (a runtime that takes frames)
+	tensor  *llm.Tensor     // the float tensor itself (a tensor runtime, llm.TensorInput)
 	sha     string          // sha256 of the frames tensor: the record's input_sha256
 	damaged []int           // frames the decoder concealed (fed under --on-damaged keep)
 	t0      time.Time       // the round's start
@@ -32,28 +34,49 @@ type input struct {
 // pass produced (the same bytes a store object holds), never re-read.
 func memoryInput(o *pipeline.Object, v *pipeline.Video, t0 time.Time) (*input, error) {
 	j := o.Result.Job
-	if j.DType != cache.U8 {
-		return nil, fmt.Errorf("input %s is %s, the runtimes take uint8 RGB", j.Key, j.DType)
-	}
-	f := &cache.File{Tensors: map[string]cache.Tensor{"frames": {Name: "frames", DType: j.DType, Shape: j.Shape(), Data: o.Data}}}
-	frames, err := f.Images("frames")
-	if err != nil {
+	in := &input{v: v, job: j, sha: o.DataSHA256, damaged: o.Result.Damaged, t0: t0}
+	if err := in.setData(j.Key, cache.Tensor{Name: "frames", DType: j.DType, Shape: j.Shape(), Data: o.Data}); err != nil {
 		return nil, err
 	}
-	return &input{v: v, job: j, frames: frames, sha: o.DataSHA256, damaged: o.Result.Damaged, t0: t0, buildS: time.Since(t0).Seconds()}, nil
+	in.buildS = time.Since(t0).Seconds()
+	return in, nil
+}
+
+// setData makes t the input the runtime is fed: uint8 RGB images (views of t's data), or, for a float
+// tensor (only a tensor runtime's options build one: adoptTensorInput), the tensor itself.
+func (in *input) setData(key string, t cache.Tensor) error {
+	switch t.DType {
+	case cache.U8:
+		f := &cache.File{Tensors: map[string]cache.Tensor{"frames": t}}
+		frames, err := f.Images("frames")
+		in.frames = frames
+		return err
+	case cache.F32:
+		data, err := pipeline.Float32s(t.Data)
+		if err != nil {
+			return fmt.Errorf("input %s: %w", key, err)
+		}
+		shape := make([]int64, len(t.Shape))
+		for i, d := range t.Shape {
+			shape[i] = int64(d)
+		}
+		in.tensor = &llm.Tensor{Shape: shape, Data: data}
+		return nil
+	}
+	return fmt.Errorf("input %s is %s: the runtimes take uint8 RGB frames or a float32 tensor", key, t.DType)
 }
 
 // load reads an input that is in the store only.
 func (in *input) load(ctx context.Context, store *cache.Store) error {
 	pin, _, err := pipeline.LoadInput(ctx, store, in.key)
-	if err == nil && pin.Tensor.DType != cache.U8 {
-		err = fmt.Errorf("input %s is %s, the runtimes take uint8 RGB", in.key, pin.Tensor.DType)
-	}
 	if err != nil {
 		return err
 	}
+	if err := in.setData(in.key, pin.Tensor); err != nil {
+		return err
+	}
 	sum := sha256.Sum256(pin.Tensor.Data)
-	in.frames, in.sha = pin.Frames, hex.EncodeToString(sum[:])
+	in.sha = hex.EncodeToString(sum[:])
 	if d := pin.Meta["damaged"]; d != "" && d != "[]" {
 		_ = json.Unmarshal([]byte(d), &in.damaged) // the object's own metadata; a bad list only loses the note
 	}

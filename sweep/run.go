@@ -80,6 +80,9 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if o.Grid == nil || o.Items == nil || o.Runtime == nil {
 		return nil, optErr("a sweep needs a grid, items and a runtime")
 	}
+	if err := o.adoptTensorInput(); err != nil {
+		return nil, err
+	}
 	var steps []*sampler.Config
 	if o.Cascade != nil {
 		var err error
