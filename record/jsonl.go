@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -82,6 +83,10 @@ func decodeBatch(recs []Record, lines [][]byte, nums []int, path string) error {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(lines); i += workers {
+				if err := CheckLine(lines[i]); err != nil {
+					errs[i] = &Error{Path: path, Line: nums[i], Op: "parse", Err: err}
+					continue
+				}
 				if err := decodeRecord(lines[i], &recs[i]); err != nil {
 					errs[i] = Errorf(path, nums[i], "parse", ErrSyntax, "%v", err)
 					continue
@@ -180,7 +185,8 @@ func ExpandPaths(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// ReadPaths reads every file ExpandPaths finds, in order.
+// ReadPaths reads every file ExpandPaths finds, in order; error records an answer of their pair
+// supersedes are dropped (Supersede).
 func ReadPaths(paths []string) ([]Record, error) {
 	files, err := ExpandPaths(paths)
 	if err != nil {
@@ -197,17 +203,30 @@ func ReadPaths(paths []string) ([]Record, error) {
 	if len(all) == 0 {
 		return nil, Errorf(strings.Join(files, ","), 0, "read", ErrEmpty, "the input holds only blank lines")
 	}
+	all, _ = Supersede(all)
 	return all, nil
 }
 
 // Write writes records as canonical JSONL: one object per line, fields in the order of Record,
-// optional fields omitted when unknown, no HTML escaping.
+// optional fields omitted when unknown, no HTML escaping. Every record is held to what a reader
+// accepts (Validate, CheckLine) before it is written: what Write writes, Read reads.
 func Write(w io.Writer, recs []Record) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false)
 	for i := range recs {
+		line.Reset()
+		if err := recs[i].Validate(); err != nil {
+			return err
+		}
 		if err := enc.Encode(&recs[i]); err != nil {
+			return err
+		}
+		if err := CheckLine(bytes.TrimSuffix(line.Bytes(), []byte("\n"))); err != nil {
+			return &Error{Path: recs[i].Source.Path, Line: recs[i].Source.Line, Op: "write", Err: fmt.Errorf("item %q config %q: %w", recs[i].ItemID, recs[i].Config, err)}
+		}
+		if _, err := bw.Write(line.Bytes()); err != nil {
 			return err
 		}
 	}
