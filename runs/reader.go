@@ -54,7 +54,8 @@ func (r *Reader) Where(name string) string { return r.rs.where(name) }
 func (r *Reader) Close() error { return r.rs.close() }
 
 // Records reads and validates every record of the RUN (record.Read: file and line in every error),
-// records.jsonl first, then the chunks. A RUN without records is an error.
+// records.jsonl first, then the chunks; error records an answer of their pair supersedes (a pair a
+// resumed sweep asked again) are dropped (record.Supersede). A RUN without records is an error.
 func (r *Reader) Records(ctx context.Context) ([]record.Record, error) {
 	srcs, err := r.Sources(ctx)
 	if err != nil {
@@ -76,6 +77,7 @@ func (r *Reader) Records(ctx context.Context) ([]record.Record, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: the RUN holds no records", r.loc)
 	}
+	out, _ = record.Supersede(out)
 	return out, nil
 }
 
@@ -116,6 +118,7 @@ func ReadAll(ctx context.Context, paths []string) ([]record.Record, error) {
 	if err := flush(); err != nil {
 		return nil, err
 	}
+	all, _ = record.Supersede(all) // across the inputs too: a RUN given beside its retried copy
 	return all, nil
 }
 
