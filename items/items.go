@@ -122,6 +122,9 @@ func parseItem(b []byte) (Item, error) {
 
 // Validate checks one item.
 func (it *Item) Validate() error {
+	if err := it.validUTF8(); err != nil {
+		return err
+	}
 	switch {
 	case strings.TrimSpace(it.ItemID) == "":
 		return errors.New("missing item_id")
@@ -150,6 +153,24 @@ func (it *Item) Validate() error {
 	}
 	if a := strings.ToUpper(strings.TrimSpace(it.Answer)); len(a) != 1 || a[0] < 'A' || int(a[0]-'A') >= len(it.Options) {
 		return fmt.Errorf("item %q: answer %q is not one of the option letters A..%c", it.ItemID, it.Answer, 'A'+len(it.Options)-1)
+	}
+	return nil
+}
+
+// validUTF8: every text of the item is UTF-8. encoding/json writes an invalid byte as U+FFFD, so two
+// ids that differ only there would become one item (and one a duplicate).
+func (it *Item) validUTF8() error {
+	for _, f := range [...]struct{ name, s string }{{"item_id", it.ItemID}, {"video", it.Video}, {"question", it.Question},
+		{"answer", it.Answer}, {"task", it.Task}, {"category", it.Category}, {"duration", it.Duration},
+		{"subtitles", it.Subtitles}, {"template", it.Template}} {
+		if !utf8.ValidString(f.s) {
+			return fmt.Errorf("item %q: %s is not valid UTF-8", it.ItemID, f.name)
+		}
+	}
+	for i, o := range it.Options {
+		if !utf8.ValidString(o) {
+			return fmt.Errorf("item %q: option %d is not valid UTF-8", it.ItemID, i+1)
+		}
 	}
 	return nil
 }

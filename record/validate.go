@@ -43,9 +43,15 @@ func CheckLine(b []byte) error {
 	if len(b) > MaxLineBytes {
 		return fmt.Errorf("%w: %d bytes, over %d", ErrTooLong, len(b), MaxLineBytes)
 	}
+	return CheckJSON(b)
+}
+
+// CheckJSON is CheckLine without the length limit, for any JSON text (an importer's release file):
+// valid UTF-8, no escaped lone surrogate, no key twice in one object. Errors wrap ErrSyntax.
+func CheckJSON(b []byte) error {
 	if !utf8.Valid(b) {
 		i := invalidUTF8At(b)
-		return fmt.Errorf("%w: invalid UTF-8 at byte %d", ErrSyntax, i)
+		return fmt.Errorf("%w: invalid UTF-8 (byte %d)", ErrSyntax, i)
 	}
 	return scanJSON(b)
 }
@@ -103,7 +109,7 @@ func scanJSON(b []byte) error {
 				}
 				for _, k := range stack[n-1].keys {
 					if bytes.Equal(k, key) {
-						return fmt.Errorf("%w: key %q twice in one object", ErrSyntax, key)
+						return fmt.Errorf("%w: key %q twice in one object (byte %d)", ErrSyntax, key, i)
 					}
 				}
 				stack[n-1].keys = append(stack[n-1].keys, key)
@@ -138,7 +144,7 @@ func scanString(b []byte, i int) (end int, escaped bool, err error) {
 			j += 4
 			switch {
 			case v >= 0xDC00 && v <= 0xDFFF:
-				return 0, escaped, fmt.Errorf("%w: an escaped lone surrogate \\u%04x", ErrSyntax, v)
+				return 0, escaped, fmt.Errorf("%w: an escaped lone surrogate \\u%04x (byte %d)", ErrSyntax, v, j-5)
 			case v >= 0xD800 && v <= 0xDBFF:
 				if j+2 < len(b) && b[j+1] == '\\' && b[j+2] == 'u' {
 					if w, ok := hex4(b, j+3); ok && w >= 0xDC00 && w <= 0xDFFF {
@@ -146,7 +152,7 @@ func scanString(b []byte, i int) (end int, escaped bool, err error) {
 						continue
 					}
 				}
-				return 0, escaped, fmt.Errorf("%w: an escaped lone surrogate \\u%04x", ErrSyntax, v)
+				return 0, escaped, fmt.Errorf("%w: an escaped lone surrogate \\u%04x (byte %d)", ErrSyntax, v, j-5)
 			}
 		}
 	}

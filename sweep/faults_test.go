@@ -300,3 +300,16 @@ func TestSweepCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepRefusesUnknownTemplate: an items file whose item names a template no runtime renders is
+// refused before the RUN is written (every pair of it would fail alike).
+func TestSweepRefusesUnknownTemplate(t *testing.T) {
+	o := testOptions(t, filepath.Join(t.TempDir(), "run"), &faultRuntime{}, llm.Spec{}, testGrid)
+	o.Items.Items[1].Template = "nonesuch"
+	if _, err := Run(context.Background(), nil, o); err == nil || !strings.Contains(err.Error(), `template "nonesuch"`) || !strings.Contains(err.Error(), o.Items.Path) {
+		t.Fatalf("an unknown template: %v", err)
+	}
+	if _, err := os.Stat(o.Out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused sweep wrote %s (%v)", o.Out, err)
+	}
+}

@@ -108,6 +108,19 @@ func (o *Options) Check() error {
 	return nil
 }
 
+// checkTemplates refuses an items file whose item names a prompt template no runtime renders: every
+// pair of it would fail alike, so the sweep does not start.
+func checkTemplates(f *items.File) error {
+	for i := range f.Items {
+		if t := f.Items[i].Template; t != "" {
+			if _, err := llm.TemplateByID(t); err != nil {
+				return fmt.Errorf("%s: item %q: template %q is none the sweep knows (%s)", f.Path, f.Items[i].ItemID, t, strings.Join(llm.TemplateIDs, ", "))
+			}
+		}
+	}
+	return nil
+}
+
 // withDefaults fills the zero fields Run accepts: one video and one answer at a time (or the spec's
 // concurrency=N), the generic template, the default chunking and memory, the grid's stream.
 func (o *Options) withDefaults() {

@@ -88,6 +88,9 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if err := o.adoptTensorInput(); err != nil {
 		return nil, err
 	}
+	if err := checkTemplates(o.Items); err != nil {
+		return nil, err
+	}
 	var steps []*sampler.Config
 	if o.Cascade != nil {
 		var err error

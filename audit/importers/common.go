@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/score"
@@ -144,6 +145,22 @@ func readAll(r io.Reader, path string) ([]byte, error) {
 		return nil, record.Errorf(path, 0, "read", record.ErrTooLong, "file over %d bytes", MaxFileBytes)
 	}
 	return record.TrimBOM(b), nil
+}
+
+// textOK refuses a harness file that is not valid UTF-8 (and, for JSON, holds an escaped lone
+// surrogate or a key twice in one object: record.CheckJSON): a decoder would turn an invalid byte into
+// U+FFFD, and two ids that differ only there into one item.
+func textOK(data []byte, path string, isJSON bool) error {
+	var err error
+	if isJSON {
+		err = record.CheckJSON(data)
+	} else if !utf8.Valid(data) {
+		err = fmt.Errorf("%w: not valid UTF-8", record.ErrSyntax)
+	}
+	if err != nil {
+		return &record.Error{Path: path, Op: "read", Err: err}
+	}
+	return nil
 }
 
 var letterPrefix = regexp.MustCompile(`^\(?([A-Z])[.):]\s*`)

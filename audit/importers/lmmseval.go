@@ -31,6 +31,9 @@ func LmmsEval(r io.Reader, path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := textOK(data, path, true); err != nil {
+		return nil, err
+	}
 	raws, lines, task, err := lmmsSamples(data, path, opt.Task)
 	if err != nil {
 		return nil, err

@@ -44,10 +44,16 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		header, rows, err = readXLSX(data, path)
 	case len(trim) > 0 && (trim[0] == '[' || trim[0] == '{'):
+		if err := textOK(trim, path, true); err != nil {
+			return nil, err
+		}
 		header, rows, err = readJSONTable(trim, path)
 	case strings.EqualFold(filepath.Ext(path), ".xlsx"):
 		err = record.Errorf(path, 0, "import", record.ErrFormat, "not an xlsx file (no zip signature)")
 	default:
+		if err := textOK(data, path, false); err != nil {
+			return nil, err
+		}
 		header, rows, err = readTSV(data, path)
 	}
 	if err != nil {

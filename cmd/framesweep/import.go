@@ -131,6 +131,13 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "import", err)
 	}
+	// Every record through the validator the audit reads with before any is written: a refused
+	// import leaves no partial output.
+	for i := range res.Records {
+		if err := res.Records[i].Validate(); err != nil {
+			return failErr(stderr, "import", err)
+		}
+	}
 	if err := record.Write(stdout, res.Records); err != nil {
 		return failErr(stderr, "import", err)
 	}

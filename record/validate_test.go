@@ -1,0 +1,190 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestCheckLine: what every reader of records refuses before decoding a line.
+func TestCheckLine(t *testing.T) {
+	for in, want := range map[string]error{
+		`{"item_id":"a","config":"c","correct":true}`:                            nil,
+		`{"item_id":"a\ud83d\ude00","config":"c"}`:                               nil, // a surrogate pair
+		`{"item_id":"a\\udc80","config":"c"}`:                                    nil, // an escaped backslash, then text
+		`{"a":{"x":1},"b":{"x":2},"c":[{"x":1},{"x":1}]}`:                        nil, // the same key in different objects
+		"{\"item_id\":\"a\xff\",\"config\":\"c\"}":                               ErrSyntax,
+		`{"item_id":"a\udc80","config":"c"}`:                                     ErrSyntax,
+		`{"item_id":"a\ud800","config":"c"}`:                                     ErrSyntax,
+		`{"item_id":"a\ud800\u0041","config":"c"}`:                               ErrSyntax,
+		`{"item_id":"a","config":"c","item_id":"b"}`:                             ErrSyntax,
+		`{"item_id":"a","config_meta":{"frames":8,"frames":16}}`:                 ErrSyntax,
+		`{"item_id":"a","\u0069tem_id":"b"}`:                                     ErrSyntax, // the same key escaped
+		`{"item_id":"a","response":"` + strings.Repeat("x", MaxLineBytes) + `"}`: ErrTooLong,
+	} {
+		err := CheckLine([]byte(in))
+		if (want == nil) != (err == nil) || (want != nil && !errors.Is(err, want)) {
+			t.Errorf("%.80q: %v, want %v", in, err, want)
+		}
+	}
+}
+
+// TestCanonicalNumbersByValue: one value, one canonical form; two values, two.
+func TestCanonicalNumbersByValue(t *testing.T) {
+	same := [][]string{
+		{`0.5`, `5e-1`, `0.50`, `50E-2`},
+		{`1000`, `1e3`, `1000.0`, `1.0e+3`},
+		{`-0`, `0`, `0.0`, `0e7`},
+		{`{"b":[1,2.0],"a":{"y":1e0,"x":null}}`, `{ "a" : { "x" : null , "y" : 1 } , "b" : [ 1.0 , 2 ] }`},
+		{`9007199254740993`},
+	}
+	seen := map[string]string{}
+	for _, group := range same {
+		first, err := Canonical([]byte(group[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range group[1:] {
+			if c, err := Canonical([]byte(v)); err != nil || !bytes.Equal(c, first) {
+				t.Errorf("%s → %s, %s → %s (%v)", group[0], first, v, c, err)
+			}
+		}
+		if prev, dup := seen[string(first)]; dup {
+			t.Errorf("%s and %s have one canonical form %s", prev, group[0], first)
+		}
+		seen[string(first)] = group[0]
+	}
+	if a, b := CanonicalNumber("0.1"), CanonicalNumber("0.10000000000000002"); a == b {
+		t.Errorf("two float64 values, one form %s", a)
+	}
+}
+
+// TestSupersede: an answer supersedes its pair's error records; of errors alone the last stays; other
+// pairs and runs are untouched.
+func TestSupersede(t *testing.T) {
+	yes, run1 := true, 1
+	recs := []Record{
+		{ItemID: "a", Config: "c", Status: StatusError, Error: "1"},
+		{ItemID: "b", Config: "c", Status: StatusError, Error: "first"},
+		{ItemID: "a", Config: "c", Status: StatusOK, Correct: &yes},
+		{ItemID: "b", Config: "c", Status: StatusError, Error: "second"},
+		{ItemID: "a", Config: "c", Run: &run1, Status: StatusError, Error: "rerun"},
+		{ItemID: "d", Config: "c", Correct: &yes},
+	}
+	out, n := Supersede(recs)
+	var got []string
+	for _, r := range out {
+		got = append(got, r.ItemID+"/"+r.Status+"/"+r.Error)
+	}
+	if n != 2 || strings.Join(got, " ") != "a/ok/ b/error/second a/error/rerun d//" {
+		t.Fatalf("%d dropped: %v", n, got)
+	}
+}
+
+// TestReadAndWriteRefuse: the audit's reader and the importers' writer hold records to the
+// validator: invalid UTF-8, a wrong type, an error_kind on an answer, an unknown error_kind.
+func TestReadAndWriteRefuse(t *testing.T) {
+	for _, line := range []string{
+		"{\"item_id\":\"a\xff\",\"config\":\"c\",\"correct\":true}",
+		`{"item_id":"a","config":"c","correct":"true"}`,
+		`{"item_id":"a","config":"c","correct":true,"error_kind":"transient"}`,
+		`{"item_id":"a","config":"c","status":"error","error":"x","error_kind":"sometimes"}`,
+		`{"item_id":"a","config":"c","correct":true,"correct":false}`,
+	} {
+		if _, err := Read(strings.NewReader(line), "r.jsonl"); err == nil || !strings.HasPrefix(err.Error(), "r.jsonl:1") {
+			t.Errorf("%q read: %v", line, err)
+		}
+	}
+	yes := true
+	for _, r := range []Record{
+		{ItemID: "a\xff", Config: "c", Correct: &yes},
+		{ItemID: "a", Config: "c", Status: StatusError, Error: "x", ErrorKind: "never"},
+	} {
+		if err := Write(io.Discard, []Record{r}); err == nil {
+			t.Errorf("%+v written", r)
+		}
+	}
+	ok := Record{ItemID: "a", Config: "c", Status: StatusError, Error: "x", ErrorKind: ErrorTransient}
+	var buf bytes.Buffer
+	if err := Write(&buf, []Record{ok}); err != nil || !strings.Contains(buf.String(), `"error_kind":"transient"`) {
+		t.Fatalf("%q %v", buf.String(), err)
+	}
+}
+
+// dupKeysRef reports whether some object of the JSON value b holds a key twice, by encoding/json's
+// tokens (the reference the hand-written scan is held to).
+func dupKeysRef(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type level struct {
+		obj     bool
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		top := (*level)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if top != nil && top.obj {
+					top.wantKey = true
+				}
+				stack = append(stack, &level{obj: v == '{', keys: map[string]bool{}, wantKey: true})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].obj {
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+		case string:
+			if top != nil && top.obj && top.wantKey {
+				if top.keys[v] {
+					return true
+				}
+				top.keys[v] = true
+				top.wantKey = false
+				continue
+			}
+			if top != nil && top.obj {
+				top.wantKey = true
+			}
+		default:
+			if top != nil && top.obj {
+				top.wantKey = true
+			}
+		}
+	}
+}
+
+// FuzzCheckLine: CheckLine never panics; on valid JSON it finds a key twice exactly when
+// encoding/json's tokens show one, and it accepts no invalid UTF-8.
+func FuzzCheckLine(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":{"a":2}}`, `{"a":1,"a":2}`, `[{"k":"\ud800"}]`, "{\"a\":\"\xff\"}", `{"a":"\\"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := CheckJSON(b)
+		if err == nil && !utf8.Valid(b) {
+			t.Fatalf("%q: invalid UTF-8 accepted", b)
+		}
+		if !json.Valid(b) || !utf8.Valid(b) {
+			return
+		}
+		dup := err != nil && strings.Contains(err.Error(), "twice")
+		if ref := dupKeysRef(b); ref != dup && !(ref && err != nil) {
+			t.Fatalf("%q: duplicate keys: reference %v, CheckJSON %v", b, ref, err)
+		}
+	})
+}
