@@ -26,8 +26,8 @@ func disposableFunc(codec astiav.CodecID, extradata []byte) func([]byte) bool {
 		return func(b []byte) bool { return h264Disposable(b, n) }
 	case astiav.CodecIDHevc:
 		n, maxTid := hevcConfig(extradata)
-		if n <= 0 || maxTid < 0 {
-			return nil
+		if n <= 0 || n == 3 || maxTid < 0 {
+			return nil // Annex-B, a length size 14496-15 does not allow (as for H.264), or no layer count
 		}
 		return func(b []byte) bool { return hevcDisposable(b, n, maxTid) }
 	}
@@ -46,17 +46,37 @@ func h264NALLength(extradata []byte) int {
 	return 0
 }
 
-// hevcConfig reads an hvcC box (ISO/IEC 14496-15 §8.3.3): the NAL length size (0 = none, Annex-B) and
-// the highest TemporalId (numTemporalLayers − 1; -1 when the box says 0, "unknown").
+// hevcConfig reads an hvcC box (ISO/IEC 14496-15 §8.3.3): the NAL length size (1..4; 0 = no hvcC, the
+// packets are Annex-B) and the highest TemporalId (numTemporalLayers − 1; -1 when the box says 0,
+// "unknown"). A length size of 3, which 14496-15 does not allow, is returned as 3: FFmpeg's decoder
+// splits the packets so (hevc_parse.c), and the index scan must read them as the decoder does.
 func hevcConfig(extradata []byte) (lenSize, maxTid int) {
 	if len(extradata) < 23 || extradata[0] != 1 {
 		return 0, -1
 	}
 	b := extradata[21]
-	if n := int(b&3) + 1; n != 3 {
-		lenSize = n
+	return int(b&3) + 1, int(b>>3&7) - 1
+}
+
+// hevcIsRASL reports whether the packet's first VCL NAL unit is a RASL picture (types 8, 9). lenSize is
+// the NAL length size from hvcC, or 0 for Annex-B; a packet that starts with a start code is read as
+// Annex-B whatever the box says (streams muxed from Annex-B sources sometimes are).
+func hevcIsRASL(b []byte, lenSize int) bool {
+	if len(b) > 3 && b[0] == 0 && b[1] == 0 && (b[2] == 1 || (b[2] == 0 && b[3] == 1)) {
+		lenSize = 0
 	}
-	return lenSize, int(b>>3&7) - 1
+	rasl := false
+	eachNAL(b, lenSize, func(nal []byte) bool {
+		if len(nal) < 2 {
+			return true
+		}
+		if t := nal[0] >> 1 & 0x3f; t < 32 { // the first VCL NAL unit decides
+			rasl = t == 8 || t == 9
+			return false
+		}
+		return true
+	})
+	return rasl
 }
 
 // h264Disposable reports whether an H.264 access unit is a non-reference picture: it has at least

@@ -2,9 +2,11 @@ package decode
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/asticode/go-astiav"
@@ -283,5 +285,74 @@ func TestNonRefSkipBadInput(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d delivered, damaged %v, failed %v", filepath.Base(p), len(gotFrames), gotDamaged, gotFailed)
+	}
+}
+
+// TestHEVCLengthSize3: one hvcC parser serves the index scan (RASL pictures) and the non-reference
+// drop. A length size of 3 is read as 3, as FFmpeg's decoder splits such packets, so RASL pictures are
+// found; nothing is dropped on such a stream, as for H.264 (14496-15 does not allow it).
+func TestHEVCLengthSize3(t *testing.T) {
+	hvcc := make([]byte, 23)
+	hvcc[0] = 1
+	hvcc[21] = 1<<3 | 2 // one temporal layer, lengthSizeMinusOne 2
+	if n, tid := hevcConfig(hvcc); n != 3 || tid != 0 {
+		t.Fatalf("hvcC length size 3: got length size %d, max TemporalId %d", n, tid)
+	}
+	if disposableFunc(astiav.CodecIDHevc, hvcc) != nil {
+		t.Error("length size 3: non-reference pictures would be dropped")
+	}
+	len3 := func(nals ...[]byte) []byte {
+		var b []byte
+		for _, n := range nals {
+			b = append(b, byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
+			b = append(b, n...)
+		}
+		return b
+	}
+	nal := func(typ byte) []byte { return []byte{typ << 1, 1, 0xaf, 0x11} }
+	for _, c := range []struct {
+		name    string
+		data    []byte
+		lenSize int
+		want    bool
+	}{
+		{"3-byte lengths, SEI + RASL_N", len3(nal(39), nal(8)), 3, true},
+		{"3-byte lengths, RASL_R", len3(nal(9)), 3, true},
+		{"3-byte lengths, TRAIL_R", len3(nal(1)), 3, false},
+		{"3-byte lengths read as 4", len3(nal(8)), 4, false},
+		{"4-byte lengths, RASL_N", avcc(nal(32), nal(8)), 4, true},
+		{"4-byte lengths, RADL_N", avcc(nal(6)), 4, false},
+		{"Annex-B despite hvcC", append([]byte{0, 0, 0, 1}, append(nal(8), 0, 0, 1, 2, 1)...), 4, true},
+		{"Annex-B, AUD first", append([]byte{0, 0, 1}, append([]byte{35 << 1, 1, 0x50}, append([]byte{0, 0, 1}, nal(9)...)...)...), 0, true},
+		{"Annex-B without a start code", nal(8), 0, false},
+		{"truncated", len3(nal(8))[:4], 3, false},
+	} {
+		if got := hevcIsRASL(c.data, c.lenSize); got != c.want {
+			t.Errorf("%s: RASL %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestReadErrorOneLine: frames failed and frames refused in one Read give one line that names the
+// file, and errors.Is/As, FailedFrames and DamagedFrames see both parts.
+func TestReadErrorOneLine(t *testing.T) {
+	v := &Video{path: "x.mp4"}
+	if v.readError(nil, nil, "") != nil {
+		t.Fatal("no failures: want nil")
+	}
+	err := v.readError([]*FrameError{{Index: 3, PTS: 3}}, []int{7, 9}, "concealment active")
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "x.mp4: decode: 1 frame(s) failed") || !strings.Contains(msg, "; 2 damaged frame(s) refused: 7, 9") {
+		t.Errorf("message %q", msg)
+	}
+	var fe *FrameError
+	if !errors.Is(err, ErrFrameFailed) || !errors.Is(err, ErrDamaged) || !errors.As(err, &fe) || fe.Index != 3 {
+		t.Errorf("errors.Is/As: %v", err)
+	}
+	if !slices.Equal(FailedFrames(err), []int{3}) || !slices.Equal(DamagedFrames(err), []int{7, 9}) {
+		t.Errorf("FailedFrames %v, DamagedFrames %v", FailedFrames(err), DamagedFrames(err))
+	}
+	if err := v.readError(nil, []int{4}, "missing reference"); !errors.Is(err, ErrDamaged) || errors.As(err, &fe) {
+		t.Errorf("refused only: %v", err)
 	}
 }

@@ -95,20 +95,29 @@ func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
 		return st, err
 	}
 	st.Failed = len(r.failed)
-	var errs readErrors
-	if len(r.failed) > 0 {
-		errs = append(errs, &FramesError{Frames: r.failed})
+	return st, v.readError(r.failed, r.refused, r.damageCause)
+}
+
+// readError is what a Read that ran to its end returns: nil, the frames not produced (*FramesError),
+// the frames refused as damaged (*DamagedError), or both in one line ("…; …"), errors.Is/As seeing each.
+// (errors.Join would put them on two lines.)
+func (v *Video) readError(failed []*FrameError, refused []int, cause string) error {
+	var fe, de error
+	if len(failed) > 0 {
+		fe = &FramesError{Frames: failed}
 	}
-	if len(r.refused) > 0 {
-		errs = append(errs, &DamagedError{Frames: r.refused, Cause: r.damageCause})
+	if len(refused) > 0 {
+		de = &DamagedError{Frames: refused, Cause: cause}
 	}
-	switch len(errs) {
-	case 0:
-		return st, nil
-	case 1:
-		return st, wrap(v.path, "decode", errs[0])
+	switch {
+	case fe != nil && de != nil:
+		return wrap(v.path, "decode", fmt.Errorf("%w; %w", fe, de))
+	case fe != nil:
+		return wrap(v.path, "decode", fe)
+	case de != nil:
+		return wrap(v.path, "decode", de)
 	}
-	return st, wrap(v.path, "decode", errs)
+	return nil
 }
 
 // reader is the state of one decode-once pass.

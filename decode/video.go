@@ -293,7 +293,7 @@ func (v *Video) scan() error {
 	defer func() { pkt.Free(); untrack(pkt) }()
 	v.pkts = v.pkts[:0]
 	codec := v.stream().CodecParameters().CodecID()
-	nalLenSize := hevcNALLengthSize(v.stream().CodecParameters().ExtraData())
+	nalLenSize, _ := hevcConfig(v.stream().CodecParameters().ExtraData())
 	sawBVOP := false
 	for {
 		err := v.fc.ReadFrame(pkt)
@@ -639,52 +639,6 @@ func traitsOf(cp *astiav.CodecParameters) StreamTraits {
 		}
 	}
 	return t
-}
-
-// hevcNALLengthSize reads lengthSizeMinusOne from an hvcC record (0 when the stream is Annex-B).
-func hevcNALLengthSize(extradata []byte) int {
-	if len(extradata) < 23 || extradata[0] != 1 {
-		return 0
-	}
-	return int(extradata[21]&3) + 1
-}
-
-// hevcIsRASL reports whether the packet's first VCL NAL unit is a RASL picture (types 8, 9).
-// lenSize is the NAL length prefix size (hvcC), or 0 for Annex-B start codes.
-func hevcIsRASL(b []byte, lenSize int) bool {
-	check := func(nal []byte) (vcl, rasl bool) {
-		if len(nal) < 2 {
-			return false, false
-		}
-		t := (nal[0] >> 1) & 0x3f
-		return t < 32, t == 8 || t == 9
-	}
-	if lenSize == 0 || (len(b) > 3 && b[0] == 0 && b[1] == 0 && (b[2] == 1 || (b[2] == 0 && b[3] == 1))) {
-		for i := 0; i+3 < len(b); i++ {
-			if b[i] == 0 && b[i+1] == 0 && b[i+2] == 1 {
-				if vcl, rasl := check(b[i+3:]); vcl {
-					return rasl
-				}
-				i += 2
-			}
-		}
-		return false
-	}
-	for p := 0; p+lenSize <= len(b); {
-		n := 0
-		for k := 0; k < lenSize; k++ {
-			n = n<<8 | int(b[p+k])
-		}
-		p += lenSize
-		if n <= 0 || p+n > len(b) {
-			return false
-		}
-		if vcl, rasl := check(b[p : p+n]); vcl {
-			return rasl
-		}
-		p += n
-	}
-	return false
 }
 
 // decodeOrderTS reports a container that carries decode-order timestamps only (AVI: pts = dts for
