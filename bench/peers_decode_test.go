@@ -30,7 +30,7 @@ func lmmsUnion(n int, budgets ...int) []int {
 // BenchmarkPeersDecode is decode's share of `bench peers`: Read of the lmms-eval {8,16,32,64} union on
 // the 60 s 1080p and 600 s 720p H.264 clips (generated into CacheDir() when missing: minutes), by plan:
 // one decoder with one thread, one decoder with a thread per core, and the default plan (segments on
-// several decoders when the cost model says so). It reports the CPU time per read beside the wall
+// several decoders when the cost model says so), and Open alone. It reports the CPU time per read beside the wall
 // time, the packets sent against the reference-chain floor, and the plan. For profiles:
 //
 //	go test -run '^$' -bench BenchmarkPeersDecode -benchtime 3x -cpuprofile cpu.out ./bench/
@@ -41,6 +41,15 @@ func BenchmarkPeersDecode(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.Run("open", func(b *testing.B) { // the demux scan: every packet's timestamps, flags, NAL headers
+				for b.Loop() {
+					v, err := decode.Open(path, decode.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					v.Close()
+				}
+			})
 			for _, plan := range []struct {
 				name string
 				opts decode.Options

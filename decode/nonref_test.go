@@ -193,13 +193,56 @@ func TestHEVCDisposable(t *testing.T) {
 func FuzzH264Disposable(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 3, 0x01, 0x9e, 0x11}, 4)
 	f.Add([]byte{0, 0, 1, 0x09, 0xf0, 0, 0, 1, 0x01, 0x9e}, 0)
+	f.Add(avcc([]byte{0x06, 0x05, 0x01}, []byte{0x01, 0x9e, 0x11}, []byte{0x01, 0x9e, 0x11}), 4)
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
 		if n < -1 || n > 4 {
 			n = 4
 		}
-		h264Disposable(data, n) // must not panic on any input
-		hevcDisposable(data, n, 0)
+		h := h264Disposable(data, n) // must not panic on any input
+		hv := hevcDisposable(data, n, 0)
+		r := hevcIsRASL(data, n)
+		// A view of the packet's first bytes, when it says anything, says what the whole packet says.
+		for k := 0; k <= len(data); k++ {
+			pv := packetView{head: data[:k], size: len(data)}
+			if got, known := h264DisposableIn(pv, n); known && got != h {
+				t.Fatalf("H.264: the first %d of %d bytes say %v, the packet %v", k, len(data), got, h)
+			}
+			if got, known := hevcDisposableIn(pv, n, 0); known && got != hv {
+				t.Fatalf("HEVC: the first %d of %d bytes say %v, the packet %v", k, len(data), got, hv)
+			}
+			if got, known := hevcIsRASLIn(pv, n); known && got != r {
+				t.Fatalf("RASL: the first %d of %d bytes say %v, the packet %v", k, len(data), got, r)
+			}
+		}
 	})
+}
+
+// TestPacketViews: the scan reads the first packetHeadBytes of a packet; a one-slice picture is decided
+// from them, a picture whose later slices start past them needs the whole packet (known false), and
+// Annex-B needs the whole packet too.
+func TestPacketViews(t *testing.T) {
+	big := make([]byte, 1000)
+	big[0] = 0x01 // nal_ref_idc 0, type 1
+	oneSlice := avcc([]byte{0x06, 0x05, 0x01}, big)
+	if d, known := h264DisposableIn(packetView{head: oneSlice[:packetHeadBytes], size: len(oneSlice)}, 4); !known || !d {
+		t.Errorf("one non-reference slice: disposable %v, known %v from the head", d, known)
+	}
+	ref := append([]byte{0x41}, big[1:]...) // nal_ref_idc 2
+	twoSlices := avcc(big, ref)
+	if _, known := h264DisposableIn(packetView{head: twoSlices[:packetHeadBytes], size: len(twoSlices)}, 4); known {
+		t.Error("a second slice past the head: decided without reading it")
+	}
+	if h264Disposable(twoSlices, 4) {
+		t.Error("a reference slice after a non-reference one: disposable")
+	}
+	annexB := append([]byte{0, 0, 0, 1}, big...)
+	if _, known := h264DisposableIn(packetView{head: annexB[:packetHeadBytes], size: len(annexB)}, 0); known {
+		t.Error("Annex-B decided from the head")
+	}
+	hevc := avcc([]byte{8 << 1, 1, 0xaf}, make([]byte, 500)) // RASL_N, then a NAL unit starting past the head
+	if r, known := hevcIsRASLIn(packetView{head: hevc[:packetHeadBytes], size: len(hevc)}, 4); !known || !r {
+		t.Errorf("RASL first: %v, known %v", r, known)
+	}
 }
 
 // TestNonRefSkipManyThreads: with many frame threads the decoder holds a frame for as many packets

@@ -371,6 +371,10 @@ func (v *Video) scan() error {
 			fl := pkt.Flags()
 			p := packetInfo{pts: pkt.Pts(), dts: pkt.Dts(), pos: pkt.Pos(),
 				key: fl.Has(astiav.PacketFlagKey), discard: fl.Has(astiav.PacketFlagDiscard), frames: 1}
+			var head packetView
+			if codec == astiav.CodecIDH264 || codec == astiav.CodecIDHevc {
+				head = packetHead(pkt)
+			}
 			switch {
 			case p.discard:
 				// Edit lists: the decoder drops frames from packets flagged discard (FFmpeg decode.c).
@@ -380,11 +384,11 @@ func (v *Video) scan() error {
 			case codec == astiav.CodecIDVp8:
 				p.frames = vp8ShownFrames(pkt.Data())
 			case codec == astiav.CodecIDHevc && !p.key:
-				p.rasl = hevcIsRASL(pkt.Data(), nalLenSize)
+				p.rasl = decide(pkt, head, func(pv packetView) (bool, bool) { return hevcIsRASLIn(pv, nalLenSize) })
 			case codec == astiav.CodecIDMpeg4 && !sawBVOP:
 				sawBVOP = mpeg4HasBVOP(pkt.Data())
 			}
-			p.nonref = disposable != nil && disposable(pkt.Data())
+			p.nonref = disposable != nil && decide(pkt, head, disposable)
 			v.pkts = append(v.pkts, p)
 		}
 		pkt.Unref()
