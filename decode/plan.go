@@ -44,7 +44,7 @@ const (
 	smallWork        = 30e6 // ns: below this a Read decodes on one thread (threads cost more to start)
 	// parallelBuffer bounds the converted frames that wait (in bytes) because an earlier segment has
 	// not been delivered yet.
-	parallelBuffer = 256 << 20
+	parallelBuffer = 64 << 20
 	// decoderMemory bounds the decoders at once: each holds about 10 pictures of its size.
 	decoderMemory = 1 << 30
 )
@@ -282,8 +282,7 @@ func (v *Video) choose(groups []segment, cores int) (workers, threads int, why s
 	gain := func(n int) float64 { return 1 + frameThreadGain*float64(n-1) }
 	one := float64(total)*t/gain(cores) + float64(len(groups)-1)*float64(cores-1)*t
 	best, bestW := one, 1
-	cw, ch := v.info.Width, v.info.Height
-	maxW := max(1, decoderMemory/max(1, 15*cw*ch))
+	maxW := v.maxDecoders(groups)
 	for w := 2; w <= min(cores, len(groups), maxW); w++ {
 		th := cores / w
 		est := float64(makespan(sends, w))*t/gain(th) + float64(demuxerOpenMs)*1e6 + t
@@ -295,6 +294,20 @@ func (v *Video) choose(groups []segment, cores int) (workers, threads int, why s
 		return 1, auto, "one decoder: segments would not pay"
 	}
 	return bestW, cores / bestW, "segments"
+}
+
+// maxDecoders caps the decoders at once by memory: each holds about 10 pictures of its size (at most
+// decoderMemory in all), and while one segment is delivered each of the others may wait with all of its
+// frames converted (at most parallelBuffer in all, or decoders would stall on it).
+func (v *Video) maxDecoders(groups []segment) int {
+	most := 0
+	for _, g := range groups {
+		most = max(most, len(g.targets))
+	}
+	frame := max(1, 3*v.info.OutWidth*v.info.OutHeight)
+	byBuffer := 1 + parallelBuffer/max(1, most*frame)
+	byDecoders := decoderMemory / max(1, 15*v.info.Width*v.info.Height)
+	return max(1, min(byBuffer, byDecoders))
 }
 
 // makespan is the largest total a worker gets when w workers take the jobs in order, each the next
