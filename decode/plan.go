@@ -71,7 +71,7 @@ func (v *Video) planRead(targets []int) *readPlan {
 		want = min(want, v.opts.MaxCores)
 	}
 	if v.opts.Threads > 0 {
-		want = 1 // the caller's threads; the pool lends what the decoder adds, not what it asked
+		want = 1 // the caller fixed the threads (tests, benchmarks): the Read counts as one core
 	}
 	if v.forceWorkers > 0 {
 		p.cores = pool.takeExactly(v.forceWorkers) // tests: as if the pool had them
