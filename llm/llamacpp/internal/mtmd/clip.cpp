@@ -3163,6 +3163,20 @@ bool clip_image_batch_encode(clip_ctx * ctx, const int n_threads, const clip_ima
         }
         set_input_f32("inp_raw", inp_raw);
 
+        // framesweep patch (patches/0001): the second frame of a temporal pair (models/qwen2vl.cpp)
+        if (ggml_graph_get_tensor(gf, "inp_raw_1") != nullptr) {
+            const clip_image_f32 & img = *imgs.entries[0];
+            const int n = img.nx * img.ny;
+            GGML_ASSERT(img.buf.size() == 6 * (size_t) n);
+            std::vector<float> inp_raw_1(3 * (size_t) n);
+            for (int i = 0; i < n; i++) {
+                for (int c = 0; c < 3; c++) {
+                    inp_raw_1[c * (size_t) n + i] = img.buf[3 * (size_t) n + 3 * (size_t) i + c];
+                }
+            }
+            set_input_f32("inp_raw_1", inp_raw_1);
+        }
+
     } else {
         // audio input
         GGML_ASSERT(imgs.entries.size() == 1);

@@ -863,6 +863,11 @@ float * mtmd_get_output_embd(mtmd_context * ctx) {
     return ctx->image_embd_v.data();
 }
 
+// framesweep patch (patches/0002)
+struct clip_ctx * mtmd_get_clip_ctx_v(mtmd_context * ctx) {
+    return ctx->ctx_v;
+}
+
 bool mtmd_decode_use_non_causal(mtmd_context * ctx) {
     if (ctx->ctx_v && clip_get_projector_type(ctx->ctx_v) == PROJECTOR_TYPE_GEMMA3) {
         return true;

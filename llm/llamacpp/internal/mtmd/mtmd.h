@@ -223,6 +223,10 @@ MTMD_API int32_t mtmd_encode_chunk(mtmd_context * ctx,
 // llama_model_n_embd(model) * mtmd_input_chunk_get_n_tokens(chunk) * sizeof(float)
 MTMD_API float * mtmd_get_output_embd(mtmd_context * ctx);
 
+// framesweep patch (patches/0002): the vision encoder's clip context (NULL without one), so a
+// caller can encode temporal frame pairs through the clip API (clip.h) with mtmd's loaded projector
+MTMD_API struct clip_ctx * mtmd_get_clip_ctx_v(mtmd_context * ctx);
+
 // Set callback for all future logging events.
 // If this is not called, or NULL is supplied, everything is output on stderr.
 MTMD_API void mtmd_log_set(ggml_log_callback log_callback, void * user_data);

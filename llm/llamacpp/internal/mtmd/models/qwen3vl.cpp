@@ -15,13 +15,22 @@ ggml_cgraph * clip_graph_qwen3vl::build() {
 
     ggml_tensor * inp_raw = build_inp_raw();
     ggml_tensor * inp = ggml_conv_2d(ctx0, model.patch_embeddings_0, inp_raw, patch_size, patch_size, 0, 0, 1, 1);
+    // framesweep patch (patches/0001): an image holding a temporal pair of frames (buf of 2 x 3*nx*ny
+    // values, frame t then frame t+1) sends frame t+1 through the second patch kernel, as the Conv3d
+    // patch embedding does for video; a still image goes through both kernels, as upstream.
+    ggml_tensor * inp_raw_1 = inp_raw;
+    if (img.buf.size() == 6 * (size_t) img.nx * img.ny) {
+        inp_raw_1 = ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, img.nx, img.ny, 3);
+        ggml_set_name(inp_raw_1, "inp_raw_1");
+        ggml_set_input(inp_raw_1);
+    }
 
     GGML_ASSERT(img.nx % (patch_size * 2) == 0);
     GGML_ASSERT(img.ny % (patch_size * 2) == 0);
 
     // second conv dimension
     {
-        auto inp_1 = ggml_conv_2d(ctx0, model.patch_embeddings_1, inp_raw, patch_size, patch_size, 0, 0, 1, 1);
+        auto inp_1 = ggml_conv_2d(ctx0, model.patch_embeddings_1, inp_raw_1, patch_size, patch_size, 0, 0, 1, 1);
         inp = ggml_add(ctx0, inp, inp_1);
 
         inp = ggml_permute(ctx0, inp, 1, 2, 0, 3);  // [w, h, c, b] -> [c, w, h, b]
