@@ -153,3 +153,35 @@ func (p *pair) free() {
 		live.Add(-1)
 	}
 }
+
+// embeddingsOf returns a copy of the embeddings of frame img encoded as an image (its first image
+// chunk), or of the pair (img, b) when b is not nil (tests compare the two paths).
+func (m *mtmdCtx) embeddingsOf(img, b *rgb.Image, width int) ([]float32, error) {
+	if b != nil {
+		p, err := m.newPair(img, b)
+		if err != nil {
+			return nil, err
+		}
+		defer p.free()
+		e, err := m.encodePair(p)
+		if err != nil {
+			return nil, err
+		}
+		return append([]float32(nil), unsafe.Slice((*float32)(unsafe.Pointer(e)), p.nTok*width)...), nil
+	}
+	f, err := m.tokenizeFrame(img)
+	if err != nil {
+		return nil, err
+	}
+	defer f.free()
+	for k, c := range f.chunks {
+		if c.typ == chunkImage {
+			e, err := m.encode(f, k)
+			if err != nil {
+				return nil, err
+			}
+			return append([]float32(nil), unsafe.Slice((*float32)(unsafe.Pointer(e)), c.nTok*width)...), nil
+		}
+	}
+	return nil, fmt.Errorf("no image chunk")
+}
