@@ -330,7 +330,7 @@ func TestVideoRefusals(t *testing.T) {
 //   - with kernel 1 zeroed the second frame has no effect and the first has; with kernel 0 zeroed
 //     the reverse; with both, the order of the pair matters.
 func TestPairKernels(t *testing.T) {
-	fr := videoFrames(t)                                     // 4 real frames, 56×42
+	fr := videoFrames(t)                                      // 4 real frames, 56×42
 	a, b, c := upscale(fr[0]), upscale(fr[1]), upscale(fr[3]) // 112×84: on the grid, not resized
 	dir := t.TempDir()
 	for _, arch := range []testmodel.Arch{testmodel.ArchQwen25VL, testmodel.ArchQwen3VL} {

@@ -21,9 +21,9 @@ const Module = "github.com/ollama/ollama"
 
 // Files maps each copied file (path in package mtmd) to its path in the module.
 var Files = map[string]string{
-	"LICENSE":        "llama/llama.cpp/LICENSE", // llama.cpp and ggml (MIT)
-	"LICENSE.ollama": "LICENSE",                  // ollama, whose patches the vendored copy carries (MIT)
-	"build-info.cpp": "llama/build-info.cpp", // LLAMA_COMMIT, as ollama's llama package links it
+	"LICENSE":         "llama/llama.cpp/LICENSE", // llama.cpp and ggml (MIT)
+	"LICENSE.ollama":  "LICENSE",                 // ollama, whose patches the vendored copy carries (MIT)
+	"build-info.cpp":  "llama/build-info.cpp",    // LLAMA_COMMIT, as ollama's llama package links it
 	"include/llama.h": "llama/llama.cpp/include/llama.h",
 }
 
