@@ -165,25 +165,33 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		return fail(err)
 	}
 	if mmproj != "" {
-		mt, err := newMtmd(mmproj, m, o.Threads, o.ImageMinTokens, o.ImageMaxTokens)
-		if err != nil {
-			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)"))
-		}
-		r.mtmd = mt
-		live.Add(1)
-		if !mt.vision() {
-			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "the projector has no vision encoder"))
-		}
-		// Embedding positions are laid out by the projector's kind and read by the text model's: a
-		// mismatch makes llama.cpp read past the position buffer (or misplace every frame).
-		if pm, tm := mt.mrope(), m.mrope(); pm != tm {
-			kind := map[bool]string{true: "M-RoPE", false: "1-D RoPE"}
-			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "the projector lays frames out for %s but the text model %s uses %s (mismatched pair)",
-				kind[pm], model, kind[tm]))
+		if err := r.loadProjector(o); err != nil {
+			return fail(err)
 		}
 	}
 	r.letters = letterTokens(m)
 	return r, nil
+}
+
+// loadProjector loads the vision projector and checks that it suits the text model.
+func (r *Runtime) loadProjector(o Options) error {
+	mt, err := newMtmd(r.mmproj, r.model, o.Threads, o.ImageMinTokens, o.ImageMaxTokens)
+	if err != nil {
+		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)")
+	}
+	r.mtmd = mt
+	live.Add(1)
+	if !mt.vision() {
+		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "the projector has no vision encoder")
+	}
+	// Embedding positions are laid out by the projector's kind and read by the text model's: a
+	// mismatch makes llama.cpp read past the position buffer (or misplace every frame).
+	if pm, tm := mt.mrope(), r.model.mrope(); pm != tm {
+		kind := map[bool]string{true: "M-RoPE", false: "1-D RoPE"}
+		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "the projector lays frames out for %s but the text model %s uses %s (mismatched pair)",
+			kind[pm], r.path, kind[tm])
+	}
+	return nil
 }
 
 // setChat settles the turn format: the GGUF's template when it has one and chat is "" or "gguf"

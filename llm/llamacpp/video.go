@@ -71,32 +71,13 @@ func (r *Runtime) mode(req *llm.Request) (string, error) {
 	return m, nil
 }
 
-// videoPieces lays the frames out as the family's video processor does. The pieces own the frames
-// and pairs they tokenize (freed by the caller through free).
+// videoPieces lays the frames out as the family's video processor does. The frames and pairs it
+// tokenizes are recorded in own, which the caller frees.
 func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) ([]piece, error) {
-	fr := req.Frames
 	if r.video == videoInternVL {
-		var out []piece
-		for i, f := range fr {
-			label := "Frame" + strconv.Itoa(i+1) + ": "
-			pre, err := r.model.tokenize(label, false, false)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, piece{text: pre})
-			ps, err := r.framePieces(f, i, own)
-			if err != nil {
-				return nil, err
-			}
-			ps[firstVisual(ps)].group.Prefix = label
-			nl, err := r.model.tokenize("\n", false, false)
-			if err != nil {
-				return nil, err
-			}
-			out = append(append(out, ps...), piece{text: nl})
-		}
-		return out, nil
+		return r.internVLPieces(req, own)
 	}
+	fr := req.Frames
 	for _, f := range fr[1:] {
 		if f.W != fr[0].W || f.H != fr[0].H {
 			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadRequest, "video frames differ in size (%dx%d and %dx%d)", fr[0].W, fr[0].H, f.W, f.H)
@@ -124,18 +105,16 @@ func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) 
 		times = llm.PairTimes(req.Video.TimestampsS)
 		resp.VideoTimestampsS = times
 	}
+	// Qwen3-VL: "<t seconds><|vision_start|>" pair "<|vision_end|>" per pair; the others: one block.
 	var out []piece
 	if r.video != videoQwen3VL {
 		out = append(out, piece{text: start})
 	}
 	for g := 0; 2*g < len(fr); g++ {
-		a, b := 2*g, min(2*g+1, len(fr)-1) // an odd count repeats the last frame
-		p, err := r.mtmd.newPair(fr[a], fr[b])
+		v, err := r.pairPiece(fr, g, own)
 		if err != nil {
-			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frames %d,%d (%dx%d): %v", a, b, fr[a].W, fr[a].H, err)
+			return nil, err
 		}
-		own.pairs = append(own.pairs, p)
-		v := piece{pair: p, nTok: p.nTok, gridW: p.gridW, gridH: p.gridH, group: llm.VisualGroup{Frames: []int{a, b}}}
 		switch r.video {
 		case videoQwen2VL:
 			v.join, v.dt = g > 0, g
@@ -147,15 +126,48 @@ func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) 
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, piece{text: append(ts, start...)})
+			out = append(out, piece{text: append(ts, start...)}, v, piece{text: end})
+			continue
 		}
 		out = append(out, v)
-		if r.video == videoQwen3VL {
-			out = append(out, piece{text: end})
-		}
 	}
 	if r.video != videoQwen3VL {
 		out = append(out, piece{text: end})
+	}
+	return out, nil
+}
+
+// pairPiece preprocesses temporal pair g: frames 2g and 2g+1, or the last frame twice when the
+// count is odd (the video processors pad with the last frame).
+func (r *Runtime) pairPiece(fr []*rgb.Image, g int, own *owned) (piece, error) {
+	a, b := 2*g, min(2*g+1, len(fr)-1)
+	p, err := r.mtmd.newPair(fr[a], fr[b])
+	if err != nil {
+		return piece{}, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frames %d,%d (%dx%d): %v", a, b, fr[a].W, fr[a].H, err)
+	}
+	own.pairs = append(own.pairs, p)
+	return piece{pair: p, nTok: p.nTok, gridW: p.gridW, gridH: p.gridH, group: llm.VisualGroup{Frames: []int{a, b}}}, nil
+}
+
+// internVLPieces: "Frame{i}: " (from 1), the frame as one tile with its <img>…</img>, a line break.
+func (r *Runtime) internVLPieces(req *llm.Request, own *owned) ([]piece, error) {
+	nl, err := r.model.tokenize("\n", false, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []piece
+	for i, f := range req.Frames {
+		label := "Frame" + strconv.Itoa(i+1) + ": "
+		pre, err := r.model.tokenize(label, false, false)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := r.framePieces(f, i, own)
+		if err != nil {
+			return nil, err
+		}
+		ps[firstVisual(ps)].group.Prefix = label
+		out = append(append(append(out, piece{text: pre}), ps...), piece{text: nl})
 	}
 	return out, nil
 }
