@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/loader"
+	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/rgb"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -196,10 +197,10 @@ func (c *oracleCheck) video(path string, recs []oracleRec) {
 		_, r := parseJob(t, rec.Job)
 		reqs[k] = c.req(r)
 	}
-	results, errs, err := LoadMany(context.Background(), path, c.name, reqs, Options{})
+	results, errs, err := LoadMany(context.Background(), path, c.name, reqs, load.Options{})
 	for k, rec := range recs {
 		label := strings.TrimPrefix(rec.Job, repoRoot()+string(filepath.Separator))
-		var res *Result
+		var res *load.Result
 		e := err
 		if e == nil {
 			res, e = results[k], errs[k]
@@ -230,7 +231,7 @@ func (c *oracleCheck) done() {
 	}
 }
 
-func checkResult(t *testing.T, label string, rec oracleRec, res *Result) bool {
+func checkResult(t *testing.T, label string, rec oracleRec, res *load.Result) bool {
 	frames := make([]*rgb.Image, len(res.Frames))
 	resized := make([]*rgb.Image, 0, len(res.Frames))
 	for i, f := range res.Frames {
@@ -293,12 +294,12 @@ func TestLoadRefuses(t *testing.T) {
 		{loader.LmmsEval, loader.Request{MaxPixels: 10}, loader.ErrRequest},
 		{loader.QwenVLUtils, loader.Request{Frames: 400}, loader.ErrUpstream}, // nframes > 325 frames
 	} {
-		_, err := Load(context.Background(), nasa, c.name, c.r, Options{})
+		_, err := Load(context.Background(), nasa, c.name, c.r, load.Options{})
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s %+v: %v, want %v", c.name, c.r, err, c.want)
 		}
 	}
-	if _, err := Load(context.Background(), filepath.Join(t.TempDir(), "none.mp4"), loader.LmmsEval, loader.Request{}, Options{}); err == nil {
+	if _, err := Load(context.Background(), filepath.Join(t.TempDir(), "none.mp4"), loader.LmmsEval, loader.Request{}, load.Options{}); err == nil {
 		t.Error("a missing file loads")
 	}
 }

@@ -1,5 +1,5 @@
 //go:build !race
 
-package load
+package load_test
 
 const raceEnabled = false
