@@ -126,7 +126,7 @@ type ManifestLine struct {
 // go on; the error is for the store itself, which stops the run.
 func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, error) {
 	start := time.Now()
-	if err := o.Options.Check(); err != nil {
+	if err := CheckConfigs(o.Grid.Configs, o.Options); err != nil {
 		return nil, err
 	}
 	run := time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + strconv.Itoa(os.Getpid())

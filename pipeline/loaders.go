@@ -78,6 +78,20 @@ func LoaderRequest(c *sampler.Config) loader.Request {
 		ImagePatchSize: lo.ImagePatchSize, Torch: r.Torch}
 }
 
+// CheckConfigs validates o for configs before any video is opened: what Plan would refuse for every
+// video (bad options, hardware decoding, options a harness loader decides itself or cannot honour).
+// Extract calls it first; the sweep and other callers of Plan may too.
+func CheckConfigs(configs []sampler.Config, o Options) error {
+	ro, err := o.resolve()
+	if err == nil {
+		err = ro.keyable()
+	}
+	if err == nil {
+		err = ro.checkLoaderOptions(configs)
+	}
+	return err
+}
+
 // checkLoaderOptions refuses options a loader decides itself, or cannot honour (Plan's ErrOptions).
 func (o resolved) checkLoaderOptions(configs []sampler.Config) error {
 	var name string
