@@ -250,7 +250,12 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 		out.Configs = append(out.Configs, co)
 	}
 	out.Union = sampler.Union(plans...)
-	out.Decode = sampler.DecodePlanFor(out.Union.Indices, pv.keyframes)
+	keyframes := pv.keyframes
+	if loaderGrid(g) { // positions in the loader's own reading, not framesweep's frame indices
+		keyframes = nil
+		where += " (loader " + g.Spec.Loader + ": positions as its reader numbers frames)"
+	}
+	out.Decode = sampler.DecodePlanFor(out.Union.Indices, keyframes)
 	if asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return failErr(stderr, name, err)

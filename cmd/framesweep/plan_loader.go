@@ -22,14 +22,9 @@ type configPlan struct {
 // planConfigs plans every config of g for pv: by the sampler, or, in a loader grid, by one plan-only
 // run of the loader's reader over the video for all configs (it decodes: a VIDEO is needed).
 func planConfigs(g *sampler.Grid, pv planVideo) ([]configPlan, error) {
-	name := ""
-	for _, c := range g.Configs {
-		if c.Loader != "" {
-			name = c.Loader
-		}
-	}
 	var out []configPlan
-	if name == "" {
+	name := g.Spec.Loader
+	if !loaderGrid(g) {
 		for _, cp := range g.PlanAll(pv.v) {
 			out = append(out, configPlan{ConfigPlan: cp})
 		}
@@ -55,6 +50,11 @@ func planConfigs(g *sampler.Grid, pv planVideo) ([]configPlan, error) {
 		out = append(out, cp)
 	}
 	return out, nil
+}
+
+// loaderGrid reports whether g's configs are a harness loader's.
+func loaderGrid(g *sampler.Grid) bool {
+	return len(g.Configs) > 0 && g.Configs[0].Loader != ""
 }
 
 // loadedSize is the size of the frames a loader hands the model's processor.
