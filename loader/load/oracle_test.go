@@ -35,7 +35,8 @@ func oraclesDir(t *testing.T) string {
 	return d
 }
 
-// oracleVideos: every testdata video and every shared video (MANIFEST.tsv). Two are left out unless
+// oracleVideos: every testdata video and every shared video (MANIFEST.tsv), under -race too (CI runs
+// this package with -race: 68 s of CPU for the package, docs/loaders.md). Two are left out unless
 // FRAMESWEEP_ORACLE_ALL=1, because the upstream reader takes more than a CI test should: the
 // 6-minute AV1 clip (21766 frames: lmms-eval decodes all of them for every budget, and
 // torchvision's read_video converts every frame to RGB and holds it, 3.8 GB), and for qwen-vl-utils
@@ -44,10 +45,6 @@ func oraclesDir(t *testing.T) string {
 // FRAMESWEEP_ORACLE_ALL=1 results.
 func oracleVideos(t *testing.T, name string) []string {
 	vids, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata", "videos", "*"))
-	if raceEnabled {
-		t.Logf("-race: the %d videos of testdata/videos only", len(vids))
-		return vids
-	}
 	shared := filepath.Join(repoRoot(), "..", "shared", "testdata", "videos")
 	b, err := os.ReadFile(testenv.NeedFile(t, filepath.Join(shared, "MANIFEST.tsv")))
 	if err != nil {
