@@ -52,6 +52,9 @@ type ConfigMeta struct {
 	Seed     *int64 `json:"seed,omitempty"`
 	Pipeline string `json:"pipeline,omitempty"`
 	Indices  []int  `json:"indices,omitempty"`
+	// Loader is the harness loader whose reader made the frames (lmms-eval, qwen-vl-utils, …; absent:
+	// framesweep's own exact reading).
+	Loader string `json:"loader,omitempty"`
 }
 
 // CascadeStep is the cascade part of an online-cascade record (`framesweep sweep --cascade`): the

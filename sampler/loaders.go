@@ -74,8 +74,6 @@ func checkLoader(spec *GridSpec) error {
 		return gridErr("loader %s picks its own video stream: drop stream:", name)
 	case len(spec.Seeds) > 0:
 		return gridErr("loader %s: seeds apply to random policies only", name)
-	case spec.TextOnly:
-		return gridErr("loader %s: a loader grid has no text_only config", name)
 	case spec.Options.ForceSample:
 		return gridErr("loader %s: force_sample is llava-video's (a preset option)", name)
 	case spec.Options.ForceLast && !strings.HasPrefix(name, "lmms-eval"):
@@ -127,6 +125,9 @@ func expandLoader(spec GridSpec) (*Grid, error) {
 			c.ID = configID(c, false)
 			g.Configs = append(g.Configs, c)
 		}
+	}
+	if spec.TextOnly { // the question alone, no reader involved, as in any grid (text overwrite needs it)
+		g.Configs = append(g.Configs, Config{ID: "text-only", TextOnly: true})
 	}
 	if err := g.applyModel(); err != nil {
 		return nil, err

@@ -112,7 +112,7 @@ func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Vide
 // source gets at the budget (nominal: a cost for ordering configs; each record's own size is in its
 // width/height fields).
 func configMeta(c *sampler.Config) *record.ConfigMeta {
-	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline}
+	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline, Loader: c.Loader}
 	tt := c.TextOnly
 	m.TextOnly = &tt
 	if c.TextOnly {

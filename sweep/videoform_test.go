@@ -2,9 +2,11 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/testmodel"
@@ -63,5 +65,41 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 		if sum != r.VisualTokens {
 			t.Errorf("%v: groups hold %d tokens, record says %d", k, sum, r.VisualTokens)
 		}
+	}
+}
+
+// TestSweepRecordsLoader: a grid read by a harness's loader names it in every visual record's
+// config_meta (the audit and the export say which reader made the frames); a loader grid under worker
+// isolation, which loaders cannot run in, fails once at the start, not per pair.
+func TestSweepRecordsLoader(t *testing.T) {
+	rt, sp := tinyRuntime(t)
+	grid := writeGrid(t, "frames: [2]\nloader: lmms-eval\nresolutions: [\"64x48\"]\ntext_only: true\n")
+	dir := t.TempDir()
+	o := testOptions(t, filepath.Join(dir, "run"), rt, sp, grid)
+	o.Limit = 2
+	if _, err := Run(context.Background(), nil, o); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRun(t, filepath.Join(dir, "run"))
+	visual := 0
+	for k, r := range recs {
+		if r.Status != "ok" {
+			t.Fatalf("%v: %s", k, r.Error)
+		}
+		if r.InputSHA256 == "" {
+			continue
+		}
+		visual++
+		if r.ConfigMeta == nil || r.ConfigMeta.Loader != "lmms-eval" {
+			t.Errorf("%v: config_meta %+v", k, r.ConfigMeta)
+		}
+	}
+	if visual != 2 {
+		t.Errorf("%d visual records, want 2", visual)
+	}
+	o = testOptions(t, filepath.Join(dir, "run2"), rt, sp, grid)
+	o.Input.Worker = &worker.Limits{}
+	if _, err := Run(context.Background(), nil, o); !errors.Is(err, ErrOptions) {
+		t.Errorf("loader grid with worker isolation: %v", err)
 	}
 }
