@@ -39,6 +39,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 		r.PromptSHA256, r.Template = hex.EncodeToString(sum[:]), tpl.ID
 	}
 	resp, err := s.o.Runtime.Answer(ctx, req)
+	s.model.stamp(r, err)
 	if err != nil {
 		r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
 		return r
@@ -80,6 +81,7 @@ func (s *session) request(it *items.Item) *llm.Request {
 func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
 	r := s.baseRecord(it, c, v, nil)
 	r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
+	s.model.stamp(r, nil) // not the runtime's refusal: the pair never reached it
 	return r
 }
 
