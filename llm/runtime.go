@@ -28,6 +28,9 @@ type Request struct {
 	Temperature float64 // 0 = greedy (the default)
 	MaxTokens   int     // 0 = DefaultMaxTokens
 	Seed        int64
+
+	// History is a dialogue's earlier turns (AVSD), rendered before the question (history.go).
+	History []Turn
 }
 
 // DefaultMaxTokens bounds generation when Request.MaxTokens is 0: answers are a letter or a short phrase.

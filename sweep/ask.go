@@ -63,7 +63,7 @@ func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
 		r.Correct, r.Confidence = &ok, score.Confidence(resp.Probs)
 		return
 	}
-	sc := score.TokenF1(resp.Text, it.Answer)
+	sc := score.TokenF1(resp.Text, append([]string{it.Answer}, it.References...)...)
 	r.Score, r.Prediction = &sc, resp.Text
 }
 
@@ -71,6 +71,9 @@ func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
 func (s *session) request(it *items.Item) *llm.Request {
 	req := &llm.Request{Question: it.Question, Options: it.Options, Subtitles: it.Subtitles,
 		Template: it.Template, Temperature: s.o.Temperature, MaxTokens: s.o.MaxTokens, Seed: s.o.Seed}
+	for _, t := range it.History {
+		req.History = append(req.History, llm.Turn{Question: t.Question, Answer: t.Answer})
+	}
 	if req.Template == "" {
 		req.Template = s.o.Template
 	}
