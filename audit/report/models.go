@@ -113,7 +113,7 @@ func modelsCards(b *strings.Builder, r *audit.ModelsResult) {
 	card("Matched items", fmt.Sprint(r.MatchedGrid.Items), fmt.Sprintf("%d dropped", r.MatchedGrid.Dropped))
 	card("Matched configs", fmt.Sprint(len(r.MatchedGrid.Configs)), fmt.Sprintf("%d over a ceiling", len(r.MatchedGrid.OverCeiling)))
 	if cm := r.CrossModel; cm != nil && cm.Items > 0 {
-		card("Confused sets", "J "+F3(cm.MeanJaccard), "mean Jaccard; mean κ "+F3(cm.MeanKappa))
+		card("Confused sets", F3(cm.MeanJaccard), "mean Jaccard of two models; mean κ "+F3(cm.MeanKappa))
 		if n := len(cm.ConfusedInK); n > 0 {
 			card("Confused in all", fmt.Sprint(cm.ConfusedInK[n-1].Items), fmt.Sprintf("of %d items; in none: %d", cm.Items, cm.ConfusedInK[0].Items))
 		}
