@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"sort"
+
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -140,4 +142,66 @@ func trajectoryOf(d *dataset, v *mcView, ts *TrajectorySet, mc, oe []int, i int,
 		}
 	}
 	return t
+}
+
+// ModelTrajectories are one model's trajectories as its audit counts them.
+type ModelTrajectories struct {
+	Model string
+	Set   *TrajectorySet
+}
+
+// AllTrajectories returns every model's trajectories as the audit of the records counts them: with
+// several models over the matched grid and matched items (AnalyzeModels), with one model over its
+// records (Analyze).
+func AllTrajectories(recs []record.Record, opt ModelsOptions) ([]ModelTrajectories, error) {
+	ms, err := SplitModels(recs)
+	if err != nil {
+		return nil, err
+	}
+	sets := map[string][]record.Record{}
+	if len(ms) == 1 {
+		sets[ms[0].Name] = ms[0].Records
+	} else if _, sets, err = matchGrid(ms, opt.Ceilings); err != nil {
+		return nil, err
+	}
+	out := make([]ModelTrajectories, len(ms))
+	for i, m := range ms {
+		out[i].Model = m.Name
+		if len(sets[m.Name]) == 0 {
+			out[i].Set = &TrajectorySet{Transitions: []Transition{}}
+			continue
+		}
+		if out[i].Set, err = Trajectories(sets[m.Name], opt.DefaultPolicy); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DropOverCeiling leaves out the records of the configs with more frames than ceiling (a
+// one-model audit given --ceiling) and names those configs.
+func DropOverCeiling(recs []record.Record, ceiling int) ([]record.Record, []string, error) {
+	gc, err := gridConfigs(ModelRecords{Records: recs})
+	if err != nil {
+		return nil, nil, err
+	}
+	over := map[string]bool{}
+	var names []string
+	for id, g := range gc {
+		if g.c.Frames != nil && *g.c.Frames > ceiling {
+			over[id] = true
+			names = append(names, id)
+		}
+	}
+	if len(over) == 0 {
+		return recs, nil, nil
+	}
+	kept := make([]record.Record, 0, len(recs))
+	for i := range recs {
+		if !over[recs[i].Config] {
+			kept = append(kept, recs[i])
+		}
+	}
+	sort.Strings(names)
+	return kept, names, nil
 }

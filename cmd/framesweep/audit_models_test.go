@@ -90,6 +90,10 @@ func TestAuditModelsCLI(t *testing.T) {
 	if rc != exitOK || !strings.Contains(out, `"mc_configs"`) || strings.Contains(out, `"matched_grid"`) {
 		t.Errorf("--model beta (rc %d): not one model's audit", rc)
 	}
+	rc, out, errs = runAuditCLI("audit", paths[0], "--ceiling", "alpha=16", "--json", "--resamples", "0")
+	if rc != exitOK || !strings.Contains(out, `configs f32, f64 are beyond the 16-frame ceiling given for model \"alpha\"`) || strings.Contains(out, `"f64": `) {
+		t.Errorf("one model with a ceiling (rc %d %s): %.300s", rc, errs, out)
+	}
 	unnamed := writeModelRecords(t, []string{"old"}, true)
 	rc, _, errs = runAuditCLI("audit", paths[0], unnamed[0])
 	if rc != exitError || !strings.Contains(errs, "old.jsonl") || !strings.Contains(errs, "--model") {
