@@ -157,6 +157,7 @@ func TestAnalyzeModels(t *testing.T) {
 			if got.Churn == nil || *got.Churn != want.churn {
 				t.Errorf("%s: churn %v, want %d", name, got.Churn, want.churn)
 			}
+			near(t, name+" state change", got.StateChangeRate, 100*float64(want.churn)/float64(len(its))/3)
 			if sc == [2]string{"all", "all"} {
 				confused[m] = want.confusedSet
 				for k, id := range ids {
