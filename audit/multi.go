@@ -545,35 +545,13 @@ func crossModel(models []string, filtered map[string][]record.Record, defPolicy 
 		}
 		sets[i] = ts
 	}
-	// The paired items of every model, by id: the matched grid makes them the same set.
-	idx := make([]map[string]*Trajectory, len(models))
-	var ids []string
-	for i, ts := range sets {
-		idx[i] = map[string]*Trajectory{}
-		for j := range ts.Items {
-			if t := &ts.Items[j]; t.Paired {
-				idx[i][t.ItemID] = t
-				if i == 0 {
-					ids = append(ids, t.ItemID)
-				}
-			}
-		}
-	}
-	var common []string
-	for _, id := range ids {
-		in := true
-		for i := range models {
-			in = in && idx[i][id] != nil
-		}
-		if in {
-			common = append(common, id)
-		}
-	}
+	idx, common := commonPaired(sets)
 	cm := &CrossModel{Items: len(common), Confused: map[string]int{}, ConfusedInK: []KCount{}, Pairs: []ModelPair{}}
 	if len(common) == 0 {
 		return cm, nil
 	}
 	conf := make([][]bool, len(models))
+	inK := make([]int, len(models)+1)
 	for i, m := range models {
 		conf[i] = make([]bool, len(common))
 		for j, id := range common {
@@ -581,7 +559,6 @@ func crossModel(models []string, filtered map[string][]record.Record, defPolicy 
 			cm.Confused[m] += b2i(conf[i][j])
 		}
 	}
-	inK := make([]int, len(models)+1)
 	for j := range common {
 		k := 0
 		for i := range models {
@@ -592,32 +569,60 @@ func crossModel(models []string, filtered map[string][]record.Record, defPolicy 
 	for k, n := range inK {
 		cm.ConfusedInK = append(cm.ConfusedInK, KCount{K: k, Items: n, Rate: pct(n, len(common))})
 	}
-	var sumJ, sumK float64
-	var nJ, nK int
+	var js, ks []float64
 	for a := 0; a < len(models); a++ {
 		for b := a + 1; b < len(models); b++ {
 			mp := modelPair(models[a], models[b], sets[a], sets[b], idx[a], idx[b], common)
 			mp.Confused = labelAgreement(conf[a], conf[b])
 			if j := mp.Confused.Jaccard; j != nil {
-				sumJ += *j
-				nJ++
+				js = append(js, *j)
 			}
 			if k := mp.Confused.Kappa; k != nil {
-				sumK += *k
-				nK++
+				ks = append(ks, *k)
 			}
 			cm.Pairs = append(cm.Pairs, mp)
 		}
 	}
-	if nJ > 0 {
-		v := sumJ / float64(nJ)
-		cm.MeanJaccard = &v
-	}
-	if nK > 0 {
-		v := sumK / float64(nK)
-		cm.MeanKappa = &v
-	}
+	cm.MeanJaccard, cm.MeanKappa = mean(js), mean(ks)
 	return cm, nil
+}
+
+// commonPaired indexes every set's paired items by id and lists the ids paired in all of them (the
+// matched grid makes them one set), in the first set's order.
+func commonPaired(sets []*TrajectorySet) ([]map[string]*Trajectory, []string) {
+	idx := make([]map[string]*Trajectory, len(sets))
+	for i, ts := range sets {
+		idx[i] = map[string]*Trajectory{}
+		for j := range ts.Items {
+			if t := &ts.Items[j]; t.Paired {
+				idx[i][t.ItemID] = t
+			}
+		}
+	}
+	var common []string
+	for _, t := range sets[0].Items {
+		in := t.Paired
+		for i := range sets {
+			in = in && idx[i][t.ItemID] != nil
+		}
+		if in {
+			common = append(common, t.ItemID)
+		}
+	}
+	return idx, common
+}
+
+// mean is the mean of xs; nil for none.
+func mean(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	v := s / float64(len(xs))
+	return &v
 }
 
 // modelPair compares two models' verdicts item by item over the configs both trajectory sets hold.
