@@ -31,6 +31,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 		if in.tensor != nil {
 			req.Tensors = []llm.Tensor{*in.tensor}
 		}
+		req.Video = VideoTiming(v, job, len(in.frames))
 		r.InputSHA256, r.Damaged = in.sha, in.damaged
 	}
 	if p, tpl, err := llm.Render(req); err == nil {
@@ -48,6 +49,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 	r.Response, r.Prediction, r.Probs = resp.Text, resp.Choice, resp.Probs
 	r.Template = resp.Template
 	r.PromptTokens, r.CompletionTokens, r.RequestSHA256, r.ImageFormat = resp.PromptTokens, resp.CompletionTokens, resp.RequestSHA256, resp.ImageFormat
+	inputForm(&r.Provenance, resp)
 	lat := resp.LatencyS
 	r.LatencyS = &lat
 	s.addLatency(lat)
@@ -148,3 +150,26 @@ func configMeta(c *sampler.Config) *record.ConfigMeta {
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// VideoTiming is when the frames of job were shown, for a runtime that feeds them as the model's
+// video (llm.VideoTiming): their source indices and timestamps from the plan, the video's frame rate
+// and count, and the sampling rate the preset reports (qwen-vl-utils' sample_fps); nil when the input
+// is not one image per frame (tiles), which no video path takes.
+func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTiming {
+	if j == nil || v == nil || j.Images != 1 || len(j.Plan.TimestampsS) != images {
+		return nil
+	}
+	return &llm.VideoTiming{TimestampsS: j.Plan.TimestampsS, Indices: j.Plan.Indices,
+		SourceFPS: v.Info.FPS, TotalFrames: v.Info.Frames, SampleFPS: j.Plan.SampleFPS}
+}
+
+// inputForm copies how the frames reached the model from the runtime's response into the record.
+func inputForm(p *record.Provenance, resp *llm.Response) {
+	p.InputMode, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.VideoFPS, resp.VideoFPSSource
+	p.VideoTimestampsS, p.VisualTokens = resp.VideoTimestampsS, resp.VisualTokens
+	p.VisualGroups = nil
+	for _, g := range resp.VisualGroups {
+		p.VisualGroups = append(p.VisualGroups, record.VisualGroup{Frames: g.Frames, Tokens: g.Tokens,
+			GridH: g.GridH, GridW: g.GridW, PosStart: g.PosStart, PosT: g.PosT, Prefix: g.Prefix})
+	}
+}
