@@ -33,9 +33,12 @@ type ImportResult struct {
 
 // ImportOptions configure an import.
 type ImportOptions struct {
-	Format      string // videomme | mlvu | csv
+	Format      string // videomme | mlvu | mlvu-gen | avsd | csv
 	Videos      string // directory holding the videos
 	KeepMissing bool   // write the items of missing videos too (the sweep records their pairs as errors)
+	// AVSD: References is the multi-reference file of the test set; Turns is AVSDTurnsLast or
+	// AVSDTurnsAll (avsd.go).
+	References, Turns string
 }
 
 // Import converts a benchmark release file into canonical items. Video paths are written absolute.
@@ -65,8 +68,12 @@ func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
 		items, err = importMLVU(src, videos)
 	case "csv":
 		items, err = importCSV(src, videos)
+	case "mlvu-gen":
+		items, err = importMLVUGen(src, videos)
+	case "avsd":
+		items, err = importAVSD(src, videos, o)
 	default:
-		return nil, nil, fmt.Errorf("format %q: want videomme, mlvu or csv", o.Format)
+		return nil, nil, fmt.Errorf("format %q: want videomme, mlvu, mlvu-gen, avsd or csv", o.Format)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -31,6 +31,9 @@ type Request struct {
 	// Video places the frames in time (one timestamp per frame, …), for runtimes that hand them to
 	// the model as a video (input=video); nil when their timing is unknown.
 	Video *VideoTiming
+
+	// History is a dialogue's earlier turns (AVSD), rendered before the question (history.go).
+	History []Turn
 }
 
 // DefaultMaxTokens bounds generation when Request.MaxTokens is 0: answers are a letter or a short phrase.

@@ -40,6 +40,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 		r.PromptSHA256, r.Template = hex.EncodeToString(sum[:]), tpl.ID
 	}
 	resp, err := s.o.Runtime.Answer(ctx, req)
+	s.model.stamp(r, err)
 	if err != nil {
 		r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
 		return r
@@ -64,7 +65,7 @@ func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
 		r.Correct, r.Confidence = &ok, score.Confidence(resp.Probs)
 		return
 	}
-	sc := score.TokenF1(resp.Text, it.Answer)
+	sc := score.TokenF1(resp.Text, append([]string{it.Answer}, it.References...)...)
 	r.Score, r.Prediction = &sc, resp.Text
 }
 
@@ -72,6 +73,9 @@ func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
 func (s *session) request(it *items.Item) *llm.Request {
 	req := &llm.Request{Question: it.Question, Options: it.Options, Subtitles: it.Subtitles,
 		Template: it.Template, Temperature: s.o.Temperature, MaxTokens: s.o.MaxTokens, Seed: s.o.Seed}
+	for _, t := range it.History {
+		req.History = append(req.History, llm.Turn{Question: t.Question, Answer: t.Answer})
+	}
 	if req.Template == "" {
 		req.Template = s.o.Template
 	}
@@ -82,6 +86,7 @@ func (s *session) request(it *items.Item) *llm.Request {
 func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
 	r := s.baseRecord(it, c, v, nil)
 	r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
+	s.model.stamp(r, nil) // not the runtime's refusal: the pair never reached it
 	return r
 }
 
