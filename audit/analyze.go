@@ -140,8 +140,10 @@ type Result struct {
 	SamplingRecovery     *SamplingRecovery   `json:"sampling_recovery"`
 	IsoCompute           []IsoGroup          `json:"iso_compute"`
 	PipelineFlips        []PipelineFlip      `json:"pipeline_flips"`
-	LetterPrior          *LetterPrior        `json:"letter_prior"`
-	Notes                []string            `json:"notes"`
+	// ProtocolAgreement compares budget ladders that differ in one protocol factor (protocol.go).
+	ProtocolAgreement []ProtocolPair `json:"protocol_agreement"`
+	LetterPrior       *LetterPrior   `json:"letter_prior"`
+	Notes             []string       `json:"notes"`
 }
 
 // ErrorRecords summarises the error records of an audit's input.
@@ -435,11 +437,12 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
 			PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
 			Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"},
-		NoiseFloor:    noiseFloor(d),
-		IsoCompute:    []IsoGroup{},
-		PipelineFlips: []PipelineFlip{},
-		Patterns:      []Pattern{},
-		Notes:         []string{},
+		NoiseFloor:        noiseFloor(d),
+		IsoCompute:        []IsoGroup{},
+		PipelineFlips:     []PipelineFlip{},
+		ProtocolAgreement: []ProtocolPair{},
+		Patterns:          []Pattern{},
+		Notes:             []string{},
 	}
 	var mc []int
 	for k, c := range d.configs {
@@ -540,6 +543,7 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 	}
 	res.IsoCompute = isoCompute(v)
 	res.PipelineFlips = pipelineFlips(v)
+	res.ProtocolAgreement = protocolAgreement(v, opt.DefaultPolicy)
 	res.LetterPrior = letterPrior(v)
 	return nil
 }

@@ -34,7 +34,7 @@ type ImportResult struct {
 
 // ImportOptions configure an import.
 type ImportOptions struct {
-	Format      string // videomme | mlvu | csv
+	Format      string // videomme | mlvu | mlvu-gen | avsd | csv
 	Videos      string // directory holding the videos
 	KeepMissing bool   // write the items of missing videos too (the sweep records their pairs as errors)
 	// Map names the release's key (or column) of a field it names otherwise (--map FIELD=KEY), Ignore
@@ -45,6 +45,9 @@ type ImportOptions struct {
 	// Templates are the prompt templates a sweep accepts (llm.TemplateIDs); an item naming another is
 	// an error. nil: not checked.
 	Templates []string
+	// AVSD: References is the multi-reference file of the test set; Turns is AVSDTurnsLast or
+	// AVSDTurnsAll (avsd.go).
+	References, Turns string
 }
 
 // Import converts a benchmark release file into canonical items. Video paths are written absolute.
@@ -82,8 +85,12 @@ func importRows(src, videos string, o ImportOptions) ([]Item, error) {
 		return importMLVU(src, videos, o)
 	case "csv":
 		return importCSV(src, videos, o)
+	case "mlvu-gen":
+		return importMLVUGen(src, videos)
+	case "avsd":
+		return importAVSD(src, videos, o)
 	}
-	return nil, fmt.Errorf("format %q: want videomme, mlvu or csv", o.Format)
+	return nil, fmt.Errorf("format %q: want videomme, mlvu, mlvu-gen, avsd or csv", o.Format)
 }
 
 // keepFound checks the imported items (each valid, ids unique, templates a sweep accepts) and keeps

@@ -35,6 +35,17 @@ type Item struct {
 	DurationS *float64 `json:"duration_s,omitempty"`
 	// Template overrides the sweep's --template for this item (videomme, mlvu, generic).
 	Template string `json:"template,omitempty"`
+	// History is a dialogue's earlier turns (AVSD), shown to the model before the question.
+	History []Turn `json:"history,omitempty"`
+	// References are more reference answers of an open-ended item (AVSD's test set has six): Token-F1
+	// scores the response against Answer and these, and keeps the best.
+	References []string `json:"references,omitempty"`
+}
+
+// Turn is one earlier exchange of a dialogue.
+type Turn struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
 }
 
 // MultipleChoice reports whether the item has options (scored by letter) rather than a reference
@@ -142,6 +153,9 @@ func (it *Item) Validate() error {
 		return fmt.Errorf("item %q: %d options (at most 26)", it.ItemID, len(it.Options))
 	case it.DurationS != nil && !(*it.DurationS >= 0):
 		return fmt.Errorf("item %q: duration_s %v", it.ItemID, *it.DurationS)
+	}
+	if err := it.validateDialogue(); err != nil {
+		return err
 	}
 	if len(it.Options) == 0 {
 		return nil

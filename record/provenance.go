@@ -29,7 +29,30 @@ type Provenance struct {
 	CompletionTokens int                `json:"completion_tokens,omitempty"`
 	RequestSHA256    string             `json:"request_sha256,omitempty"`
 	ImageFormat      string             `json:"image_format,omitempty"`
-	At               string             `json:"at"` // UTC time the record was written
+	// How the frames reached the model (the runtime's response): "images" (one image per frame) or
+	// "video" (the model's own video input: Qwen temporal pairs, InternVL frame prompts, a server's
+	// video item), the sampling rate its processor was told and how it was found, the times sent, and
+	// the prompt's visual tokens with their positions per frame or frame pair.
+	InputMode        string        `json:"input_mode,omitempty"`
+	VideoFPS         float64       `json:"video_fps,omitempty"`
+	VideoFPSSource   string        `json:"video_fps_source,omitempty"`
+	VideoTimestampsS []float64     `json:"video_timestamps_s,omitempty"`
+	VisualTokens     int           `json:"visual_tokens,omitempty"`
+	VisualGroups     []VisualGroup `json:"visual_groups,omitempty"`
+	At               string        `json:"at"` // UTC time the record was written
+}
+
+// VisualGroup is one frame or frame pair of the prompt as the runtime laid it out (llm.VisualGroup):
+// which frames (indices into the frames fed), how many visual tokens, the merged token grid, the
+// position its tokens start from, the temporal position (M-RoPE) and the text written before it.
+type VisualGroup struct {
+	Frames   []int  `json:"frames"`
+	Tokens   int    `json:"tokens"`
+	GridH    int    `json:"grid_h"`
+	GridW    int    `json:"grid_w"`
+	PosStart int    `json:"pos_start"`
+	PosT     int    `json:"pos_t"`
+	Prefix   string `json:"prefix,omitempty"`
 }
 
 // Full is one line of a sweep's records.jsonl: the canonical record and its provenance, flattened into

@@ -32,6 +32,19 @@ type Record struct {
 	// Cascade is an online cascade's step (`framesweep sweep --cascade`); nil otherwise.
 	Cascade *CascadeStep `json:"cascade,omitempty"`
 
+	// The model that answered (docs/audit.md "Several models"). Model is its name: a sweep writes the
+	// runtime's model id, `import --model` the one given. Records of one model may leave it out; an
+	// audit over several models needs it on every record, and one name means one set of weights.
+	Model string `json:"model,omitempty"`
+	// WeightsSHA256 digests the weights the runtime loaded: the sha256 of its one model file, or of
+	// the lines "KEY SHA256\n" of every file (model_sha256), sorted by key; "" for a server.
+	WeightsSHA256 string `json:"weights_sha256,omitempty"`
+	// ContextTokens is the runtime's context size in tokens, when it reports one.
+	ContextTokens *int `json:"context_tokens,omitempty"`
+	// OverContext marks an error record whose prompt the runtime refused as longer than its context
+	// (or over its image limit): the config is beyond the model's context ceiling.
+	OverContext bool `json:"over_context,omitempty"`
+
 	// Source locates the record for error messages (file:line); it is not serialised.
 	Source Source `json:"-"`
 }
@@ -55,6 +68,9 @@ type ConfigMeta struct {
 	Seed     *int64 `json:"seed,omitempty"`
 	Pipeline string `json:"pipeline,omitempty"`
 	Indices  []int  `json:"indices,omitempty"`
+	// Loader is the harness loader whose reader made the frames (lmms-eval, qwen-vl-utils, …; absent:
+	// framesweep's own exact reading).
+	Loader string `json:"loader,omitempty"`
 }
 
 // CascadeStep is the cascade part of an online-cascade record (`framesweep sweep --cascade`): the
@@ -138,13 +154,18 @@ func (r *Record) Validate() error {
 		if r.Correct != nil || r.Score != nil {
 			return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: an error record has a verdict", r.ItemID, r.Config)
 		}
-		return nil
+		return r.validateModel()
+	case r.OverContext:
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: over_context on a record that is not an error", r.ItemID, r.Config)
 	case r.Correct == nil && r.Score == nil:
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: needs correct (multiple choice) or score (open-ended)", r.ItemID, r.Config)
 	case r.Correct != nil && r.Score != nil:
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: has both correct and score", r.ItemID, r.Config)
 	}
 	if err := r.validateValues(); err != nil {
+		return err
+	}
+	if err := r.validateModel(); err != nil {
 		return err
 	}
 	if err := r.ConfigMeta.validate(r.Config, r.Source); err != nil {

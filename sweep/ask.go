@@ -32,6 +32,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 		if in.tensor != nil {
 			req.Tensors = []llm.Tensor{*in.tensor}
 		}
+		req.Video = VideoTiming(v, job, len(in.frames))
 		r.InputSHA256, r.Damaged = in.sha, in.damaged
 	}
 	if p, tpl, err := llm.Render(req); err == nil {
@@ -40,6 +41,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 		r.PromptSHA256, r.Template = hex.EncodeToString(sum[:]), tpl.ID
 	}
 	resp, err := s.o.Runtime.Answer(ctx, req)
+	s.model.stamp(r, err)
 	if err != nil {
 		if interrupted(ctx, err) {
 			s.noteInterrupted(err)
@@ -52,6 +54,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 	r.Response, r.Prediction, r.Probs = resp.Text, resp.Choice, resp.Probs
 	r.Template = resp.Template
 	r.PromptTokens, r.CompletionTokens, r.RequestSHA256, r.ImageFormat = resp.PromptTokens, resp.CompletionTokens, resp.RequestSHA256, resp.ImageFormat
+	inputForm(&r.Provenance, resp)
 	lat := resp.LatencyS
 	r.LatencyS = &lat
 	s.addLatency(lat)
@@ -67,7 +70,7 @@ func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
 		r.Correct, r.Confidence = &ok, score.Confidence(resp.Probs)
 		return
 	}
-	sc := score.TokenF1(resp.Text, it.Answer)
+	sc := score.TokenF1(resp.Text, append([]string{it.Answer}, it.References...)...)
 	r.Score, r.Prediction = &sc, resp.Text
 }
 
@@ -75,6 +78,9 @@ func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
 func (s *session) request(it *items.Item) *llm.Request {
 	req := &llm.Request{Question: it.Question, Options: it.Options, Subtitles: it.Subtitles,
 		Template: it.Template, Temperature: s.o.Temperature, MaxTokens: s.o.MaxTokens, Seed: s.o.Seed}
+	for _, t := range it.History {
+		req.History = append(req.History, llm.Turn{Question: t.Question, Answer: t.Answer})
+	}
 	if req.Template == "" {
 		req.Template = s.o.Template
 	}
@@ -86,6 +92,7 @@ func (s *session) request(it *items.Item) *llm.Request {
 func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
 	r := s.baseRecord(it, c, v, nil)
 	r.Status, r.Error, r.ErrorKind = record.StatusError, pipeline.OneLine(err), record.ErrorInput
+	s.model.stamp(r, nil) // not the runtime's refusal: the pair never reached it
 	return r
 }
 
@@ -116,7 +123,7 @@ func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Vide
 // source gets at the budget (nominal: a cost for ordering configs; each record's own size is in its
 // width/height fields).
 func configMeta(c *sampler.Config) *record.ConfigMeta {
-	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline}
+	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline, Loader: c.Loader}
 	tt := c.TextOnly
 	m.TextOnly = &tt
 	if c.TextOnly {
@@ -149,3 +156,26 @@ func configMeta(c *sampler.Config) *record.ConfigMeta {
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// VideoTiming is when the frames of job were shown, for a runtime that feeds them as the model's
+// video (llm.VideoTiming): their source indices and timestamps from the plan, the video's frame rate
+// and count, and the sampling rate the preset reports (qwen-vl-utils' sample_fps); nil when the input
+// is not one image per frame (tiles), which no video path takes.
+func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTiming {
+	if j == nil || v == nil || j.Images != 1 || len(j.Plan.TimestampsS) != images {
+		return nil
+	}
+	return &llm.VideoTiming{TimestampsS: j.Plan.TimestampsS, Indices: j.Plan.Indices,
+		SourceFPS: v.Info.FPS, TotalFrames: v.Info.Frames, SampleFPS: j.Plan.SampleFPS}
+}
+
+// inputForm copies how the frames reached the model from the runtime's response into the record.
+func inputForm(p *record.Provenance, resp *llm.Response) {
+	p.InputMode, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.VideoFPS, resp.VideoFPSSource
+	p.VideoTimestampsS, p.VisualTokens = resp.VideoTimestampsS, resp.VisualTokens
+	p.VisualGroups = nil
+	for _, g := range resp.VisualGroups {
+		p.VisualGroups = append(p.VisualGroups, record.VisualGroup{Frames: g.Frames, Tokens: g.Tokens,
+			GridH: g.GridH, GridW: g.GridW, PosStart: g.PosStart, PosT: g.PosT, Prefix: g.Prefix})
+	}
+}

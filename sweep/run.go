@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
@@ -90,6 +91,11 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	}
 	if err := checkTemplates(o.Items); err != nil {
 		return nil, err
+	}
+	// Options a config cannot be built under (a loader config with worker isolation, say) fail the
+	// sweep once here, not every video's pairs.
+	if err := pipeline.CheckConfigs(o.Grid.Configs, o.Input); err != nil {
+		return nil, &OptionsError{Msg: err.Error()}
 	}
 	var steps []*sampler.Config
 	if o.Cascade != nil {

@@ -21,6 +21,7 @@ type session struct {
 	sum      *Summary
 	stop     <-chan struct{}
 	runtime  runs.Runtime    // the runtime as run.json records it
+	model    modelFields     // the model every record names
 	ladder   *ladder         // online cascade: the steps and where each item stands; nil for a fixed grid
 	ctx      context.Context // the session's: its end leaves the pairs in flight to --resume
 	answered atomic.Int64
@@ -36,7 +37,8 @@ type session struct {
 // position from the records already in the RUN.
 func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*sampler.Config) (*session, error) {
 	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: w.Info().Runtime,
-		sum: &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
+		model: describeModel(ctx, o, w.Info().Runtime.ModelSHA256),
+		sum:   &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
 	if s.store == nil {
 		// A crash leaves the scratch inputs to the next session, which clears the directory.
 		dir, err := w.ScratchDir()

@@ -472,6 +472,9 @@ func TestSweepOpenAI(t *testing.T) {
 		if r.Status != record.StatusOK || len(r.Probs) == 0 || r.RequestSHA256 == "" || r.Runtime != raw {
 			t.Fatalf("%v: %+v", k, r)
 		}
+		if r.Model != "tiny:latest" || r.WeightsSHA256 != "" { // the server's name for it; its weights are the server's
+			t.Fatalf("%v: model %q weights %q", k, r.Model, r.WeightsSHA256)
+		}
 		if r.InputKey != "" && r.ImageFormat != "png" {
 			t.Fatalf("%v: frames went as %q, want lossless png", k, r.ImageFormat)
 		}

@@ -36,6 +36,7 @@ var markdownSections = []func(p mdPrinter, r *audit.Result, opt Options){
 	mdOnline,
 	mdIsoCompute,
 	mdPipelineFlips,
+	mdProtocol,
 	mdNoiseFloor,
 	mdOpenEnded,
 }
@@ -180,5 +181,16 @@ func mdOpenEnded(p mdPrinter, r *audit.Result, _ Options) {
 		for _, q := range oe.Regression {
 			p("| %s | %s | %+.1f | %s | %s |\n", mdEsc(q.From), mdEsc(q.To), q.MeanChange, F1(q.RegressionRate), F1(q.ImprovedRate))
 		}
+	}
+}
+
+// mdProtocol writes the protocol agreement of ladders that differ in one factor.
+func mdProtocol(p mdPrinter, r *audit.Result, _ Options) {
+	if len(r.ProtocolAgreement) == 0 {
+		return
+	}
+	p("\n## Protocol agreement\n\n| factor | A | B | budgets | headroom A / B | confusion %% A / B | κ | Jaccard | tag flips %% | verdict flips %% |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, q := range r.ProtocolAgreement {
+		p("%s\n", mdProtocolRow(q))
 	}
 }

@@ -16,6 +16,7 @@ import (
 // importFlags are `framesweep import`'s flags.
 type importFlags struct {
 	config, policy, task, itemID, correctFrom, predField, answerField, rescore string
+	model                                                                      string
 	frames, width, height                                                      int
 	textOnly, openEnded, noCheck                                               bool
 }
@@ -35,6 +36,7 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.answerField, "answer-field", "", "the gold answer field for --pred-field")
 	fs.StringVar(&f.rescore, "rescore", "", "text: replace the harness's verdicts with option letter/option text matching here (reports how many changed)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not compare with the harness's own results file beside FILE")
+	fs.StringVar(&f.model, "model", "", "the model that answered: its name on every record (needed when the records of several models are audited together)")
 }
 
 // check reports a usage error in the flags (set: the flags given), "" when there is none.
@@ -62,6 +64,8 @@ func (f *importFlags) check(set map[string]bool) string {
 		return "--rescore text is for multiple-choice verdicts, not --open-ended scores"
 	case f.openEnded && f.predField != "":
 		return "--open-ended scores the response against the target; map a score with --correct-from"
+	case set["model"] && (strings.TrimSpace(f.model) == "" || len(f.model) > record.MaxModelBytes || strings.ContainsAny(f.model, "\n\r")):
+		return fmt.Sprintf("--model: want a name of 1..%d bytes on one line", record.MaxModelBytes)
 	}
 	return ""
 }
@@ -92,7 +96,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--policy P]\n"+
-			"       [--task T] [--item-id doc|question] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check]")
+			"       [--task T] [--item-id doc|question] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -134,6 +138,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	// Every record through the validator the audit reads with before any is written: a refused
 	// import leaves no partial output.
 	for i := range res.Records {
+		res.Records[i].Model = f.model
 		if err := res.Records[i].Validate(); err != nil {
 			return failErr(stderr, "import", err)
 		}

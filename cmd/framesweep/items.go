@@ -9,7 +9,8 @@ import (
 	"github.com/framesweep/framesweep/llm"
 )
 
-const itemsUsage = "usage: framesweep items import (videomme|mlvu|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing] [--map FIELD=KEY]... [--ignore KEY]..."
+const itemsUsage = "usage: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]\n" +
+	"       [--map FIELD=KEY]... [--ignore KEY]... [--references MULTIREF.json] [--turns last|all] (avsd)"
 
 // keyMapFlag is --map FIELD=KEY, repeatable: the release's key (or column) of a field it names otherwise.
 type keyMapFlag map[string]string
@@ -42,7 +43,7 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
-// runItems: framesweep items import (videomme|mlvu|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]
+// runItems: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]
 func runItems(args []string, stdout, stderr io.Writer) int {
 	const name = "items"
 	fs := newFlags(name, stderr)
@@ -53,6 +54,8 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	fs.Var(keys, "map", "FIELD=KEY: the release names FIELD (e.g. options) KEY; repeatable (any other unknown key is an error)")
 	var ignore listFlag
 	fs.Var(&ignore, "ignore", "KEY: a key or column of the release to leave out knowingly; repeatable")
+	refs := fs.String("references", "", "avsd: the test set's multi-reference answers (test_set4DSTC7-AVSD_multiref.json)")
+	turns := fs.String("turns", items.AVSDTurnsLast, "avsd: last (each dialog's last turn, as DSTC7 scores) or all (every answered turn)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\n\nflags:\n", itemsUsage); fs.PrintDefaults() }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -65,13 +68,17 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) != 2:
 		return usageErr(stderr, name, "want a format and a FILE: %s", itemsUsage)
-	case pos[0] != "videomme" && pos[0] != "mlvu" && pos[0] != "csv":
-		return usageErr(stderr, name, "format %q: want videomme, mlvu or csv", pos[0])
+	case pos[0] != "videomme" && pos[0] != "mlvu" && pos[0] != "mlvu-gen" && pos[0] != "avsd" && pos[0] != "csv":
+		return usageErr(stderr, name, "format %q: want videomme, mlvu, mlvu-gen, avsd or csv", pos[0])
 	case *videos == "" || *out == "":
 		return usageErr(stderr, name, "--videos and --out are required")
+	case pos[0] != "avsd" && (*refs != "" || *turns != items.AVSDTurnsLast):
+		return usageErr(stderr, name, "--references and --turns are for the avsd format")
+	case *turns != items.AVSDTurnsLast && *turns != items.AVSDTurnsAll:
+		return usageErr(stderr, name, "--turns %q: want last or all", *turns)
 	}
 	its, res, err := items.Import(pos[1], items.ImportOptions{Format: pos[0], Videos: *videos, KeepMissing: *keep,
-		Map: keys, Ignore: ignore, Templates: llm.TemplateIDs})
+		Map: keys, Ignore: ignore, Templates: llm.TemplateIDs, References: *refs, Turns: *turns})
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
