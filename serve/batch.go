@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/pipeline"
 )
 
@@ -29,6 +32,8 @@ type future struct {
 type batch struct {
 	key    passKey
 	video  pipeline.Video
+	file   *os.File  // the batch's own descriptor of the video (a duplicate of the first request's)
+	once   sync.Once // closes file
 	jobs   []*pipeline.Job
 	futs   map[string]*future // by content key
 	refs   int                // requests waiting on this batch
@@ -59,7 +64,12 @@ type buildKey struct {
 
 // build returns job's object from a decoding pass shared with concurrent requests for the same
 // video; shared is true when another request had already started building the same key.
-func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pipeline.Job) (obj *object, shared bool, err error) {
+func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pipeline.Job, file *os.File) (obj *object, shared bool, err error) {
+	// A batch may outlive the request that opens it: it decodes its own duplicate of the descriptor.
+	dup, err := procfd.Dup(file, k.Path)
+	if err != nil {
+		return nil, false, err
+	}
 	s.mu.Lock()
 	var b *batch
 	var f *future
@@ -69,7 +79,8 @@ func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pi
 	} else {
 		b = s.open[k]
 		if b == nil {
-			b = &batch{key: k, video: v, futs: map[string]*future{}}
+			b = &batch{key: k, video: v, file: dup, futs: map[string]*future{}}
+			dup = nil
 			b.ctx, b.cancel = context.WithCancel(s.ctx)
 			s.open[k] = b
 			b.timer = time.AfterFunc(s.window, func() { s.run(b) })
@@ -84,6 +95,9 @@ func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pi
 	}
 	b.refs++
 	s.mu.Unlock()
+	if dup != nil {
+		dup.Close() // the batch joined has its own
+	}
 	defer s.leave(b)
 	select {
 	case <-f.done:
@@ -104,6 +118,7 @@ func (s *Server) leave(b *batch) {
 	}
 	if b.state == batchOpen && b.timer.Stop() {
 		b.state = batchDone // never runs
+		b.closeFile()
 	}
 	b.cancel()
 	s.forget(b)
@@ -129,6 +144,7 @@ func (s *Server) run(b *batch) {
 	}
 	if b.state != batchOpen || b.refs == 0 {
 		s.mu.Unlock()
+		b.closeFile()
 		return
 	}
 	b.state = batchRunning
@@ -149,8 +165,9 @@ func (s *Server) run(b *batch) {
 		s.forget(b)
 		s.mu.Unlock()
 		b.cancel()
+		b.closeFile()
 	}()
-	src, err := s.videos.open(b.ctx, b.key, b.video)
+	src, err := s.videos.open(b.ctx, b.key, b.video, b.file)
 	if err != nil {
 		fatal = err
 		return
@@ -187,6 +204,9 @@ func (s *Server) run(b *batch) {
 		fatal = apiErr(http.StatusInternalServerError, CodeInternal, "the pass completed %d of %d jobs", st.Completed, len(jobs))
 	}
 }
+
+// closeFile closes the batch's descriptor (once; the Source it opened holds its own).
+func (b *batch) closeFile() { b.once.Do(func() { b.file.Close() }) }
 
 // settle resolves key's future in b (once).
 func (s *Server) settle(b *batch, key string, o *object, err error) {

@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/npy"
+	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
@@ -60,7 +62,10 @@ type Config struct {
 	Window           time.Duration // how long a pass waits for more requests of its video; negative: none
 	Store            *cache.Store  // optional content-addressed cache: read first, written after a build
 	Worker           *worker.Limits
-	Log              io.Writer // server errors and panics; nil: discarded
+	// AllowHosts are names the Host header may give besides the loopback names and the address the
+	// server listens on (a name it is reached by through a proxy or DNS); others get 421.
+	AllowHosts []string
+	Log        io.Writer // server errors and panics; nil: discarded
 	// Slow-client timeouts (zero: the defaults above).
 	HeaderTimeout, BodyTimeout, WriteTimeout time.Duration
 }
@@ -69,6 +74,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	roots   roots
+	hosts   *hosts
 	token   *[32]byte // sha256 of the token, compared in constant time
 	window  time.Duration
 	sem     chan struct{}
@@ -150,7 +156,14 @@ func New(cfg Config) (*Server, error) {
 	case strings.ContainsAny(cfg.Token, " \t\r\n"):
 		return nil, errors.New("the token must not contain white space")
 	}
-	s := &Server{cfg: cfg, roots: rs, window: cfg.Window, sem: make(chan struct{}, cfg.MaxInflight),
+	hs, err := newHosts(cfg.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
+	if err := procfd.Check(); err != nil {
+		return nil, err // videos are decoded through the descriptors serve opens
+	}
+	s := &Server{cfg: cfg, roots: rs, hosts: hs, window: cfg.Window, sem: make(chan struct{}, cfg.MaxInflight),
 		videos: newVideos(cfg.Worker, videoEntries), open: map[passKey]*batch{}, building: map[buildKey]building{}}
 	switch {
 	case s.window == 0:
@@ -184,6 +197,7 @@ func (s *Server) Close() error {
 // Serve answers on ln until ctx ends, then shuts down gracefully (requests in progress get up to
 // grace to finish) and closes s.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	s.hosts.listening(ln.Addr())
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: s.cfg.HeaderTimeout, // slow-loris: the header must arrive in time
@@ -273,6 +287,10 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			s.stats.errors.Add(1)
 		}
 	}()
+	if e := s.checkBrowser(r); e != nil {
+		writeError(w, e)
+		return
+	}
 	if !s.authorized(r) {
 		writeError(w, apiErr(http.StatusUnauthorized, CodeUnauthorized, "a bearer token is required (Authorization: Bearer <token>)"))
 		return
@@ -359,6 +377,10 @@ func (s *Server) acquire() (func(), error) {
 
 // readSpec reads and validates a JSON request body within the size and time limits.
 func (s *Server) readSpec(w http.ResponseWriter, r *http.Request) (*spec, error) {
+	if err := checkJSON(r); err != nil {
+		w.Header().Set("Connection", "close") // the body is not read
+		return nil, err
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	if r.ContentLength > s.cfg.MaxBodyBytes {
@@ -460,32 +482,36 @@ func (s *Server) probe(w http.ResponseWriter, r *http.Request) error {
 	if err := (&Request{Video: name}).checkVideo(); err != nil {
 		return err
 	}
-	v, _, err := s.video(r.Context(), name, o)
+	f, v, _, err := s.video(r.Context(), name, o)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	return writeJSON(w, v.Info)
 }
 
-// video resolves name under the roots and describes it.
-func (s *Server) video(ctx context.Context, name string, o pipeline.Options) (pipeline.Video, passKey, error) {
-	path, err := s.roots.resolve(name)
+// video opens name beneath the roots and describes the file it opened (the request reads nothing
+// else). The caller closes the returned *video.
+func (s *Server) video(ctx context.Context, name string, o pipeline.Options) (*video, pipeline.Video, passKey, error) {
+	f, err := s.roots.open(name)
 	if err != nil {
-		return pipeline.Video{}, passKey{}, err
+		return nil, pipeline.Video{}, passKey{}, err
 	}
-	id, err := statID(path)
+	k := keyFor(f.path, f.id, o)
+	v, err := s.videos.get(ctx, k, f.f)
 	if err != nil {
-		return pipeline.Video{}, passKey{}, statErr(name, err)
-	}
-	k := keyFor(path, id, o)
-	v, err := s.videos.get(ctx, k)
-	if err != nil {
+		f.Close()
 		var e *Error
-		if !errors.As(err, &e) {
+		switch {
+		case errors.As(err, &e):
+		case ctx.Err() != nil:
 			err = apiErr(http.StatusServiceUnavailable, CodeUnavailable, "request cancelled: %v", err)
+		default:
+			err = apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
 		}
+		return nil, v, k, err
 	}
-	return v, k, err
+	return f, v, k, nil
 }
 
 // job plans the request's one configuration for v, within the response limits.
@@ -548,10 +574,11 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, _, err := s.video(r.Context(), sp.req.Video, sp.opts)
+	f, v, _, err := s.video(r.Context(), sp.req.Video, sp.opts)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	j, err := s.job(v, sp)
 	if err != nil {
 		return err
@@ -589,10 +616,11 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, k, err := s.video(r.Context(), sp.req.Video, sp.opts)
+	f, v, k, err := s.video(r.Context(), sp.req.Video, sp.opts)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	j, err := s.job(v, sp)
 	if err != nil {
 		return err
@@ -600,15 +628,15 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkSize(j); err != nil {
 		return err
 	}
-	o, served, err := s.object(r.Context(), k, v, j)
+	o, served, err := s.object(r.Context(), k, v, j, f.f)
 	if err != nil {
 		return err
 	}
 	return s.send(w, o, format, served, sp.config.ID)
 }
 
-// object returns j's object: from the LRU, the store, or a (shared) decoding pass.
-func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pipeline.Job) (*object, string, error) {
+// object returns j's object: from the LRU, the store, or a (shared) decoding pass over file.
+func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pipeline.Job, file *os.File) (*object, string, error) {
 	// An object built under on_damaged keep with damaged frames is not what a "fail" request gets
 	// (extract under fail refuses those frames): such a request builds, and fails, afresh.
 	usable := func(o *object) bool { return k.OnDamaged == decode.DamagedKeep || o.Meta["damaged"] == "[]" }
@@ -637,7 +665,7 @@ func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pip
 			s.logf("cache: %s: %v (building it)", j.Key, err)
 		}
 	}
-	o, shared, err := s.build(ctx, k, v, j)
+	o, shared, err := s.build(ctx, k, v, j, file)
 	if err != nil {
 		return nil, "", err
 	}
