@@ -39,16 +39,31 @@ type hosts struct {
 func newHosts(allow []string) (*hosts, error) {
 	h := &hosts{names: map[string]bool{"localhost": true}, local: map[string]bool{}}
 	for _, a := range allow {
-		n, ok := hostName(a)
-		if !ok || strings.ContainsAny(a, "/?#@ \t") {
-			return nil, fmt.Errorf("allowed host %q: want a host name or an IP address (a port is ignored)", a)
-		}
-		if ip := net.ParseIP(n); ip != nil {
-			n = canonIP(ip)
+		n, err := allowedName(a)
+		if err != nil {
+			return nil, err
 		}
 		h.names[n] = true
 	}
 	return h, nil
+}
+
+// CheckAllowHost checks a name for Config.AllowHosts (serve --allow-host): a host name or an IP
+// address, with or without a port (which is not compared).
+func CheckAllowHost(a string) error {
+	_, err := allowedName(a)
+	return err
+}
+
+func allowedName(a string) (string, error) {
+	n, ok := hostName(a)
+	if !ok || strings.ContainsAny(a, "/?#@ \t\r\n") {
+		return "", fmt.Errorf("allowed host %q: want a host name or an IP address (a port is ignored)", a)
+	}
+	if ip := net.ParseIP(n); ip != nil {
+		n = canonIP(ip)
+	}
+	return n, nil
 }
 
 // listening adds the address the server listens on.

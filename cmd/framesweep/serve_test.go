@@ -518,6 +518,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"--root", dir, "--addr", "0.0.0.0:0"}, exitUsage, "not a loopback address"},
 		{[]string{"--root", dir, "--addr", ":8765"}, exitUsage, "not a loopback address"},
 		{[]string{"--root", dir, "--bogus"}, exitUsage, "flag provided but not defined"},
+		{[]string{"--root", dir, "--allow-host", "http://evil.example/"}, exitUsage, "--allow-host"},
 		{[]string{"--root", filepath.Join(dir, "missing")}, exitError, "missing"},
 		{[]string{"--root", dir, "--token-file", empty}, exitError, "the token file is empty"},
 		{[]string{"--root", dir, "--token-file", filepath.Join(dir, "nope")}, exitError, "nope"},
@@ -537,6 +538,73 @@ func TestServeUsage(t *testing.T) {
 	for _, a := range []string{"0.0.0.0:1", ":1", "10.0.0.1:1", "example.org:80", "garbage"} {
 		if loopback(a) {
 			t.Errorf("%s: seen as loopback", a)
+		}
+	}
+}
+
+// TestServeTokenFile: --token-file is read only from a regular file of at most 4 KiB. A FIFO (which
+// blocks a reader until a writer comes), /dev/zero (which never ends) and a link to it, a directory and
+// an oversized file are each refused at once with one line naming the file, exit 1. Each case runs in
+// a child process (this test binary) watched from here: killed after 20 s or beyond 512 MiB of RSS,
+// which is a failure.
+func TestServeTokenFile(t *testing.T) {
+	if p := os.Getenv("FRAMESWEEP_TOKEN_CHILD"); p != "" {
+		os.Exit(dispatch([]string{"serve", "--root", os.TempDir(), "--addr", "127.0.0.1:0", "--token-file", p}, io.Discard, os.Stderr))
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, bytes.Repeat([]byte("x"), 5000), 0o600)
+	zeroLink := filepath.Join(dir, "zero-link")
+	os.Symlink("/dev/zero", zeroLink)
+	for _, c := range []struct{ path, msg string }{
+		{fifo, "not a named pipe (FIFO)"},
+		{"/dev/zero", "not a character device"},
+		{zeroLink, "not a character device"},
+		{dir, "not a directory"},
+		{big, "5000 bytes"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestServeTokenFile$")
+		cmd.Env = append(os.Environ(), "FRAMESWEEP_TOKEN_CHILD="+c.path)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var why string
+		deadline := time.After(20 * time.Second)
+	watch:
+		for {
+			select {
+			case <-done:
+				break watch
+			case <-deadline:
+				why = "still running after 20 s"
+			case <-time.After(10 * time.Millisecond):
+				if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)); err == nil {
+					for _, l := range strings.Split(string(b), "\n") {
+						if f := strings.Fields(l); len(f) > 1 && f[0] == "VmRSS:" {
+							if kb, _ := strconv.ParseInt(f[1], 10, 64); kb > 512<<10 {
+								why = fmt.Sprintf("%d MiB of RSS", kb>>10)
+							}
+						}
+					}
+				}
+			}
+			if why != "" {
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("--token-file %s: killed: %s", c.path, why)
+			}
+		}
+		line := strings.TrimSpace(errb.String())
+		if code := cmd.ProcessState.ExitCode(); code != exitError || strings.Count(line, "\n") != 0 || !strings.Contains(line, c.path) || !strings.Contains(line, c.msg) {
+			t.Errorf("--token-file %s: exit %d, stderr %q (want exit %d, one line naming it: %s)", c.path, code, line, exitError, c.msg)
 		}
 	}
 }
