@@ -98,17 +98,22 @@ func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pi
 	if dup != nil {
 		dup.Close() // the batch joined has its own
 	}
-	defer s.leave(b)
 	select {
 	case <-f.done:
+		s.leave(b)
 		return f.obj, shared, f.err
 	case <-ctx.Done():
+		// The request keeps its slot until the build it waits for ends (at once when it was the last
+		// to wait: the pass is cancelled), so the objects being built never outnumber the slots.
+		s.leave(b)
+		<-f.done
 		return nil, shared, apiErr(http.StatusServiceUnavailable, CodeUnavailable, "request cancelled: %v", ctx.Err())
 	}
 }
 
 // leave drops one waiter of b; when none is left before b is done, b is cancelled and forgotten so
-// that later requests start afresh.
+// that later requests start afresh. A batch that has not started never will (run finds it done): its
+// builds end now.
 func (s *Server) leave(b *batch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -116,8 +121,12 @@ func (s *Server) leave(b *batch) {
 	if b.refs > 0 || b.state == batchDone {
 		return
 	}
-	if b.state == batchOpen && b.timer.Stop() {
-		b.state = batchDone // never runs
+	if b.state == batchOpen {
+		b.timer.Stop()
+		b.state = batchDone
+		for key, f := range b.futs {
+			s.settleLocked(b, key, f, nil, apiErr(http.StatusServiceUnavailable, CodeUnavailable, "every request for this build left"))
+		}
 		b.closeFile()
 	}
 	b.cancel()
@@ -228,6 +237,9 @@ func (s *Server) settleLocked(b *batch, key string, f *future, o *object, err er
 	}
 	f.obj, f.err = o, err
 	close(f.done)
+	// The waiters hold f now; the batch lets go of it, so an object is garbage as soon as its own
+	// requests are done with it, not when the whole pass ends.
+	delete(b.futs, key)
 	if bk := (buildKey{key, b.key.OnDamaged}); s.building[bk].f == f {
 		delete(s.building, bk) // the LRU (or the store) has it now, or the next request retries
 	}

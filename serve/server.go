@@ -90,7 +90,8 @@ type Server struct {
 	open     map[passKey]*batch
 	building map[buildKey]building
 
-	stats counters
+	stats   counters
+	reclaim reclaimer
 }
 
 type counters struct {
@@ -120,6 +121,7 @@ type Stats struct {
 	Inflight        int   `json:"inflight"`         // requests being served now
 	OpenBatches     int   `json:"open_batches"`     // videos whose batch still accepts requests
 	Building        int   `json:"objects_building"` // content keys being built now
+	Reclaims        int64 `json:"reclaims"`         // collections that returned dropped objects' memory to the OS
 }
 
 // New checks cfg and returns a Server.
@@ -172,6 +174,7 @@ func New(cfg Config) (*Server, error) {
 		s.window = 0
 	}
 	s.objects = newLRU[string, *object](max(cfg.LRUBytes, 0), (*object).size)
+	s.objects.evicted = func(o *object) { s.reclaim.dropped(o.size()) }
 	s.mux = s.endpoints()
 	if cfg.Token != "" {
 		h := sha256.Sum256([]byte(cfg.Token))
@@ -237,7 +240,7 @@ func (s *Server) Stats() Stats {
 		Passes: c.passes.Load(), PassesRunning: c.running.Load(), FramesRequested: c.framesRequested.Load(), FramesDecoded: c.framesDecoded.Load(),
 		CodecFrames: c.codecFrames.Load(), ObjectsBuilt: c.built.Load(), JoinedBuilds: c.joined.Load(),
 		LRUHits: c.lruHits.Load(), StoreHits: c.storeHits.Load(), StoreWrites: c.storeWrites.Load(),
-		StoreErrors: c.storeErrors.Load(), BytesSent: c.bytesSent.Load(), Inflight: len(s.sem)}
+		StoreErrors: c.storeErrors.Load(), BytesSent: c.bytesSent.Load(), Inflight: len(s.sem), Reclaims: s.reclaim.runs.Load()}
 	st.LRUBytes, st.LRUObjects = s.objects.usage()
 	s.mu.Lock()
 	st.OpenBatches, st.Building = len(s.open), len(s.building)
@@ -368,7 +371,11 @@ func (s *Server) authorized(r *http.Request) bool {
 func (s *Server) acquire() (func(), error) {
 	select {
 	case s.sem <- struct{}{}:
-		return func() { <-s.sem }, nil
+		return func() {
+			if <-s.sem; len(s.sem) == 0 {
+				s.reclaim.idle()
+			}
+		}, nil
 	default:
 		s.stats.overloaded.Add(1)
 		return nil, apiErr(http.StatusServiceUnavailable, CodeOverloaded, "all %d slots are busy; retry", cap(s.sem))
@@ -532,17 +539,18 @@ func (s *Server) job(v pipeline.Video, sp *spec) (*pipeline.Job, error) {
 	return jobs[0], nil
 }
 
-// checkSize refuses, before any decoding, an object over the response limits.
-func (s *Server) checkSize(j *pipeline.Job) error {
+// checkSize refuses, before any decoding, an object over the response limits; it returns the
+// object's estimated size.
+func (s *Server) checkSize(j *pipeline.Job) (int64, error) {
 	if n := j.Frames(); n > s.cfg.MaxFrames {
-		return apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the plan has %d frames; this server serves at most %d per object (--max-frames)", n, s.cfg.MaxFrames)
+		return 0, apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the plan has %d frames; this server serves at most %d per object (--max-frames)", n, s.cfg.MaxFrames)
 	}
 	// The header (provenance JSON) grows with the frame count: indices, pts and pts_s, ≈ 64 bytes a frame.
 	est := j.TensorBytes() + int64(8*j.Frames()) + 64*int64(j.Frames()) + 16<<10
 	if est > s.cfg.MaxResponseBytes {
-		return apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the object would be about %d bytes (%v %s); this server's limit is %d (--max-response-mb)", est, j.Shape(), j.DType, s.cfg.MaxResponseBytes)
+		return 0, apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the object would be about %d bytes (%v %s); this server's limit is %d (--max-response-mb)", est, j.Shape(), j.DType, s.cfg.MaxResponseBytes)
 	}
-	return nil
+	return est, nil
 }
 
 // PlanResponse is the JSON of POST /v1/plan: `framesweep plan --json`'s report for the video and the
@@ -625,14 +633,25 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.checkSize(j); err != nil {
+	est, err := s.checkSize(j)
+	if err != nil {
 		return err
 	}
 	o, served, err := s.object(r.Context(), k, v, j, f.f)
 	if err != nil {
+		s.reclaim.dropped(est) // what a failed build may have allocated
 		return err
 	}
-	return s.send(w, o, format, served, sp.config.ID)
+	err = s.send(w, o, format, served, sp.config.ID)
+	// The object is garbage now unless the LRU holds it (its eviction counts it then). Collecting here,
+	// before the slot is freed and the end of the response flushed, lets the next request build in
+	// the memory this one leaves; o must not be live during it.
+	key, n := o.Key, o.size()
+	o = nil
+	if !s.objects.has(key) {
+		s.reclaim.dropped(n)
+	}
+	return err
 }
 
 // object returns j's object: from the LRU, the store, or a (shared) decoding pass over file.
