@@ -27,6 +27,7 @@ test: deps
 	$(MAKE) check
 	$(ENV) go build -o $(BIN) ./cmd/framesweep
 	$(ENV) FRAMESWEEP_BIN=$(CURDIR)/$(BIN) go test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+	$(ENV) FRAMESWEEP_BIN=$(CURDIR)/$(BIN) bash scripts/campaign/run.sh --short
 	# The kernels again without SIMD (-tags noasm) and without cgo (pure-Go references, pure-Go packages),
 	# and the resize tests with gocv's Mat leak profile (fails on an unclosed Mat).
 	$(ENV) go test -tags noasm ./native/

@@ -679,6 +679,7 @@ func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pip
 				s.stats.storeErrors.Add(1)
 				s.logf("cache: %s: %v (building it again)", j.Key, err)
 			}
+			s.reclaim.dropped(int64(len(b))) // read, and not served
 		} else if !errors.Is(err, cache.ErrNotFound) && !errors.Is(err, cache.ErrCorrupt) {
 			s.stats.storeErrors.Add(1)
 			s.logf("cache: %s: %v (building it)", j.Key, err)
