@@ -53,7 +53,8 @@ type Config struct {
 	Roots []string // directories videos are named under (at least one)
 	Token string   // when set, every request needs "Authorization: Bearer <Token>"
 	// MaxInflight bounds the requests being served at once (probe, plan, frames); one more is a 503
-	// with Retry-After. Memory is bounded by about MaxInflight × MaxResponseBytes + LRUBytes.
+	// with Retry-After. Peak memory is bounded by about 1.25 × (MaxInflight × the largest object +
+	// LRUBytes) + 64 MiB per slot over the idle process (docs/serve.md, "Memory").
 	MaxInflight      int
 	MaxBodyBytes     int64         // request bodies over it are 413
 	MaxResponseBytes int64         // an object over it (checked from the plan, before decoding) is 422

@@ -12,13 +12,19 @@
 #             line naming the file (a hang past 10 s or 512 MiB of RSS succeeds)
 #   memory    large objects 4 at a time: peak and idle RSS against docs/serve.md's bound
 #
-# usage: scripts/campaign/serve.sh [--short]      (--short: the form `make test` runs, ~15 s; else ≤ 60 s)
+# usage: scripts/campaign/serve.sh [--short] [swap|browser|token|memory…]   (--short: the form `make test`
+# runs, ~15 s; else ≤ 60 s; naming classes runs only those)
 # FRAMESWEEP_BIN names the binary (default bin/framesweep, built when missing). For a larger memory run
 # by hand: CAMPAIGN_MEM_REQUESTS, CAMPAIGN_MEM_FRAMES, CAMPAIGN_MEM_SIZE (WxH), CAMPAIGN_MEM_MAX_MB.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 short=0
-[ "${1:-}" = "--short" ] && short=1
+if [ "${1:-}" = "--short" ]; then
+  short=1
+  shift
+fi
+classes=" ${*:-swap browser token memory} " # a subset may be named: serve.sh memory
+want() { [[ $classes == *" $1 "* ]]; }
 
 BIN=${FRAMESWEEP_BIN:-bin/framesweep}
 work=$(mktemp -d)
@@ -296,14 +302,14 @@ run() { # class function args…
 }
 
 t0=$(date +%s)
-if [ $short = 1 ]; then
+if want swap && [ $short = 1 ]; then
   run swap swap 2 0
-else
+elif want swap; then
   run swap swap 8 0
   run swap swap 6 1 --worker
 fi
-run browser browser
-run token token
-run memory memory
+if want browser; then run browser browser; fi
+if want token; then run token token; fi
+if want memory; then run memory memory; fi
 echo "serve: $(($(date +%s) - t0)) s, ${#failed[@]} class(es) failed${failed[*]:+: ${failed[*]}}"
 [ ${#failed[@]} -eq 0 ]
