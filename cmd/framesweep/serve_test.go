@@ -322,6 +322,7 @@ func servePython(t *testing.T, bin, videos string) {
 	req, _ := http.NewRequest(http.MethodPost, p.url+"/v1/frames", strings.NewReader(`{"video":"nasa_13013.mp4","preset":"qwen2.5-vl","frames":8,"resolution":"qwen2.5-vl"}`))
 	tok, _ := os.ReadFile(tokenFile)
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -548,11 +549,14 @@ func serveMemory(t *testing.T, bin, videos string) {
 		t.Fatal(err)
 	}
 	peak := procStatus(t, pid, "VmHWM") << 10
-	// Idle: the last request returned what was collected to the OS (in the background).
-	var idle int64
+	// Idle: the last request returned what was collected to the OS (in the background); RSS is read
+	// until two samples 200 ms apart agree within 2 MiB (or 5 s pass).
 	idleBound := base + lruMB<<20 + 128<<20
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if idle = procStatus(t, pid, "VmRSS") << 10; idle <= idleBound || time.Now().After(deadline) {
+	idle := procStatus(t, pid, "VmRSS") << 10
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		prev := idle
+		if idle = procStatus(t, pid, "VmRSS") << 10; max(idle-prev, prev-idle) <= 2<<20 {
 			break
 		}
 	}

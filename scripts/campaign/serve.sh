@@ -272,12 +272,13 @@ peak = status("VmHWM")
 L, lru = largest[0], lrumb << 20
 peak_bound = base + (inflight * L + lru) * 5 // 4 + inflight * (64 << 20)
 idle_bound = base + lru + (128 << 20)
-deadline = time.time() + 5
-while True:
-    idle = status("VmRSS")
-    if idle <= idle_bound or time.time() > deadline:
+# idle: read until two samples 200 ms apart agree within 2 MiB (or 5 s pass)
+deadline, idle = time.time() + 5, status("VmRSS")
+while time.time() < deadline:
+    time.sleep(0.2)
+    prev, idle = idle, status("VmRSS")
+    if abs(idle - prev) <= 2 << 20:
         break
-    time.sleep(0.1)
 ok = not errors and peak <= peak_bound and idle <= idle_bound
 M = 1 << 20
 print(("ok" if ok else "fail") + " memory: %d objects of up to %d MiB, %d at a time: RSS start %d MiB, peak %d MiB (bound %d), idle %d MiB (bound %d)%s" % (
