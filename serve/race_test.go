@@ -32,7 +32,8 @@ func TestSwapRace(t *testing.T) {
 		openat2 bool
 	}{{"openat2", true}, {"walk", false}} {
 		t.Run(mode.name, func(t *testing.T) {
-			defer func(old bool) { useOpenat2 = old }(useOpenat2)
+			// Restored after the server stops (cleanups run last registered first).
+			t.Cleanup(func(old bool) func() { return func() { useOpenat2 = old } }(useOpenat2))
 			useOpenat2 = mode.openat2
 			swapRace(t, 1500*time.Millisecond)
 		})
