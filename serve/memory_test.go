@@ -13,7 +13,7 @@ import (
 // objects being built never outnumber the slots; then everything is released and the dropped objects
 // collected.
 func TestSlotHeldUntilBuilt(t *testing.T) {
-	s, url := start(t, Config{Roots: []string{testVideos(t)}, MaxInflight: 2, Window: 600 * time.Millisecond})
+	s, url := start(t, Config{Roots: []string{testVideos(t)}, MaxInflight: 3, Window: 2 * time.Second}) // 3: two jobs do not start the batch at once
 	ctx, cancel := context.WithCancel(context.Background())
 	body := mustJSON(t, Request{Video: "nasa_13013.mp4", Policy: "uniform", Frames: 8, Resolution: "64x64"})
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/frames", strings.NewReader(body))
@@ -32,7 +32,10 @@ func TestSlotHeldUntilBuilt(t *testing.T) {
 	cancel()
 	<-gone
 	time.Sleep(100 * time.Millisecond) // the server sees the client leave
-	if st := s.Stats(); st.Inflight != 2 {
+	switch st := s.Stats(); {
+	case st.OpenBatches != 1:
+		t.Fatalf("the batch no longer waits (the 2 s window passed?): %+v", st)
+	case st.Inflight != 2:
 		t.Fatalf("the slot of the client that left was freed before its build ended: %+v", st)
 	}
 	framesOf(t, <-other)

@@ -646,10 +646,8 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 	err = s.send(w, o, format, served, sp.config.ID)
 	// The object is garbage now unless the LRU holds it (its eviction counts it then). Collecting here,
 	// before the slot is freed and the end of the response flushed, lets the next request build in
-	// the memory this one leaves; o must not be live during it.
-	key, n := o.Key, o.size()
-	o = nil
-	if !s.objects.has(key) {
+	// the memory this one leaves (o is not used past this line, so it is not live during it).
+	if key, n := o.Key, o.size(); !s.objects.has(key) {
 		s.reclaim.dropped(n)
 	}
 	return err
