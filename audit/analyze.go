@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // MaxConfigs bounds the configs of one audit (pairs grow with its square).
@@ -138,8 +140,10 @@ type Result struct {
 	SamplingRecovery     *SamplingRecovery   `json:"sampling_recovery"`
 	IsoCompute           []IsoGroup          `json:"iso_compute"`
 	PipelineFlips        []PipelineFlip      `json:"pipeline_flips"`
-	LetterPrior          *LetterPrior        `json:"letter_prior"`
-	Notes                []string            `json:"notes"`
+	// ProtocolAgreement compares budget ladders that differ in one protocol factor (protocol.go).
+	ProtocolAgreement []ProtocolPair `json:"protocol_agreement"`
+	LetterPrior       *LetterPrior   `json:"letter_prior"`
+	Notes             []string       `json:"notes"`
 }
 
 // ErrorRecords summarises the error records of an audit's input.
@@ -150,7 +154,7 @@ type ErrorRecords struct {
 }
 
 // splitErrors separates the error records from the answered ones.
-func splitErrors(recs []Record) ([]Record, ErrorRecords) {
+func splitErrors(recs []record.Record) ([]record.Record, ErrorRecords) {
 	er := ErrorRecords{ByConfig: map[string]int{}, Examples: []string{}}
 	n := 0
 	for i := range recs {
@@ -161,7 +165,7 @@ func splitErrors(recs []Record) ([]Record, ErrorRecords) {
 	if n == 0 {
 		return recs, er
 	}
-	ok := make([]Record, 0, len(recs)-n)
+	ok := make([]record.Record, 0, len(recs)-n)
 	for _, r := range recs {
 		if !r.Failed() {
 			ok = append(ok, r)
@@ -181,12 +185,12 @@ type dataset struct {
 	configs []*Config // display order
 	cidx    map[string]int
 	items   []string // sorted
-	recs    []Record
+	recs    []record.Record
 	grid    []int32   // len(items)*len(configs), index into recs or -1
 	reruns  [][]int32 // per config: record indices that are not the primary run
 }
 
-func (d *dataset) cell(i, k int) *Record {
+func (d *dataset) cell(i, k int) *record.Record {
 	if j := d.grid[i*len(d.configs)+k]; j >= 0 {
 		return &d.recs[j]
 	}
@@ -194,18 +198,59 @@ func (d *dataset) cell(i, k int) *Record {
 }
 
 // build indexes the records, merges config metadata, and separates primary runs from reruns.
-func build(recs []Record) (*dataset, error) {
+func build(recs []record.Record) (*dataset, error) {
 	if len(recs) == 0 {
-		return nil, Errorf("", 0, "analyze", ErrEmpty, "nothing to analyse")
+		return nil, record.Errorf("", 0, "analyze", record.ErrEmpty, "nothing to analyse")
 	}
+	sc, err := scanRecords(recs)
+	if err != nil {
+		return nil, err
+	}
+	order := sc.configs
+	firstOrder := append([]*Config(nil), order...)
+	for _, c := range order {
+		c.finishCost()
+	}
+	sortConfigs(order)
+	d := &dataset{configs: order, cidx: map[string]int{}, recs: recs}
+	for k, c := range order {
+		d.cidx[c.ID] = k
+	}
+	items, itemPerm := sortItems(sc.items)
+	cfgPerm := make([]int, len(firstOrder))
+	for fi, c := range firstOrder {
+		cfgPerm[fi] = d.cidx[c.ID]
+	}
+	d.items = items
+	C := len(order)
+	// Bounds keep hostile inputs in check: pairs grow with C², the grid with items × C.
+	if C > MaxConfigs {
+		return nil, record.Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d configs; the audit handles at most %d", C, MaxConfigs)
+	}
+	if int64(len(items))*int64(C) > maxCells {
+		return nil, record.Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d items × %d configs is over %d cells", len(items), C, maxCells)
+	}
+	if err := d.place(sc, itemPerm, cfgPerm); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// recordScan is the first pass over the records: the configs in first-seen order with their merged
+// metadata, the items in first-seen order, and each record's item and config by those orders (so the
+// second pass needs no map lookups).
+type recordScan struct {
+	configs []*Config
+	items   []string
+	recItem []int32
+	recCfg  []int32
+}
+
+func scanRecords(recs []record.Record) (*recordScan, error) {
+	sc := &recordScan{recItem: make([]int32, len(recs)), recCfg: make([]int32, len(recs))}
 	byID := map[string]*Config{}
-	kindSrc := map[string]Source{}
-	var order []*Config
+	kindSrc := map[string]record.Source{}
 	itemIdx := map[string]int{}
-	var items []string
-	// First-seen item and config of every record, so the second pass needs no map lookups.
-	recItem := make([]int32, len(recs))
-	recCfg := make([]int32, len(recs))
 	cfgFirst := map[*Config]int32{}
 	var last *Config
 	for i := range recs {
@@ -217,11 +262,11 @@ func build(recs []Record) (*dataset, error) {
 		if c == nil {
 			c = &Config{ID: r.Config}
 			byID[r.Config] = c
-			cfgFirst[c] = int32(len(order))
-			order = append(order, c)
+			cfgFirst[c] = int32(len(sc.configs))
+			sc.configs = append(sc.configs, c)
 		}
 		last = c
-		recCfg[i] = cfgFirst[c]
+		sc.recCfg[i] = cfgFirst[c]
 		kind := "multiple_choice"
 		if r.Score != nil {
 			kind = "open_ended"
@@ -230,7 +275,7 @@ func build(recs []Record) (*dataset, error) {
 			c.Kind, kindSrc[c.ID] = kind, r.Source
 		} else if c.Kind != kind {
 			s := kindSrc[c.ID]
-			return nil, Errorf(r.Source.Path, r.Source.Line, "analyze", ErrInvalid,
+			return nil, record.Errorf(r.Source.Path, r.Source.Line, "analyze", record.ErrInvalid,
 				"config %q mixes correct and score records (first kind at %s:%d)", c.ID, s.Path, s.Line)
 		}
 		if r.ConfigMeta != nil {
@@ -241,48 +286,36 @@ func build(recs []Record) (*dataset, error) {
 		c.Records++
 		ii, ok := itemIdx[r.ItemID]
 		if !ok {
-			ii = len(items)
+			ii = len(sc.items)
 			itemIdx[r.ItemID] = ii
-			items = append(items, r.ItemID)
+			sc.items = append(sc.items, r.ItemID)
 		}
-		recItem[i] = int32(ii)
+		sc.recItem[i] = int32(ii)
 	}
-	firstOrder := append([]*Config(nil), order...)
-	for _, c := range order {
-		c.finishCost()
+	return sc, nil
+}
+
+// sortItems sorts the items by id; perm maps a first-seen index to the sorted one.
+func sortItems(items []string) (sorted []string, perm []int32) {
+	order := make([]int32, len(items))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	sortConfigs(order)
-	d := &dataset{configs: order, cidx: map[string]int{}, recs: recs}
-	for k, c := range order {
-		d.cidx[c.ID] = k
-	}
-	// Items sorted by id; itemPerm maps first-seen index → sorted index.
-	perm := make([]int32, len(items))
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	sort.Slice(perm, func(a, b int) bool { return items[perm[a]] < items[perm[b]] })
-	itemPerm := make([]int32, len(items))
-	sorted := make([]string, len(items))
-	for si, fi := range perm {
-		itemPerm[fi] = int32(si)
+	sort.Slice(order, func(a, b int) bool { return items[order[a]] < items[order[b]] })
+	perm = make([]int32, len(items))
+	sorted = make([]string, len(items))
+	for si, fi := range order {
+		perm[fi] = int32(si)
 		sorted[si] = items[fi]
 	}
-	items = sorted
-	cfgPerm := make([]int, len(firstOrder))
-	for fi, c := range firstOrder {
-		cfgPerm[fi] = d.cidx[c.ID]
-	}
-	d.items = items
-	C := len(order)
-	// Bounds keep hostile inputs in check: pairs grow with C², the grid with items × C.
-	if C > MaxConfigs {
-		return nil, Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d configs; the audit handles at most %d", C, MaxConfigs)
-	}
-	if int64(len(items))*int64(C) > maxCells {
-		return nil, Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d items × %d configs is over %d cells", len(items), C, maxCells)
-	}
-	d.grid = make([]int32, len(items)*C)
+	return sorted, perm
+}
+
+// place puts every record in its (item, config) cell: the lowest run in the grid, other runs of the
+// cell as reruns (each run value once per cell: a second record of one run is ErrDuplicate).
+func (d *dataset) place(sc *recordScan, itemPerm []int32, cfgPerm []int) error {
+	recs, C := d.recs, len(d.configs)
+	d.grid = make([]int32, len(d.items)*C)
 	for i := range d.grid {
 		d.grid[i] = -1
 	}
@@ -292,8 +325,9 @@ func build(recs []Record) (*dataset, error) {
 	var cellRuns map[[2]int]int32 // (cell, run) → record, only for cells holding reruns
 	for j := range recs {
 		r := &recs[j]
-		k := cfgPerm[recCfg[j]]
-		slot := &d.grid[int(itemPerm[recItem[j]])*C+k]
+		k := cfgPerm[sc.recCfg[j]]
+		cell := int(itemPerm[sc.recItem[j]])*C + k
+		slot := &d.grid[cell]
 		if r.Run == nil || *r.Run == 0 {
 			run0[k] = true
 		} else {
@@ -307,7 +341,6 @@ func build(recs []Record) (*dataset, error) {
 			continue
 		}
 		// A second record for the cell: it must be a rerun with a run value not seen for this cell yet.
-		cell := int(itemPerm[recItem[j]])*C + k
 		if cellRuns == nil {
 			cellRuns = map[[2]int]int32{}
 		}
@@ -317,7 +350,7 @@ func build(recs []Record) (*dataset, error) {
 		if first, dup := cellRuns[[2]int{cell, r.RunIndex()}]; dup {
 			prev := &recs[first]
 			what := "declare reruns with distinct \"run\" values"
-			return nil, Errorf(r.Source.Path, r.Source.Line, "analyze", ErrDuplicate,
+			return record.Errorf(r.Source.Path, r.Source.Line, "analyze", record.ErrDuplicate,
 				"item %q config %q run %d already recorded at %s:%d (%s)", r.ItemID, r.Config, r.RunIndex(), prev.Source.Path, prev.Source.Line, what)
 		}
 		cellRuns[[2]int{cell, r.RunIndex()}] = int32(j)
@@ -329,17 +362,17 @@ func build(recs []Record) (*dataset, error) {
 			d.reruns[k] = append(d.reruns[k], int32(j))
 		}
 	}
-	for k, c := range order {
+	for k, c := range d.configs {
 		c.Reruns = len(runsSeen[k]) + b2i(run0[k]) - 1
 	}
-	return d, nil
+	return nil
 }
 
 // Analyze computes the audit of METRICS.md from records. Errors not tied to one line name the records'
 // file(s).
-func Analyze(recs []Record, opt Options) (*Result, error) {
+func Analyze(recs []record.Record, opt Options) (*Result, error) {
 	res, err := analyze(recs, opt)
-	var ae *Error
+	var ae *record.Error
 	if errors.As(err, &ae) && ae.Path == "" {
 		ae.Path = sourcePaths(recs)
 	}
@@ -348,7 +381,7 @@ func Analyze(recs []Record, opt Options) (*Result, error) {
 
 // Cascade runs only the confidence cascade of Analyze (`framesweep cascade`), without the other metrics.
 // A nil result comes with a note saying why no cascade could be run.
-func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
+func Cascade(recs []record.Record, opt Options) (*CascadeResult, string, error) {
 	recs, _ = splitErrors(recs)
 	d, err := build(recs)
 	var cr *CascadeResult
@@ -356,7 +389,7 @@ func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
 	if err == nil {
 		cr, note, err = runCascade(d, opt)
 	}
-	var ae *Error
+	var ae *record.Error
 	if errors.As(err, &ae) && ae.Path == "" {
 		ae.Path = sourcePaths(recs)
 	}
@@ -364,7 +397,7 @@ func Cascade(recs []Record, opt Options) (*CascadeResult, string, error) {
 }
 
 // sourcePaths lists the distinct files the records came from.
-func sourcePaths(recs []Record) string {
+func sourcePaths(recs []record.Record) string {
 	var paths []string
 	seen := map[string]bool{}
 	prev := ""
@@ -379,9 +412,9 @@ func sourcePaths(recs []Record) string {
 	return strings.Join(paths, ",")
 }
 
-func analyze(recs []Record, opt Options) (*Result, error) {
+func analyze(recs []record.Record, opt Options) (*Result, error) {
 	if opt.Resamples < 0 || opt.Epsilon < 0 {
-		return nil, Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
+		return nil, record.Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
 	}
 	online, err := Online(recs)
 	if err != nil {
@@ -404,11 +437,12 @@ func analyze(recs []Record, opt Options) (*Result, error) {
 		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
 			PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
 			Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"},
-		NoiseFloor:    noiseFloor(d),
-		IsoCompute:    []IsoGroup{},
-		PipelineFlips: []PipelineFlip{},
-		Patterns:      []Pattern{},
-		Notes:         []string{},
+		NoiseFloor:        noiseFloor(d),
+		IsoCompute:        []IsoGroup{},
+		PipelineFlips:     []PipelineFlip{},
+		ProtocolAgreement: []ProtocolPair{},
+		Patterns:          []Pattern{},
+		Notes:             []string{},
 	}
 	var mc []int
 	for k, c := range d.configs {
@@ -470,93 +504,16 @@ func (v *mcView) correct(pi, j int) bool { // pi: position in paired, j: positio
 }
 
 func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
-	C := len(d.configs)
 	v := &mcView{d: d, ks: mc}
 	for _, k := range mc {
 		v.cfgs = append(v.cfgs, d.configs[k])
 	}
-	drop := Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
-	for i := range d.items {
-		ok, any := true, false
-		for _, k := range mc {
-			if d.grid[i*C+k] < 0 {
-				ok = false
-				drop.MissingByConfig[d.configs[k].ID]++
-			} else {
-				any = true
-			}
-		}
-		if !any {
-			continue // an open-ended-only item
-		}
-		drop.TotalItems++
-		if ok {
-			v.paired = append(v.paired, i)
-		} else {
-			drop.Count++
-			if len(drop.Examples) < 10 {
-				drop.Examples = append(drop.Examples, d.items[i])
-			}
-		}
-	}
-	if drop.Count > 0 {
-		var parts []string
-		for _, c := range v.cfgs {
-			if n := drop.MissingByConfig[c.ID]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d lack config %s", n, c.ID))
-			}
-		}
-		drop.Reason = fmt.Sprintf("%d of %d items lack a record in at least one config (%s); paired analysis keeps only items present in every config",
-			drop.Count, drop.TotalItems, strings.Join(parts, ", "))
-	}
-	res.DroppedItems = drop
-	v.pt = newPatternTable(v.cfgs, opt.DefaultPolicy)
-	v.pat = make([]int32, len(v.paired))
-	key := make([]byte, len(mc))
-	for pi, i := range v.paired {
-		for j, k := range mc {
-			key[j] = '0'
-			if *d.recs[d.grid[i*C+k]].Correct {
-				key[j] = '1'
-			}
-		}
-		v.pat[pi] = v.pt.id(key)
-	}
+	v.paired, res.DroppedItems = pairItems(d, mc, v.cfgs)
+	v.patterns(opt.DefaultPolicy)
 	if v.pt.topNote != "" {
 		res.Notes = append(res.Notes, v.pt.topNote)
 	}
-	// Scopes: all items, then each category and duration seen on any multiple-choice record.
-	scopes := map[string][]int32{"all": v.pat}
-	cats, durs := map[string]bool{}, map[string]bool{}
-	lastCat, lastDur := "", ""
-	for i := range d.items {
-		for _, k := range mc {
-			if r := d.cell(i, k); r != nil {
-				if r.Category != "" && r.Category != lastCat {
-					cats[r.Category], lastCat = true, r.Category
-				}
-				if r.Duration != "" && r.Duration != lastDur {
-					durs[r.Duration], lastDur = true, r.Duration
-				}
-			}
-		}
-	}
-	byCat, byDur := map[string][]int32{}, map[string][]int32{}
-	for pi, i := range v.paired {
-		cat, dur := itemAttr(d, i, mc)
-		if cat != "" {
-			byCat[cat] = append(byCat[cat], v.pat[pi])
-		}
-		if dur != "" {
-			byDur[dur] = append(byDur[dur], v.pat[pi])
-		}
-	}
-	for c, p := range byCat {
-		scopes["category:"+c] = p
-	}
-	for du, p := range byDur {
-		scopes["duration:"+du] = p
-	}
+	scopes, cats, durs := mcScopes(v)
 	compute := func(scope string) *Metrics {
 		pats := scopes[scope]
 		m := v.pt.metrics(pats)
@@ -586,8 +543,106 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 	}
 	res.IsoCompute = isoCompute(v)
 	res.PipelineFlips = pipelineFlips(v)
+	res.ProtocolAgreement = protocolAgreement(v, opt.DefaultPolicy)
 	res.LetterPrior = letterPrior(v)
 	return nil
+}
+
+// pairItems keeps the items with a record in every config of mc (the paired analysis) and says how
+// many were dropped and why.
+func pairItems(d *dataset, mc []int, cfgs []*Config) ([]int, Dropped) {
+	C := len(d.configs)
+	var paired []int
+	drop := Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
+	for i := range d.items {
+		ok, any := true, false
+		for _, k := range mc {
+			if d.grid[i*C+k] < 0 {
+				ok = false
+				drop.MissingByConfig[d.configs[k].ID]++
+			} else {
+				any = true
+			}
+		}
+		if !any {
+			continue // an open-ended-only item
+		}
+		drop.TotalItems++
+		if ok {
+			paired = append(paired, i)
+		} else {
+			drop.Count++
+			if len(drop.Examples) < 10 {
+				drop.Examples = append(drop.Examples, d.items[i])
+			}
+		}
+	}
+	if drop.Count > 0 {
+		var parts []string
+		for _, c := range cfgs {
+			if n := drop.MissingByConfig[c.ID]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d lack config %s", n, c.ID))
+			}
+		}
+		drop.Reason = fmt.Sprintf("%d of %d items lack a record in at least one config (%s); paired analysis keeps only items present in every config",
+			drop.Count, drop.TotalItems, strings.Join(parts, ", "))
+	}
+	return paired, drop
+}
+
+// patterns gives every paired item its trajectory: the pattern of its verdicts across the configs.
+func (v *mcView) patterns(defaultPolicy string) {
+	d, C := v.d, len(v.d.configs)
+	v.pt = newPatternTable(v.cfgs, defaultPolicy)
+	v.pat = make([]int32, len(v.paired))
+	key := make([]byte, len(v.ks))
+	for pi, i := range v.paired {
+		for j, k := range v.ks {
+			key[j] = '0'
+			if *d.recs[d.grid[i*C+k]].Correct {
+				key[j] = '1'
+			}
+		}
+		v.pat[pi] = v.pt.id(key)
+	}
+}
+
+// mcScopes are the item sets metrics are computed over: all paired items, then each category and
+// duration seen on any multiple-choice record (a scope may hold no paired item).
+func mcScopes(v *mcView) (scopes map[string][]int32, cats, durs map[string]bool) {
+	d, mc := v.d, v.ks
+	scopes = map[string][]int32{"all": v.pat}
+	cats, durs = map[string]bool{}, map[string]bool{}
+	lastCat, lastDur := "", ""
+	for i := range d.items {
+		for _, k := range mc {
+			if r := d.cell(i, k); r != nil {
+				if r.Category != "" && r.Category != lastCat {
+					cats[r.Category], lastCat = true, r.Category
+				}
+				if r.Duration != "" && r.Duration != lastDur {
+					durs[r.Duration], lastDur = true, r.Duration
+				}
+			}
+		}
+	}
+	byCat, byDur := map[string][]int32{}, map[string][]int32{}
+	for pi, i := range v.paired {
+		cat, dur := itemAttr(d, i, mc)
+		if cat != "" {
+			byCat[cat] = append(byCat[cat], v.pat[pi])
+		}
+		if dur != "" {
+			byDur[dur] = append(byDur[dur], v.pat[pi])
+		}
+	}
+	for c, p := range byCat {
+		scopes["category:"+c] = p
+	}
+	for du, p := range byDur {
+		scopes["duration:"+du] = p
+	}
+	return scopes, cats, durs
 }
 
 // docDrift reports items whose doc_hash differs between configs: the configs did not see the same
@@ -1031,7 +1086,7 @@ func (pt *patternTable) topPatterns(pats []int32, limit int) ([]Pattern, int) {
 // everyItemConfigs keeps the records of the configs that every item has a record at (an online
 // cascade asks the higher budgets only of the items still unsure: pairing them would keep only the
 // items that escalated all the way).
-func everyItemConfigs(recs []Record) []Record {
+func everyItemConfigs(recs []record.Record) []record.Record {
 	items := map[string]bool{}
 	per := map[string]map[string]bool{}
 	for _, r := range recs {
@@ -1041,7 +1096,7 @@ func everyItemConfigs(recs []Record) []Record {
 		}
 		per[r.Config][r.ItemID] = true
 	}
-	var out []Record
+	var out []record.Record
 	for _, r := range recs {
 		if len(per[r.Config]) == len(items) {
 			out = append(out, r)

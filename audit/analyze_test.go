@@ -7,24 +7,24 @@ import (
 	"maps"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 func ip(v int) *int         { return &v }
 func bp(v bool) *bool       { return &v }
 func fp(v float64) *float64 { return &v }
-func metaF(frames, w, h int, policy string) *ConfigMeta {
-	return &ConfigMeta{Frames: ip(frames), Width: ip(w), Height: ip(h), Policy: policy}
+func metaF(frames, w, h int, policy string) *record.ConfigMeta {
+	return &record.ConfigMeta{Frames: ip(frames), Width: ip(w), Height: ip(h), Policy: policy}
 }
 
 // grid builds multiple-choice records from patterns: pats[item] is one char per config ('1','0', '-' = no record).
-func grid(cfgs []string, metas map[string]*ConfigMeta, pats map[string]string, cats map[string]string) []Record {
-	var out []Record
+func grid(cfgs []string, metas map[string]*record.ConfigMeta, pats map[string]string, cats map[string]string) []record.Record {
+	var out []record.Record
 	line := 0
 	for _, it := range sortedKeys(pats) {
 		for k, c := range cfgs {
@@ -33,8 +33,8 @@ func grid(cfgs []string, metas map[string]*ConfigMeta, pats map[string]string, c
 				continue
 			}
 			line++
-			r := Record{ItemID: it, Config: c, Correct: bp(ch == '1'), ConfigMeta: metas[c], Category: cats[it], Duration: "short",
-				Source: Source{Path: "mem.jsonl", Line: line}}
+			r := record.Record{ItemID: it, Config: c, Correct: bp(ch == '1'), ConfigMeta: metas[c], Category: cats[it], Duration: "short",
+				Source: record.Source{Path: "mem.jsonl", Line: line}}
 			out = append(out, r)
 		}
 	}
@@ -67,9 +67,9 @@ func near(t *testing.T, name string, got *float64, want float64) {
 	}
 }
 
-func coreRecords() []Record {
+func coreRecords() []record.Record {
 	cfgs := []string{"text", "f8", "f16", "f32"}
-	metas := map[string]*ConfigMeta{
+	metas := map[string]*record.ConfigMeta{
 		"text": {TextOnly: bp(true)},
 		"f8":   metaF(8, 100, 100, "uniform"),
 		"f16":  metaF(16, 100, 100, "uniform"),
@@ -229,27 +229,6 @@ func TestMcNemarExact(t *testing.T) {
 	}
 }
 
-func TestTokenF1(t *testing.T) {
-	cases := []struct {
-		pred string
-		refs []string
-		want float64
-	}{
-		{"The cat sat.", []string{"a cat sat down"}, 0.8},
-		{"", []string{""}, 1},
-		{"the", []string{"a an"}, 1}, // both empty after dropping articles
-		{"", []string{"x"}, 0},
-		{"cat cat", []string{"cat"}, 2.0 / 3},
-		{"red car", []string{"blue bus", "a red car!"}, 1},
-		{"Dog", []string{"cat"}, 0},
-	}
-	for _, tc := range cases {
-		if got := TokenF1(tc.pred, tc.refs...); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("TokenF1(%q, %q) = %v, want %v", tc.pred, tc.refs, got, tc.want)
-		}
-	}
-}
-
 func TestPercentile(t *testing.T) {
 	v := []float64{1, 2, 3, 4}
 	if p := Percentile(v, 0.5); p != 2.5 {
@@ -263,7 +242,7 @@ func TestPercentile(t *testing.T) {
 // Equal-cost configs are incomparable; the default policy picks the top; sampling recovery and iso-compute.
 func TestTiesIsoAndSamplingRecovery(t *testing.T) {
 	cfgs := []string{"c8", "a16", "b16"}
-	metas := map[string]*ConfigMeta{
+	metas := map[string]*record.ConfigMeta{
 		"c8":  metaF(8, 100, 100, "uniform"),
 		"a16": metaF(16, 100, 100, "uniform"),
 		"b16": metaF(16, 100, 100, "random"),
@@ -309,7 +288,7 @@ func TestTiesIsoAndSamplingRecovery(t *testing.T) {
 }
 
 func TestTopTieWithoutDefaultIsUndefined(t *testing.T) {
-	metas := map[string]*ConfigMeta{"c8": metaF(8, 10, 10, "uniform"), "x": metaF(16, 10, 10, "random"), "y": metaF(16, 10, 10, "dense-start")}
+	metas := map[string]*record.ConfigMeta{"c8": metaF(8, 10, 10, "uniform"), "x": metaF(16, 10, 10, "random"), "y": metaF(16, 10, 10, "dense-start")}
 	res, err := Analyze(grid([]string{"c8", "x", "y"}, metas, map[string]string{"a": "100", "b": "011"}, nil), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +300,7 @@ func TestTopTieWithoutDefaultIsUndefined(t *testing.T) {
 
 func TestRerunsNoiseFloor(t *testing.T) {
 	recs := coreRecords()
-	base, err := Analyze(append([]Record(nil), recs...), DefaultOptions())
+	base, err := Analyze(append([]record.Record(nil), recs...), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,37 +344,37 @@ func TestRecordErrors(t *testing.T) {
 	recs = append(recs, recs[0])
 	recs[len(recs)-1].Source.Line = 99
 	_, err := Analyze(recs, DefaultOptions())
-	var ae *Error
-	if !errors.Is(err, ErrDuplicate) || !errors.As(err, &ae) || ae.Line != 99 || !strings.Contains(err.Error(), "mem.jsonl:99") {
+	var ae *record.Error
+	if !errors.Is(err, record.ErrDuplicate) || !errors.As(err, &ae) || ae.Line != 99 || !strings.Contains(err.Error(), "mem.jsonl:99") {
 		t.Errorf("duplicate: %v", err)
 	}
 	cases := []struct {
 		in   string
 		want error
 	}{
-		{`{"item_id":"a","config":"x"}`, ErrInvalid},
-		{`{"item_id":"a","config":"x","correct":true,"score":0.5}`, ErrInvalid},
-		{`{"item_id":"a","config":"x","score":1.5}`, ErrInvalid},
-		{`{"item_id":"a","config":"x","correct":true,"confidence":-0.1}`, ErrInvalid},
-		{`{"item_id":"","config":"x","correct":true}`, ErrInvalid},
-		{`{"item_id":"a","config":"x","correct":"yes"}`, ErrSyntax},
-		{`{"item_id":"a"`, ErrSyntax},
-		{`{"item_id":"a","config":"x","correct":true} {}`, ErrSyntax},
-		{`null`, ErrInvalid},
+		{`{"item_id":"a","config":"x"}`, record.ErrInvalid},
+		{`{"item_id":"a","config":"x","correct":true,"score":0.5}`, record.ErrInvalid},
+		{`{"item_id":"a","config":"x","score":1.5}`, record.ErrInvalid},
+		{`{"item_id":"a","config":"x","correct":true,"confidence":-0.1}`, record.ErrInvalid},
+		{`{"item_id":"","config":"x","correct":true}`, record.ErrInvalid},
+		{`{"item_id":"a","config":"x","correct":"yes"}`, record.ErrSyntax},
+		{`{"item_id":"a"`, record.ErrSyntax},
+		{`{"item_id":"a","config":"x","correct":true} {}`, record.ErrSyntax},
+		{`null`, record.ErrInvalid},
 	}
 	for _, tc := range cases {
-		_, err := ReadRecords(strings.NewReader("\n"+tc.in+"\n"), "bad.jsonl")
+		_, err := record.Read(strings.NewReader("\n"+tc.in+"\n"), "bad.jsonl")
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "bad.jsonl:2") {
 			t.Errorf("%s: got %v, want %v at line 2", tc.in, err, tc.want)
 		}
 	}
 	conflict := `{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":8}}
 {"item_id":"b","config":"x","correct":true,"config_meta":{"frames":16}}`
-	rs, err := ReadRecords(strings.NewReader(conflict), "c.jsonl")
+	rs, err := record.Read(strings.NewReader(conflict), "c.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "c.jsonl:2") {
+	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, record.ErrConflict) || !strings.Contains(err.Error(), "c.jsonl:2") {
 		t.Errorf("conflict: %v", err)
 	}
 	// Text-only and frames must agree, on one record or across two.
@@ -406,47 +385,29 @@ func TestRecordErrors(t *testing.T) {
 		"0 frames, then visual": `{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":0}}
 {"item_id":"b","config":"x","correct":true,"config_meta":{"text_only":false}}`,
 	} {
-		rs, err := ReadRecords(strings.NewReader(in), "t.jsonl")
+		rs, err := record.Read(strings.NewReader(in), "t.jsonl")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "t.jsonl:") {
+		if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, record.ErrConflict) || !strings.Contains(err.Error(), "t.jsonl:") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	mixed := `{"item_id":"a","config":"x","correct":true}
 {"item_id":"b","config":"x","score":0.5}`
-	rs, _ = ReadRecords(strings.NewReader(mixed), "m.jsonl")
-	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, ErrInvalid) {
+	if rs, err = record.Read(strings.NewReader(mixed), "m.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Analyze(rs, DefaultOptions()); !errors.Is(err, record.ErrInvalid) {
 		t.Errorf("mixed kinds: %v", err)
 	}
-	if _, err := ReadRecords(strings.NewReader(strings.Repeat("x", MaxLineBytes+10)), "long.jsonl"); !errors.Is(err, ErrTooLong) {
+	if _, err := record.Read(strings.NewReader(strings.Repeat("x", record.MaxLineBytes+10)), "long.jsonl"); !errors.Is(err, record.ErrTooLong) {
 		t.Errorf("long line: %v", err)
 	}
 }
 
-func TestRecordsRoundTrip(t *testing.T) {
-	in := `{"item_id":"videomme-001-1","config":"f16","correct":true,"prediction":"B","answer":"B","confidence":0.83,"score":null,"category":"Counting Problem","duration":"short","config_meta":{"frames":16,"text_only":false,"width":448,"height":448,"policy":"uniform","seed":null,"pipeline":"raw"},"latency_s":0.91}`
-	recs, err := ReadRecords(strings.NewReader(in), "x.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sb strings.Builder
-	if err := WriteRecords(&sb, recs); err != nil {
-		t.Fatal(err)
-	}
-	want := `{"item_id":"videomme-001-1","config":"f16","correct":true,"prediction":"B","answer":"B","confidence":0.83,"category":"Counting Problem","duration":"short","config_meta":{"frames":16,"text_only":false,"width":448,"height":448,"policy":"uniform","pipeline":"raw"},"latency_s":0.91}` + "\n"
-	if sb.String() != want {
-		t.Errorf("canonical form:\n%s\nwant\n%s", sb.String(), want)
-	}
-	again, err := ReadRecords(strings.NewReader(sb.String()), "y.jsonl")
-	if err != nil || len(again) != 1 || *again[0].ConfigMeta.Width != 448 {
-		t.Errorf("re-read: %v %+v", err, again)
-	}
-}
-
 func TestOpenEnded(t *testing.T) {
-	var recs []Record
+	var recs []record.Record
 	scores := map[string][2]float64{"q1": {0.5, 0.9}, "q2": {0.8, 0.2}, "q3": {1, 1}}
 	for _, it := range []string{"q1", "q2", "q3"} {
 		for k, c := range []string{"o8", "o16"} {
@@ -454,10 +415,10 @@ func TestOpenEnded(t *testing.T) {
 			if it == "q3" {
 				cat = "B"
 			}
-			recs = append(recs, Record{ItemID: it, Config: c, Score: fp(scores[it][k]), ConfigMeta: &ConfigMeta{Frames: ip(8 << k)}, Category: cat})
+			recs = append(recs, record.Record{ItemID: it, Config: c, Score: fp(scores[it][k]), ConfigMeta: &record.ConfigMeta{Frames: ip(8 << k)}, Category: cat})
 		}
 	}
-	recs = append(recs, Record{ItemID: "q4", Config: "o8", Score: fp(0.1)}) // missing o16: dropped
+	recs = append(recs, record.Record{ItemID: "q4", Config: "o8", Score: fp(0.1)}) // missing o16: dropped
 	res, err := Analyze(recs, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -487,17 +448,17 @@ func TestOpenEnded(t *testing.T) {
 }
 
 func TestPipelineFlipsAndLetterPrior(t *testing.T) {
-	raw := &ConfigMeta{TextOnly: bp(true), Pipeline: "raw"}
-	var recs []Record
+	raw := &record.ConfigMeta{TextOnly: bp(true), Pipeline: "raw"}
+	var recs []record.Record
 	gold := []string{"A", "B", "A", "C"}
 	rawOK := []bool{true, true, false, false}
 	cachedOK := []bool{true, false, true, false}
 	for i, g := range gold {
 		it := string(rune('a' + i))
 		recs = append(recs,
-			Record{ItemID: it, Config: "text", Correct: bp(i%2 == 0), Prediction: "A", Answer: g, ConfigMeta: raw},
-			Record{ItemID: it, Config: "r8", Correct: bp(rawOK[i]), Prediction: "(" + g + ")", Answer: g, ConfigMeta: &ConfigMeta{Frames: ip(8), Pipeline: "raw"}},
-			Record{ItemID: it, Config: "k8", Correct: bp(cachedOK[i]), Prediction: "no idea", Answer: g, ConfigMeta: &ConfigMeta{Frames: ip(8), Pipeline: "cached"}})
+			record.Record{ItemID: it, Config: "text", Correct: bp(i%2 == 0), Prediction: "A", Answer: g, ConfigMeta: raw},
+			record.Record{ItemID: it, Config: "r8", Correct: bp(rawOK[i]), Prediction: "(" + g + ")", Answer: g, ConfigMeta: &record.ConfigMeta{Frames: ip(8), Pipeline: "raw"}},
+			record.Record{ItemID: it, Config: "k8", Correct: bp(cachedOK[i]), Prediction: "no idea", Answer: g, ConfigMeta: &record.ConfigMeta{Frames: ip(8), Pipeline: "cached"}})
 	}
 	res, err := Analyze(recs, DefaultOptions())
 	if err != nil {
@@ -513,37 +474,6 @@ func TestPipelineFlipsAndLetterPrior(t *testing.T) {
 	lp := res.LetterPrior
 	if lp == nil || lp.Gold["A"] != 50 || lp.Configs["text"]["A"] != 100 || lp.TVDistance["text"] != 50 || lp.TVDistance["r8"] != 0 || lp.Configs["k8"]["other"] != 100 {
 		t.Errorf("letter prior %+v", lp)
-	}
-}
-
-func TestOptionLetter(t *testing.T) {
-	for in, want := range map[string]string{"B": "B", "(C)": "C", "D.": "D", "A) dog": "A", "Answer: B": "B", "b": "B", "Bob": "", "": "", "42": ""} {
-		if got := OptionLetter(in); got != want {
-			t.Errorf("OptionLetter(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// Lines decode in parallel batches; the error reported is still the first one in line order.
-func TestReadRecordsFirstErrorInOrder(t *testing.T) {
-	var b strings.Builder
-	for i := 1; i <= 9000; i++ {
-		switch i {
-		case 4200:
-			b.WriteString(`{"item_id":"x","config":"c"}` + "\n")
-		case 4300, 8000:
-			b.WriteString("{oops\n")
-		default:
-			b.WriteString(`{"item_id":"i` + strings.Repeat("x", i%7) + `","config":"c","correct":true}` + "\n")
-		}
-	}
-	_, err := ReadRecords(strings.NewReader(b.String()), "big.jsonl")
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "big.jsonl:4200") {
-		t.Errorf("got %v, want the invalid record at line 4200", err)
-	}
-	recs, err := ReadRecords(strings.NewReader(strings.Repeat(`{"item_id":"a","config":"c","correct":true}`+"\n\n", 5000)), "ok.jsonl")
-	if err != nil || len(recs) != 5000 || recs[4999].Source.Line != 9999 {
-		t.Errorf("%d records, last line %d, %v", len(recs), recs[len(recs)-1].Source.Line, err)
 	}
 }
 
@@ -564,9 +494,9 @@ func TestUnknownCosts(t *testing.T) {
 }
 
 func TestTooManyConfigs(t *testing.T) {
-	var recs []Record
+	var recs []record.Record
 	for k := 0; k <= MaxConfigs; k++ {
-		recs = append(recs, Record{ItemID: "a", Config: fmt.Sprint("c", k), Correct: bp(true)})
+		recs = append(recs, record.Record{ItemID: "a", Config: fmt.Sprint("c", k), Correct: bp(true)})
 	}
 	if _, err := Analyze(recs, DefaultOptions()); !errors.Is(err, ErrBadArgs) {
 		t.Errorf("got %v", err)
@@ -574,7 +504,7 @@ func TestTooManyConfigs(t *testing.T) {
 }
 
 func TestDocHashDrift(t *testing.T) {
-	recs := grid([]string{"a", "b"}, map[string]*ConfigMeta{"a": {Frames: ip(8)}, "b": {Frames: ip(16)}}, map[string]string{"x": "10", "y": "11"}, nil)
+	recs := grid([]string{"a", "b"}, map[string]*record.ConfigMeta{"a": {Frames: ip(8)}, "b": {Frames: ip(16)}}, map[string]string{"x": "10", "y": "11"}, nil)
 	for i := range recs {
 		recs[i].DocHash = "h-" + recs[i].ItemID
 		if recs[i].ItemID == "y" && recs[i].Config == "b" {
@@ -595,14 +525,14 @@ func TestDocHashDrift(t *testing.T) {
 }
 
 func TestDuplicateRerunAfterLowerRun(t *testing.T) {
-	mk := func(run, line int) Record {
-		return Record{ItemID: "a", Config: "x", Correct: bp(true), Run: ip(run), Source: Source{Path: "r.jsonl", Line: line}}
+	mk := func(run, line int) record.Record {
+		return record.Record{ItemID: "a", Config: "x", Correct: bp(true), Run: ip(run), Source: record.Source{Path: "r.jsonl", Line: line}}
 	}
-	_, err := Analyze([]Record{mk(1, 1), mk(0, 2), mk(1, 3)}, DefaultOptions())
-	if !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), "r.jsonl:3") || !strings.Contains(err.Error(), "r.jsonl:1") {
+	_, err := Analyze([]record.Record{mk(1, 1), mk(0, 2), mk(1, 3)}, DefaultOptions())
+	if !errors.Is(err, record.ErrDuplicate) || !strings.Contains(err.Error(), "r.jsonl:3") || !strings.Contains(err.Error(), "r.jsonl:1") {
 		t.Errorf("got %v", err)
 	}
-	res, err := Analyze([]Record{mk(2, 1), mk(0, 2), mk(1, 3)}, DefaultOptions())
+	res, err := Analyze([]record.Record{mk(2, 1), mk(0, 2), mk(1, 3)}, DefaultOptions())
 	if err != nil || res.Configs[0].Reruns != 2 || len(res.NoiseFloor) != 1 || res.NoiseFloor[0].Pairs != 3 {
 		t.Errorf("three runs: %v %+v", err, res)
 	}
@@ -610,7 +540,7 @@ func TestDuplicateRerunAfterLowerRun(t *testing.T) {
 
 // Text-only configs alone: text-correct items are counted, but overwrite by visual input is undefined.
 func TestTextOnlyWithoutVisual(t *testing.T) {
-	metas := map[string]*ConfigMeta{"t1": {TextOnly: bp(true)}, "t2": {Frames: ip(0)}}
+	metas := map[string]*record.ConfigMeta{"t1": {TextOnly: bp(true)}, "t2": {Frames: ip(0)}}
 	res, err := Analyze(grid([]string{"t1", "t2"}, metas, map[string]string{"x": "10", "y": "11", "z": "00"}, nil), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -706,42 +636,12 @@ func TestBootstrapMatchesDefinition(t *testing.T) {
 	}
 }
 
-// A run directory contributes its records*.jsonl files (else every *.jsonl), sorted, even when its own
-// path holds glob metacharacters.
-func TestExpandPathsDirectories(t *testing.T) {
-	root := t.TempDir()
-	run := filepath.Join(root, "exp[1]*")
-	other := filepath.Join(root, "other")
-	for _, d := range []string{run, other, filepath.Join(run, "sub.jsonl")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{filepath.Join(run, "records-b.jsonl"), filepath.Join(run, "records-a.jsonl"), filepath.Join(run, "extra.jsonl"),
-		filepath.Join(other, "z.jsonl"), filepath.Join(other, "a.jsonl"), filepath.Join(other, "notes.txt")} {
-		if err := os.WriteFile(f, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := ExpandPaths([]string{run, other})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{filepath.Join(run, "records-a.jsonl"), filepath.Join(run, "records-b.jsonl"), filepath.Join(other, "a.jsonl"), filepath.Join(other, "z.jsonl")}
-	if !slices.Equal(got, want) {
-		t.Errorf("ExpandPaths = %q, want %q", got, want)
-	}
-	if _, err := ExpandPaths([]string{t.TempDir()}); !errors.Is(err, ErrEmpty) {
-		t.Errorf("empty directory: %v", err)
-	}
-}
-
 // Run pairs that share no item are not comparisons: they neither count as pairs nor pull the mean to 0.
 func TestNoiseFloorSkipsDisjointRuns(t *testing.T) {
-	rec := func(item string, run int, ok bool) Record {
-		return Record{ItemID: item, Config: "f8", Run: ip(run), Correct: bp(ok), ConfigMeta: metaF(8, 10, 10, "uniform")}
+	rec := func(item string, run int, ok bool) record.Record {
+		return record.Record{ItemID: item, Config: "f8", Run: ip(run), Correct: bp(ok), ConfigMeta: metaF(8, 10, 10, "uniform")}
 	}
-	recs := []Record{
+	recs := []record.Record{
 		rec("a", 0, true), rec("b", 0, true), rec("c", 0, true), rec("d", 0, true),
 		rec("a", 1, false), rec("b", 1, true), // run 1 vs 0: 1 of 2 items flips
 		rec("c", 2, false), rec("d", 2, false), // run 2 vs 0: 2 of 2 flip; run 2 vs 1: no shared item
@@ -897,17 +797,5 @@ func TestCoreMetricsMatchDefinitions(t *testing.T) {
 	}
 	if len(res.Pairs) != want {
 		t.Errorf("%d pairs, want %d", len(res.Pairs), want)
-	}
-}
-
-// TestReadRecordsBOM: a leading UTF-8 byte order mark is skipped; one later in the file is still bad JSON.
-func TestReadRecordsBOM(t *testing.T) {
-	const line = `{"item_id":"a","config":"f8","correct":true}` + "\n"
-	rs, err := ReadRecords(strings.NewReader("\xef\xbb\xbf"+line+line), "bom.jsonl")
-	if err != nil || len(rs) != 2 || rs[0].ItemID != "a" || rs[0].Source.Line != 1 {
-		t.Fatalf("%+v %v", rs, err)
-	}
-	if _, err := ReadRecords(strings.NewReader(line+"\xef\xbb\xbf"+line), "bom.jsonl"); !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "bom.jsonl:2") {
-		t.Fatalf("a BOM inside the file: %v", err)
 	}
 }

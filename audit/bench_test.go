@@ -3,6 +3,8 @@ package audit
 import (
 	"bytes"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // BenchmarkAudit100k audits 100 000 items × 10 configs (1 000 000 records, in memory): every metric,
@@ -21,12 +23,12 @@ func BenchmarkAudit100k(b *testing.B) {
 // BenchmarkReadRecords100k parses the same 1 000 000 records from canonical JSONL.
 func BenchmarkReadRecords100k(b *testing.B) {
 	var buf bytes.Buffer
-	if err := WriteRecords(&buf, Synthetic(100_000, 7)); err != nil {
+	if err := record.Write(&buf, Synthetic(100_000, 7)); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
 	for b.Loop() {
-		if _, err := ReadRecords(bytes.NewReader(buf.Bytes()), "bench.jsonl"); err != nil {
+		if _, err := record.Read(bytes.NewReader(buf.Bytes()), "bench.jsonl"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -36,12 +38,12 @@ func BenchmarkReadRecords100k(b *testing.B) {
 // output: parse 1 000 000 records from JSONL, then audit them.
 func BenchmarkAuditEndToEnd100k(b *testing.B) {
 	var buf bytes.Buffer
-	if err := WriteRecords(&buf, Synthetic(100_000, 7)); err != nil {
+	if err := record.Write(&buf, Synthetic(100_000, 7)); err != nil {
 		b.Fatal(err)
 	}
 	opt := DefaultOptions()
 	for b.Loop() {
-		recs, err := ReadRecords(bytes.NewReader(buf.Bytes()), "bench.jsonl")
+		recs, err := record.Read(bytes.NewReader(buf.Bytes()), "bench.jsonl")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // CascadeOptions choose the budgets of a confidence cascade (METRICS.md "Confidence cascade").
@@ -82,91 +84,10 @@ type CascadeResult struct {
 
 // selectBudgets maps budgets to configs, or picks a chain automatically.
 func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
-	co := opt.Cascade
-	var cand []int
-	for k, c := range d.configs {
-		if c.Kind != "multiple_choice" || c.TextOnly || c.Frames == nil {
-			continue
-		}
-		if co.Policy != "" && c.Policy != co.Policy {
-			continue
-		}
-		if co.Width > 0 && (c.Width == nil || *c.Width != co.Width || c.Height == nil || *c.Height != co.Height) {
-			continue
-		}
-		cand = append(cand, k)
-	}
-	groups := map[string][]int{}
-	var keys []string
-	for _, k := range cand {
-		c := d.configs[k]
-		key := c.Policy + "|" + c.sizeKey() + "|" + c.Pipeline
-		if groups[key] == nil {
-			keys = append(keys, key)
-		}
-		groups[key] = append(groups[key], k)
-	}
-	sort.Strings(keys)
-	if len(co.Budgets) > 0 {
-		for bi, b := range co.Budgets {
-			if bi > 0 && b <= co.Budgets[bi-1] {
-				return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "budgets must increase: %v", co.Budgets)
-			}
-		}
-		// The budgets must come from one (policy, size, pipeline) group; several candidates are narrowed
-		// to the default policy, then to the raw pipeline.
-		var fits [][]int
-		var fitKeys []string
-		for _, key := range keys {
-			byFrames := map[int][]int{}
-			for _, k := range groups[key] {
-				byFrames[*d.configs[k].Frames] = append(byFrames[*d.configs[k].Frames], k)
-			}
-			var ks []int
-			for _, b := range co.Budgets {
-				if len(byFrames[b]) != 1 {
-					ks = nil
-					break
-				}
-				ks = append(ks, byFrames[b][0])
-			}
-			if ks != nil {
-				fits, fitKeys = append(fits, ks), append(fitKeys, key)
-			}
-		}
-		narrow := func(pred func(key string) bool) {
-			var f2 [][]int
-			var k2 []string
-			for i, key := range fitKeys {
-				if pred(key) {
-					f2, k2 = append(f2, fits[i]), append(k2, key)
-				}
-			}
-			if len(f2) > 0 {
-				fits, fitKeys = f2, k2
-			}
-		}
-		if len(fits) > 1 {
-			narrow(func(key string) bool { return strings.HasPrefix(key, opt.DefaultPolicy+"|") })
-		}
-		if len(fits) > 1 {
-			narrow(func(key string) bool { return !strings.HasSuffix(key, "|cached") })
-		}
-		switch {
-		case len(fits) == 0:
-			return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "no single policy/size/pipeline has one multiple-choice config for each of the budgets %v", co.Budgets)
-		case len(fits) > 1:
-			var desc []string
-			for i, key := range fitKeys {
-				var ids []string
-				for _, k := range fits[i] {
-					ids = append(ids, d.configs[k].ID)
-				}
-				desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
-			}
-			return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
-		}
-		return fits[0], "", nil
+	groups, keys := budgetGroups(d, opt.Cascade)
+	if len(opt.Cascade.Budgets) > 0 {
+		ks, err := givenBudgets(d, opt, groups, keys)
+		return ks, "", err
 	}
 	// Automatic: the group with the most distinct frame counts (≥ 2, none repeated, confidences present),
 	// ties by the default policy, then by group key.
@@ -195,6 +116,94 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 	}
 	sort.Slice(best, func(a, b int) bool { return *d.configs[best[a]].Frames < *d.configs[best[b]].Frames })
 	return best, "", nil
+}
+
+// budgetGroups are the multiple-choice frame budgets the options allow, grouped by (policy, size,
+// pipeline): the chains a cascade may escalate along; keys sorted.
+func budgetGroups(d *dataset, co CascadeOptions) (map[string][]int, []string) {
+	groups := map[string][]int{}
+	var keys []string
+	for k, c := range d.configs {
+		switch {
+		case c.Kind != "multiple_choice" || c.TextOnly || c.Frames == nil:
+			continue
+		case co.Policy != "" && c.Policy != co.Policy:
+			continue
+		case co.Width > 0 && (c.Width == nil || *c.Width != co.Width || c.Height == nil || *c.Height != co.Height):
+			continue
+		}
+		key := c.Policy + "|" + c.sizeKey() + "|" + c.Pipeline
+		if groups[key] == nil {
+			keys = append(keys, key)
+		}
+		groups[key] = append(groups[key], k)
+	}
+	sort.Strings(keys)
+	return groups, keys
+}
+
+// givenBudgets finds the chain of the budgets the options name: they must come from one group with
+// one config per budget; several candidates are narrowed to the default policy, then to the raw
+// pipeline, and any ambiguity left is an error naming the chains.
+func givenBudgets(d *dataset, opt Options, groups map[string][]int, keys []string) ([]int, error) {
+	co := opt.Cascade
+	for bi, b := range co.Budgets {
+		if bi > 0 && b <= co.Budgets[bi-1] {
+			return nil, record.Errorf("", 0, "cascade", ErrBadArgs, "budgets must increase: %v", co.Budgets)
+		}
+	}
+	var fits [][]int
+	var fitKeys []string
+	for _, key := range keys {
+		byFrames := map[int][]int{}
+		for _, k := range groups[key] {
+			byFrames[*d.configs[k].Frames] = append(byFrames[*d.configs[k].Frames], k)
+		}
+		var ks []int
+		for _, b := range co.Budgets {
+			if len(byFrames[b]) != 1 {
+				ks = nil
+				break
+			}
+			ks = append(ks, byFrames[b][0])
+		}
+		if ks != nil {
+			fits, fitKeys = append(fits, ks), append(fitKeys, key)
+		}
+	}
+	narrow := func(pred func(key string) bool) {
+		var f2 [][]int
+		var k2 []string
+		for i, key := range fitKeys {
+			if pred(key) {
+				f2, k2 = append(f2, fits[i]), append(k2, key)
+			}
+		}
+		if len(f2) > 0 {
+			fits, fitKeys = f2, k2
+		}
+	}
+	if len(fits) > 1 {
+		narrow(func(key string) bool { return strings.HasPrefix(key, opt.DefaultPolicy+"|") })
+	}
+	if len(fits) > 1 {
+		narrow(func(key string) bool { return !strings.HasSuffix(key, "|cached") })
+	}
+	switch {
+	case len(fits) == 0:
+		return nil, record.Errorf("", 0, "cascade", ErrBadArgs, "no single policy/size/pipeline has one multiple-choice config for each of the budgets %v", co.Budgets)
+	case len(fits) > 1:
+		var desc []string
+		for i, key := range fitKeys {
+			var ids []string
+			for _, k := range fits[i] {
+				ids = append(ids, d.configs[k].ID)
+			}
+			desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
+		}
+		return nil, record.Errorf("", 0, "cascade", ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
+	}
+	return fits[0], nil
 }
 
 func hasConfidence(d *dataset, ks []int) bool {
@@ -267,33 +276,85 @@ func better(c, s, bc, bs int64, have bool) bool {
 	return c > bc
 }
 
+func (a cascadeAgg) plus(b cascadeAgg) cascadeAgg {
+	return cascadeAgg{n: a.n + b.n, correct: a.correct + b.correct, escalated: a.escalated + b.escalated,
+		frames: a.frames + b.frames, shared: a.shared + b.shared, latency: a.latency + b.latency}
+}
+
+// runCascade is the offline cascade of METRICS.md over the dataset: the budgets' chain, the items
+// that have every budget, each fixed budget on them, and the sweep of τ over every distinct
+// confidence with the selection on all items and, with folds, on each training part.
 func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 	ks, note, err := selectBudgets(d, opt)
 	if err != nil || ks == nil {
 		return nil, note, err
 	}
 	co := opt.Cascade
-	C, m := len(d.configs), len(ks)
 	cr := &CascadeResult{Folds: max(co.Folds, 1), FoldSeed: opt.Seed}
-	ref := m - 1
-	if co.Reference > 0 {
-		ref = -1
-		for j, k := range ks {
-			if *d.configs[k].Frames == co.Reference {
-				ref = j
-			}
-		}
-		if ref < 0 {
-			return nil, "", Errorf("", 0, "cascade", ErrBadArgs, "reference budget %d is not one of the cascade budgets", co.Reference)
-		}
+	ref, err := cascadeReference(d, ks, co.Reference)
+	if err != nil {
+		return nil, "", err
 	}
 	cr.Reference = d.configs[ks[ref]].ID
-	// Items: a record in every budget and a confidence in every budget but the last.
-	var items []cascadeItem
-	missRec, missConf := 0, 0
-	withLatency := true
-	withIdx := 0
-	var itemIDs []int
+	cs := cascadeItems(d, ks)
+	items := cs.items
+	cr.Items, cr.Dropped, cr.ItemsWithIndices = len(items), cs.missRec+cs.missConf, cs.withIdx
+	if cr.Dropped > 0 {
+		cr.DroppedReason = fmt.Sprintf("%d items lack a record in some budget, %d lack a confidence below the last budget", cs.missRec, cs.missConf)
+	}
+	switch {
+	case cs.withIdx == len(items):
+		cr.SharedCostBasis = "index sets"
+	case cs.withIdx == 0:
+		cr.SharedCostBasis = "nested assumption"
+	default:
+		cr.SharedCostBasis = "mixed"
+	}
+	if len(items) == 0 {
+		return cr, "cascade: no item has a record in every budget", nil
+	}
+	cr.Budgets = fixedBudgets(d, ks, cs)
+	refB := cr.Budgets[ref]
+	cr.ReferenceAccuracy, cr.ReferenceShared, cr.ReferenceLatencyS = refB.Accuracy, refB.SharedFramesCost, refB.LatencyS
+	assignFolds(items, cr.Folds, opt.Seed)
+	events, taus := cascadeEvents(d, ks, cs.itemIDs)
+	cr.TauCount = len(taus)
+	sw := &tauSweep{items: items, ref: ref, K: cr.Folds, withLatency: cs.withLatency}
+	sw.run(cr, events, taus, co.MaxCurve)
+	sw.finish(cr)
+	return cr, "", nil
+}
+
+// cascadeReference is the position in ks of the reference fixed budget (frames; 0: the largest).
+func cascadeReference(d *dataset, ks []int, frames int) (int, error) {
+	if frames <= 0 {
+		return len(ks) - 1, nil
+	}
+	ref := -1
+	for j, k := range ks {
+		if *d.configs[k].Frames == frames {
+			ref = j
+		}
+	}
+	if ref < 0 {
+		return 0, record.Errorf("", 0, "cascade", ErrBadArgs, "reference budget %d is not one of the cascade budgets", frames)
+	}
+	return ref, nil
+}
+
+// cascadeSet is the cascade's items: each with a record in every budget and a confidence in every
+// budget but the last, and what was left out.
+type cascadeSet struct {
+	items             []cascadeItem
+	itemIDs           []int // the dataset's item of each
+	missRec, missConf int
+	withIdx           int  // items whose every record carries its frame indices
+	withLatency       bool // every record carries latency_s
+}
+
+func cascadeItems(d *dataset, ks []int) cascadeSet {
+	C, m := len(d.configs), len(ks)
+	cs := cascadeSet{withLatency: true}
 	for i := range d.items {
 		present, any := true, false
 		for _, k := range ks {
@@ -307,7 +368,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 			continue
 		}
 		if !present {
-			missRec++
+			cs.missRec++
 			continue
 		}
 		conf := true
@@ -315,99 +376,100 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 			conf = conf && d.recs[d.grid[i*C+k]].Confidence != nil
 		}
 		if !conf {
-			missConf++
+			cs.missConf++
 			continue
 		}
-		it := cascadeItem{correct: make([]bool, m), frames: make([]int64, m), shared: make([]int64, m)}
-		lat := make([]float64, m)
-		union := map[int]struct{}{}
-		allIdx := true
-		var fsum int64
-		var lsum float64
-		for j, k := range ks {
-			r := &d.recs[d.grid[i*C+k]]
-			it.correct[j] = *r.Correct
-			fsum += int64(*d.configs[k].Frames)
-			it.frames[j] = fsum
-			if r.LatencyS == nil {
-				withLatency = false
-			} else {
-				lsum += *r.LatencyS
-			}
-			lat[j] = lsum
-			if r.ConfigMeta != nil && len(r.ConfigMeta.Indices) > 0 && allIdx {
-				for _, x := range r.ConfigMeta.Indices {
-					union[x] = struct{}{}
-				}
-				it.shared[j] = int64(len(union))
-			} else {
-				// Nested assumption: each budget's indices contain the smaller ones, so the distinct
-				// frames decoded are the frames of the last budget tried.
-				allIdx = false
-				it.shared[j] = int64(*d.configs[k].Frames)
-			}
-		}
+		it, allIdx := cascadeItemOf(d, ks, i, &cs.withLatency)
 		if allIdx {
-			withIdx++
+			cs.withIdx++
 		}
-		it.latency = lat
-		items = append(items, it)
-		itemIDs = append(itemIDs, i)
+		cs.items = append(cs.items, it)
+		cs.itemIDs = append(cs.itemIDs, i)
 	}
-	cr.Items, cr.Dropped, cr.ItemsWithIndices = len(items), missRec+missConf, withIdx
-	if cr.Dropped > 0 {
-		cr.DroppedReason = fmt.Sprintf("%d items lack a record in some budget, %d lack a confidence below the last budget", missRec, missConf)
-	}
-	switch {
-	case withIdx == len(items):
-		cr.SharedCostBasis = "index sets"
-	case withIdx == 0:
-		cr.SharedCostBasis = "nested assumption"
-	default:
-		cr.SharedCostBasis = "mixed"
-	}
-	if len(items) == 0 {
-		return cr, "cascade: no item has a record in every budget", nil
-	}
-	if !withLatency {
-		for i := range items {
-			items[i].latency = nil
+	if !cs.withLatency {
+		for i := range cs.items {
+			cs.items[i].latency = nil
 		}
 	}
-	// Fixed budgets on the same items (a fixed run decodes only its own frames).
+	return cs
+}
+
+// cascadeItemOf is item i's outcome at each stopping budget, and whether every record gave its
+// frame indices (else the shared cost takes the nested assumption). A record without latency clears
+// *withLatency.
+func cascadeItemOf(d *dataset, ks []int, i int, withLatency *bool) (cascadeItem, bool) {
+	C, m := len(d.configs), len(ks)
+	it := cascadeItem{correct: make([]bool, m), frames: make([]int64, m), shared: make([]int64, m), latency: make([]float64, m)}
+	union := map[int]struct{}{}
+	allIdx := true
+	var fsum int64
+	var lsum float64
+	for j, k := range ks {
+		r := &d.recs[d.grid[i*C+k]]
+		it.correct[j] = *r.Correct
+		fsum += int64(*d.configs[k].Frames)
+		it.frames[j] = fsum
+		if r.LatencyS == nil {
+			*withLatency = false
+		} else {
+			lsum += *r.LatencyS
+		}
+		it.latency[j] = lsum
+		if r.ConfigMeta != nil && len(r.ConfigMeta.Indices) > 0 && allIdx {
+			for _, x := range r.ConfigMeta.Indices {
+				union[x] = struct{}{}
+			}
+			it.shared[j] = int64(len(union))
+		} else {
+			// Nested assumption: each budget's indices contain the smaller ones, so the distinct
+			// frames decoded are the frames of the last budget tried.
+			allIdx = false
+			it.shared[j] = int64(*d.configs[k].Frames)
+		}
+	}
+	return it, allIdx
+}
+
+// fixedBudgets is each budget as a fixed config on the cascade's items (a fixed run decodes only its
+// own frames).
+func fixedBudgets(d *dataset, ks []int, cs cascadeSet) []CascadeBudget {
+	C := len(d.configs)
+	var out []CascadeBudget
 	for j, k := range ks {
 		var ok int
 		var sh int64
 		var l float64
-		for ii, i := range itemIDs {
+		for ii, i := range cs.itemIDs {
 			r := &d.recs[d.grid[i*C+k]]
-			ok += b2i(items[ii].correct[j])
+			ok += b2i(cs.items[ii].correct[j])
 			if r.ConfigMeta != nil && len(r.ConfigMeta.Indices) > 0 {
 				sh += int64(len(distinct(r.ConfigMeta.Indices)))
 			} else {
 				sh += int64(*d.configs[k].Frames)
 			}
-			if withLatency {
+			if cs.withLatency {
 				l += *r.LatencyS
 			}
 		}
-		n := float64(len(items))
+		n := float64(len(cs.items))
 		b := CascadeBudget{Config: d.configs[k].ID, Frames: *d.configs[k].Frames, Accuracy: 100 * float64(ok) / n, SharedFramesCost: float64(sh) / n}
-		if withLatency {
+		if cs.withLatency {
 			lm := l / n
 			b.LatencyS = &lm
 		}
-		cr.Budgets = append(cr.Budgets, b)
+		out = append(out, b)
 	}
-	refB := cr.Budgets[ref]
-	cr.ReferenceAccuracy, cr.ReferenceShared, cr.ReferenceLatencyS = refB.Accuracy, refB.SharedFramesCost, refB.LatencyS
-	// Folds: a seeded Fisher–Yates shuffle of the items (sorted by id), fold = position mod K.
-	K := cr.Folds
+	return out
+}
+
+// assignFolds puts the items in K folds: a seeded Fisher–Yates shuffle of the items (sorted by id),
+// fold = position mod K.
+func assignFolds(items []cascadeItem, K int, seed uint64) {
 	perm := make([]int, len(items))
 	for i := range perm {
 		perm[i] = i
 	}
-	g := NewSplitMix64(opt.Seed ^ fnv64a("cascade-folds"))
+	g := NewSplitMix64(seed ^ fnv64a("cascade-folds"))
 	for i := len(perm) - 1; i > 0; i-- {
 		j := g.Intn(i + 1)
 		perm[i], perm[j] = perm[j], perm[i]
@@ -415,13 +477,21 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 	for pos, ii := range perm {
 		items[ii].fold = pos % K
 	}
-	// Events: item ii moves to state s once τ exceeds t (prefix-maximum confidences; see METRICS.md).
-	type event struct {
-		t    float64
-		item int32
-		to   int16
-	}
-	var events []event
+}
+
+// cascadeEvent: item moves to stopping budget to once τ exceeds t.
+type cascadeEvent struct {
+	t    float64
+	item int32
+	to   int16
+}
+
+// cascadeEvents are the items' moves as τ grows (prefix-maximum confidences; see METRICS.md), sorted
+// by threshold, and the τ to visit: every distinct confidence and one above them all (always escalate
+// to the last budget).
+func cascadeEvents(d *dataset, ks []int, itemIDs []int) ([]cascadeEvent, []float64) {
+	C, m := len(d.configs), len(ks)
+	var events []cascadeEvent
 	var confs []float64
 	for ii, i := range itemIDs {
 		for _, k := range ks[:m-1] {
@@ -437,7 +507,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 					break
 				}
 			}
-			events = append(events, event{t: cs, item: int32(ii), to: int16(next)})
+			events = append(events, cascadeEvent{t: cs, item: int32(ii), to: int16(next)})
 			s = next
 		}
 	}
@@ -448,11 +518,33 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 			taus = append(taus, c)
 		}
 	}
-	// One τ above every confidence: always escalate to the last budget.
 	taus = append(taus, math.Nextafter(taus[len(taus)-1], math.Inf(1)))
-	slices.SortFunc(events, func(a, b event) int { return cmp.Compare(a.t, b.t) })
-	cr.TauCount = len(taus)
-	maxCurve := co.MaxCurve
+	slices.SortFunc(events, func(a, b cascadeEvent) int { return cmp.Compare(a.t, b.t) })
+	return events, taus
+}
+
+// tauPick is a selected τ with its counts on the items it was chosen on (train) and scored on.
+type tauPick struct {
+	have            bool
+	tau             float64
+	correct, shared int64
+	heldout, train  cascadeAgg
+}
+
+// tauSweep visits τ ascending, moving items between stopping budgets as their events pass, and keeps
+// the selection: on all items (Selected, and by latency), and per fold on the other folds.
+type tauSweep struct {
+	items       []cascadeItem
+	ref, K      int
+	withLatency bool
+	folds       []cascadeAgg // per fold, the current aggregate
+	refCorrect  []int        // per fold, items the reference budget gets right
+	sel         tauPick
+	selLat      *CascadePoint
+	foldPick    []tauPick
+}
+
+func (sw *tauSweep) run(cr *CascadeResult, events []cascadeEvent, taus []float64, maxCurve int) {
 	if maxCurve <= 0 {
 		maxCurve = 2000
 	}
@@ -465,117 +557,104 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 		}
 		keep = func(ti int) bool { return keepSet[ti] }
 	}
-	state := make([]int16, len(items))
-	folds := make([]cascadeAgg, K)
-	refCorrect := make([]int, K)
-	for ii := range items {
-		it := &items[ii]
-		folds[it.fold].n++
-		folds[it.fold].add(it, 0, 1)
-		refCorrect[it.fold] += b2i(it.correct[ref])
-	}
-	total := func() cascadeAgg {
-		var t cascadeAgg
-		for _, f := range folds {
-			t.n += f.n
-			t.correct += f.correct
-			t.escalated += f.escalated
-			t.frames += f.frames
-			t.shared += f.shared
-			t.latency += f.latency
-		}
-		return t
+	state := make([]int16, len(sw.items))
+	sw.folds, sw.refCorrect, sw.foldPick = make([]cascadeAgg, sw.K), make([]int, sw.K), make([]tauPick, sw.K)
+	for ii := range sw.items {
+		it := &sw.items[ii]
+		sw.folds[it.fold].n++
+		sw.folds[it.fold].add(it, 0, 1)
+		sw.refCorrect[it.fold] += b2i(it.correct[sw.ref])
 	}
 	refTotal := 0
-	for _, c := range refCorrect {
+	for _, c := range sw.refCorrect {
 		refTotal += c
 	}
-	type pick struct {
-		have            bool
-		tau             float64
-		correct, shared int64
-		heldout, train  cascadeAgg
-	}
-	var sel pick
-	var selLat *CascadePoint
-	foldPick := make([]pick, K)
 	ev := 0
 	for ti, tau := range taus {
 		for ev < len(events) && events[ev].t < tau {
 			e := events[ev]
-			it := &items[e.item]
-			folds[it.fold].add(it, int(state[e.item]), -1)
+			it := &sw.items[e.item]
+			sw.folds[it.fold].add(it, int(state[e.item]), -1)
 			state[e.item] = e.to
-			folds[it.fold].add(it, int(e.to), 1)
+			sw.folds[it.fold].add(it, int(e.to), 1)
 			ev++
 		}
-		all := total()
-		// accuracy ≥ reference ⇔ correct·n_ref ≥ refCorrect·n: integer comparison, no rounding.
-		if all.correct >= refTotal && better(int64(all.correct), all.shared, sel.correct, sel.shared, sel.have) {
-			sel = pick{have: true, tau: tau, correct: int64(all.correct), shared: all.shared, heldout: all}
+		var all cascadeAgg
+		for _, f := range sw.folds {
+			all = all.plus(f)
 		}
-		if withLatency && all.correct >= refTotal && (selLat == nil || all.latency/float64(all.n) < *selLat.LatencyS ||
-			(all.latency/float64(all.n) == *selLat.LatencyS && 100*float64(all.correct)/float64(all.n) > selLat.Accuracy)) {
-			p := all.point(tau, true)
-			selLat = &p
-		}
-		if K > 1 {
-			for f := 0; f < K; f++ {
-				tr := all.minus(folds[f])
-				refTr := refTotal - refCorrect[f]
-				if tr.correct >= refTr && better(int64(tr.correct), tr.shared, foldPick[f].correct, foldPick[f].shared, foldPick[f].have) {
-					foldPick[f] = pick{have: true, tau: tau, correct: int64(tr.correct), shared: tr.shared, heldout: folds[f], train: tr}
-				}
-			}
-		}
+		sw.consider(tau, all, refTotal)
 		if keep(ti) {
-			cr.Curve = append(cr.Curve, all.point(tau, withLatency))
+			cr.Curve = append(cr.Curve, all.point(tau, sw.withLatency))
 		}
 	}
-	if sel.have {
-		p := sel.heldout.point(sel.tau, withLatency)
+}
+
+// consider updates the selections with τ, whose aggregate over all items is all.
+func (sw *tauSweep) consider(tau float64, all cascadeAgg, refTotal int) {
+	// accuracy ≥ reference ⇔ correct·n_ref ≥ refCorrect·n: integer comparison, no rounding.
+	if all.correct >= refTotal && better(int64(all.correct), all.shared, sw.sel.correct, sw.sel.shared, sw.sel.have) {
+		sw.sel = tauPick{have: true, tau: tau, correct: int64(all.correct), shared: all.shared, heldout: all}
+	}
+	if sw.withLatency && all.correct >= refTotal && (sw.selLat == nil || all.latency/float64(all.n) < *sw.selLat.LatencyS ||
+		(all.latency/float64(all.n) == *sw.selLat.LatencyS && 100*float64(all.correct)/float64(all.n) > sw.selLat.Accuracy)) {
+		p := all.point(tau, true)
+		sw.selLat = &p
+	}
+	if sw.K < 2 {
+		return
+	}
+	for f := 0; f < sw.K; f++ {
+		tr := all.minus(sw.folds[f])
+		refTr := refTotal - sw.refCorrect[f]
+		if tr.correct >= refTr && better(int64(tr.correct), tr.shared, sw.foldPick[f].correct, sw.foldPick[f].shared, sw.foldPick[f].have) {
+			sw.foldPick[f] = tauPick{have: true, tau: tau, correct: int64(tr.correct), shared: tr.shared, heldout: sw.folds[f], train: tr}
+		}
+	}
+}
+
+// finish writes the selections into cr: the selected τ and its savings, and with folds each fold's
+// τ and the cross-fitted result pooled over the held-out folds.
+func (sw *tauSweep) finish(cr *CascadeResult) {
+	if sw.sel.have {
+		p := sw.sel.heldout.point(sw.sel.tau, sw.withLatency)
 		cr.Selected = &p
 		if cr.ReferenceShared > 0 {
 			s := 100 * (1 - p.SharedFramesCost/cr.ReferenceShared)
 			cr.SharedCostSaving = &s
 		}
 	}
-	if selLat != nil {
-		cr.SelectedLatency = selLat
+	if sw.selLat != nil {
+		cr.SelectedLatency = sw.selLat
 		if *cr.ReferenceLatencyS > 0 {
-			s := 100 * (1 - *selLat.LatencyS / *cr.ReferenceLatencyS)
+			s := 100 * (1 - *sw.selLat.LatencyS / *cr.ReferenceLatencyS)
 			cr.LatencySaving = &s
 		}
 	}
-	if K > 1 {
-		var pooled cascadeAgg
-		complete := true
-		for f := 0; f < K; f++ {
-			fr := CascadeFold{Fold: f, Items: folds[f].n}
-			fp := foldPick[f]
-			if fp.have && fp.heldout.n > 0 {
-				t := fp.tau
-				ta := 100 * float64(fp.train.correct) / float64(fp.train.n)
-				ha := 100 * float64(fp.heldout.correct) / float64(fp.heldout.n)
-				hs := float64(fp.heldout.shared) / float64(fp.heldout.n)
-				fr.Tau, fr.TrainAccuracy, fr.HeldoutAccuracy, fr.HeldoutShared = &t, &ta, &ha, &hs
-				pooled.n += fp.heldout.n
-				pooled.correct += fp.heldout.correct
-				pooled.escalated += fp.heldout.escalated
-				pooled.frames += fp.heldout.frames
-				pooled.shared += fp.heldout.shared
-				pooled.latency += fp.heldout.latency
-			} else if folds[f].n > 0 {
-				complete = false
-			}
-			cr.FoldResults = append(cr.FoldResults, fr)
-		}
-		if complete && pooled.n > 0 {
-			p := pooled.point(0, withLatency)
-			cr.CrossFitted = &p
-		}
+	if sw.K < 2 {
+		return
 	}
-	return cr, "", nil
+	var pooled cascadeAgg
+	complete := true
+	for f := 0; f < sw.K; f++ {
+		fr := CascadeFold{Fold: f, Items: sw.folds[f].n}
+		fp := sw.foldPick[f]
+		if fp.have && fp.heldout.n > 0 {
+			t := fp.tau
+			ta := 100 * float64(fp.train.correct) / float64(fp.train.n)
+			ha := 100 * float64(fp.heldout.correct) / float64(fp.heldout.n)
+			hs := float64(fp.heldout.shared) / float64(fp.heldout.n)
+			fr.Tau, fr.TrainAccuracy, fr.HeldoutAccuracy, fr.HeldoutShared = &t, &ta, &ha, &hs
+			pooled = pooled.plus(fp.heldout)
+		} else if sw.folds[f].n > 0 {
+			complete = false
+		}
+		cr.FoldResults = append(cr.FoldResults, fr)
+	}
+	if complete && pooled.n > 0 {
+		p := pooled.point(0, sw.withLatency)
+		cr.CrossFitted = &p
+	}
 }
 
 func distinct(xs []int) map[int]struct{} {

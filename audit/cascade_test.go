@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
-func cascadeRecords(withLatency bool) []Record {
+func cascadeRecords(withLatency bool) []record.Record {
 	type cell struct {
 		conf float64
 		ok   bool
@@ -21,11 +23,11 @@ func cascadeRecords(withLatency bool) []Record {
 		"C": {{0.6, false}, {0.4, false}, {0, true}},
 	}
 	lat := []float64{0.1, 0.2, 0.4}
-	var recs []Record
+	var recs []record.Record
 	for _, it := range []string{"A", "B", "C"} {
 		for k, f := range []int{8, 16, 32} {
 			c := items[it][k]
-			r := Record{ItemID: it, Config: []string{"f8", "f16", "f32"}[k], Correct: bp(c.ok), ConfigMeta: metaF(f, 10, 10, "uniform")}
+			r := record.Record{ItemID: it, Config: []string{"f8", "f16", "f32"}[k], Correct: bp(c.ok), ConfigMeta: metaF(f, 10, 10, "uniform")}
 			if k < 2 {
 				r.Confidence = fp(c.conf)
 			}
@@ -88,12 +90,12 @@ func TestCascadeSweep(t *testing.T) {
 }
 
 func TestCascadeIndexSetsAndFolds(t *testing.T) {
-	mk := func(it string, f int, idx []int, conf *float64, ok bool) Record {
+	mk := func(it string, f int, idx []int, conf *float64, ok bool) record.Record {
 		m := metaF(f, 10, 10, "uniform")
 		m.Indices = idx
-		return Record{ItemID: it, Config: map[int]string{2: "f2", 4: "f4"}[f], Correct: bp(ok), Confidence: conf, ConfigMeta: m}
+		return record.Record{ItemID: it, Config: map[int]string{2: "f2", 4: "f4"}[f], Correct: bp(ok), Confidence: conf, ConfigMeta: m}
 	}
-	recs := []Record{
+	recs := []record.Record{
 		mk("x", 2, []int{0, 10}, fp(0.2), false),
 		mk("x", 4, []int{1, 4, 7, 10}, nil, true),
 	}

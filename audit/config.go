@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"sort"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // Config is one configuration as the audit sees it: its merged metadata and its cost.
@@ -40,9 +42,9 @@ func (c *Config) sizeKey() string {
 }
 
 // mergeMeta folds one record's config_meta into the config, failing on a disagreement.
-func mergeMeta(c *Config, m *ConfigMeta, src Source) error {
+func mergeMeta(c *Config, m *record.ConfigMeta, src record.Source) error {
 	conflict := func(field string, a, b any) error {
-		return Errorf(src.Path, src.Line, "config_meta", ErrConflict, "config %q: %s %#v here but %#v on an earlier record", c.ID, field, b, a)
+		return record.Errorf(src.Path, src.Line, "config_meta", record.ErrConflict, "config %q: %s %#v here but %#v on an earlier record", c.ID, field, b, a)
 	}
 	if m.Frames != nil {
 		if c.Frames != nil && *c.Frames != *m.Frames {
@@ -90,7 +92,7 @@ func mergeMeta(c *Config, m *ConfigMeta, src Source) error {
 	// frames = 0 means text-only: a config cannot be text-only with frames, nor visual without any,
 	// whether one record or two disagreeing records say so.
 	if c.Frames != nil && c.textOnlySet && (*c.Frames == 0) != c.TextOnly {
-		return Errorf(src.Path, src.Line, "config_meta", ErrConflict, "config %q: text_only %v with frames %d (frames 0 means text-only)", c.ID, c.TextOnly, *c.Frames)
+		return record.Errorf(src.Path, src.Line, "config_meta", record.ErrConflict, "config %q: text_only %v with frames %d (frames 0 means text-only)", c.ID, c.TextOnly, *c.Frames)
 	}
 	return nil
 }

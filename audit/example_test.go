@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 var update = flag.Bool("update", false, "rewrite examples/records/demo.jsonl")
@@ -15,7 +17,7 @@ const examplePath = "../examples/records/demo.jsonl"
 // `go test ./audit -run TestExampleRecords -update`) and checks it reads back as valid records.
 func TestExampleRecords(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteRecords(&buf, Synthetic(100, 42)); err != nil {
+	if err := record.Write(&buf, Synthetic(100, 42)); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -30,7 +32,7 @@ func TestExampleRecords(t *testing.T) {
 	if !bytes.Equal(got, buf.Bytes()) {
 		t.Fatalf("%s differs from Synthetic(100, 42): run go test ./audit -run TestExampleRecords -update", examplePath)
 	}
-	recs, err := ReadRecords(bytes.NewReader(got), examplePath)
+	recs, err := record.Read(bytes.NewReader(got), examplePath)
 	if err != nil || len(recs) != 1000 {
 		t.Fatalf("%d records, %v", len(recs), err)
 	}

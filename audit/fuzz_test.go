@@ -5,13 +5,17 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // FuzzReadRecords: any input gives records that Analyze accepts or rejects with an error, never a panic;
 // every error is one line naming the file.
 func FuzzReadRecords(f *testing.F) {
 	var buf bytes.Buffer
-	_ = WriteRecords(&buf, Synthetic(3, 1))
+	if err := record.Write(&buf, Synthetic(3, 1)); err != nil {
+		f.Fatal(err)
+	}
 	f.Add(buf.Bytes())
 	f.Add([]byte(`{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":0,"text_only":false}}`))
 	f.Add([]byte(`{"item_id":"a","config":"x","score":0.5,"run":2}` + "\n" + `{"item_id":"a","config":"x","score":0.1,"run":1}`))
@@ -19,12 +23,12 @@ func FuzzReadRecords(f *testing.F) {
 		`{"item_id":"b","config":"x\ny","correct":true,"config_meta":{"policy":"r\rs"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		oneLine := func(err error) {
-			var ae *Error
+			var ae *record.Error
 			if err != nil && (!errors.As(err, &ae) || ae.Path != "fuzz.jsonl" || strings.ContainsAny(err.Error(), "\n\r")) {
 				t.Fatalf("error does not name fuzz.jsonl on one line: %q", err)
 			}
 		}
-		recs, err := ReadRecords(bytes.NewReader(data), "fuzz.jsonl")
+		recs, err := record.Read(bytes.NewReader(data), "fuzz.jsonl")
 		oneLine(err)
 		if err != nil || len(recs) == 0 {
 			return

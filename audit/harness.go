@@ -5,52 +5,9 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/framesweep/framesweep/record"
 )
-
-// Harness is what the evaluation harness that wrote an imported log reported for that log (its own
-// aggregate, which the importer computes with the harness's rule from the harness's own per-item
-// verdicts) and how this record enters it. Importers put the same metric, kind, value and counts on
-// every record of one file, so the audit can show the harness's number beside the item-level accuracy
-// and notice when the records were filtered or merged afterwards.
-type Harness struct {
-	Metric  string  `json:"metric"`             // e.g. "lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)"
-	Kind    string  `json:"kind"`               // HarnessMicro, HarnessMacro, HarnessGrouped or HarnessOther
-	Value   float64 `json:"value"`              // the aggregate over the imported file, in points (0–100)
-	Counted int     `json:"counted"`            // records the aggregate counts
-	LeftOut int     `json:"left_out,omitempty"` // records of the file the aggregate leaves out
-	Skip    bool    `json:"skip,omitempty"`     // this record is one of those left out
-	Flipped bool    `json:"flipped,omitempty"`  // this record's verdict is not the harness's (an opt-in rescore changed it)
-}
-
-// Harness aggregate kinds. Only a micro aggregate can be recomputed from the records alone (and split by
-// duration); the others need the harness's own grouping, so the audit carries their value as imported.
-const (
-	HarnessMicro   = "micro"   // 100 · mean of the harness's verdicts (or scores) over the counted records
-	HarnessMacro   = "macro"   // mean over a fixed list of categories of the per-category accuracy
-	HarnessGrouped = "grouped" // a non-linear score per group of questions (Video-MME-v2), averaged
-	HarnessOther   = "other"   // any other rule (VLMEvalKit MVBench counts any non-zero score as a hit)
-)
-
-// validateHarness checks a record's harness field (called by Validate).
-func (r *Record) validateHarness() error {
-	h, p, l := r.Harness, r.Source.Path, r.Source.Line
-	if h == nil {
-		return nil
-	}
-	switch {
-	case h.Metric == "":
-		return Errorf(p, l, "validate", ErrInvalid, "harness without a metric")
-	case h.Kind != HarnessMicro && h.Kind != HarnessMacro && h.Kind != HarnessGrouped && h.Kind != HarnessOther:
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: kind %q is not micro, macro, grouped or other", h.Metric, h.Kind)
-	case !(h.Value >= 0 && h.Value <= 100):
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: value %v outside [0,100]", h.Metric, h.Value)
-	case h.Counted < 0 || h.LeftOut < 0:
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: negative counts", h.Metric)
-	case h.Flipped && r.Correct == nil:
-		return Errorf(p, l, "validate", ErrInvalid, "harness %q: flipped needs a multiple-choice verdict", h.Metric)
-	}
-	return nil
-}
 
 // HarnessAccuracy is one config's harness aggregate beside the item-level accuracy of the same records
 // (`accuracy_harness` in the output). A config whose records carry several harness metrics (several
@@ -80,57 +37,10 @@ type HarnessAccuracy struct {
 func harnessAccuracy(d *dataset) (map[string]*HarnessAccuracy, []string, error) {
 	out := map[string]*HarnessAccuracy{}
 	var notes []string
-	C := len(d.configs)
-	type acc struct {
-		h                          *HarnessAccuracy
-		first                      *Record
-		counted, skipped, flipped  int
-		okHarness, okRecord, score float64
-		durN, durOK                map[string]float64
-	}
 	for k, c := range d.configs {
-		groups := map[string]*acc{}
-		bare := 0
-		for i := range d.items {
-			j := d.grid[i*C+k]
-			if j < 0 {
-				continue
-			}
-			r := &d.recs[j]
-			h := r.Harness
-			if h == nil {
-				bare++
-				continue
-			}
-			g := groups[h.Metric]
-			if g == nil {
-				g = &acc{h: &HarnessAccuracy{Metric: h.Metric, Kind: h.Kind, Counted: h.Counted, LeftOut: h.LeftOut},
-					first: r, durN: map[string]float64{}, durOK: map[string]float64{}}
-				v := h.Value
-				g.h.Value = &v
-				groups[h.Metric] = g
-			} else if f := g.first.Harness; f.Kind != h.Kind || f.Value != h.Value || f.Counted != h.Counted || f.LeftOut != h.LeftOut {
-				return nil, nil, Errorf(r.Source.Path, r.Source.Line, "harness", ErrConflict,
-					"config %q: harness %q is %s %v over %d (+%d left out) here but %s %v over %d (+%d) at %s:%d; import each file under its own config",
-					c.ID, h.Metric, h.Kind, h.Value, h.Counted, h.LeftOut, f.Kind, f.Value, f.Counted, f.LeftOut, g.first.Source.Path, g.first.Source.Line)
-			}
-			g.h.Records++
-			v := recordValue(r)
-			g.okRecord += v
-			if h.Flipped {
-				g.flipped++
-				v = 1 - v // a flip only happens to a multiple-choice verdict
-			}
-			if h.Skip {
-				g.skipped++
-				continue
-			}
-			g.counted++
-			g.okHarness += v
-			if r.Duration != "" {
-				g.durN[r.Duration]++
-				g.durOK[r.Duration] += v
-			}
+		groups, bare, err := harnessGroups(d, k)
+		if err != nil {
+			return nil, nil, err
 		}
 		if len(groups) == 0 {
 			continue
@@ -145,53 +55,128 @@ func harnessAccuracy(d *dataset) (map[string]*HarnessAccuracy, []string, error) 
 		sort.Strings(metrics)
 		var parts []*HarnessAccuracy
 		for _, m := range metrics {
-			g := groups[m]
-			h := g.h
-			il := 100 * g.okRecord / float64(h.Records)
-			h.ItemLevel = &il
-			h.Rescored = g.flipped
-			h.Complete = g.counted == h.Counted && g.skipped == h.LeftOut
-			if !h.Complete {
-				notes = append(notes, fmt.Sprintf("config %s: the harness aggregate %s (%s) was computed over %d records (+%d left out), but %d (+%d) are here: the records were filtered or merged after import, so it describes the imported file, not these records",
-					c.ID, h.Metric, fmtPoints(*h.Value), h.Counted, h.LeftOut, g.counted, g.skipped))
-			}
-			if h.Kind == HarnessMicro && g.counted > 0 {
-				if re := 100 * g.okHarness / float64(g.counted); h.Complete && math.Abs(re-*h.Value) > 1e-6 {
-					notes = append(notes, fmt.Sprintf("config %s: the harness aggregate %s says %s but the counted records' harness verdicts give %s: the records were edited after import",
-						c.ID, h.Metric, fmtPoints(*h.Value), fmtPoints(re)))
-				}
-				if len(g.durN) > 0 {
-					h.ByDuration = map[string]float64{}
-					for du, n := range g.durN {
-						h.ByDuration[du] = 100 * g.durOK[du] / n
-					}
-				}
-			}
-			parts = append(parts, h)
+			parts = append(parts, groups[m].finish(c.ID, &notes))
 		}
-		if len(parts) == 1 {
-			out[c.ID] = parts[0]
-			continue
-		}
-		all := &HarnessAccuracy{Metric: fmt.Sprintf("%d harness aggregates", len(parts)), Complete: true, Parts: parts}
-		ok := 0.0
-		for _, p := range parts {
-			all.Counted += p.Counted
-			all.LeftOut += p.LeftOut
-			all.Records += p.Records
-			all.Rescored += p.Rescored
-			all.Complete = all.Complete && p.Complete
-			ok += *p.ItemLevel * float64(p.Records) / 100
-		}
-		il := 100 * ok / float64(all.Records)
-		all.ItemLevel = &il
-		out[c.ID] = all
+		out[c.ID] = joinHarness(parts)
 	}
 	return out, notes, nil
 }
 
+// harnessAcc accumulates one harness metric's records of one config.
+type harnessAcc struct {
+	h                         *HarnessAccuracy
+	first                     *record.Record
+	counted, skipped, flipped int
+	okHarness, okRecord       float64
+	durN, durOK               map[string]float64
+}
+
+// harnessGroups gathers config k's records by harness metric (bare: records without one); records of
+// one metric must agree on its kind, value and counts.
+func harnessGroups(d *dataset, k int) (map[string]*harnessAcc, int, error) {
+	C, c := len(d.configs), d.configs[k]
+	groups := map[string]*harnessAcc{}
+	bare := 0
+	for i := range d.items {
+		j := d.grid[i*C+k]
+		if j < 0 {
+			continue
+		}
+		r := &d.recs[j]
+		h := r.Harness
+		if h == nil {
+			bare++
+			continue
+		}
+		g := groups[h.Metric]
+		if g == nil {
+			g = &harnessAcc{h: &HarnessAccuracy{Metric: h.Metric, Kind: h.Kind, Counted: h.Counted, LeftOut: h.LeftOut},
+				first: r, durN: map[string]float64{}, durOK: map[string]float64{}}
+			v := h.Value
+			g.h.Value = &v
+			groups[h.Metric] = g
+		} else if f := g.first.Harness; f.Kind != h.Kind || f.Value != h.Value || f.Counted != h.Counted || f.LeftOut != h.LeftOut {
+			return nil, 0, record.Errorf(r.Source.Path, r.Source.Line, "harness", record.ErrConflict,
+				"config %q: harness %q is %s %v over %d (+%d left out) here but %s %v over %d (+%d) at %s:%d; import each file under its own config",
+				c.ID, h.Metric, h.Kind, h.Value, h.Counted, h.LeftOut, f.Kind, f.Value, f.Counted, f.LeftOut, g.first.Source.Path, g.first.Source.Line)
+		}
+		g.add(r)
+	}
+	return groups, bare, nil
+}
+
+func (g *harnessAcc) add(r *record.Record) {
+	h := r.Harness
+	g.h.Records++
+	v := recordValue(r)
+	g.okRecord += v
+	if h.Flipped {
+		g.flipped++
+		v = 1 - v // a flip only happens to a multiple-choice verdict
+	}
+	if h.Skip {
+		g.skipped++
+		return
+	}
+	g.counted++
+	g.okHarness += v
+	if r.Duration != "" {
+		g.durN[r.Duration]++
+		g.durOK[r.Duration] += v
+	}
+}
+
+// finish completes the metric's HarnessAccuracy: the item-level accuracy of the same records, whether
+// the records are the ones the aggregate was computed over, and for a micro aggregate whether their
+// verdicts still give it and its value per duration. It adds its notes.
+func (g *harnessAcc) finish(config string, notes *[]string) *HarnessAccuracy {
+	h := g.h
+	il := 100 * g.okRecord / float64(h.Records)
+	h.ItemLevel = &il
+	h.Rescored = g.flipped
+	h.Complete = g.counted == h.Counted && g.skipped == h.LeftOut
+	if !h.Complete {
+		*notes = append(*notes, fmt.Sprintf("config %s: the harness aggregate %s (%s) was computed over %d records (+%d left out), but %d (+%d) are here: the records were filtered or merged after import, so it describes the imported file, not these records",
+			config, h.Metric, fmtPoints(*h.Value), h.Counted, h.LeftOut, g.counted, g.skipped))
+	}
+	if h.Kind == record.HarnessMicro && g.counted > 0 {
+		if re := 100 * g.okHarness / float64(g.counted); h.Complete && math.Abs(re-*h.Value) > 1e-6 {
+			*notes = append(*notes, fmt.Sprintf("config %s: the harness aggregate %s says %s but the counted records' harness verdicts give %s: the records were edited after import",
+				config, h.Metric, fmtPoints(*h.Value), fmtPoints(re)))
+		}
+		if len(g.durN) > 0 {
+			h.ByDuration = map[string]float64{}
+			for du, n := range g.durN {
+				h.ByDuration[du] = 100 * g.durOK[du] / n
+			}
+		}
+	}
+	return h
+}
+
+// joinHarness is a config's harness accuracy: its one metric's, or with several (several tasks) a
+// summary listing them as Parts, with no value of its own.
+func joinHarness(parts []*HarnessAccuracy) *HarnessAccuracy {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	all := &HarnessAccuracy{Metric: fmt.Sprintf("%d harness aggregates", len(parts)), Complete: true, Parts: parts}
+	ok := 0.0
+	for _, p := range parts {
+		all.Counted += p.Counted
+		all.LeftOut += p.LeftOut
+		all.Records += p.Records
+		all.Rescored += p.Rescored
+		all.Complete = all.Complete && p.Complete
+		ok += *p.ItemLevel * float64(p.Records) / 100
+	}
+	il := 100 * ok / float64(all.Records)
+	all.ItemLevel = &il
+	return all
+}
+
 // recordValue is 1/0 for a multiple-choice verdict, the score for an open-ended record.
-func recordValue(r *Record) float64 {
+func recordValue(r *record.Record) float64 {
 	if r.Correct != nil {
 		return float64(b2i(*r.Correct))
 	}

@@ -7,11 +7,13 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // harnessRecs builds one config's records as an importer writes them: the file-level aggregate on
 // every record, the left-out records marked.
-func harnessRecs(cfg, metric, kind string, value float64, verdicts []bool, skip []bool, durs []string) []Record {
+func harnessRecs(cfg, metric, kind string, value float64, verdicts []bool, skip []bool, durs []string) []record.Record {
 	counted, left := 0, 0
 	for _, s := range skip {
 		if s {
@@ -20,12 +22,12 @@ func harnessRecs(cfg, metric, kind string, value float64, verdicts []bool, skip 
 			counted++
 		}
 	}
-	var out []Record
+	var out []record.Record
 	for i, v := range verdicts {
 		v := v
-		r := Record{ItemID: string(rune('a' + i)), Config: cfg, Correct: &v,
-			Harness: &Harness{Metric: metric, Kind: kind, Value: value, Counted: counted, LeftOut: left, Skip: skip[i]},
-			Source:  Source{Path: cfg + ".jsonl", Line: i + 1}}
+		r := record.Record{ItemID: string(rune('a' + i)), Config: cfg, Correct: &v,
+			Harness: &record.Harness{Metric: metric, Kind: kind, Value: value, Counted: counted, LeftOut: left, Skip: skip[i]},
+			Source:  record.Source{Path: cfg + ".jsonl", Line: i + 1}}
 		if durs != nil {
 			r.Duration = durs[i]
 		}
@@ -40,8 +42,8 @@ func TestAccuracyHarness(t *testing.T) {
 	durs := []string{"short", "short", "medium", "medium", "long", "long"}
 	// f8: a micro aggregate over all 6 (50 points); f16: a macro aggregate (as MLVU's M-avg) that the
 	// audit cannot recompute, with the item-level accuracy beside it.
-	recs := harnessRecs("f8", "lmms-eval videomme videomme_perception_score (accuracy)", HarnessMicro, 50, v, noSkip, durs)
-	recs = append(recs, harnessRecs("f16", "lmms-eval mlvu_dev mlvu_percetion_score (M-avg)", HarnessMacro, 42.97, []bool{true, true, false, true, false, true}, noSkip, nil)...)
+	recs := harnessRecs("f8", "lmms-eval videomme videomme_perception_score (accuracy)", record.HarnessMicro, 50, v, noSkip, durs)
+	recs = append(recs, harnessRecs("f16", "lmms-eval mlvu_dev mlvu_percetion_score (M-avg)", record.HarnessMacro, 42.97, []bool{true, true, false, true, false, true}, noSkip, nil)...)
 	opt := DefaultOptions()
 	opt.Resamples = 0
 	res, err := Analyze(recs, opt)
@@ -49,7 +51,7 @@ func TestAccuracyHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	f8, f16 := res.AccuracyHarness["f8"], res.AccuracyHarness["f16"]
-	if f8 == nil || *f8.Value != 50 || f8.Kind != HarnessMicro || f8.Records != 6 || f8.Counted != 6 || !f8.Complete || *f8.ItemLevel != 50 {
+	if f8 == nil || *f8.Value != 50 || f8.Kind != record.HarnessMicro || f8.Records != 6 || f8.Counted != 6 || !f8.Complete || *f8.ItemLevel != 50 {
 		t.Fatalf("f8 %+v", f8)
 	}
 	if f8.ByDuration["short"] != 50 || f8.ByDuration["medium"] != 100 || f8.ByDuration["long"] != 0 {
@@ -73,7 +75,7 @@ func TestAccuracyHarnessLeftOutFlippedAndFiltered(t *testing.T) {
 	// counted... 1 correct of 2 counted).
 	v := []bool{true, false, false, true}
 	skip := []bool{false, false, true, false}
-	recs := harnessRecs("f8", "VLMEvalKit Video-MME overall (mean score over rows with score ≥ 0)", HarnessMicro, 100*2.0/3, v, skip, nil)
+	recs := harnessRecs("f8", "VLMEvalKit Video-MME overall (mean score over rows with score ≥ 0)", record.HarnessMicro, 100*2.0/3, v, skip, nil)
 	opt := DefaultOptions()
 	opt.Resamples = 0
 	res, err := Analyze(recs, opt)
@@ -110,7 +112,7 @@ func TestAccuracyHarnessLeftOutFlippedAndFiltered(t *testing.T) {
 	// An edited verdict (not marked as flipped) is caught by the micro recomputation.
 	f := false
 	recs[0].Correct = &f
-	res, _ = Analyze(recs, opt)
+	res = mustAnalyzeOpt(t, recs, opt)
 	if len(hNotes(res)) != 1 || !strings.Contains(hNotes(res)[0], "edited after import") {
 		t.Errorf("edited: %q", hNotes(res))
 	}
@@ -118,8 +120,8 @@ func TestAccuracyHarnessLeftOutFlippedAndFiltered(t *testing.T) {
 
 func TestAccuracyHarnessSeveralAndConflicts(t *testing.T) {
 	no := make([]bool, 2)
-	a := harnessRecs("f8", "lmms-eval mvbench_action_count mvbench_accuracy (accuracy)", HarnessMicro, 50, []bool{true, false}, no, nil)
-	b := harnessRecs("f8", "lmms-eval mvbench_scene_transition mvbench_accuracy (accuracy)", HarnessMicro, 100, []bool{true, true}, no, nil)
+	a := harnessRecs("f8", "lmms-eval mvbench_action_count mvbench_accuracy (accuracy)", record.HarnessMicro, 50, []bool{true, false}, no, nil)
+	b := harnessRecs("f8", "lmms-eval mvbench_scene_transition mvbench_accuracy (accuracy)", record.HarnessMicro, 100, []bool{true, true}, no, nil)
 	for i := range b {
 		b[i].ItemID = "z" + b[i].ItemID
 	}
@@ -134,18 +136,18 @@ func TestAccuracyHarnessSeveralAndConflicts(t *testing.T) {
 		t.Fatalf("%+v", h)
 	}
 	// Two files' numbers under one metric name and config: an error naming both lines.
-	c := harnessRecs("f8", "lmms-eval mvbench_action_count mvbench_accuracy (accuracy)", HarnessMicro, 60, []bool{true, false}, no, nil)
+	c := harnessRecs("f8", "lmms-eval mvbench_action_count mvbench_accuracy (accuracy)", record.HarnessMicro, 60, []bool{true, false}, no, nil)
 	for i := range c {
 		c[i].ItemID = "y" + c[i].ItemID
 		c[i].Source.Path = "other.jsonl"
 	}
 	_, err = Analyze(append(a, c...), opt)
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "other.jsonl:1") || !strings.Contains(err.Error(), "f8.jsonl:1") {
+	if !errors.Is(err, record.ErrConflict) || !strings.Contains(err.Error(), "other.jsonl:1") || !strings.Contains(err.Error(), "f8.jsonl:1") {
 		t.Errorf("conflict: %v", err)
 	}
 	// Records without a harness field beside stamped ones are noted.
-	plain := []Record{{ItemID: "q", Config: "f8", Correct: &[]bool{true}[0]}}
-	res, _ = Analyze(append(a, plain...), opt)
+	plain := []record.Record{{ItemID: "q", Config: "f8", Correct: &[]bool{true}[0]}}
+	res = mustAnalyzeOpt(t, append(a, plain...), opt)
 	if !strings.Contains(strings.Join(hNotes(res), " "), "1 records carry no harness aggregate") {
 		t.Errorf("notes %q", hNotes(res))
 	}
@@ -156,7 +158,7 @@ func TestAccuracyHarnessSeveralAndConflicts(t *testing.T) {
 	}
 }
 
-func mustAnalyze(t *testing.T, recs []Record) *Result {
+func mustAnalyze(t *testing.T, recs []record.Record) *Result {
 	t.Helper()
 	opt := DefaultOptions()
 	opt.Resamples = 0
@@ -165,25 +167,6 @@ func mustAnalyze(t *testing.T, recs []Record) *Result {
 		t.Fatal(err)
 	}
 	return res
-}
-
-func TestHarnessValidate(t *testing.T) {
-	s := 0.5
-	for _, line := range []string{
-		`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"","kind":"micro","value":1,"counted":1}}`,
-		`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"m","kind":"mean","value":1,"counted":1}}`,
-		`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"m","kind":"micro","value":101,"counted":1}}`,
-		`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"m","kind":"micro","value":1,"counted":-1}}`,
-		`{"item_id":"a","config":"x","score":0.5,"harness":{"metric":"m","kind":"micro","value":1,"counted":1,"flipped":true}}`,
-	} {
-		if _, err := ReadRecords(strings.NewReader(line), "h.jsonl"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "h.jsonl:1") {
-			t.Errorf("%s: %v", line, err)
-		}
-	}
-	r := Record{ItemID: "a", Config: "x", Score: &s, Harness: &Harness{Metric: "m", Kind: HarnessMicro, Value: 50, Counted: 1}}
-	if err := r.Validate(); err != nil {
-		t.Error(err)
-	}
 }
 
 // hNotes keeps the notes about harness aggregates.
@@ -195,4 +178,14 @@ func hNotes(r *Result) []string {
 		}
 	}
 	return out
+}
+
+// mustAnalyzeOpt is Analyze under opt; an error stops the test.
+func mustAnalyzeOpt(t *testing.T, recs []record.Record, opt Options) *Result {
+	t.Helper()
+	res, err := Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/record"
 )
 
 // NoiseFloor is the churn between declared reruns of one config (METRICS.md "Noise floor").
@@ -27,11 +29,11 @@ func noiseFloor(d *dataset) []NoiseFloor {
 			continue
 		}
 		// run → item → record
-		byRun := map[int]map[int]*Record{}
+		byRun := map[int]map[int]*record.Record{}
 		add := func(j int32, i int) {
 			r := &d.recs[j]
 			if byRun[r.RunIndex()] == nil {
-				byRun[r.RunIndex()] = map[int]*Record{}
+				byRun[r.RunIndex()] = map[int]*record.Record{}
 			}
 			byRun[r.RunIndex()][i] = r
 		}
@@ -320,39 +322,6 @@ type LetterPrior struct {
 	TVDistance map[string]float64 `json:"tv_distance"`
 }
 
-// OptionLetter extracts a single option letter from an answer such as "B", "(B)", "B.", "B) text",
-// "Answer: B"; it returns "" when there is none.
-func OptionLetter(s string) string {
-	if len(s) == 1 && s[0] >= 'A' && s[0] <= 'Z' {
-		return s // the common case: a parsed choice
-	}
-	s = strings.TrimSpace(s)
-	for _, p := range []string{"answer:", "the answer is", "best option:", "option"} {
-		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
-			s = strings.TrimSpace(s[len(p):])
-		}
-	}
-	s = strings.TrimLeft(s, "([ ")
-	if s == "" {
-		return ""
-	}
-	r := rune(s[0])
-	if r < 'A' || r > 'Z' {
-		if r >= 'a' && r <= 'z' && len(s) == 1 {
-			return strings.ToUpper(s)
-		}
-		return ""
-	}
-	if len(s) == 1 {
-		return s[:1]
-	}
-	next := rune(s[1])
-	if next == ')' || next == '.' || next == ':' || next == ',' || unicode.IsSpace(next) {
-		return s[:1]
-	}
-	return ""
-}
-
 func letterPrior(v *mcView) *LetterPrior {
 	n := len(v.paired)
 	if n == 0 {
@@ -367,7 +336,7 @@ func letterPrior(v *mcView) *LetterPrior {
 		l := ""
 		for _, k := range v.ks {
 			if r := v.d.recs[v.d.grid[i*C+k]]; r.Answer != "" {
-				l = OptionLetter(r.Answer)
+				l = score.OptionLetter(r.Answer)
 				break
 			}
 		}
@@ -386,7 +355,7 @@ func letterPrior(v *mcView) *LetterPrior {
 	for j, k := range v.ks {
 		preds[j] = map[string]int{}
 		for _, i := range v.paired {
-			l := OptionLetter(v.d.recs[v.d.grid[i*C+k]].Prediction)
+			l := score.OptionLetter(v.d.recs[v.d.grid[i*C+k]].Prediction)
 			if l == "" {
 				l = "other"
 			}

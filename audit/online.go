@@ -4,21 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
-)
 
-// OnlineStep is the cascade part of an online-cascade record (`framesweep sweep --cascade`): the
-// record's step in the ladder and, on an item's final record, where it stopped.
-type OnlineStep struct {
-	Threshold      float64 `json:"threshold"`
-	Budgets        []int   `json:"budgets"`
-	Step           int     `json:"step"`
-	Final          bool    `json:"final"`
-	StoppedAt      int     `json:"stopped_at,omitempty"`
-	FramesFed      int     `json:"frames_fed_total"`
-	FramesDistinct int     `json:"frames_distinct"`
-	StepBuildS     float64 `json:"step_build_s"`
-	StepWallS      float64 `json:"step_wall_s"`
-}
+	"github.com/framesweep/framesweep/record"
+)
 
 // OnlineCascade summarises an online cascade run: each item's final answer, where items stopped, and
 // what the answers cost (frames fed, distinct frames decoded, wall-clock).
@@ -52,7 +40,7 @@ type OnlineStop struct {
 }
 
 // isOnline reports whether the records come from an online cascade.
-func isOnline(recs []Record) bool {
+func isOnline(recs []record.Record) bool {
 	for i := range recs {
 		if recs[i].Cascade != nil {
 			return true
@@ -63,49 +51,13 @@ func isOnline(recs []Record) bool {
 
 // Online summarises the online-cascade records among recs; nil when there are none. Records of one
 // item must agree on the threshold and budgets.
-func Online(recs []Record) (*OnlineCascade, error) {
+func Online(recs []record.Record) (*OnlineCascade, error) {
 	if !isOnline(recs) {
 		return nil, nil
 	}
-	type item struct {
-		final   *Record
-		wall    float64
-		lat     float64
-		steps   int
-		firstOK *bool
-	}
-	byItem := map[string]*item{}
-	var oc *OnlineCascade
-	firstConfig := ""
-	for i := range recs {
-		r := &recs[i]
-		c := r.Cascade
-		if c == nil {
-			return nil, Errorf(r.Source.Path, r.Source.Line, "cascade", ErrInvalid, "item %q config %q: a record without cascade step in an online cascade run", r.ItemID, r.Config)
-		}
-		if oc == nil {
-			oc = &OnlineCascade{Threshold: c.Threshold, Budgets: append([]int(nil), c.Budgets...)}
-		} else if c.Threshold != oc.Threshold || fmt.Sprint(c.Budgets) != fmt.Sprint(oc.Budgets) {
-			return nil, Errorf(r.Source.Path, r.Source.Line, "cascade", ErrInvalid, "item %q: cascade %v at %v, other records %v at %v", r.ItemID, c.Budgets, c.Threshold, oc.Budgets, oc.Threshold)
-		}
-		it := byItem[r.ItemID]
-		if it == nil {
-			it = &item{}
-			byItem[r.ItemID] = it
-		}
-		it.steps++
-		it.wall += c.StepWallS
-		if r.LatencyS != nil {
-			it.lat += *r.LatencyS
-		}
-		if c.Step == 1 && r.Correct != nil {
-			firstConfig = r.Config
-			v := *r.Correct
-			it.firstOK = &v
-		}
-		if c.Final {
-			it.final = r
-		}
+	oc, byItem, firstConfig, err := onlineItems(recs)
+	if err != nil {
+		return nil, err
 	}
 	stops := map[int]*OnlineStop{}
 	var correct, answered, firstN, firstOK int
@@ -157,21 +109,69 @@ func Online(recs []Record) (*OnlineCascade, error) {
 	return oc, nil
 }
 
+// onlineItem is one item of an online cascade run: its final record and its steps' sums.
+type onlineItem struct {
+	final   *record.Record
+	wall    float64
+	lat     float64
+	steps   int
+	firstOK *bool
+}
+
+// onlineItems gathers the run's records by item (every record must carry a cascade step, all of one
+// threshold and ladder) and names the first budget's config.
+func onlineItems(recs []record.Record) (*OnlineCascade, map[string]*onlineItem, string, error) {
+	byItem := map[string]*onlineItem{}
+	var oc *OnlineCascade
+	firstConfig := ""
+	for i := range recs {
+		r := &recs[i]
+		c := r.Cascade
+		if c == nil {
+			return nil, nil, "", record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q config %q: a record without cascade step in an online cascade run", r.ItemID, r.Config)
+		}
+		if oc == nil {
+			oc = &OnlineCascade{Threshold: c.Threshold, Budgets: append([]int(nil), c.Budgets...)}
+		} else if c.Threshold != oc.Threshold || fmt.Sprint(c.Budgets) != fmt.Sprint(oc.Budgets) {
+			return nil, nil, "", record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q: cascade %v at %v, other records %v at %v", r.ItemID, c.Budgets, c.Threshold, oc.Budgets, oc.Threshold)
+		}
+		it := byItem[r.ItemID]
+		if it == nil {
+			it = &onlineItem{}
+			byItem[r.ItemID] = it
+		}
+		it.steps++
+		it.wall += c.StepWallS
+		if r.LatencyS != nil {
+			it.lat += *r.LatencyS
+		}
+		if c.Step == 1 && r.Correct != nil {
+			firstConfig = r.Config
+			v := *r.Correct
+			it.firstOK = &v
+		}
+		if c.Final {
+			it.final = r
+		}
+	}
+	return oc, byItem, firstConfig, nil
+}
+
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // CascadeStops replays the offline cascade of METRICS.md at threshold tau on full-sweep records:
 // for every item that has a record at each of the configs (the ladder, lowest budget first), the
 // config its answer comes from — the first whose confidence is ≥ tau, else the last. An online run at
 // the same threshold must stop every item at the same config.
-func CascadeStops(recs []Record, ladder []string, tau float64) (map[string]string, error) {
-	cell := map[string]map[string]*Record{}
+func CascadeStops(recs []record.Record, ladder []string, tau float64) (map[string]string, error) {
+	cell := map[string]map[string]*record.Record{}
 	for i := range recs {
 		r := &recs[i]
 		if r.Failed() {
 			continue
 		}
 		if cell[r.ItemID] == nil {
-			cell[r.ItemID] = map[string]*Record{}
+			cell[r.ItemID] = map[string]*record.Record{}
 		}
 		cell[r.ItemID][r.Config] = r
 	}
@@ -197,7 +197,7 @@ func CascadeStops(recs []Record, ladder []string, tau float64) (map[string]strin
 		}
 	}
 	if len(out) == 0 {
-		return nil, Errorf("", 0, "cascade", ErrEmpty, "no item has a record at every config of %v", ladder)
+		return nil, record.Errorf("", 0, "cascade", record.ErrEmpty, "no item has a record at every config of %v", ladder)
 	}
 	return out, nil
 }

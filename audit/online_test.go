@@ -3,6 +3,8 @@ package audit
 import (
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // TestOnlineAndReplay: an online run's summary from hand-written records, and the offline replay
@@ -13,7 +15,7 @@ func TestOnlineAndReplay(t *testing.T) {
 		`{"item_id":"b","config":"f2","status":"ok","correct":false,"confidence":0.5,"latency_s":0.1,"cascade":{"threshold":0.6,"budgets":[2,4],"step":1,"final":false,"frames_fed_total":2,"frames_distinct":2,"step_build_s":0.05,"step_wall_s":0.15}}`,
 		`{"item_id":"b","config":"f4","status":"ok","correct":true,"confidence":0.55,"latency_s":0.2,"cascade":{"threshold":0.6,"budgets":[2,4],"step":2,"final":true,"stopped_at":4,"frames_fed_total":6,"frames_distinct":4,"step_build_s":0.05,"step_wall_s":0.25}}`,
 	}, "\n")
-	recs, err := ReadRecords(strings.NewReader(online), "online.jsonl")
+	recs, err := record.Read(strings.NewReader(online), "online.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +37,19 @@ func TestOnlineAndReplay(t *testing.T) {
 		`{"item_id":"b","config":"f4","correct":true,"confidence":0.55}`,
 		`{"item_id":"c","config":"f2","correct":false}`,
 	}, "\n")
-	frecs, _ := ReadRecords(strings.NewReader(full), "full.jsonl")
+	frecs, err := record.Read(strings.NewReader(full), "full.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
 	stops, err := CascadeStops(frecs, []string{"f2", "f4"}, 0.6)
 	if err != nil || stops["a"] != "f2" || stops["b"] != "f4" || len(stops) != 2 {
 		t.Fatalf("replay %v %v", stops, err)
 	}
 	// A record of the run without its cascade step is refused.
 	bad := online + "\n" + `{"item_id":"c","config":"f2","status":"ok","correct":true}`
-	recs, _ = ReadRecords(strings.NewReader(bad), "online.jsonl")
+	if recs, err = record.Read(strings.NewReader(bad), "online.jsonl"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Online(recs); err == nil {
 		t.Fatal("a mixed run accepted")
 	}

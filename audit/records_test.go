@@ -3,6 +3,8 @@ package audit
 import (
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // TestErrorRecords: a sweep's error records ("status": "error") read and validate without a verdict,
@@ -17,7 +19,7 @@ func TestErrorRecords(t *testing.T) {
 		`{"item_id":"c","config":"f8","correct":true}`,
 		`{"item_id":"c","config":"f16","correct":true}`,
 	}, "\n")
-	recs, err := ReadRecords(strings.NewReader(in), "run/records.jsonl")
+	recs, err := record.Read(strings.NewReader(in), "run/records.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestErrorRecords(t *testing.T) {
 		`{"item_id":"a","config":"x","status":"weird","correct":true}`,
 		`{"item_id":"a","config":"x","status":"error","correct":true}`,
 	} {
-		if _, err := ReadRecords(strings.NewReader(bad), "r.jsonl"); err == nil {
+		if _, err := record.Read(strings.NewReader(bad), "r.jsonl"); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}

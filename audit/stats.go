@@ -3,8 +3,6 @@ package audit
 import (
 	"math"
 	"sort"
-	"strings"
-	"unicode"
 )
 
 // McNemarExact is the exact two-sided binomial test of b discordant pairs one way against c the other:
@@ -42,64 +40,6 @@ func Percentile(sorted []float64, q float64) float64 {
 		return sorted[len(sorted)-1]
 	}
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
-}
-
-// TokenF1 is METRICS.md's open-ended score: lower-case, drop punctuation and the articles a/an/the, split on
-// white space, F1 of the token multisets; with several references the maximum; empty vs empty is 1.
-func TokenF1(prediction string, references ...string) float64 {
-	if len(references) == 0 {
-		references = []string{""}
-	}
-	p := f1Tokens(prediction)
-	best := 0.0
-	for _, r := range references {
-		best = math.Max(best, tokenF1(p, f1Tokens(r)))
-	}
-	return best
-}
-
-func f1Tokens(s string) []string {
-	s = strings.ToLower(s)
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsPunct(r) || unicode.IsSymbol(r) {
-			return -1
-		}
-		return r
-	}, s)
-	var out []string
-	for _, t := range strings.Fields(s) {
-		if t == "a" || t == "an" || t == "the" {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-func tokenF1(p, r []string) float64 {
-	if len(p) == 0 && len(r) == 0 {
-		return 1
-	}
-	if len(p) == 0 || len(r) == 0 {
-		return 0
-	}
-	counts := make(map[string]int, len(r))
-	for _, t := range r {
-		counts[t]++
-	}
-	common := 0
-	for _, t := range p {
-		if counts[t] > 0 {
-			counts[t]--
-			common++
-		}
-	}
-	if common == 0 {
-		return 0
-	}
-	prec := float64(common) / float64(len(p))
-	rec := float64(common) / float64(len(r))
-	return 2 * prec * rec / (prec + rec)
 }
 
 func sortedCopy(v []float64) []float64 {

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"math"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // Synthetic returns deterministic demo records: items × the grid {text, 8…128 frames uniform at 448², 128
@@ -10,7 +12,7 @@ import (
 // (a latent per-item difficulty, budget-dependent evidence, and per-config noise) so the audit has rescued
 // and harmed items, confusion and a working cascade. It exists for examples/records, docs and benchmarks;
 // its numbers describe no real model.
-func Synthetic(items int, seed uint64) []Record {
+func Synthetic(items int, seed uint64) []record.Record {
 	type cfg struct {
 		id       string
 		frames   int
@@ -29,7 +31,7 @@ func Synthetic(items int, seed uint64) []Record {
 	durs := []string{"short", "medium", "long"}
 	g := NewSplitMix64(seed)
 	u := func() float64 { return float64(g.Uint64()>>11) / (1 << 53) }
-	out := make([]Record, 0, items*len(grid))
+	out := make([]record.Record, 0, items*len(grid))
 	for i := 0; i < items; i++ {
 		id := fmt.Sprintf("demo-%06d", i)
 		cat, dur := cats[g.Intn(len(cats))], durs[g.Intn(len(durs))]
@@ -66,15 +68,15 @@ func Synthetic(items int, seed uint64) []Record {
 			conf = math.Round(conf*1000) / 1000
 			lat := 0.05 + float64(c.frames)*float64(max(c.size, 1)*max(c.size, 1))/448/448*0.004 + 0.01*u()
 			lat = math.Round(lat*1000) / 1000
-			meta := &ConfigMeta{Frames: &c.frames, Policy: c.policy, Pipeline: c.pipeline}
+			meta := &record.ConfigMeta{Frames: &c.frames, Policy: c.policy, Pipeline: c.pipeline}
 			if c.frames == 0 {
 				t := true
-				meta = &ConfigMeta{Frames: &c.frames, TextOnly: &t, Pipeline: c.pipeline}
+				meta = &record.ConfigMeta{Frames: &c.frames, TextOnly: &t, Pipeline: c.pipeline}
 			} else {
 				w, h := c.size, c.size
 				meta.Width, meta.Height = &w, &h
 			}
-			out = append(out, Record{ItemID: id, Config: c.id, Correct: &ok, Prediction: pred, Answer: string(gold),
+			out = append(out, record.Record{ItemID: id, Config: c.id, Correct: &ok, Prediction: pred, Answer: string(gold),
 				Confidence: &conf, Category: cat, Duration: dur, ConfigMeta: meta, LatencyS: &lat})
 		}
 	}

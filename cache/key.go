@@ -24,11 +24,15 @@ type KeySpec struct {
 	Kernel        string `json:"kernel"`         // resize kernel name
 	Layout        string `json:"layout"`         // NHWC
 	Libraries     string `json:"libraries"`      // linked library versions that decide the pixels (decoder, swscale, …)
-	Norm          string `json:"norm"`           // normalisation name ("none" for uint8)
-	Pipeline      string `json:"pipeline"`       // raw | cached
-	Schema        int    `json:"schema"`         // KeySchema
-	Stream        int    `json:"stream"`         // index of the decoded video stream in the file
-	VideoSHA256   string `json:"video_sha256"`   // content digest of the source file
+	// Loader and LoaderRequest name a harness loader's reading (docs/loaders.md) and its request
+	// (canonical JSON); both empty for framesweep's own reading, so its keys are what they were.
+	Loader        string `json:"loader,omitempty"`
+	LoaderRequest string `json:"loader_request,omitempty"`
+	Norm          string `json:"norm"`         // normalisation name ("none" for uint8)
+	Pipeline      string `json:"pipeline"`     // raw | cached
+	Schema        int    `json:"schema"`       // KeySchema
+	Stream        int    `json:"stream"`       // index of the decoded video stream in the file
+	VideoSHA256   string `json:"video_sha256"` // content digest of the source file
 }
 
 // Validate reports a spec that could not name a reproducible object.

@@ -92,65 +92,8 @@ func TestDamagedFrames(t *testing.T) {
 	}
 	for _, threads := range []int{1, 0, 4} {
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
-			// keep: every frame delivered, the damaged one flagged and listed.
-			v, err := Open(damaged, Options{Threads: threads, OnDamaged: DamagedKeep})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
-			var flagged []int
-			got := 0
-			st, err := v.Read(all, func(f *Frame) error {
-				got++
-				if f.Damaged {
-					flagged = append(flagged, f.Index)
-				}
-				if f.Index < want && !bytes.Equal(f.Packed(), ref[f.Index]) {
-					t.Errorf("frame %d (before the damage) differs from the clean file", f.Index)
-				}
-				if f.Index == want && bytes.Equal(f.Packed(), ref[f.Index]) {
-					t.Errorf("frame %d is flagged damaged but equals the clean frame", f.Index)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("keep: %v", err)
-			}
-			if got != n || !slices.Equal(flagged, []int{want}) || !slices.Equal(st.Damaged, []int{want}) || st.OnDamaged != "keep" {
-				t.Fatalf("keep: %d of %d delivered, flagged %v, stats damaged %v (%s); want frame %d", got, n, flagged, st.Damaged, st.OnDamaged, want)
-			}
-			t.Logf("frame %d damaged; single-thread re-decodes %d", want, st.SingleThreadRedecodes)
-
-			// fail (the default): the damaged frame is refused, the others delivered.
-			f, err := Open(damaged, Options{Threads: threads})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			var delivered []int
-			st, err = f.Read([]int{0, want, n - 1}, func(fr *Frame) error {
-				if fr.Damaged {
-					t.Errorf("frame %d delivered damaged under fail", fr.Index)
-				}
-				delivered = append(delivered, fr.Index)
-				return nil
-			})
-			var dmg *DamagedError
-			var de *Error
-			if !errors.Is(err, ErrDamaged) || !errors.Is(err, ErrFrameFailed) || !errors.As(err, &dmg) || !errors.As(err, &de) || de.Path != damaged {
-				t.Fatalf("fail: error %v, want a *DamagedError naming the file", err)
-			}
-			if !slices.Equal(dmg.Frames, []int{want}) || !slices.Equal(DamagedFrames(err), []int{want}) || len(FailedFrames(err)) != 0 ||
-				!strings.Contains(err.Error(), fmt.Sprintf("refused: %d ", want)) ||
-				// What FFmpeg flagged: concealment when the pictures before it were decoded, failed slices alone
-				// when the non-reference ones were left out (nonref.go).
-				!strings.Contains(err.Error(), "concealment active") && !strings.Contains(err.Error(), "slices failed") {
-				t.Fatalf("fail: %v (frames %v)", err, dmg.Frames)
-			}
-			if !slices.Equal(delivered, []int{0, n - 1}) || !slices.Equal(st.Damaged, []int{want}) || st.OnDamaged != "fail" || st.Failed != 0 {
-				t.Fatalf("fail: delivered %v, stats %+v", delivered, st)
-			}
-			oneLine(t, err)
+			checkDamagedKeep(t, damaged, threads, ref, want)
+			checkDamagedFail(t, damaged, threads, n, want)
 		})
 	}
 	// The clean file: nothing damaged, nothing re-decoded.
@@ -166,4 +109,79 @@ func TestDamagedFrames(t *testing.T) {
 	if _, err := Open(clean, Options{OnDamaged: "sometimes"}); !errors.Is(err, ErrBadOption) {
 		t.Fatalf("OnDamaged sometimes: %v", err)
 	}
+}
+
+// checkDamagedKeep: with OnDamaged keep every frame is delivered, the damaged one (want) flagged and
+// listed; the frames before it equal the clean file's (ref).
+func checkDamagedKeep(t *testing.T, damaged string, threads int, ref [][]byte, want int) {
+	t.Helper()
+	n := len(ref)
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	// keep: every frame delivered, the damaged one flagged and listed.
+	v, err := Open(damaged, Options{Threads: threads, OnDamaged: DamagedKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	var flagged []int
+	got := 0
+	st, err := v.Read(all, func(f *Frame) error {
+		got++
+		if f.Damaged {
+			flagged = append(flagged, f.Index)
+		}
+		if f.Index < want && !bytes.Equal(f.Packed(), ref[f.Index]) {
+			t.Errorf("frame %d (before the damage) differs from the clean file", f.Index)
+		}
+		if f.Index == want && bytes.Equal(f.Packed(), ref[f.Index]) {
+			t.Errorf("frame %d is flagged damaged but equals the clean frame", f.Index)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("keep: %v", err)
+	}
+	if got != n || !slices.Equal(flagged, []int{want}) || !slices.Equal(st.Damaged, []int{want}) || st.OnDamaged != "keep" {
+		t.Fatalf("keep: %d of %d delivered, flagged %v, stats damaged %v (%s); want frame %d", got, n, flagged, st.Damaged, st.OnDamaged, want)
+	}
+	t.Logf("frame %d damaged; single-thread re-decodes %d", want, st.SingleThreadRedecodes)
+}
+
+// checkDamagedFail: with OnDamaged fail (the default) the damaged frame is refused with a one-line
+// *DamagedError naming the file, the others are delivered.
+func checkDamagedFail(t *testing.T, damaged string, threads, n, want int) {
+	t.Helper()
+	// fail (the default): the damaged frame is refused, the others delivered.
+	f, err := Open(damaged, Options{Threads: threads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var delivered []int
+	st, err := f.Read([]int{0, want, n - 1}, func(fr *Frame) error {
+		if fr.Damaged {
+			t.Errorf("frame %d delivered damaged under fail", fr.Index)
+		}
+		delivered = append(delivered, fr.Index)
+		return nil
+	})
+	var dmg *DamagedError
+	var de *Error
+	if !errors.Is(err, ErrDamaged) || !errors.Is(err, ErrFrameFailed) || !errors.As(err, &dmg) || !errors.As(err, &de) || de.Path != damaged {
+		t.Fatalf("fail: error %v, want a *DamagedError naming the file", err)
+	}
+	if !slices.Equal(dmg.Frames, []int{want}) || !slices.Equal(DamagedFrames(err), []int{want}) || len(FailedFrames(err)) != 0 ||
+		!strings.Contains(err.Error(), fmt.Sprintf("refused: %d ", want)) ||
+		// What FFmpeg flagged: concealment when the pictures before it were decoded, failed slices alone
+		// when the non-reference ones were left out (nonref.go).
+		!strings.Contains(err.Error(), "concealment active") && !strings.Contains(err.Error(), "slices failed") {
+		t.Fatalf("fail: %v (frames %v)", err, dmg.Frames)
+	}
+	if !slices.Equal(delivered, []int{0, n - 1}) || !slices.Equal(st.Damaged, []int{want}) || st.OnDamaged != "fail" || st.Failed != 0 {
+		t.Fatalf("fail: delivered %v, stats %+v", delivered, st)
+	}
+	oneLine(t, err)
 }

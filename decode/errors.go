@@ -216,16 +216,3 @@ func DamagedFrames(err error) []int {
 	sort.Ints(out)
 	return out
 }
-
-// readErrors joins the failures of one Read (frames not produced, frames refused as damaged) in one
-// line; errors.Is/As see each.
-type readErrors []error
-
-func (e readErrors) Error() string {
-	parts := make([]string, len(e))
-	for i, x := range e {
-		parts[i] = x.Error()
-	}
-	return strings.Join(parts, "; ")
-}
-func (e readErrors) Unwrap() []error { return e }

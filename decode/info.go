@@ -77,8 +77,24 @@ func (v *Video) buildInfo() {
 	if n := st.NbFrames(); n > 0 {
 		in.FramesHeader = &n
 	}
+	v.orientInfo(&in)
+	v.timingInfo(&in)
+	in.IdentifiedBy = "pts"
+	if v.counting {
+		in.IdentifiedBy = "output_order"
+	}
+	if v.hw.Device != "" {
+		in.HWAccel = string(v.hw.Device)
+	}
+	in.HWAccelFallback = v.hw.Fallback
+	v.info = in
+}
+
+// orientInfo reads the display matrix: ffprobe's rotation, the transform Read applies (v.orient) and
+// the size of returned frames.
+func (v *Video) orientInfo(in *Info) {
 	var m *[9]int32
-	if b := st.SideData(astiav.PacketSideDataTypeDisplaymatrix); len(b) >= 36 {
+	if b := v.stream().SideData(astiav.PacketSideDataTypeDisplaymatrix); len(b) >= 36 {
 		if dm, err := astiav.NewDisplayMatrixFromBytes(b); err == nil {
 			var mm [9]int32
 			for i := range mm {
@@ -91,17 +107,18 @@ func (v *Video) buildInfo() {
 		}
 	}
 	o := orientationFromMatrix(m)
-	if !v.opts.NoAutorotate {
-		o.Applied = !o.IsIdentity()
-	} else {
-		o.Applied = false
-	}
+	o.Applied = !v.opts.NoAutorotate && !o.IsIdentity()
 	v.orient = o
 	in.Orientation = o
 	in.OutWidth, in.OutHeight = in.Width, in.Height
 	if o.Applied && (o.RotationDeg == 90 || o.RotationDeg == 270) {
 		in.OutWidth, in.OutHeight = in.Height, in.Width
 	}
+}
+
+// timingInfo derives start, duration, frame rate, keyframe count and VFR from the index.
+func (v *Video) timingInfo(in *Info) {
+	st := v.stream()
 	n := v.NumFrames()
 	sec := v.idx.Seconds
 	in.StartS = sec[0]
@@ -121,8 +138,6 @@ func (v *Video) buildInfo() {
 		// Jitter of up to 1.5 ticks is rounding (e.g. 23.976 fps in a 1 ms time base), not VFR.
 		in.VFR = maxD-minD > 1.5*tick+1e-9
 		in.DurationS = sec[n-1] - sec[0] + mean
-	} else {
-		in.DurationS = 0
 	}
 	if r := st.AvgFrameRate(); r.Num() > 0 && r.Den() > 0 && !v.counting {
 		in.FPS = r.Float64()
@@ -134,15 +149,6 @@ func (v *Video) buildInfo() {
 	if v.counting && v.idx.TimeBase != (Rational{st.TimeBase().Num(), st.TimeBase().Den()}) {
 		in.TimestampsSynthesized = true
 	}
-	in.IdentifiedBy = "pts"
-	if v.counting {
-		in.IdentifiedBy = "output_order"
-	}
-	if v.hw.Device != "" {
-		in.HWAccel = string(v.hw.Device)
-	}
-	in.HWAccelFallback = v.hw.Fallback
-	v.info = in
 }
 
 func pixFmtName(p astiav.PixelFormat) string {

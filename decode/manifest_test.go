@@ -96,7 +96,6 @@ func TestManifestVideos(t *testing.T) {
 			defer v.Close()
 			counted, _ := strconv.Atoi(row["nb_frames_counted"]) // "N/A" → 0: nothing decodes
 			broken := strings.HasPrefix(row["purpose"], "BROKEN")
-			n := v.NumFrames()
 			in := v.Info()
 			if in.Codec != row["codec"] || in.Width != atoi(row["width_x_height"], 0) || in.Height != atoi(row["width_x_height"], 1) {
 				t.Errorf("info %s %dx%d, manifest %s %s", in.Codec, in.Width, in.Height, row["codec"], row["width_x_height"])
@@ -105,61 +104,76 @@ func TestManifestVideos(t *testing.T) {
 				t.Errorf("rotation %d, manifest %s", in.Rotation, r)
 			}
 			if !broken {
-				if n != counted {
-					t.Fatalf("NumFrames = %d, ffprobe -count_frames = %d", n, counted)
-				}
-				if h := row["nb_frames_header"]; h != "" && in.FramesHeader != nil && strconv.FormatInt(*in.FramesHeader, 10) != h {
-					t.Errorf("frames_header %d, manifest %s", *in.FramesHeader, h)
-				}
-				if n <= 400 && !in.TimestampsSynthesized {
-					want := ffprobeFramePTS(t, path)
-					if len(want) != n {
-						t.Fatalf("ffprobe shows %d frames, index has %d", len(want), n)
-					}
-					for i, p := range want {
-						if v.Index().PTS[i] != p {
-							t.Fatalf("frame %d: pts %d, ffprobe %d", i, v.Index().PTS[i], p)
-						}
-					}
-				}
-				got := 0
-				idx := []int{n - 1, 0, n / 2}
-				st, err := v.Read(idx, func(f *Frame) error { got++; return nil })
-				if err != nil || got != 3 && n >= 3 {
-					t.Fatalf("Read(%v): %d frames, %v (stats %+v)", idx, got, err, st)
-				}
+				checkManifestDecodable(t, v, path, row, counted)
 			} else {
-				// Every indexed frame is requested; the ones that do not decode come back as FrameErrors
-				// naming their index, the rest are delivered. Nothing is substituted.
-				all := make([]int, n)
-				for i := range all {
-					all[i] = i
-				}
-				var got []int
-				_, err := v.Read(all, func(f *Frame) error { got = append(got, f.Index); return nil })
-				failed := FailedFrames(err)
-				if d := DamagedFrames(err); len(d) > 0 {
-					// Concealed frames are refused (the default): ffprobe counts them as decoded.
-					t.Logf("damaged frames refused: %v", d)
-					got = append(got, d...)
-				}
-				if err == nil || !errors.Is(err, ErrFrameFailed) {
-					t.Fatalf("broken video read without a frame error: %v", err)
-				}
-				var de *Error
-				if !errors.As(err, &de) || de.Path != path {
-					t.Fatalf("error does not name the file: %v", err)
-				}
-				if len(got) != counted || len(got)+len(failed) != n {
-					t.Fatalf("delivered %d (ffprobe decodes %d), failed %v, indexed %d", len(got), counted, failed, n)
-				}
-				t.Logf("failed frames %v: %.200s", failed, err)
+				checkManifestBroken(t, v, path, counted)
 			}
 			if el := time.Since(start); el > 60*time.Second {
 				t.Errorf("took %v", el)
 			}
 		})
 	}
+}
+
+// checkManifestDecodable: ffprobe's frame count and per-frame timestamps, the header's count, and the
+// first, middle and last frames decode.
+func checkManifestDecodable(t *testing.T, v *Video, path string, row manifestRow, counted int) {
+	t.Helper()
+	n := v.NumFrames()
+	in := v.Info()
+	if n != counted {
+		t.Fatalf("NumFrames = %d, ffprobe -count_frames = %d", n, counted)
+	}
+	if h := row["nb_frames_header"]; h != "" && in.FramesHeader != nil && strconv.FormatInt(*in.FramesHeader, 10) != h {
+		t.Errorf("frames_header %d, manifest %s", *in.FramesHeader, h)
+	}
+	if n <= 400 && !in.TimestampsSynthesized {
+		want := ffprobeFramePTS(t, path)
+		if len(want) != n {
+			t.Fatalf("ffprobe shows %d frames, index has %d", len(want), n)
+		}
+		for i, p := range want {
+			if v.Index().PTS[i] != p {
+				t.Fatalf("frame %d: pts %d, ffprobe %d", i, v.Index().PTS[i], p)
+			}
+		}
+	}
+	got := 0
+	idx := []int{n - 1, 0, n / 2}
+	st, err := v.Read(idx, func(f *Frame) error { got++; return nil })
+	if err != nil || got != 3 && n >= 3 {
+		t.Fatalf("Read(%v): %d frames, %v (stats %+v)", idx, got, err, st)
+	}
+}
+
+// checkManifestBroken: every indexed frame is requested; the ones that do not decode come back as
+// FrameErrors naming their index, the rest are delivered. Nothing is substituted.
+func checkManifestBroken(t *testing.T, v *Video, path string, counted int) {
+	t.Helper()
+	n := v.NumFrames()
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	var got []int
+	_, err := v.Read(all, func(f *Frame) error { got = append(got, f.Index); return nil })
+	failed := FailedFrames(err)
+	if d := DamagedFrames(err); len(d) > 0 {
+		// Concealed frames are refused (the default): ffprobe counts them as decoded.
+		t.Logf("damaged frames refused: %v", d)
+		got = append(got, d...)
+	}
+	if err == nil || !errors.Is(err, ErrFrameFailed) {
+		t.Fatalf("broken video read without a frame error: %v", err)
+	}
+	var de *Error
+	if !errors.As(err, &de) || de.Path != path {
+		t.Fatalf("error does not name the file: %v", err)
+	}
+	if len(got) != counted || len(got)+len(failed) != n {
+		t.Fatalf("delivered %d (ffprobe decodes %d), failed %v, indexed %d", len(got), counted, failed, n)
+	}
+	t.Logf("failed frames %v: %.200s", failed, err)
 }
 
 func atoi(wxh string, part int) int {

@@ -2,9 +2,11 @@ package decode
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/asticode/go-astiav"
@@ -191,13 +193,56 @@ func TestHEVCDisposable(t *testing.T) {
 func FuzzH264Disposable(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 3, 0x01, 0x9e, 0x11}, 4)
 	f.Add([]byte{0, 0, 1, 0x09, 0xf0, 0, 0, 1, 0x01, 0x9e}, 0)
+	f.Add(avcc([]byte{0x06, 0x05, 0x01}, []byte{0x01, 0x9e, 0x11}, []byte{0x01, 0x9e, 0x11}), 4)
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
 		if n < -1 || n > 4 {
 			n = 4
 		}
-		h264Disposable(data, n) // must not panic on any input
-		hevcDisposable(data, n, 0)
+		h := h264Disposable(data, n) // must not panic on any input
+		hv := hevcDisposable(data, n, 0)
+		r := hevcIsRASL(data, n)
+		// A view of the packet's first bytes, when it says anything, says what the whole packet says.
+		for k := 0; k <= len(data); k++ {
+			pv := packetView{head: data[:k], size: len(data)}
+			if got, known := h264DisposableIn(pv, n); known && got != h {
+				t.Fatalf("H.264: the first %d of %d bytes say %v, the packet %v", k, len(data), got, h)
+			}
+			if got, known := hevcDisposableIn(pv, n, 0); known && got != hv {
+				t.Fatalf("HEVC: the first %d of %d bytes say %v, the packet %v", k, len(data), got, hv)
+			}
+			if got, known := hevcIsRASLIn(pv, n); known && got != r {
+				t.Fatalf("RASL: the first %d of %d bytes say %v, the packet %v", k, len(data), got, r)
+			}
+		}
 	})
+}
+
+// TestPacketViews: the scan reads the first packetHeadBytes of a packet; a one-slice picture is decided
+// from them, a picture whose later slices start past them needs the whole packet (known false), and
+// Annex-B needs the whole packet too.
+func TestPacketViews(t *testing.T) {
+	big := make([]byte, 1000)
+	big[0] = 0x01 // nal_ref_idc 0, type 1
+	oneSlice := avcc([]byte{0x06, 0x05, 0x01}, big)
+	if d, known := h264DisposableIn(packetView{head: oneSlice[:packetHeadBytes], size: len(oneSlice)}, 4); !known || !d {
+		t.Errorf("one non-reference slice: disposable %v, known %v from the head", d, known)
+	}
+	ref := append([]byte{0x41}, big[1:]...) // nal_ref_idc 2
+	twoSlices := avcc(big, ref)
+	if _, known := h264DisposableIn(packetView{head: twoSlices[:packetHeadBytes], size: len(twoSlices)}, 4); known {
+		t.Error("a second slice past the head: decided without reading it")
+	}
+	if h264Disposable(twoSlices, 4) {
+		t.Error("a reference slice after a non-reference one: disposable")
+	}
+	annexB := append([]byte{0, 0, 0, 1}, big...)
+	if _, known := h264DisposableIn(packetView{head: annexB[:packetHeadBytes], size: len(annexB)}, 0); known {
+		t.Error("Annex-B decided from the head")
+	}
+	hevc := avcc([]byte{8 << 1, 1, 0xaf}, make([]byte, 500)) // RASL_N, then a NAL unit starting past the head
+	if r, known := hevcIsRASLIn(packetView{head: hevc[:packetHeadBytes], size: len(hevc)}, 4); !known || !r {
+		t.Errorf("RASL first: %v, known %v", r, known)
+	}
 }
 
 // TestNonRefSkipManyThreads: with many frame threads the decoder holds a frame for as many packets
@@ -283,5 +328,74 @@ func TestNonRefSkipBadInput(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d delivered, damaged %v, failed %v", filepath.Base(p), len(gotFrames), gotDamaged, gotFailed)
+	}
+}
+
+// TestHEVCLengthSize3: one hvcC parser serves the index scan (RASL pictures) and the non-reference
+// drop. A length size of 3 is read as 3, as FFmpeg's decoder splits such packets, so RASL pictures are
+// found; nothing is dropped on such a stream, as for H.264 (14496-15 does not allow it).
+func TestHEVCLengthSize3(t *testing.T) {
+	hvcc := make([]byte, 23)
+	hvcc[0] = 1
+	hvcc[21] = 1<<3 | 2 // one temporal layer, lengthSizeMinusOne 2
+	if n, tid := hevcConfig(hvcc); n != 3 || tid != 0 {
+		t.Fatalf("hvcC length size 3: got length size %d, max TemporalId %d", n, tid)
+	}
+	if disposableFunc(astiav.CodecIDHevc, hvcc) != nil {
+		t.Error("length size 3: non-reference pictures would be dropped")
+	}
+	len3 := func(nals ...[]byte) []byte {
+		var b []byte
+		for _, n := range nals {
+			b = append(b, byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
+			b = append(b, n...)
+		}
+		return b
+	}
+	nal := func(typ byte) []byte { return []byte{typ << 1, 1, 0xaf, 0x11} }
+	for _, c := range []struct {
+		name    string
+		data    []byte
+		lenSize int
+		want    bool
+	}{
+		{"3-byte lengths, SEI + RASL_N", len3(nal(39), nal(8)), 3, true},
+		{"3-byte lengths, RASL_R", len3(nal(9)), 3, true},
+		{"3-byte lengths, TRAIL_R", len3(nal(1)), 3, false},
+		{"3-byte lengths read as 4", len3(nal(8)), 4, false},
+		{"4-byte lengths, RASL_N", avcc(nal(32), nal(8)), 4, true},
+		{"4-byte lengths, RADL_N", avcc(nal(6)), 4, false},
+		{"Annex-B despite hvcC", append([]byte{0, 0, 0, 1}, append(nal(8), 0, 0, 1, 2, 1)...), 4, true},
+		{"Annex-B, AUD first", append([]byte{0, 0, 1}, append([]byte{35 << 1, 1, 0x50}, append([]byte{0, 0, 1}, nal(9)...)...)...), 0, true},
+		{"Annex-B without a start code", nal(8), 0, false},
+		{"truncated", len3(nal(8))[:4], 3, false},
+	} {
+		if got := hevcIsRASL(c.data, c.lenSize); got != c.want {
+			t.Errorf("%s: RASL %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestReadErrorOneLine: frames failed and frames refused in one Read give one line that names the
+// file, and errors.Is/As, FailedFrames and DamagedFrames see both parts.
+func TestReadErrorOneLine(t *testing.T) {
+	v := &Video{path: "x.mp4"}
+	if v.readError(nil, nil, "") != nil {
+		t.Fatal("no failures: want nil")
+	}
+	err := v.readError([]*FrameError{{Index: 3, PTS: 3}}, []int{7, 9}, "concealment active")
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "x.mp4: decode: 1 frame(s) failed") || !strings.Contains(msg, "; 2 damaged frame(s) refused: 7, 9") {
+		t.Errorf("message %q", msg)
+	}
+	var fe *FrameError
+	if !errors.Is(err, ErrFrameFailed) || !errors.Is(err, ErrDamaged) || !errors.As(err, &fe) || fe.Index != 3 {
+		t.Errorf("errors.Is/As: %v", err)
+	}
+	if !slices.Equal(FailedFrames(err), []int{3}) || !slices.Equal(DamagedFrames(err), []int{7, 9}) {
+		t.Errorf("FailedFrames %v, DamagedFrames %v", FailedFrames(err), DamagedFrames(err))
+	}
+	if err := v.readError(nil, []int{4}, "missing reference"); !errors.Is(err, ErrDamaged) || errors.As(err, &fe) {
+		t.Errorf("refused only: %v", err)
 	}
 }

@@ -22,7 +22,13 @@ type Options struct {
 	AnalyzeDuration time.Duration // stream analysis bound (0 = DefaultAnalyzeDuration)
 	NoAutorotate    bool          // false: apply display rotation/reflection like the ffmpeg CLI
 	HWAccel         string        // "" or "none" (CPU), "cuda", "vaapi", "auto"
-	Threads         int           // decoder threads, 0 = FFmpeg auto
+	// Threads > 0: one decoder with that many threads (no parallel segments); 0 = the planner picks
+	// decoders and threads from the cores it gets (docs/decode.md "Parallel segments").
+	Threads int
+	// Cores is the budget of cores shared with other Reads (nil = DefaultCorePool()); MaxCores caps
+	// what one Read takes from it (0 = no cap). A worker process has its own pool: pass its share here.
+	Cores    *CorePool `json:"-"`
+	MaxCores int       `json:",omitempty"`
 	// DecodeAll sends every packet to the decoder; by default the packets of H.264 and HEVC pictures that no
 	// picture references and no one asked for are dropped (nonref.go; Stats.Skipped counts them).
 	// OnDamaged keep decodes them all too: FFmpeg conceals a damaged picture from the last one
@@ -114,7 +120,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.AnalyzeDuration = DefaultAnalyzeDuration
 	}
 	switch {
-	case o.MaxFrameArea < 0, o.MaxStreams < 0, o.ProbeSize < 0, o.AnalyzeDuration < 0, o.Threads < 0:
+	case o.MaxFrameArea < 0, o.MaxStreams < 0, o.ProbeSize < 0, o.AnalyzeDuration < 0, o.Threads < 0, o.MaxCores < 0:
 		return o, fmt.Errorf("%w: negative limit", ErrBadOption)
 	case o.ProbeSize < 32:
 		return o, fmt.Errorf("%w: probe size %d < 32 bytes", ErrBadOption, o.ProbeSize)

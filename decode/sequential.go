@@ -141,7 +141,17 @@ func (r *seqReader) close() {
 func (r *seqReader) run() error {
 	v := r.v
 	// A fresh demuxer, as a Python reader opens the file: packets from the first one, in file order.
-	if err := v.openInput(); err != nil {
+	// openInput replaces v.fc: the index scan's demuxer is closed once a new one is in its place, and
+	// kept when none could be opened (the Video stays usable and Close frees what it holds).
+	old := v.fc
+	v.fc = nil
+	err := v.openInput()
+	if v.fc == nil {
+		v.fc = old
+	} else {
+		closeDemuxer(old)
+	}
+	if err != nil {
 		return v.explain("open", err)
 	}
 	r.pkt = astiav.AllocPacket()

@@ -41,6 +41,7 @@ type packetInfo struct {
 	pts, dts, pos int64
 	key, discard  bool
 	rasl          bool // HEVC random access skipped leading picture
+	nonref        bool // a picture no other picture references (H.264/HEVC, nonref.go)
 	frames        int  // pictures the decoder outputs for it (0: discarded or hidden)
 }
 
@@ -60,10 +61,14 @@ type Video struct {
 	frameDpos []int // decode position (index into pkts) of each frame's packet
 	ptsFrame  map[int64]int
 	posDpos   map[int64]int
-	counting  bool // timestamps unusable: frames are identified by output order, never by seeking
+	// refCum[d] counts the packets before decode position d that a decoder must be sent whatever is
+	// asked (all of them, but the non-reference pictures when they can be left out): plan.go's costs.
+	refCum   []int32
+	counting bool // timestamps unusable: frames are identified by output order, never by seeking
 	// decodeOrderTS: the container's timestamps are in decode order for a stream that reorders.
 	decodeOrderTS bool
 	noSeek        bool // tests: take the seek-fallback path (re-open and skip packets) every time
+	forceWorkers  int  // tests: > 1 decodes the segments on that many decoders whatever the cost model says
 	// explicitColour: give the scaler the stream's colour matrix/range explicitly (as for GPU frames);
 	// tests use it to check those options on CPU frames against the CLI.
 	explicitColour bool
@@ -155,31 +160,73 @@ func (v *Video) explain(op string, err error) error {
 	return wrap(v.path, op, err)
 }
 
-// openInput opens (or re-opens) the demuxer and, the first time, checks what kind of file it is and
+// openInput opens the demuxer the first time: it checks what kind of file it is, opens it and
 // selects the video stream.
 func (v *Video) openInput() error {
-	first := v.streamIndex < 0
-	if v.fc != nil {
-		v.fc.CloseInput()
-		v.fc.Free()
-		untrack(v.fc)
-		v.fc = nil
+	url, err := v.url()
+	if err != nil {
+		return err
 	}
+	// Playlists, lists and patterns are refused before any demuxer opens them (and the whitelist in
+	// demuxerOptions makes FFmpeg refuse them too, for this open and for any nested one).
+	name, err := checkFormat(url)
+	v.format = name
+	if err != nil {
+		return err
+	}
+	fc, claims, err := v.openFormat(url)
+	if err != nil {
+		return err
+	}
+	v.fc = fc
+	if err := v.selectStream(url, v.demuxerOptions()); err != nil {
+		return err
+	}
+	return v.checkStream(fc, claims)
+}
+
+// openDemuxer opens one more demuxer on the file (positioned at its start) with the options and
+// checks of the first open, for a reader of its own: a re-open (rewind) or a parallel segment. The
+// caller owns it (closeDemuxer).
+func (v *Video) openDemuxer() (*astiav.FormatContext, error) {
+	url, err := v.url()
+	if err != nil {
+		return nil, err
+	}
+	fc, claims, err := v.openFormat(url)
+	if err != nil {
+		return nil, err
+	}
+	if v.streamIndex >= fc.NbStreams() {
+		closeDemuxer(fc)
+		return nil, fmt.Errorf("%w: stream %d vanished on re-opening", ErrCorrupt, v.streamIndex)
+	}
+	if err := v.checkStream(fc, claims); err != nil {
+		closeDemuxer(fc)
+		return nil, err
+	}
+	return fc, nil
+}
+
+func closeDemuxer(fc *astiav.FormatContext) {
+	if fc != nil {
+		fc.CloseInput()
+		fc.Free()
+		untrack(fc)
+	}
+}
+
+// url is the path as FFmpeg opens it: "file:<abs path>", so a colon in a name is never a protocol.
+func (v *Video) url() (string, error) {
 	abs, err := filepath.Abs(v.path)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrNotFound, err)
+		return "", fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
-	url := "file:" + abs
-	if first {
-		// Playlists, lists and patterns are refused before any demuxer opens them (and the whitelist
-		// below makes FFmpeg refuse them too, for this open and for any nested one).
-		name, err := checkFormat(url)
-		v.format = name
-		if err != nil {
-			return err
-		}
-	}
-	openOpts := []ffmpeg.Option{
+	return "file:" + abs, nil
+}
+
+func (v *Video) demuxerOptions() []ffmpeg.Option {
+	return []ffmpeg.Option{
 		{Key: "protocol_whitelist", Value: "file"},
 		{Key: "format_whitelist", Value: formatWhitelist},
 		{Key: "probesize", Value: strconv.FormatInt(v.opts.ProbeSize, 10)},
@@ -188,51 +235,66 @@ func (v *Video) openInput() error {
 		// ENOMEM when a file exceeds it.
 		{Key: "max_streams", Value: strconv.Itoa(v.opts.MaxStreams)},
 	}
+}
+
+// openFormat opens url and reads its stream info; it returns the demuxer (the caller owns it) and
+// each stream's size as the headers claim it, read before avformat_find_stream_info: a decoder that
+// cannot take the claimed size is opened at 0x0 there ("Ignoring invalid width/height values"), which
+// would hide the claim.
+func (v *Video) openFormat(url string) (*astiav.FormatContext, [][2]int, error) {
 	fc := astiav.AllocFormatContext()
 	if fc == nil {
-		return errors.New("cannot allocate a format context")
+		return nil, nil, errors.New("cannot allocate a format context")
 	}
 	track(fc)
 	d := astiav.NewDictionary()
 	defer d.Free()
-	for _, o := range openOpts {
+	for _, o := range v.demuxerOptions() {
 		_ = d.Set(o.Key, o.Value, 0)
 	}
 	if err := fc.OpenInput(url, nil, d); err != nil {
 		fc.Free() // avformat_open_input frees the context on failure; Free on nil is a no-op
 		untrack(fc)
 		if isENOMEM(err) {
-			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
+			return nil, nil, fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
 		}
-		return classifyOpenErr(err, v.path)
+		return nil, nil, classifyOpenErr(err, v.path)
 	}
-	v.fc = fc
-	if n := fc.NbStreams(); n > v.opts.MaxStreams {
-		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
-	}
-	// What the headers claim, before avformat_find_stream_info: a decoder that cannot take the claimed
-	// size is opened at 0x0 there ("Ignoring invalid width/height values"), which would hide the claim.
 	claims := make([][2]int, fc.NbStreams())
 	for i, s := range fc.Streams() {
 		claims[i] = [2]int{s.CodecParameters().Width(), s.CodecParameters().Height()}
 	}
-	if err := fc.FindStreamInfo(nil); err != nil {
-		if isENOMEM(err) {
-			return fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
+	err := v.checkStreamCount(fc)
+	if err == nil {
+		if err = fc.FindStreamInfo(nil); err != nil {
+			if isENOMEM(err) {
+				err = fmt.Errorf("%w: more than %d streams (%w)", ErrTooManyStreams, v.opts.MaxStreams, err)
+			} else {
+				err = classifyOpenErr(err, v.path)
+			}
 		}
-		return classifyOpenErr(err, v.path)
 	}
+	if err == nil {
+		err = v.checkStreamCount(fc)
+	}
+	if err != nil {
+		closeDemuxer(fc)
+		return nil, nil, err
+	}
+	return fc, claims, nil
+}
+
+func (v *Video) checkStreamCount(fc *astiav.FormatContext) error {
 	if n := fc.NbStreams(); n > v.opts.MaxStreams {
 		return fmt.Errorf("%w: %d streams > %d", ErrTooManyStreams, n, v.opts.MaxStreams)
 	}
-	if first {
-		if err := v.selectStream(url, openOpts); err != nil {
-			return err
-		}
-	} else if v.streamIndex >= fc.NbStreams() {
-		return fmt.Errorf("%w: stream %d vanished on re-opening", ErrCorrupt, v.streamIndex)
-	}
-	cp := v.stream().CodecParameters()
+	return nil
+}
+
+// checkStream checks the selected stream of fc: a decoder exists, and neither the headers' claimed
+// size nor the stream's size is over the cap or empty.
+func (v *Video) checkStream(fc *astiav.FormatContext, claims [][2]int) error {
+	cp := fc.Streams()[v.streamIndex].CodecParameters()
 	if astiav.FindDecoder(cp.CodecID()) == nil {
 		return fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID()))
 	}
@@ -293,7 +355,9 @@ func (v *Video) scan() error {
 	defer func() { pkt.Free(); untrack(pkt) }()
 	v.pkts = v.pkts[:0]
 	codec := v.stream().CodecParameters().CodecID()
-	nalLenSize := hevcNALLengthSize(v.stream().CodecParameters().ExtraData())
+	extradata := v.stream().CodecParameters().ExtraData()
+	nalLenSize, _ := hevcConfig(extradata)
+	disposable := disposableFunc(codec, extradata) // non-reference pictures (nonref.go)
 	sawBVOP := false
 	for {
 		err := v.fc.ReadFrame(pkt)
@@ -307,6 +371,10 @@ func (v *Video) scan() error {
 			fl := pkt.Flags()
 			p := packetInfo{pts: pkt.Pts(), dts: pkt.Dts(), pos: pkt.Pos(),
 				key: fl.Has(astiav.PacketFlagKey), discard: fl.Has(astiav.PacketFlagDiscard), frames: 1}
+			var head packetView
+			if codec == astiav.CodecIDH264 || codec == astiav.CodecIDHevc {
+				head = packetHead(pkt)
+			}
 			switch {
 			case p.discard:
 				// Edit lists: the decoder drops frames from packets flagged discard (FFmpeg decode.c).
@@ -316,10 +384,11 @@ func (v *Video) scan() error {
 			case codec == astiav.CodecIDVp8:
 				p.frames = vp8ShownFrames(pkt.Data())
 			case codec == astiav.CodecIDHevc && !p.key:
-				p.rasl = hevcIsRASL(pkt.Data(), nalLenSize)
+				p.rasl = decide(pkt, head, func(pv packetView) (bool, bool) { return hevcIsRASLIn(pv, nalLenSize) })
 			case codec == astiav.CodecIDMpeg4 && !sawBVOP:
 				sawBVOP = mpeg4HasBVOP(pkt.Data())
 			}
+			p.nonref = disposable != nil && decide(pkt, head, disposable)
 			v.pkts = append(v.pkts, p)
 		}
 		pkt.Unref()
@@ -366,67 +435,22 @@ func dropUndecodableStart(pkts []packetInfo, hevc bool) {
 	}
 }
 
+// indexFrame is one picture while the index is built: its pts and its packet.
+type indexFrame struct {
+	pts  int64
+	key  bool
+	dpos int
+}
+
 func (v *Video) buildIndex() error {
 	st := v.stream()
 	tb := Rational{st.TimeBase().Num(), st.TimeBase().Den()}
-	type fr struct {
-		pts  int64
-		key  bool
-		dpos int
-	}
-	var frames []fr
-	// AVI stores decode-order timestamps only: with B-frames the decoder's output pts cannot be
-	// matched to packets, so frames are identified by output order.
-	counting := v.decodeOrderTS
-	for d, p := range v.pkts {
-		for k := 0; k < p.frames; k++ {
-			if p.pts == astiav.NoPtsValue || k > 0 {
-				counting = true
-			}
-			frames = append(frames, fr{pts: p.pts, key: p.key, dpos: d})
-		}
-	}
+	frames, counting := v.indexFrames()
 	if len(frames) == 0 {
 		return ErrNoFrames
 	}
-	if !counting {
-		sort.SliceStable(frames, func(i, j int) bool { return frames[i].pts < frames[j].pts })
-		for i := 1; i < len(frames); i++ {
-			if frames[i].pts == frames[i-1].pts {
-				counting = true // duplicate timestamps: pts cannot identify frames
-				break
-			}
-		}
-	}
 	if counting {
-		// Frames in decode order; timestamps from dts when every packet has one, else synthesized
-		// from the nominal frame rate (raw elementary streams carry none).
-		sort.SliceStable(frames, func(i, j int) bool { return frames[i].dpos < frames[j].dpos })
-		useDts := true
-		for i, f := range frames {
-			d := v.pkts[f.dpos].dts
-			if d == astiav.NoPtsValue || (i > 0 && d <= v.pkts[frames[i-1].dpos].dts) {
-				useDts = false
-				break
-			}
-		}
-		if useDts {
-			for i := range frames {
-				frames[i].pts = v.pkts[frames[i].dpos].dts
-			}
-		} else {
-			r := st.AvgFrameRate()
-			if r.Num() <= 0 || r.Den() <= 0 {
-				r = st.RFrameRate()
-			}
-			if r.Num() <= 0 || r.Den() <= 0 {
-				r = astiav.NewRational(25, 1)
-			}
-			tb = Rational{r.Den(), r.Num()}
-			for i := range frames {
-				frames[i].pts = int64(i)
-			}
-		}
+		tb = v.outputOrderTimes(frames, tb)
 	}
 	n := len(frames)
 	v.counting = counting
@@ -450,7 +474,76 @@ func (v *Video) buildIndex() error {
 			v.posDpos[p.pos] = d
 		}
 	}
+	v.refCum = make([]int32, len(v.pkts)+1)
+	for d, p := range v.pkts {
+		v.refCum[d+1] = v.refCum[d]
+		if !p.nonref || counting { // by output order, a picture left out would shift the count
+			v.refCum[d+1]++
+		}
+	}
 	return nil
+}
+
+// indexFrames lists the pictures the decoder outputs, in presentation order (pts), or in decode order
+// with counting set when timestamps cannot identify them: AVI stores decode-order timestamps only
+// (with B-frames the decoder's output pts cannot be matched to packets), a packet has no pts or holds
+// several pictures, or two pictures share a pts.
+func (v *Video) indexFrames() ([]indexFrame, bool) {
+	var frames []indexFrame
+	counting := v.decodeOrderTS
+	for d, p := range v.pkts {
+		for k := 0; k < p.frames; k++ {
+			if p.pts == astiav.NoPtsValue || k > 0 {
+				counting = true
+			}
+			frames = append(frames, indexFrame{pts: p.pts, key: p.key, dpos: d})
+		}
+	}
+	if !counting {
+		sort.SliceStable(frames, func(i, j int) bool { return frames[i].pts < frames[j].pts })
+		for i := 1; i < len(frames); i++ {
+			if frames[i].pts == frames[i-1].pts {
+				counting = true // duplicate timestamps: pts cannot identify frames
+				break
+			}
+		}
+	}
+	if counting {
+		sort.SliceStable(frames, func(i, j int) bool { return frames[i].dpos < frames[j].dpos })
+	}
+	return frames, counting
+}
+
+// outputOrderTimes gives frames (in decode order) their timestamps when they are identified by output
+// order: the packets' dts when every packet has an increasing one, else synthesized from the nominal
+// frame rate (raw elementary streams carry none), in a time base of 1/fps that it returns.
+func (v *Video) outputOrderTimes(frames []indexFrame, tb Rational) Rational {
+	useDts := true
+	for i, f := range frames {
+		d := v.pkts[f.dpos].dts
+		if d == astiav.NoPtsValue || (i > 0 && d <= v.pkts[frames[i-1].dpos].dts) {
+			useDts = false
+			break
+		}
+	}
+	if useDts {
+		for i := range frames {
+			frames[i].pts = v.pkts[frames[i].dpos].dts
+		}
+		return tb
+	}
+	st := v.stream()
+	r := st.AvgFrameRate()
+	if r.Num() <= 0 || r.Den() <= 0 {
+		r = st.RFrameRate()
+	}
+	if r.Num() <= 0 || r.Den() <= 0 {
+		r = astiav.NewRational(25, 1)
+	}
+	for i := range frames {
+		frames[i].pts = int64(i)
+	}
+	return Rational{r.Den(), r.Num()}
 }
 
 // vp9ShownFrames counts the frames a VP9 packet makes the decoder output: hidden (alt-ref) frames are
@@ -535,12 +628,8 @@ func (v *Video) Close() error {
 		return nil
 	}
 	v.closed = true
-	if v.fc != nil {
-		v.fc.CloseInput()
-		v.fc.Free()
-		untrack(v.fc)
-		v.fc = nil
-	}
+	closeDemuxer(v.fc)
+	v.fc = nil
 	return nil
 }
 
@@ -639,52 +728,6 @@ func traitsOf(cp *astiav.CodecParameters) StreamTraits {
 		}
 	}
 	return t
-}
-
-// hevcNALLengthSize reads lengthSizeMinusOne from an hvcC record (0 when the stream is Annex-B).
-func hevcNALLengthSize(extradata []byte) int {
-	if len(extradata) < 23 || extradata[0] != 1 {
-		return 0
-	}
-	return int(extradata[21]&3) + 1
-}
-
-// hevcIsRASL reports whether the packet's first VCL NAL unit is a RASL picture (types 8, 9).
-// lenSize is the NAL length prefix size (hvcC), or 0 for Annex-B start codes.
-func hevcIsRASL(b []byte, lenSize int) bool {
-	check := func(nal []byte) (vcl, rasl bool) {
-		if len(nal) < 2 {
-			return false, false
-		}
-		t := (nal[0] >> 1) & 0x3f
-		return t < 32, t == 8 || t == 9
-	}
-	if lenSize == 0 || (len(b) > 3 && b[0] == 0 && b[1] == 0 && (b[2] == 1 || (b[2] == 0 && b[3] == 1))) {
-		for i := 0; i+3 < len(b); i++ {
-			if b[i] == 0 && b[i+1] == 0 && b[i+2] == 1 {
-				if vcl, rasl := check(b[i+3:]); vcl {
-					return rasl
-				}
-				i += 2
-			}
-		}
-		return false
-	}
-	for p := 0; p+lenSize <= len(b); {
-		n := 0
-		for k := 0; k < lenSize; k++ {
-			n = n<<8 | int(b[p+k])
-		}
-		p += lenSize
-		if n <= 0 || p+n > len(b) {
-			return false
-		}
-		if vcl, rasl := check(b[p : p+n]); vcl {
-			return rasl
-		}
-		p += n
-	}
-	return false
 }
 
 // decodeOrderTS reports a container that carries decode-order timestamps only (AVI: pts = dts for

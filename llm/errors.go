@@ -10,12 +10,15 @@ import (
 
 // Sentinel errors; wrap them in *Error so callers can test with errors.Is and read Op/Path with errors.As.
 var (
-	ErrBadSpec        = errors.New("bad runtime spec")
-	ErrUnknownEngine  = errors.New("unknown runtime engine")
-	ErrModel          = errors.New("bad model file")
-	ErrBadImage       = errors.New("bad image")
-	ErrBadRequest     = errors.New("bad request")
-	ErrTooManyImages  = errors.New("too many images for the model or server")
+	ErrBadSpec       = errors.New("bad runtime spec")
+	ErrUnknownEngine = errors.New("unknown runtime engine")
+	ErrModel         = errors.New("bad model file")
+	ErrBadImage      = errors.New("bad image")
+	ErrBadRequest    = errors.New("bad request")
+	ErrTooManyImages = errors.New("too many images for the model or server")
+	// ErrVideoInput: the server (or the model it serves) did not take the frames as a video item:
+	// no video support, a video count limit, a frame cap, metadata it could not use.
+	ErrVideoInput     = errors.New("the server cannot take the video input")
 	ErrContextTooLong = errors.New("prompt longer than the context")
 	ErrServer         = errors.New("server error")
 	// ErrBadResponse: the server answered 2xx but the body is not what the protocol promises

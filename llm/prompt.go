@@ -51,7 +51,7 @@ func Render(r *Request) (Prompt, Template, error) {
 	if r.Prompt != nil {
 		return *r.Prompt, t, nil
 	}
-	return t.Render(r), t, nil
+	return withHistory(t.Render(r), r.History), t, nil
 }
 
 // Finish fills the template id and the extracted choice of a response.
@@ -105,6 +105,9 @@ func renderMLVU(r *Request) Prompt {
 }
 
 func renderGeneric(r *Request) Prompt {
+	if len(r.Options) == 0 {
+		return Prompt{User: r.Question} // open-ended: no letter to ask for
+	}
 	var b strings.Builder
 	b.WriteString(r.Question + "\n")
 	for _, l := range optionLines(r.Options, false) {

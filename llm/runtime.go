@@ -28,6 +28,12 @@ type Request struct {
 	Temperature float64 // 0 = greedy (the default)
 	MaxTokens   int     // 0 = DefaultMaxTokens
 	Seed        int64
+	// Video places the frames in time (one timestamp per frame, …), for runtimes that hand them to
+	// the model as a video (input=video); nil when their timing is unknown.
+	Video *VideoTiming
+
+	// History is a dialogue's earlier turns (AVSD), rendered before the question (history.go).
+	History []Turn
 }
 
 // DefaultMaxTokens bounds generation when Request.MaxTokens is 0: answers are a letter or a short phrase.
@@ -48,6 +54,20 @@ type Response struct {
 	// ImageFormat is how the frames were encoded for a server (openai), for provenance: "png"
 	// (lossless) or "jpeg:q=N"; "" when no frames were sent or the backend takes them unencoded.
 	ImageFormat string `json:"image_format,omitempty"`
+	// InputMode is how the frames reached the model: InputImages or InputVideo; "" without frames.
+	InputMode string `json:"input_mode,omitempty"`
+	// VideoFPS is the sampling rate the model's processor was told (video mode): what Qwen2.5-VL's
+	// temporal positions follow (second_per_grid_t = 2 / fps); VideoFPSSource says how it was found
+	// (FPSGiven, FPSSampled, FPSTimestamps).
+	VideoFPS       float64 `json:"video_fps,omitempty"`
+	VideoFPSSource string  `json:"video_fps_source,omitempty"`
+	// VideoTimestampsS are the times sent with the frames (video mode): per frame to a server, per
+	// temporal pair as written in a Qwen3-VL prompt.
+	VideoTimestampsS []float64 `json:"video_timestamps_s,omitempty"`
+	// VisualTokens is the number of visual tokens (embeddings) in the prompt, when the runtime knows
+	// it (in process); VisualGroups says per frame or frame pair how many and at which positions.
+	VisualTokens int           `json:"visual_tokens,omitempty"`
+	VisualGroups []VisualGroup `json:"visual_groups,omitempty"`
 }
 
 // Runtime answers requests. Implementations are safe for concurrent use unless documented otherwise,
@@ -112,6 +132,11 @@ func (r *Request) Validate() error {
 	for i, f := range r.Frames {
 		if err := f.Validate(); err != nil {
 			return Errorf("answer", "", ErrBadImage, "frame %d: %v", i, err)
+		}
+	}
+	if r.Video != nil {
+		if err := r.Video.check(len(r.Frames)); err != nil {
+			return err
 		}
 	}
 	if _, err := TemplateByID(r.Template); err != nil {

@@ -80,6 +80,18 @@ func (s Spec) Int(key string, def, min int) (int, error) {
 	return n, nil
 }
 
+// Input returns the spec's input= value, InputImages or InputVideo, or "" when absent.
+func (s Spec) Input() (string, error) {
+	v, ok := s.Params["input"]
+	if !ok {
+		return "", nil
+	}
+	if v != InputImages && v != InputVideo {
+		return "", Errorf("parse spec", "", ErrBadSpec, "%s: input=%q (want images or video)", s.Engine, v)
+	}
+	return v, nil
+}
+
 // Duration returns the duration value of key ("30s", "2m"), def when absent.
 func (s Spec) Duration(key string, def time.Duration) (time.Duration, error) {
 	v, ok := s.Params[key]

@@ -72,23 +72,24 @@ type Spec struct {
 	Quirks      []string `json:"quirks,omitempty"`
 }
 
-// Request is what the caller asks of a loader. Zero values mean the loader's default.
+// Request is what the caller asks of a loader. Zero values mean the loader's default. Its JSON (zero
+// fields omitted) is canonical: cache keys name a loader's request by it.
 type Request struct {
-	Frames    int     // lmms-eval num_frm, qwen-vl-utils nframes, VLMEvalKit nframe
-	SampleFPS float64 // lmms-eval fps, qwen-vl-utils fps, VLMEvalKit fps
-	ForceLast bool    // lmms-eval force_include_last_frame
+	Frames    int     `json:"frames,omitempty"`     // lmms-eval num_frm, qwen-vl-utils nframes, VLMEvalKit nframe
+	SampleFPS float64 `json:"sample_fps,omitempty"` // lmms-eval fps, qwen-vl-utils fps, VLMEvalKit fps
+	ForceLast bool    `json:"force_last,omitempty"` // lmms-eval force_include_last_frame
 	// qwen-vl-utils element keys (0 = unset): min_frames/max_frames (fps mode), min_pixels,
 	// max_pixels, total_pixels; ImagePatchSize is fetch_video's image_patch_size (14, or 16 for
 	// Qwen3-VL as lmms-eval and the Qwen3-VL README call it).
-	MinFrames      int
-	MaxFrames      int
-	MinPixels      float64
-	MaxPixels      float64
-	TotalPixels    float64
-	ImagePatchSize int
+	MinFrames      int     `json:"min_frames,omitempty"`
+	MaxFrames      int     `json:"max_frames,omitempty"`
+	MinPixels      float64 `json:"min_pixels,omitempty"`
+	MaxPixels      float64 `json:"max_pixels,omitempty"`
+	TotalPixels    float64 `json:"total_pixels,omitempty"`
+	ImagePatchSize int     `json:"image_patch_size,omitempty"`
 	// Torch is the torch.linspace kernel qwen-vl-utils' indices come from ("" = sampler.Torch2;
 	// Debian's torch 1.13 is sampler.Torch113AVX2). It changes indices only on long videos.
-	Torch sampler.Torch
+	Torch sampler.Torch `json:"torch,omitempty"`
 }
 
 // Sentinel errors.

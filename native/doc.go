@@ -2,7 +2,7 @@
 //
 //   - Pillow-exact resampling (BILINEAR, BICUBIC a=-0.5, LANCZOS) of packed RGB24 images, bit for bit
 //     equal to Pillow 9.4's Image.resize (reference: resample_generic.go);
-//   - planar YUV 4:2:0 (8-bit, BT.601 limited range) to packed RGB24 (reference: yuv_generic.go);
+//   - torchvision's antialiased bicubic resize of uint8 images (reference: torch_generic.go);
 //   - the float path: rescale, mean/std normalise, NHWC or NCHW, float32 or IEEE float16
 //     (reference: tensor_generic.go).
 //

@@ -15,7 +15,7 @@ var (
 
 // Error carries the operation that failed; errors.Is matches its Err sentinel.
 type Error struct {
-	Op  string // "resample", "yuv420", "tensor", …
+	Op  string // "resample", "tensor", …
 	Err error
 	Msg string
 }

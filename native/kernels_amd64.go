@@ -2,8 +2,8 @@
 
 package native
 
-// Fast paths of the YUV and tensor kernels (AVX2 + F16C; the AVX512 level uses them too, as the work
-// is bound by memory and conversion, not vector width). References: yuv_generic.go, tensor_generic.go.
+// Fast paths of the tensor and torch-bicubic kernels (AVX2 + F16C; the AVX512 level uses them too, as the work
+// is bound by memory and conversion, not vector width). References: tensor_generic.go, torch_generic.go.
 
 /*
 #include "kernels_amd64.h"
@@ -17,11 +17,6 @@ import (
 )
 
 func u8p(b []byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&b[0])) }
-
-func yuvAsm(_ Level, dst *rgb.Image, s *YUV420) {
-	C.native_yuv420_rgb(u8p(s.Y), C.ptrdiff_t(s.YStride), u8p(s.U), C.ptrdiff_t(s.UStride),
-		u8p(s.V), C.ptrdiff_t(s.VStride), C.int(s.W), C.int(s.H), u8p(dst.Pix), C.ptrdiff_t(dst.Stride))
-}
 
 func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l Layout) {
 	norm := [6]C.float{C.float(n.Mean[0]), C.float(n.Mean[1]), C.float(n.Mean[2]),

@@ -1,9 +1,7 @@
-// Declarations of the YUV and tensor C kernels (references: yuv_generic.go, tensor_generic.go).
+// Declarations of the tensor and torch-bicubic C kernels (references: tensor_generic.go, torch_generic.go).
 #include <stdint.h>
 #include <stddef.h>
 
-void native_yuv420_rgb(const uint8_t *Y, ptrdiff_t ys, const uint8_t *U, ptrdiff_t us,
-                       const uint8_t *V, ptrdiff_t vs, int w, int h, uint8_t *dst, ptrdiff_t ds);
 void native_tensor(const uint8_t *src, ptrdiff_t stride, int w, int h, float *f32, uint16_t *f16,
                    int nchw, double scale, const float *norm);
 void native_f32_to_f16(const float *src, uint16_t *dst, ptrdiff_t n);

@@ -43,6 +43,8 @@ var (
 	current atomic.Int32
 	// hasVNNI selects the vpdpwssd variant of the horizontal resample pass within the avx512 level.
 	hasVNNI = best == AVX512 && cpuid.CPU.Supports(cpuid.AVX512VNNI)
+	// hasFMA: the torch-bicubic C kernels fuse some multiply-adds, as torch's build does (else Generic).
+	hasFMA = best >= AVX2 && cpuid.CPU.Supports(cpuid.FMA3)
 )
 
 func init() { current.Store(int32(best)) }

@@ -15,8 +15,6 @@ func verticalAsm(l Level, start, n, k []int32, ksize int, dst, src *rgb.Image) {
 	verticalGeneric(start, n, k, ksize, dst, src)
 }
 
-func yuvAsm(_ Level, dst *rgb.Image, src *YUV420) { yuvGeneric(dst, src) }
-
 func tensorAsm(_ Level, f32 []float32, f16 []uint16, src *rgb.Image, n Norm, l Layout) {
 	tensorGeneric(f32, f16, src, n, l)
 }

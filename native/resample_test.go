@@ -156,7 +156,7 @@ func TestResampleLevelsAgree(t *testing.T) {
 			src := randImage(r, s[0], s[1], pad)
 			for _, f := range filters {
 				want := resampleAt(t, Generic, f, src, s[2], s[3])
-				for _, l := range Supported()[1:] {
+				for _, l := range fastLevels() {
 					got := resampleAt(t, l, f, src, s[2], s[3])
 					if !bytes.Equal(got.Pix, want.Pix) {
 						t.Errorf("%v %v %v pad=%d: %s", l, f, s, pad, firstDiff(got, want))
@@ -178,17 +178,19 @@ func TestResampleLevelsAgree(t *testing.T) {
 			}
 		}
 	}
+	skipNoFastLevels(t) // after the ResampleParallel checks, which need no fast level
 }
 
 func FuzzResample(f *testing.F) {
 	f.Add(uint16(7), uint16(5), uint16(3), uint16(9), uint8(1), uint64(1))
 	f.Add(uint16(300), uint16(2), uint16(33), uint16(2), uint8(2), uint64(2))
+	skipNoFastLevels(f)
 	f.Fuzz(func(t *testing.T, sw, sh, dw, dh uint16, filt uint8, seed uint64) {
 		w, h, ow, oh := int(sw%300)+1, int(sh%300)+1, int(dw%300)+1, int(dh%300)+1
 		fl := filters[int(filt)%len(filters)]
 		src := randImage(rand.New(rand.NewPCG(seed, 9)), w, h, int(seed%5))
 		want := resampleAt(t, Generic, fl, src, ow, oh)
-		for _, l := range Supported()[1:] {
+		for _, l := range fastLevels() {
 			if got := resampleAt(t, l, fl, src, ow, oh); !bytes.Equal(got.Pix, want.Pix) {
 				t.Fatalf("%v %v %dx%d->%dx%d: %s", l, fl, w, h, ow, oh, firstDiff(got, want))
 			}
@@ -237,10 +239,11 @@ func TestSetLevel(t *testing.T) {
 }
 
 func TestResampleAllocs(t *testing.T) {
+	skipNoFastLevels(t)
 	src := randImage(rand.New(rand.NewPCG(5, 6)), 320, 240, 0)
 	p, _ := NewPlan(Bicubic, 320, 240, 100, 80)
 	dst := rgb.New(100, 80)
-	for _, l := range Supported()[1:] {
+	for _, l := range fastLevels() {
 		_ = p.ResampleLevel(l, dst, src) // warm the scratch pool
 		if n := testing.AllocsPerRun(20, func() { _ = p.ResampleLevel(l, dst, src) }); n > 2 {
 			t.Errorf("%v: %v allocations per resample", l, n)

@@ -8,12 +8,17 @@ import (
 )
 
 // TorchPlan is torchvision's antialiased bicubic resize of a uint8 image (F.resize on a tensor with
-// InterpolationMode.BICUBIC, antialias=True: what qwen-vl-utils calls): uint8 → float32, ATen's separable
-// antialiased bicubic (Keys a = -0.5, support 2·max(scale,1), weights as _compute_weights_aa incl. its
-// float/double mixing, normalised to sum 1), the width pass then the height pass, each skipped when
-// that side is unchanged, float32 with no rounding between passes, then clamp to [0,255] and round half
-// to even. Every level computes each element with the same float32 operations in the same order, so
-// all levels give identical bytes. Against real torch the stated tolerance is ±1 level.
+// InterpolationMode.BICUBIC, antialias=True: what qwen-vl-utils calls), byte for byte as Debian 12's
+// torch 1.13.1 (AVX2 build) computes it: uint8 → float32, ATen's separable antialiased bicubic (Keys
+// a = −0.5, support 2·max(scale,1), weights normalised by their float32 sum), the width pass then the
+// height pass, each skipped when that side is unchanged, float32 with no rounding between passes,
+// then clamp to [0,255] and round half to even. Two details of that build decide the last bit (found
+// by probing it; resize.TorchVision is the readable reference, resize/torchvision_test.go compares
+// both with torch itself): the weight filter's |x| < 1 branch is evaluated in double and its
+// 1 ≤ |x| < 2 branch in float with fused multiply-adds; and each output element is t₀·w₀, then the
+// first ⌊(n−1)/4⌋·4 further taps added as separately rounded products and the remaining ones fused
+// (GCC's vectorised reduction). Every level computes each element with the same operations in the
+// same order, so all levels give identical bytes (the C kernels need FMA3, else Generic runs).
 // Reference: torch_generic.go. Safe for concurrent use.
 type TorchPlan struct {
 	InW, InH, OutW, OutH int
@@ -31,25 +36,35 @@ type torchAxis struct {
 	w     []float32
 }
 
+// torchFilter is ATen 1.13's HelperInterpCubic::aa_filter as the Debian AVX2 build evaluates it: the
+// |x| < 1 branch in double (a is a double literal), the 1 ≤ |x| < 2 branch in float with its
+// multiply-adds fused.
 func torchFilter(x float32) float32 {
-	const a = float32(-0.5)
+	const a = -0.5
 	if x < 0 {
 		x = -x
 	}
 	if x < 1 {
-		return float32(float32(float32((a+2)*x)-(a+3))*x*x) + 1
+		xd := float64(x)
+		return float32(math.FMA(math.FMA(a+2.0, xd, -(a+3.0))*xd, xd, 1))
 	}
 	if x < 2 {
-		return float32(float32(float32(float32(a*x)-5*a)*x)+8*a)*x - 4*a
+		t := FMA32(x-5, x, 8)
+		t = FMA32(t, x, -4)
+		return float32(float64(t) * a)
 	}
 	return 0
 }
 
+// torchSplit is how many taps after the first are added as separately rounded products; the rest
+// are fused multiply-adds (GCC's vectorised reduction in the Debian build: groups of four).
+func torchSplit(n int) int { return (n - 1) / 4 * 4 }
+
 func torchWeights(in, out int) torchAxis {
-	scale := float32(in) / float32(out)
+	scale := float32(in) / float32(out) // area_pixel_compute_scale<float>
 	support, invscale := float32(2), float32(1)
 	if scale >= 1 {
-		support = 2 * scale
+		support = float32(2 * float64(scale)) // (interp_size · 0.5) · scale, in double, stored as float
 		invscale = 1 / scale
 	}
 	ksize := int(math.Ceil(float64(support)))*2 + 1
@@ -114,7 +129,7 @@ func (p *TorchPlan) ResizeLevel(l Level, dst, src *rgb.Image) error {
 		return errf("torch", ErrBadSize, "plan is %dx%d -> %dx%d, got %dx%d -> %dx%d",
 			p.InW, p.InH, p.OutW, p.OutH, src.W, src.H, dst.W, dst.H)
 	}
-	asm := l != Generic && l <= best && haveAsm
+	asm := l != Generic && l <= best && haveAsm && hasFMA
 	switch {
 	case !p.needH && !p.needV:
 		for y := 0; y < src.H; y++ {

@@ -15,6 +15,11 @@
 //	    ──► Sink: StoreSink streams each job's tensor into a spool and publishes the object when its
 //	        last frame arrives (cache.Store.PutSpooled); MemorySink keeps it (model feeders, HTTP)
 //
+// Harness loaders (loaders.go, docs/loaders.md): RunLoader opens a video through openDecoder the way a
+// harness's reader does (load.DecodeOptions) and runs the reader (load.Run); a config with a loader is
+// planned by a plan-only run of it and built in Run by another, its frames then taking the same
+// per-frame path.
+//
 // Callers: extract (Extract), the sweep, serve, ask, frames, probe, plan and the benchmarks; each
 // reaches the decoder only through the source layer (TestOneSourceLayer).
 //

@@ -76,6 +76,10 @@ type Stats struct {
 	Completed     int     `json:"jobs_completed"`
 	Failed        int     `json:"jobs_failed"`
 	DecodeSeconds float64 `json:"decode_resize_s"` // the pass, fan-out included
+	// LoaderFrames are the frames harness loaders returned for the pass's loader jobs, in
+	// LoaderPasses decoding passes of their own readers (docs/loaders.md).
+	LoaderFrames int `json:"loader_frames,omitempty"`
+	LoaderPasses int `json:"loader_passes,omitempty"`
 }
 
 // SinkError wraps an error of a Sink: the pass stopped because its output is broken, not the video.
@@ -99,8 +103,10 @@ type jobState struct {
 	psnr    []*float64
 	free    [][]byte // written buffers, reused for the next frames (allocation-free steady state)
 	damaged []int    // frame indices delivered although the decoder concealed them (keep policy)
-	done    bool
-	aborted bool
+	// loaderErr: why a loader job's reader did not give its frames.
+	loaderErr error
+	done      bool
+	aborted   bool
 }
 
 // take returns an empty buffer of the job's frame size, from the free list when it has one.
@@ -128,6 +134,7 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 		}
 	}
 	need := map[int][]*jobState{}
+	var loaded []*jobState // jobs a harness loader's reader builds
 	for _, j := range jobs {
 		if j.norm == nil {
 			abortAll(errors.New("aborted"))
@@ -144,6 +151,10 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 		}
 		states = append(states, s)
 		st.Requested += j.Frames()
+		if j.Loader != nil {
+			loaded = append(loaded, s)
+			continue
+		}
 		seen := map[int]bool{}
 		for _, x := range j.Plan.Indices {
 			if !seen[x] {
@@ -154,15 +165,26 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 	}
 	union := Union(jobs)
 	st.Union = len(union)
-	if len(union) == 0 {
+	if len(union) == 0 && len(loaded) == 0 {
 		return st, nil, nil
 	}
 
 	t0 := time.Now()
 	p := &pass{ctx: ctx, v: v, need: need}
-	ds, rerr := p.read(src, union)
+	var rerr error
+	if len(union) > 0 {
+		var ds decode.Stats
+		ds, rerr = p.read(src, union)
+		st.Decoded, st.CodecFrames, st.Seeks, st.Damaged = ds.Converted, ds.Decoded, ds.Seeks, ds.Damaged
+	}
+	if len(loaded) > 0 && p.failed() == nil && ctx.Err() == nil {
+		ls, err := p.runLoaders(loaded)
+		st.LoaderFrames, st.LoaderPasses = ls.frames, ls.passes
+		if err != nil {
+			p.sinkErr = err
+		}
+	}
 	st.DecodeSeconds = math.Round(time.Since(t0).Seconds()*1000) / 1000
-	st.Decoded, st.CodecFrames, st.Seeks, st.Damaged = ds.Converted, ds.Decoded, ds.Seeks, ds.Damaged
 
 	var jerrs []JobError
 	var fatal error
@@ -173,6 +195,8 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 		fatal = p.fanErr
 	case rerr != nil && !errors.Is(rerr, decode.ErrFrameFailed):
 		fatal = rerr
+	case ctx.Err() != nil && len(loaded) > 0:
+		fatal = ctx.Err()
 	}
 	for _, s := range states {
 		s.mu.Lock()
@@ -184,7 +208,12 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 		}
 		st.Failed++
 		err := fatal
-		if err == nil {
+		switch {
+		case err != nil:
+		case s.loaderErr != nil:
+			err = &configError{path: v.Path, config: s.j.Config.ID, err: s.loaderErr}
+			jerrs = append(jerrs, JobError{Job: s.j, Err: err})
+		default:
 			err = fmt.Errorf("%s: config %s: %w", v.Path, s.j.Config.ID, missingFrames(s, rerr))
 			jerrs = append(jerrs, JobError{Job: s.j, Err: err})
 		}

@@ -106,6 +106,7 @@ type ManifestLine struct {
 	Video       string     `json:"video"`
 	VideoSHA256 string     `json:"video_sha256,omitempty"`
 	Config      string     `json:"config,omitempty"`
+	Loader      string     `json:"loader,omitempty"` // a harness loader read the frames (omitted: framesweep's own reading)
 	Pipeline    string     `json:"pipeline,omitempty"`
 	Geometry    string     `json:"geometry,omitempty"`
 	Kernel      string     `json:"kernel,omitempty"`
@@ -125,7 +126,7 @@ type ManifestLine struct {
 // go on; the error is for the store itself, which stops the run.
 func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, error) {
 	start := time.Now()
-	if err := o.Options.Check(); err != nil {
+	if err := CheckConfigs(o.Grid.Configs, o.Options); err != nil {
 		return nil, err
 	}
 	run := time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + strconv.Itoa(os.Getpid())
@@ -230,7 +231,7 @@ func (r *videoRun) jobLines(j *Job, v Video, status string, ref cache.Ref, shape
 	for _, c := range j.Configs {
 		out = append(out, ManifestLine{
 			Status: status, Key: j.Key, SHA256: ref.Digest, Size: ref.Size, Object: r.o.Store.ObjectPath(ref.Digest),
-			Video: r.path, VideoSHA256: v.SHA256, Config: c.ID, Pipeline: j.Pipeline, Geometry: j.Geometry,
+			Video: r.path, VideoSHA256: v.SHA256, Config: c.ID, Loader: c.Loader, Pipeline: j.Pipeline, Geometry: j.Geometry,
 			Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: shape, Indices: j.Plan.Indices, PSNR: psnr,
 			StreamIndex: &j.Spec.Stream, Damaged: damaged,
 		})
@@ -262,7 +263,7 @@ func (r *videoRun) run(ctx context.Context) error {
 		return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Error: OneLine(err)})
 	}
 	defer src.Close()
-	jobs, fails, err := Plan(v, o.Grid.Configs, o.Options)
+	jobs, fails, err := PlanContext(ctx, v, o.Grid.Configs, o.Options)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,9 @@ const Format = "framesweep.frames/1"
 // ObjectMetadata is the provenance an object carries (docs/pipeline.md lists every key).
 func ObjectMetadata(r *Result) map[string]string {
 	j, info := r.Job, r.Video.Info
+	if j.Loader != nil {
+		info = j.Loader.Info // the video as the loader's reader opened it: its stream, time base, rotation
+	}
 	n := j.Frames()
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	pts := make([]float64, n)
@@ -67,6 +70,9 @@ func ObjectMetadata(r *Result) map[string]string {
 		"dtype":            string(j.DType),
 		"norm":             j.Norm,
 		"tensor_layout":    j.Spec.Layout,
+	}
+	if j.Loader != nil {
+		loaderMetadata(meta, j.Loader)
 	}
 	if j.Images > 1 {
 		meta["images_per_frame"] = strconv.Itoa(j.Images)

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -19,6 +21,10 @@ type Video struct {
 	Path   string
 	SHA256 string
 	Info   decode.Info
+	// File, when set, is the video as its caller opened it (VideoRef.File): a harness loader's reader,
+	// which opens the video again for its own pass, opens it through this descriptor, never by Path.
+	// The caller keeps it open while the Video is planned or run (serve: its request's or batch's).
+	File *os.File
 }
 
 // Job is one input to build for one video: a config's plan through one pipeline. Configs that
@@ -37,6 +43,9 @@ type Job struct {
 	Images   int // images per frame: tiles + thumbnail, or 1
 	DType    cache.DType
 	Norm     string
+	// Loader is set when a harness loader reads the job's frames (loaders.go): Plan.Indices are then
+	// its reader's positions, not frame indices of the Video. nil: framesweep's own reading.
+	Loader *LoaderJob
 
 	norm *resolved
 }
@@ -87,10 +96,22 @@ func (o resolved) pipelinesOf(c *sampler.Config) []string {
 // Plan turns every visual config into jobs for v (text-only configs need no frames and get none).
 // A config whose plan or geometry fails for this video becomes a Failure naming the video and the
 // config; configs with identical bytes share one job. It errors only on bad options.
+//
+// A config with a harness loader (sampler.Config.Loader) is planned by its loader's reader, which
+// decodes the video at v.Path without converting pixels (loaders.go); Plan refuses options such a
+// config cannot take (ErrOptions: a worker, a stream, no rotation, the cached pipeline).
 func Plan(v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, error) {
+	return PlanContext(context.Background(), v, configs, o)
+}
+
+// PlanContext is Plan, with a context that bounds the decoding a loader config's plan needs.
+func PlanContext(ctx context.Context, v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, error) {
 	ro, err := o.resolve()
 	if err == nil {
 		err = ro.keyable()
+	}
+	if err == nil {
+		err = ro.checkLoaderOptions(configs)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -99,6 +120,7 @@ func Plan(v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, erro
 	for i := range configs {
 		p.config(&configs[i])
 	}
+	p.loaders(ctx)
 	return p.jobs, p.fails, nil
 }
 
@@ -109,6 +131,8 @@ type planner struct {
 	jobs  []*Job
 	fails []Failure
 	byKey map[string]*Job
+	// loaderConfigs wait for their loaders' plan-only runs (loaders.go).
+	loaderConfigs []*sampler.Config
 }
 
 func (p *planner) fail(c *sampler.Config, pl string, err error) {
@@ -122,6 +146,10 @@ func (p *planner) fail(c *sampler.Config, pl string, err error) {
 // config plans one config: its frames, its layout, then a job per pipeline (shared by key).
 func (p *planner) config(c *sampler.Config) {
 	if c.TextOnly {
+		return
+	}
+	if c.Loader != "" {
+		p.loaderConfigs = append(p.loaderConfigs, c)
 		return
 	}
 	info := p.v.Info
@@ -262,11 +290,15 @@ func Libraries() map[string]string {
 	return libs
 }
 
-// Union is the sorted distinct frame indices of jobs: the frames one pass decodes.
+// Union is the sorted distinct frame indices of jobs: the frames one pass decodes (a harness
+// loader's jobs have their reader's positions, which its own pass reads: they are left out).
 func Union(jobs []*Job) []int {
 	seen := map[int]bool{}
 	var out []int
 	for _, j := range jobs {
+		if j.Loader != nil {
+			continue
+		}
 		for _, x := range j.Plan.Indices {
 			if !seen[x] {
 				seen[x] = true

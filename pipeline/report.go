@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -18,11 +19,23 @@ type PlanReport struct {
 	Resolution   string `json:"resolution,omitempty"`    // canonical geometry spec, when one was asked for
 	OutputSize   string `json:"output_size,omitempty"`   // WxH of the (first) image the model sees
 	VisualTokens int    `json:"visual_tokens,omitempty"` // for Count frames, when the geometry defines tokens
+	// LoaderResult: a harness loader's plan (its reader's counts, rate, fallbacks); Plan.Indices are
+	// then its reader's positions and TotalFrames its frame count (docs/loaders.md).
+	LoaderResult *LoaderSummary `json:"loader_result,omitempty"`
 }
 
 // NewPlanReport is the report of plan p for a video of v's frame count, rate and duration.
 func NewPlanReport(path string, v sampler.Video, p sampler.Plan) PlanReport {
 	return PlanReport{Path: path, TotalFrames: v.Frames, FPS: v.FPS, DurationS: v.Duration(), Count: len(p.Indices), Plan: p}
+}
+
+// NewLoaderReport is the report of a harness loader's result (a plan-only one is enough): its
+// positions, their timestamps, the loader's frame count and rate.
+func NewLoaderReport(path string, res *load.Result) PlanReport {
+	s := loaderSummary(res)
+	p := loaderPlan(res)
+	return PlanReport{Path: path, TotalFrames: res.Count, FPS: res.FPS, DurationS: sampler.Video{Frames: res.Count, FPS: res.FPS}.Duration(),
+		Count: len(p.Indices), Plan: p, LoaderResult: &s}
 }
 
 // SetLayout fills the output size and the visual tokens of Count frames from one frame's layout.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/loader"
+	"github.com/framesweep/framesweep/loader/load"
 )
 
 // TestOpenFile: a ref with a File is hashed and decoded through that descriptor only. The file at the
@@ -98,5 +101,57 @@ func TestOpenFile(t *testing.T) {
 	defer ff.Close()
 	if _, _, err := OpenVideo(ctx, VideoRef{Path: fifo, File: ff}, Options{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a FIFO: %v", err)
+	}
+}
+
+// TestRunLoaderFile: a harness loader's reader opens the video again for its own pass; given the
+// descriptor (VideoRef.File, Video.File: how serve hands it on), it reads the opened file, never what
+// the name leads to now. Without it the replaced name would give video_90.mov's frames.
+func TestRunLoaderFile(t *testing.T) {
+	ctx := context.Background()
+	orig := testVideo(t, "nasa_13013.mp4")
+	dir := t.TempDir()
+	p := filepath.Join(dir, "v.mp4")
+	copyFile(t, orig, p)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	other := filepath.Join(dir, "other.mp4")
+	copyFile(t, testVideo(t, "video_90.mov"), other)
+	if err := os.Rename(other, p); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []loader.Request{{Frames: 3}}
+	want, _, err := RunLoader(ctx, VideoRef{Path: orig}, loader.LmmsEval, reqs, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, errs, err := RunLoader(ctx, VideoRef{Path: p, File: f}, loader.LmmsEval, reqs, load.Options{})
+	if err != nil || errors.Join(errs...) != nil {
+		t.Fatal(err, errs)
+	}
+	if got[0].Count != want[0].Count || len(got[0].Frames) != 3 {
+		t.Fatalf("count %d (want the opened file's %d), %d frames", got[0].Count, want[0].Count, len(got[0].Frames))
+	}
+	for i := range got[0].Frames {
+		if !bytes.Equal(got[0].Frames[i].Image.Packed(), want[0].Frames[i].Image.Packed()) {
+			t.Fatalf("frame %d is not the opened file's", i)
+		}
+	}
+	// The planner and the pass read it the same way (Video.File).
+	v, src, err := OpenVideo(ctx, VideoRef{Path: p, File: f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	v.File = f
+	jobs, fails, err := PlanContext(ctx, v, testGrid(t, "loader: lmms-eval\nframes: [3]\n").Configs, Options{})
+	if err != nil || len(fails) > 0 || len(jobs) != 1 {
+		t.Fatalf("plan: %v %v %d jobs", err, fails, len(jobs))
+	}
+	if jobs[0].Loader.Plan.Count != want[0].Count {
+		t.Fatalf("planned on %d frames, the opened file has %d", jobs[0].Loader.Plan.Count, want[0].Count)
 	}
 }

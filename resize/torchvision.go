@@ -22,10 +22,9 @@ import (
 //   - each output element is t₀·w₀ then, for the remaining taps, GCC's in-order vectorised reduction:
 //     the first ⌊(n−1)/4⌋·4 taps add separately rounded products, the rest are fused multiply-adds.
 //
-// native.TorchPlan (resize kernel torch-bicubic) computes the same filter with plain float32
-// arithmetic and differs from this build by ±1 level on a few bytes in 10⁴ (measured on the qwen
-// sizes of testdata); TorchVision is the reference for the qwen-vl-utils loader. Pure Go, safe for
-// concurrent use.
+// It is the readable reference of the resize kernel torch-bicubic (native.TorchPlan: the same
+// arithmetic, with SIMD kernels), which the qwen-vl-utils loader's resize also equals. Pure Go, safe
+// for concurrent use.
 type TorchVision struct {
 	InW, InH, OutW, OutH int
 	h, v                 tvAxis
@@ -53,21 +52,6 @@ func NewTorchVision(inW, inH, outW, outH int) (*TorchVision, error) {
 	return t, nil
 }
 
-// fma32 is C's fmaf (one rounding of a·b + c to float32). a·b is exact in float64; the sum is
-// rounded to float64 once, and rounding that to float32 could round twice when it lands exactly
-// half-way between two float32 values: the sum's exact error (TwoSum) then says which way to go.
-func fma32(a, b, c float32) float32 {
-	p, q := float64(a)*float64(b), float64(c)
-	s := p + q
-	if bits := math.Float64bits(s); bits&(1<<29-1) == 1<<28 && math.Abs(s) >= 0x1p-126 {
-		bv := s - p
-		if e := (p - (s - bv)) + (q - bv); e != 0 {
-			s = math.Nextafter(s, s+e)
-		}
-	}
-	return float32(s)
-}
-
 // tvFilter is ATen 1.13's HelperInterpCubic::aa_filter as the Debian AVX2 build computes it.
 func tvFilter(x float32) float32 {
 	const a = -0.5
@@ -79,8 +63,8 @@ func tvFilter(x float32) float32 {
 		return float32(math.FMA(math.FMA(a+2.0, xd, -(a+3.0))*xd, xd, 1))
 	}
 	if x < 2 {
-		t := fma32(x-5, x, 8)
-		t = fma32(t, x, -4)
+		t := native.FMA32(x-5, x, 8)
+		t = native.FMA32(t, x, -4)
 		return float32(float64(t) * a)
 	}
 	return 0
@@ -133,7 +117,7 @@ func tvRows(acc []float32, cur []float32, rb, s int, w []float32) {
 			}
 		} else {
 			for i := range acc {
-				acc[i] = fma32(r[i], k, acc[i])
+				acc[i] = native.FMA32(r[i], k, acc[i])
 			}
 		}
 	}
@@ -151,7 +135,7 @@ func tvPixel(in []float32, w []float32) (float32, float32, float32) {
 			o1 += float32(p[1] * k)
 			o2 += float32(p[2] * k)
 		} else {
-			o0, o1, o2 = fma32(p[0], k, o0), fma32(p[1], k, o1), fma32(p[2], k, o2)
+			o0, o1, o2 = native.FMA32(p[0], k, o0), native.FMA32(p[1], k, o1), native.FMA32(p[2], k, o2)
 		}
 	}
 	return o0, o1, o2

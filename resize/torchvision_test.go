@@ -3,12 +3,14 @@ package resize
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -22,13 +24,13 @@ var tvCases = [][4]int{
 	{800, 640, 812, 644}, {704, 576, 700, 588}, {1080, 1920, 560, 1008}, {960, 400, 980, 420},
 }
 
-// TestTorchVisionMatchesTorch compares TorchVision with torchvision's resize run by the oracle script
-// (one Python process for every case): byte equality is required.
-func TestTorchVisionMatchesTorch(t *testing.T) {
+// torchOracle runs torchvision's resize (testdata/oracles/torchvision_resize.py, one Python process
+// for every case) and returns each case's source and torch's output.
+func torchOracle(t *testing.T, cases [][4]int) (in, want [][]byte) {
 	py := testenv.NeedPython(t, "torch", "torchvision", "numpy")
 	dir := t.TempDir()
 	args := []string{filepath.Join("..", "testdata", "oracles", "torchvision_resize.py"), dir}
-	for _, c := range tvCases {
+	for _, c := range cases {
 		args = append(args, fmt.Sprintf("%d,%d,%d,%d", c[0], c[1], c[2], c[3]))
 	}
 	out, err := exec.Command(py, args...).CombinedOutput()
@@ -36,35 +38,64 @@ func TestTorchVisionMatchesTorch(t *testing.T) {
 		t.Fatalf("oracle: %v\n%s", err, out)
 	}
 	t.Logf("oracle: %s", bytes.TrimSpace(out))
-	for i, c := range tvCases {
-		in, err1 := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%d.in", i)))
-		want, err2 := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%d.out", i)))
+	for i, c := range cases {
+		a, err1 := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%d.in", i)))
+		b, err2 := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%d.out", i)))
 		if err1 != nil || err2 != nil {
 			t.Fatalf("case %v: %v %v", c, err1, err2)
 		}
+		in, want = append(in, a), append(want, b)
+	}
+	return in, want
+}
+
+// diffBytes counts the bytes of got that differ from want, and the largest difference.
+func diffBytes(got, want []byte) (n, maxd int) {
+	for k := range want {
+		d := int(want[k]) - int(got[k])
+		if d < 0 {
+			d = -d
+		}
+		if d != 0 {
+			n++
+			maxd = max(maxd, d)
+		}
+	}
+	return n, maxd
+}
+
+// TestTorchVisionMatchesTorch compares TorchVision, and the torch-bicubic kernel at every dispatch
+// level, with torchvision's resize run by the oracle script: byte equality is required.
+func TestTorchVisionMatchesTorch(t *testing.T) {
+	ins, wants := torchOracle(t, tvCases)
+	kernelDiff := 0
+	for i, c := range tvCases {
+		src := &rgb.Image{W: c[0], H: c[1], Stride: 3 * c[0], Pix: ins[i]}
 		r, err := NewTorchVision(c[0], c[1], c[2], c[3])
 		if err != nil {
 			t.Fatal(err)
 		}
 		dst := rgb.New(c[2], c[3])
-		if err := r.Resize(dst, &rgb.Image{W: c[0], H: c[1], Stride: 3 * c[0], Pix: in}); err != nil {
+		if err := r.Resize(dst, src); err != nil {
 			t.Fatal(err)
 		}
-		diff, maxd := 0, 0
-		for k := range want {
-			d := int(want[k]) - int(dst.Pix[k])
-			if d < 0 {
-				d = -d
-			}
-			if d != 0 {
-				diff++
-				maxd = max(maxd, d)
-			}
+		if n, maxd := diffBytes(dst.Pix, wants[i]); n != 0 {
+			t.Errorf("TorchVision %dx%d -> %dx%d: %d of %d bytes differ from torchvision (max %d)", c[0], c[1], c[2], c[3], n, len(wants[i]), maxd)
 		}
-		if diff != 0 {
-			t.Errorf("%dx%d -> %dx%d: %d of %d bytes differ from torchvision (max %d)", c[0], c[1], c[2], c[3], diff, len(want), maxd)
+		for _, l := range native.Supported() {
+			restore := native.SetLevel(l)
+			got, err := Resize(TorchBicubic, src, c[2], c[3])
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, maxd := diffBytes(got.Pix, wants[i]); n != 0 {
+				kernelDiff += n
+				t.Errorf("%s (%v) %dx%d -> %dx%d: %d of %d bytes differ from torchvision (max %d)", TorchBicubic, l, c[0], c[1], c[2], c[3], n, len(wants[i]), maxd)
+			}
 		}
 	}
+	t.Logf("%d cases; %s at levels %v: %d bytes differ in all", len(tvCases), TorchBicubic, native.Supported(), kernelDiff)
 }
 
 func TestTorchVisionErrors(t *testing.T) {
@@ -87,5 +118,39 @@ func TestTorchVisionErrors(t *testing.T) {
 	dst := rgb.New(4, 3)
 	if err := r.Resize(dst, src); err != nil || !bytes.Equal(dst.Pix, src.Pix) {
 		t.Fatalf("identity resize changed the image: %v", err)
+	}
+}
+
+// TestTorchBicubicEqualsTorchVision: the torch-bicubic kernel (native.TorchPlan, at every dispatch
+// level) and TorchVision, its readable reference, give the same bytes on random sizes and images: up
+// and down, one side only, strong reductions (many taps, so both the rounded-product and the fused
+// part of each sum), tiny images. Needs no torch, so it runs everywhere.
+func TestTorchBicubicEqualsTorchVision(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 2))
+	cases := [][4]int{{1, 1, 5, 3}, {97, 61, 13, 7}, {640, 360, 37, 360}, {64, 64, 64, 9}, {33, 200, 150, 17}}
+	for range 40 {
+		cases = append(cases, [4]int{1 + r.IntN(300), 1 + r.IntN(300), 1 + r.IntN(300), 1 + r.IntN(300)})
+	}
+	for _, c := range cases {
+		src := randImage(r, c[0], c[1])
+		tv, err := NewTorchVision(c[0], c[1], c[2], c[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rgb.New(c[2], c[3])
+		if err := tv.Resize(want, src); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range native.Supported() {
+			restore := native.SetLevel(l)
+			got, err := Resize(TorchBicubic, src, c[2], c[3])
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, maxd := diffBytes(got.Pix, want.Pix); n != 0 {
+				t.Errorf("%v %v: %d bytes differ from TorchVision (max %d)", l, c, n, maxd)
+			}
+		}
 	}
 }

@@ -18,6 +18,9 @@ var (
 	ErrRequest = errors.New("invalid sampling request")
 	// ErrGrid: the grid file is malformed or inconsistent.
 	ErrGrid = errors.New("invalid grid")
+	// ErrLoader: the config is a harness loader's (Config.Loader): its frames are planned by the
+	// loader's reader, which decodes the video (pipeline.Plan), not by a sampler.
+	ErrLoader = errors.New("planned by a harness loader")
 )
 
 // Error carries the context of a failure: the file (grid or video) if any, the line in it when known

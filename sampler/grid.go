@@ -44,6 +44,10 @@ type GridSpec struct {
 	// Stream is the video stream extract and sweep decode (its index in the file, as --stream takes
 	// it); absent: FFmpeg's best video stream. A --stream flag overrides it.
 	Stream *int `yaml:"stream"`
+	// Loader is the harness loader whose reader picks and decodes every config's frames
+	// (docs/loaders.md): absent or "framesweep" = framesweep's own exact reading of the policies and
+	// presets. A harness loader replaces policies and presets (loaders.go).
+	Loader string `yaml:"loader"`
 }
 
 // Options are applied to every config's Request.
@@ -53,6 +57,8 @@ type Options struct {
 	ForceSample bool  `yaml:"force_sample"`
 	MinFrames   int   `yaml:"min_frames"`
 	MaxFrames   int   `yaml:"max_frames"`
+	// qwen-vl-utils loaders only: fetch_video's element keys.
+	LoaderOptions `yaml:",inline"`
 }
 
 // Model is the context ceiling of a matched grid: a config fits when
@@ -87,8 +93,12 @@ type Config struct {
 	VisualTokens int     `json:"visual_tokens,omitempty"` // frames × tokens per frame, when known
 	OverContext  bool    `json:"over_context,omitempty"`  // matched grid: above the model's context
 	IsoGroup     string  `json:"iso_group,omitempty"`     // configs with equal visual tokens
+	// Loader is the harness loader that reads this config's frames ("" = framesweep's own reading:
+	// keys, ids and objects are then what they were before loaders existed).
+	Loader string `json:"loader,omitempty"`
 
 	request  Request
+	loaderOp LoaderOptions
 	sampler  Sampler
 	ladder   []int // nested: the grid's budgets
 	geometry geom.Geometry
@@ -104,6 +114,9 @@ func (c *Config) Request() Request { return c.request }
 func (c *Config) Plan(v Video) (Plan, error) {
 	if c.TextOnly {
 		return Plan{Policy: "text-only", Indices: []int{}, TimestampsS: []float64{}}, nil
+	}
+	if c.Loader != "" {
+		return Plan{}, errf(ErrLoader, c.ID, "the "+c.Loader+" loader picks its frames by decoding the video: plan it through the engine (pipeline.Plan, `framesweep plan --loader`)")
 	}
 	if c.sampler == nil {
 		return Plan{}, errf(ErrGrid, c.ID, "config was not built by ParseGrid")
@@ -302,7 +315,14 @@ func checkIntegers(n *yaml.Node, t reflect.Type, key string, depth int) error {
 func yamlField(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name && f.IsExported() {
+		tag, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "" && opts == "inline" && f.Type.Kind() == reflect.Struct { // an inlined struct's keys are its fields'
+			if g, ok := yamlField(f.Type, name); ok {
+				return g, true
+			}
+			continue
+		}
+		if tag == name && f.IsExported() {
 			return f, true
 		}
 	}
@@ -339,6 +359,12 @@ type samplerEntry struct {
 // pipelines, then sample_fps × fps-capable samplers × …, then the text-only config.
 func Expand(spec GridSpec) (*Grid, error) {
 	if err := validateSpec(&spec); err != nil {
+		return nil, err
+	}
+	if spec.Loader != "" && spec.Loader != DefaultLoader {
+		return expandLoader(spec)
+	}
+	if err := spec.Options.LoaderOptions.check(""); err != nil {
 		return nil, err
 	}
 	var entries []samplerEntry
@@ -463,6 +489,9 @@ func Expand(spec GridSpec) (*Grid, error) {
 }
 
 func validateSpec(spec *GridSpec) error {
+	if spec.Loader != "" && !slices.Contains(loaderNames, spec.Loader) {
+		return gridErr("loader: unknown loader %q (known: %s)", spec.Loader, strings.Join(loaderNames, ", "))
+	}
 	if spec.Stream != nil && (*spec.Stream < 0 || *spec.Stream > 1<<16) {
 		return gridErr("stream: %d is not a stream index", *spec.Stream)
 	}
@@ -570,7 +599,9 @@ func configID(c Config, random bool) string {
 		b.WriteString("fps" + strings.ReplaceAll(strconv.FormatFloat(c.SampleFPS, 'g', -1, 64), ".", "p"))
 	}
 	b.WriteString("-")
-	if c.Preset != "" {
+	if c.Loader != "" {
+		b.WriteString("loader-" + strings.ReplaceAll(c.Loader, "/", "_"))
+	} else if c.Preset != "" {
 		b.WriteString(strings.ReplaceAll(c.Preset, "/", "_")) // ids may become file names
 	} else {
 		b.WriteString(c.Policy)

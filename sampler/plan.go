@@ -76,6 +76,7 @@ type Request struct {
 type Plan struct {
 	Preset           string    `json:"preset,omitempty"`
 	Policy           string    `json:"policy,omitempty"`
+	Loader           string    `json:"loader,omitempty"` // a harness loader's plan (its reader's positions)
 	Indices          []int     `json:"indices"`
 	TimestampsS      []float64 `json:"timestamps_s"`
 	TimestampStrings []string  `json:"timestamp_strings,omitempty"` // as the upstream prompt writes them
@@ -83,12 +84,15 @@ type Plan struct {
 	Notes            []string  `json:"notes,omitempty"`             // upstream quirks that applied
 }
 
-// Name is the preset or policy name of the plan.
+// Name is the preset, policy or loader name of the plan.
 func (p Plan) Name() string {
-	if p.Preset != "" {
+	switch {
+	case p.Preset != "":
 		return p.Preset
+	case p.Policy != "":
+		return p.Policy
 	}
-	return p.Policy
+	return p.Loader
 }
 
 // Sampler computes the frame indices of one video for one request.

@@ -52,6 +52,8 @@ fi
 # miniaudio.h for the vendored llama.cpp mtmd build comes from the malgo Go module.
 if [ -f go.mod ]; then
   go mod download
+  # deploy/k8s is a module of its own (its manifest test's k8s.io modules stay out of the binary's go.mod).
+  (cd deploy/k8s && go mod download)
   go mod download github.com/gen2brain/malgo@v0.11.24
   MALGO=$(go mod download -json github.com/gen2brain/malgo@v0.11.24 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   mkdir -p "$TP/include"

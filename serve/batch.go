@@ -191,7 +191,9 @@ func (s *Server) run(b *batch) {
 	}}
 	s.stats.passes.Add(1)
 	s.stats.running.Add(1)
-	st, jerrs, err := pipeline.Run(b.ctx, b.video, src, jobs, sink)
+	v := b.video
+	v.File = b.file // a loader's reader opens the video again: through the batch's descriptor
+	st, jerrs, err := pipeline.Run(b.ctx, v, src, jobs, sink)
 	s.stats.running.Add(-1)
 	s.stats.framesRequested.Add(int64(st.Requested))
 	s.stats.framesDecoded.Add(int64(st.Decoded))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -17,9 +18,12 @@ import (
 // configuration (field for field as a grid file names them, docs/sampler.md), plus the pipeline
 // options `framesweep extract` takes as flags. Omitted fields are the grid's and extract's defaults.
 type Request struct {
-	Video      string  `json:"video"`                // a path under a --root (relative, or absolute inside one)
-	Preset     string  `json:"preset,omitempty"`     // exactly one of preset or policy
-	Policy     string  `json:"policy,omitempty"`     //
+	Video  string `json:"video"`            // a path under a --root (relative, or absolute inside one)
+	Preset string `json:"preset,omitempty"` // exactly one of preset, policy or a harness loader
+	Policy string `json:"policy,omitempty"` //
+	// Loader is a harness loader (docs/loaders.md; /v1/health lists them): its reader picks, decodes
+	// and converts the frames ("framesweep", framesweep's own reading, is the same as none).
+	Loader     string  `json:"loader,omitempty"`
 	Frames     int     `json:"frames,omitempty"`     // frame budget (one of frames or sample_fps; neither = the sampler's default)
 	SampleFPS  float64 `json:"sample_fps,omitempty"` // fps mode
 	Seed       uint64  `json:"seed,omitempty"`       // random policies only (ignored by the others, as in a grid)
@@ -31,6 +35,11 @@ type Request struct {
 	ForceLast   bool   `json:"force_last,omitempty"`
 	ForceSample bool   `json:"force_sample,omitempty"`
 	Torch       string `json:"torch,omitempty"`
+	// qwen-vl-utils loaders: fetch_video's element keys (the grid's options: too).
+	ImagePatchSize int     `json:"image_patch_size,omitempty"`
+	MinPixels      float64 `json:"min_pixels,omitempty"`
+	MaxPixels      float64 `json:"max_pixels,omitempty"`
+	TotalPixels    float64 `json:"total_pixels,omitempty"`
 	// extract's flags.
 	Kernel       string `json:"kernel,omitempty"` // resize kernel (default pil-bicubic)
 	DType        string `json:"dtype,omitempty"`  // u8 (default) | f32 | f16
@@ -86,9 +95,14 @@ func (r *Request) spec() (*spec, error) {
 	if err := r.checkVideo(); err != nil {
 		return nil, err
 	}
+	loaderReq := r.Loader != "" && r.Loader != sampler.DefaultLoader
 	switch {
-	case (r.Preset == "") == (r.Policy == ""):
-		return nil, badRequest("give exactly one of preset or policy")
+	case loaderReq && (r.Preset != "" || r.Policy != ""):
+		return nil, badRequest("loader %s picks the frames itself: give a loader or a preset or a policy, not both", r.Loader)
+	case loaderReq && (r.Stream != nil || r.NoAutorotate || r.OnDamaged != ""):
+		return nil, badRequest("loader %s reads the video as its harness does: stream, no_autorotate and on_damaged do not apply", r.Loader)
+	case !loaderReq && (r.Preset == "") == (r.Policy == ""):
+		return nil, badRequest("give exactly one of preset, policy or loader")
 	case r.Frames != 0 && r.SampleFPS != 0:
 		return nil, badRequest("give frames or sample_fps, not both (one grid configuration has one budget)")
 	case r.Stream != nil && (*r.Stream < 0 || *r.Stream > 1<<16):
@@ -131,6 +145,21 @@ func (r *Request) spec() (*spec, error) {
 	name := r.Preset + r.Policy
 	req := sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, Seed: r.Seed, MinFrames: r.MinFrames,
 		MaxFrames: r.MaxFrames, ForceLast: r.ForceLast, ForceSample: r.ForceSample, Torch: sampler.Torch(r.Torch)}
+	lo := sampler.LoaderOptions{ImagePatchSize: r.ImagePatchSize, MinPixels: r.MinPixels, MaxPixels: r.MaxPixels, TotalPixels: r.TotalPixels}
+	if loaderReq {
+		if r.Pipeline != "" && r.Pipeline != sampler.PipelineRaw {
+			return nil, badRequest("loader %s: pipeline %q (a loader's frames are its reader's own, JPEG step included: raw only)", r.Loader, r.Pipeline)
+		}
+		c, err := sampler.OneLoader(r.Loader, req, lo, r.Resolution)
+		if err != nil {
+			return nil, badRequest("%v", err)
+		}
+		sp.config = c
+		return sp, nil
+	}
+	if lo != (sampler.LoaderOptions{}) {
+		return nil, badRequest("image_patch_size, min_pixels, max_pixels and total_pixels are qwen-vl-utils loader options")
+	}
 	c, err := sampler.One(name, req, r.Resolution, r.Pipeline)
 	if err != nil {
 		return nil, badRequest("%v", err)
@@ -174,5 +203,6 @@ func (sp *spec) format(query string) (string, error) {
 
 // isRequestErr reports whether a sampler error is the request's fault (400) rather than the video's (422).
 func isRequestErr(err error) bool {
-	return errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrUnknown) || errors.Is(err, sampler.ErrGrid)
+	return errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrUnknown) || errors.Is(err, sampler.ErrGrid) ||
+		errors.Is(err, loader.ErrRequest) || errors.Is(err, loader.ErrUnknown)
 }

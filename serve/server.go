@@ -25,6 +25,7 @@ import (
 	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -415,7 +416,19 @@ func (s *Server) readSpec(w http.ResponseWriter, r *http.Request) (*spec, error)
 	if err != nil {
 		return nil, err
 	}
-	return req.spec()
+	sp, err := req.spec()
+	if err == nil && sp.config.Loader != "" && s.cfg.Worker != nil {
+		return nil, badRequest("loader %s: this server decodes in worker processes (--worker), and a harness loader reads packets in file order in this process; /v1/health lists the loaders a server builds", sp.config.Loader)
+	}
+	return sp, err
+}
+
+// loaders are the harness loaders this server builds: none when it decodes in worker processes.
+func (s *Server) loaders() []string {
+	if s.cfg.Worker != nil {
+		return []string{}
+	}
+	return loader.Names()
 }
 
 func writeJSON(w http.ResponseWriter, v any) error {
@@ -442,7 +455,10 @@ type Health struct {
 	MaxFrames        int    `json:"max_frames"`
 	LRUCapacity      int64  `json:"lru_capacity_bytes"`
 	WindowMS         int64  `json:"window_ms"`
-	Stats            Stats  `json:"stats"`
+	// Loaders are the harness loaders a request's "loader" may name (docs/loaders.md); none on a
+	// server that decodes in worker processes.
+	Loaders []string `json:"loaders"`
+	Stats   Stats    `json:"stats"`
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
@@ -452,7 +468,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, Health{Status: "ok", Engine: version.Engine, Roots: len(s.roots), Cache: s.cfg.Store != nil,
 		Worker: s.cfg.Worker != nil, MaxInflight: s.cfg.MaxInflight, MaxBodyBytes: s.cfg.MaxBodyBytes,
 		MaxResponseBytes: s.cfg.MaxResponseBytes, MaxFrames: s.cfg.MaxFrames, LRUCapacity: max(s.cfg.LRUBytes, 0),
-		WindowMS: s.window.Milliseconds(), Stats: s.Stats()})
+		WindowMS: s.window.Milliseconds(), Loaders: s.loaders(), Stats: s.Stats()})
 }
 
 // probe: GET /v1/probe?video=REL[&stream=N][&no_autorotate=true] → decode.Info.
@@ -523,8 +539,8 @@ func (s *Server) video(ctx context.Context, name string, o pipeline.Options) (*v
 }
 
 // job plans the request's one configuration for v, within the response limits.
-func (s *Server) job(v pipeline.Video, sp *spec) (*pipeline.Job, error) {
-	jobs, fails, err := pipeline.Plan(v, []sampler.Config{sp.config}, sp.opts)
+func (s *Server) job(ctx context.Context, v pipeline.Video, sp *spec) (*pipeline.Job, error) {
+	jobs, fails, err := pipeline.PlanContext(ctx, v, []sampler.Config{sp.config}, sp.opts)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
@@ -561,6 +577,7 @@ type PlanResponse struct {
 	pipeline.PlanReport
 
 	Config      string `json:"config"`
+	Loader      string `json:"loader,omitempty"` // the harness loader that reads the frames (omitted: framesweep's own reading)
 	Key         string `json:"key"`
 	VideoSHA256 string `json:"video_sha256"`
 	StreamIndex int    `json:"stream_index"`
@@ -588,13 +605,17 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer f.Close()
-	j, err := s.job(v, sp)
+	v.File = f.f // a loader's reader opens the video again: through this descriptor
+	j, err := s.job(r.Context(), v, sp)
 	if err != nil {
 		return err
 	}
 	in := v.Info
-	out := PlanResponse{PlanReport: pipeline.NewPlanReport(v.Path, sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS}, j.Plan),
-		Config: sp.config.ID, Key: j.Key, VideoSHA256: v.SHA256, StreamIndex: j.Spec.Stream, Pipeline: j.Pipeline,
+	report := pipeline.NewPlanReport(v.Path, sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS}, j.Plan)
+	if j.Loader != nil { // the loader's reader's count, rate and plan
+		report = pipeline.NewLoaderReport(v.Path, j.Loader.Plan)
+	}
+	out := PlanResponse{PlanReport: report, Config: sp.config.ID, Loader: sp.config.Loader, Key: j.Key, VideoSHA256: v.SHA256, StreamIndex: j.Spec.Stream, Pipeline: j.Pipeline,
 		Geometry: j.Geometry, Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: j.Shape(),
 		TensorBytes: j.TensorBytes()}
 	out.SetLayout(j.Layout)
@@ -630,7 +651,8 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer f.Close()
-	j, err := s.job(v, sp)
+	v.File = f.f // a loader's reader opens the video again: through this descriptor
+	j, err := s.job(r.Context(), v, sp)
 	if err != nil {
 		return err
 	}
@@ -726,6 +748,9 @@ func (s *Server) send(w http.ResponseWriter, o *object, format, served, config s
 	h.Set("X-Framesweep-Indices", joinInts(o.Indices))
 	h.Set("X-Framesweep-Source-Sha256", o.Meta["source_sha256"])
 	h.Set("X-Framesweep-Pipeline", o.Meta["pipeline"])
+	if l := o.Meta["loader"]; l != "" {
+		h.Set("X-Framesweep-Loader", l)
+	}
 	h.Set("X-Framesweep-Served", served)
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout + time.Duration(n/writeMinRate)*time.Second))
 	w.WriteHeader(http.StatusOK)

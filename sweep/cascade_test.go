@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/runs"
 )
 
 // cascadeGrid is a nested ladder (each budget's frames contain the smaller ones').
@@ -37,7 +40,7 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 	if _, err := Run(ctx, nil, full); err != nil {
 		t.Fatal(err)
 	}
-	fullRecs, err := audit.ReadPaths([]string{full.Out})
+	fullRecs, err := record.ReadPaths([]string{full.Out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +61,7 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 
 	on := testOptions(t, filepath.Join(t.TempDir(), "online"), rt, sp, grid)
 	on.Limit = 9
-	on.Cascade = &Cascade{Budgets: []int{2, 4, 8}, Threshold: tau}
+	on.Cascade = &runs.Cascade{Budgets: []int{2, 4, 8}, Threshold: tau}
 	sum, err := Run(ctx, nil, on)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +80,8 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 			continue
 		}
 		stopped++
-		if stops[k.item] != k.config {
-			t.Errorf("%s stopped online at %s, the offline replay at %s", k.item, k.config, stops[k.item])
+		if stops[k.Item] != k.Config {
+			t.Errorf("%s stopped online at %s, the offline replay at %s", k.Item, k.Config, stops[k.Item])
 		}
 	}
 	if stopped != 9 || escalated == 0 || sum.Cascade.Final != 9 || len(sum.Cascade.StoppedAt) < 2 {
@@ -90,7 +93,7 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 		}
 	}
 	// The audit reads the online RUN: the summary, and the first budget as a fixed budget.
-	onRecs, err := audit.ReadPaths([]string{on.Out})
+	onRecs, err := record.ReadPaths([]string{on.Out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,16 +110,16 @@ func TestCascadeResume(t *testing.T) {
 	rt, sp := tinyRuntime(t)
 	grid := writeGrid(t, cascadeGrid)
 	clean := testOptions(t, filepath.Join(t.TempDir(), "clean"), rt, sp, grid)
-	clean.Limit, clean.Cascade = 9, &Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.535}
+	clean.Limit, clean.Cascade = 9, &runs.Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.535}
 	if _, err := Run(ctx, nil, clean); err != nil {
 		t.Fatal(err)
 	}
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
-	o.Limit, o.Cascade, o.Jobs = 9, &Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.535}, 1
+	o.Limit, o.Cascade, o.Jobs = 9, &runs.Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.535}, 1
 	stop := make(chan struct{})
 	var once sync.Once
 	n := 0
-	o.Progress = progressFunc(func(*Record) {
+	o.Progress = progressFunc(func(*record.Full) {
 		if n++; n == 2 {
 			once.Do(func() { close(stop) })
 		}
@@ -139,7 +142,7 @@ func TestCascadeResume(t *testing.T) {
 		}
 	}
 	// Another threshold is another sweep.
-	o.Cascade = &Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.9}
+	o.Cascade = &runs.Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.9}
 	if _, err := Run(ctx, nil, o); err == nil || !strings.Contains(err.Error(), "cascade") {
 		t.Fatalf("another threshold: %v", err)
 	}
@@ -156,9 +159,43 @@ func TestCascadeGridRefusals(t *testing.T) {
 		"frames: [2, 4, 8, 16]\npolicies: [nested]\nresolutions: [\"8x8\"]\n": "exactly the cascade's budgets",
 	} {
 		o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, writeGrid(t, grid))
-		o.Cascade = &Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.5}
+		o.Cascade = &runs.Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.5}
 		if _, err := Run(ctx, nil, o); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v (want %q)", grid, err, want)
+		}
+	}
+}
+
+// TestCascadeWithCache: an online cascade with --cache writes each step's input to the store as it
+// builds it; a second cascade on the store decodes nothing and asks the same items the same inputs.
+func TestCascadeWithCache(t *testing.T) {
+	ctx := context.Background()
+	rt, sp := tinyRuntime(t)
+	grid := writeGrid(t, cascadeGrid)
+	store, err := cache.Open(ctx, filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums []*Summary
+	var recs []map[record.Pair]record.Full
+	for _, name := range []string{"first", "second"} {
+		o := testOptions(t, filepath.Join(t.TempDir(), name), rt, sp, grid)
+		o.Limit, o.Cache, o.Cascade = 9, store, &runs.Cascade{Budgets: []int{2, 4, 8}, Threshold: 0.535}
+		sum, err := Run(ctx, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums, recs = append(sums, sum), append(recs, readRun(t, o.Out))
+	}
+	if sums[0].InputsBuilt == 0 || sums[0].FramesDecoded == 0 || sums[1].FramesDecoded != 0 || sums[1].InputsBuilt != 0 || sums[1].InputsCached != sums[0].InputsBuilt {
+		t.Fatalf("first %+v, second %+v", sums[0], sums[1])
+	}
+	if len(recs[0]) != len(recs[1]) {
+		t.Fatalf("%d records, then %d", len(recs[0]), len(recs[1]))
+	}
+	for k, a := range recs[0] {
+		if b := recs[1][k]; b.InputSHA256 != a.InputSHA256 || b.Cascade == nil || b.Cascade.Final != a.Cascade.Final || b.Prediction != a.Prediction {
+			t.Fatalf("%v: %+v vs %+v", k, a, b)
 		}
 	}
 }

@@ -1,20 +1,25 @@
-// Package sweep is framesweep's main job: every item of an items file under every configuration of a
-// grid, through one model runtime, recorded as canonical audit records, crash-safe and resumable.
+// Package sweep is framesweep's main job, the producer of records: every item of an items file under
+// every configuration of a grid, through one model runtime, recorded as canonical records, crash-safe
+// and resumable. It sits on the engine and on the record core:
 //
-//	ITEMS.jsonl ─► items grouped by video (content digest; --shard keeps this machine's videos)
-//	GRID.yaml   ─► configs; text-only ones need no frames
-//	per video:  pipeline.Plan + one pipeline.Run pass over the union of every pending config's frames
-//	            into a content-addressed store (--cache, or the run's own scratch store), so a sweep
-//	            after extract decodes nothing; each config's input is loaded as soon as it is written
-//	            and fed to the runtime for every item on that video
-//	RUN/records.jsonl  one record per (item, config): the answer, or status "error" with the reason
-//	RUN/run.json       what the run is (grid, items, runtime, libraries, command) and when it ran
+//	items.File  ─► groups: items by video; each video hashed once (the shard key, video_sha256, and the
+//	               digest handed to pipeline.OpenVideo, which then hashes nothing)
+//	per video (video.go, one driver for a fixed grid and an online cascade):
+//	    rounds: a fixed grid is one round (every config with pairs left); a cascade one per budget,
+//	            asking the items still unsure
+//	    inputs: from the --cache when it holds them, else one pipeline.Run pass over the frames no
+//	            earlier round decoded (framecache.go), each input fed to the runtime from the pass's
+//	            memory as soon as it is built, and tee'd into the --cache (feed.go)
+//	    answers: Concurrency at a time; verdicts by audit/score (ask.go)
+//	runs.Writer ─► RUN/run.json, RUN/records.jsonl (or chunk objects): one record.Full per pair
 //
 // Records are appended one line per write and fsynced in small batches; on --resume a torn last line
-// is cut, every recorded pair is skipped, and a RUN of another grid, items file or runtime is refused.
-// SIGINT/SIGTERM stop new work, let the answers in flight finish and leave a resumable RUN.
+// is cut, every recorded pair is skipped, and a RUN of another grid, items file or runtime is refused
+// (package runs). SIGINT/SIGTERM stop new work, let the answers in flight finish and leave a resumable
+// RUN. The sweep imports no analysis: the audit reads what it writes through package record.
 //
-// RUN may be a blob URL (s3://, gs://, azblob://): the records are then immutable chunk objects
-// (store.go), and every reader of a RUN (OpenRun) reads records.jsonl and the chunks alike. Merge joins
-// the RUNs of a sweep's shards into one (merge.go; docs/scale-out.md).
+// Files: options.go (Options and their checks), run.go (Run: the session from the RUN's lock to its
+// summary), session.go, groups.go (grouping and sharding), video.go (the per-video driver),
+// framecache.go, feed.go (the feeder and the sink that tees), ask.go (requests, verdicts, record
+// construction), cascade.go (the online cascade's ladder), info.go (what run.json says), progress.go.
 package sweep

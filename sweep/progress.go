@@ -9,7 +9,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // Bar draws the sweep's progress on a terminal: pairs done of the total, pairs/s, ETA and failures.
@@ -38,10 +38,10 @@ func (b *Bar) Start(total int) {
 	)
 }
 
-func (b *Bar) Pair(r *Record) {
+func (b *Bar) Pair(r *record.Full) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if r.Status == audit.StatusError {
+	if r.Status == record.StatusError {
 		b.failed++
 		b.bar.Describe("pairs (" + strconv.Itoa(b.failed) + " failed)")
 	}
@@ -77,11 +77,11 @@ func (p *LogProgress) Start(total int) {
 	}
 }
 
-func (p *LogProgress) Pair(r *Record) {
+func (p *LogProgress) Pair(r *record.Full) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
-	if r.Status == audit.StatusError {
+	if r.Status == record.StatusError {
 		p.failed++
 	}
 	if time.Since(p.last) >= p.Every {

@@ -18,14 +18,16 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/runs"
 )
 
 // readAny reads every record of a RUN through RunReader (a directory or a bucket): whole lines
 // only, one record per pair.
-func readAny(t testing.TB, loc string) (map[pairKey]Record, []string) {
+func readAny(t testing.TB, loc string) (map[record.Pair]record.Full, []string) {
 	t.Helper()
 	ctx := context.Background()
-	rr, err := OpenRun(ctx, loc)
+	rr, err := runs.Open(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,20 +36,20 @@ func readAny(t testing.TB, loc string) (map[pairKey]Record, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[pairKey]Record{}
+	out := map[record.Pair]record.Full{}
 	for _, s := range srcs {
-		rc, err := rr.Open(ctx, s)
+		rc, err := rr.OpenSource(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sc := bufio.NewScanner(rc)
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
-			var r Record
+			var r record.Full
 			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 				t.Fatalf("%s: bad line %q: %v", s, sc.Text(), err)
 			}
-			k := pairKey{r.ItemID, r.Config}
+			k := record.Pair{Item: r.ItemID, Config: r.Config}
 			if _, dup := out[k]; dup {
 				t.Fatalf("%s: a second record of %v", s, k)
 			}
@@ -58,7 +60,7 @@ func readAny(t testing.TB, loc string) (map[pairKey]Record, []string) {
 	return out, srcs
 }
 
-func sameAnswers(t testing.TB, got, want map[pairKey]Record) {
+func sameAnswers(t testing.TB, got, want map[record.Pair]record.Full) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%d records, want %d", len(got), len(want))
@@ -102,7 +104,7 @@ func TestSweepObjectStore(t *testing.T) {
 	stop := make(chan struct{})
 	var once sync.Once
 	var n atomic.Int32
-	o.Progress = progressFunc(func(*Record) { // called from the answer workers
+	o.Progress = progressFunc(func(*record.Full) { // called from the answer workers
 		if n.Add(1) == 17 {
 			once.Do(func() { close(stop) })
 		}
@@ -141,10 +143,13 @@ func TestSweepObjectStore(t *testing.T) {
 		t.Fatalf("chunks %v hold %d lines", srcs, lines)
 	}
 	// The lock object is gone after each session; run.json has both sessions.
-	if ok, _ := openBucket(t, url).Exists(ctx, bucketLock); ok {
+	if ok, _ := openBucket(t, url).Exists(ctx, "lock.json"); ok {
 		t.Fatal("lock.json left behind")
 	}
-	rr, _ := OpenRun(ctx, url)
+	rr, err := runs.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if ri, err := rr.Info(ctx); err != nil || len(ri.Sessions) != 2 || !ri.Sessions[1].Resumed {
 		t.Fatalf("run.json: %+v %v", ri, err)
 	}
@@ -157,79 +162,29 @@ func TestSweepObjectStore(t *testing.T) {
 	}
 	other := testOptions(t, url, rt, sp, filepath.Join("..", "examples", "demo-grid.yaml"))
 	other.Resume = true
-	if _, err := Run(ctx, nil, other); !errors.Is(err, ErrRunMismatch) {
+	if _, err := Run(ctx, nil, other); !errors.Is(err, runs.ErrMismatch) {
 		t.Fatalf("another grid: %v", err)
 	}
-	// A RUN whose lease a live process holds is refused.
-	rs, err := openRunStore(ctx, url, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock, err := rs.lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The lease names this process; a sweep of this process would read it as a previous incarnation
-	// of itself, so rewrite it as a live other process (a sleeping child) of this host.
+	// A RUN whose lease a live process of this host holds (a sleeping child) is refused.
 	child := exec.Command("sleep", "60")
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer child.Process.Kill()
 	host, _ := os.Hostname()
-	writeLease(t, url, lease{Host: host, PID: child.Process.Pid, Token: "x", Heartbeat: time.Now().UTC().Format(time.RFC3339Nano)})
+	writeLease(t, url, host, child.Process.Pid, time.Now())
 	if _, err := Run(ctx, nil, o); err == nil || !strings.Contains(err.Error(), "another sweep is running") {
 		t.Fatalf("a held RUN: %v", err)
 	}
-	unlock()
-	rs.close()
 }
 
-func writeLease(t testing.TB, url string, l lease) {
+// writeLease writes the RUN's lease object (runs' lock.json) as the process pid of host holding it
+// with a heartbeat at hb.
+func writeLease(t testing.TB, url, host string, pid int, hb time.Time) {
 	t.Helper()
-	b, _ := json.Marshal(l)
-	if err := openBucket(t, url).WriteAll(context.Background(), bucketLock, b, nil); err != nil {
+	b, _ := json.Marshal(map[string]any{"host": host, "pid": pid, "token": "x", "heartbeat": hb.UTC().Format(time.RFC3339Nano)})
+	if err := openBucket(t, url).WriteAll(context.Background(), "lock.json", b, nil); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestBucketLease: a lease of a process of this host that has exited, or one whose heartbeat is older
-// than leaseTTL, is taken over; a fresh one of another host is not.
-func TestBucketLease(t *testing.T) {
-	ctx := context.Background()
-	srv := s3test.Start(t)
-	url := srv.URL("runs/lease")
-	host, _ := os.Hostname()
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	for _, c := range []struct {
-		l    lease
-		take bool
-	}{
-		{lease{Host: host, PID: dead.Process.Pid, Token: "a", Heartbeat: now.Format(time.RFC3339Nano)}, true},
-		{lease{Host: "elsewhere", PID: 1, Token: "b", Heartbeat: now.Add(-2 * leaseTTL).Format(time.RFC3339Nano)}, true},
-		{lease{Host: "elsewhere", PID: 1, Token: "c", Heartbeat: now.Format(time.RFC3339Nano)}, false},
-		{lease{Host: host, PID: os.Getpid(), Token: "d", Heartbeat: now.Format(time.RFC3339Nano)}, true}, // an earlier run of this container
-	} {
-		writeLease(t, url, c.l)
-		rs, err := openRunStore(ctx, url, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unlock, err := rs.lock(ctx)
-		if c.take != (err == nil) {
-			t.Errorf("lease %+v: take over = %v (%v)", c.l, err == nil, err)
-		}
-		if err == nil {
-			unlock()
-			if ok, _ := openBucket(t, url).Exists(ctx, bucketLock); ok {
-				t.Errorf("unlock left lock.json")
-			}
-		}
-		rs.close()
 	}
 }
 
@@ -248,14 +203,14 @@ func TestRunCopiedBetweenStores(t *testing.T) {
 	}
 	want, srcs := readAny(t, url)
 	dir := filepath.Join(t.TempDir(), "run")
-	os.MkdirAll(filepath.Join(dir, "records"), 0o755)
+	mustMkdir(t, filepath.Join(dir, "records"))
 	b := openBucket(t, url)
-	for _, name := range append(srcs, runInfoFile) {
+	for _, name := range append(srcs, "run.json") {
 		data, err := b.ReadAll(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644)
+		mustWrite(t, filepath.Join(dir, filepath.FromSlash(name)), data)
 	}
 	got, _ := readAny(t, dir)
 	sameAnswers(t, got, want)
@@ -272,13 +227,13 @@ func TestRunCopiedBetweenStores(t *testing.T) {
 		t.Fatalf("resume with more items: %+v %v", sum, err)
 	}
 	all, srcs2 := readAny(t, dir)
-	if len(all) != len(want)+sum.PairsDone || srcs2[0] != recordsName {
+	if len(all) != len(want)+sum.PairsDone || srcs2[0] != "records.jsonl" {
 		t.Fatalf("%d records from %v", len(all), srcs2)
 	}
 	// A chunk without its newline is no chunk a sweep published.
 	bad := filepath.Join(dir, "records", "9999-000000.jsonl")
-	line, _ := json.Marshal(Record{ItemID: "zz", Config: "zz", Status: "ok"})
-	os.WriteFile(bad, line, 0o644)
+	line, _ := json.Marshal(record.Record{ItemID: "zz", Config: "zz", Status: "ok"})
+	mustWrite(t, bad, line)
 	if _, err := Run(ctx, nil, lo); err == nil || !strings.Contains(err.Error(), "9999-000000.jsonl") {
 		t.Fatalf("a torn chunk: %v", err)
 	}

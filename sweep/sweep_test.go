@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,11 +17,14 @@ import (
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/internal/ollamatest"
+	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/openai"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -55,31 +59,31 @@ func testOptions(t testing.TB, out string, rt llm.Runtime, sp llm.Spec, gridPath
 	if err != nil {
 		t.Fatal(err)
 	}
-	items, err := ReadItems(testItems)
+	its, err := items.Read(testItems)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Grid: g, GridPath: gridPath, Items: items, Runtime: rt, Spec: sp, Out: out, Jobs: 2,
+	return Options{Grid: g, GridPath: gridPath, Items: its, Runtime: rt, Spec: sp, Out: out, Jobs: 2,
 		Libraries: pipeline.Libraries()}
 }
 
 // readRun reads RUN/records.jsonl: every line must be a whole record, one per pair.
-func readRun(t testing.TB, dir string) map[pairKey]Record {
+func readRun(t testing.TB, dir string) map[record.Pair]record.Full {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[pairKey]Record{}
+	out := map[record.Pair]record.Full{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var r Record
+		var r record.Full
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("torn or bad line %q: %v", sc.Text(), err)
 		}
-		k := pairKey{r.ItemID, r.Config}
+		k := record.Pair{Item: r.ItemID, Config: r.Config}
 		if _, dup := out[k]; dup {
 			t.Fatalf("two records of %v", k)
 		}
@@ -128,7 +132,7 @@ func TestSweepEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, r := range recs {
-		if r.Status != audit.StatusOK {
+		if r.Status != record.StatusOK {
 			t.Fatalf("%v: %s", k, r.Error)
 		}
 		if r.ConfigMeta.TextOnly != nil && *r.ConfigMeta.TextOnly {
@@ -141,14 +145,20 @@ func TestSweepEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: extract has no object for key %s: %v", k, r.InputKey, err)
 		}
-		if got := sha(in.Tensor.Data); got != r.InputSHA256 || in.Config != r.Config && !strings.HasPrefix(in.Config, "f") {
+		if got := sha(in.Tensor.Data); got != r.InputSHA256 {
 			t.Fatalf("%v: fed %s, extract's object holds %s", k, r.InputSHA256, got)
+		}
+		// The object is the one built for this record's config: the engine's plan of the video gives
+		// its key to exactly the configs whose inputs are those bytes (the object names the first).
+		if serves := jobConfigs(t, r.Video, o.Grid)[r.InputKey]; !slices.Contains(serves, r.Config) || !slices.Contains(serves, in.Config) ||
+			!slices.Equal(in.Indices, r.ConfigMeta.Indices) || in.Pipeline != r.ConfigMeta.Pipeline {
+			t.Fatalf("%v: object %s (config %s, indices %v) is not this config's input (plan: %v serve it)", k, r.InputKey, in.Config, in.Indices, serves)
 		}
 		if r.Prediction == "" && r.Response == "" || r.LatencyS == nil || r.PromptSHA256 == "" || len(r.Probs) == 0 || r.ModelSHA256["model"] == "" {
 			t.Fatalf("%v: provenance missing: %+v", k, r)
 		}
 	}
-	recsAudit, err := audit.ReadPaths([]string{run})
+	recsAudit, err := record.ReadPaths([]string{run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +182,7 @@ func TestSweepEndToEnd(t *testing.T) {
 	}
 	other := testOptions(t, run, rt, sp, filepath.Join("..", "examples", "demo-grid.yaml"))
 	other.Resume = true
-	if _, err := Run(ctx, nil, other); !errors.Is(err, ErrRunMismatch) || !strings.Contains(err.Error(), "grid") {
+	if _, err := Run(ctx, nil, other); !errors.Is(err, runs.ErrMismatch) || !strings.Contains(err.Error(), "grid") {
 		t.Fatalf("another grid: %v", err)
 	}
 }
@@ -246,9 +256,9 @@ func TestSweepPairFailures(t *testing.T) {
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	os.WriteFile(grid, []byte("frames: [2, 8]\npolicies: [uniform]\nresolutions: [\"32x32\"]\ntext_only: true\n"), 0o644)
+	mustWrite(t, grid, []byte("frames: [2, 8]\npolicies: [uniform]\nresolutions: [\"32x32\"]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
-	o.Items.Items = append(o.Items.Items, Item{ItemID: "missing-1", Video: filepath.Join(t.TempDir(), "gone.mp4"), Question: "Q?", Options: []string{"A. a", "B. b"}, Answer: "A"})
+	o.Items.Items = append(o.Items.Items, items.Item{ItemID: "missing-1", Video: filepath.Join(t.TempDir(), "gone.mp4"), Question: "Q?", Options: []string{"A. a", "B. b"}, Answer: "A"})
 	sum, err := Run(ctx, nil, o)
 	if err != nil {
 		t.Fatal(err)
@@ -256,13 +266,13 @@ func TestSweepPairFailures(t *testing.T) {
 	recs := readRun(t, o.Out)
 	var kinds []string
 	for k, r := range recs {
-		if r.Status != audit.StatusError {
+		if r.Status != record.StatusError {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(k.item, "keyboard") && k.config == "f8-uniform-32x32-raw" && strings.Contains(r.Error, "video_90.mov") && strings.Contains(r.Error, "3 frames"):
+		case strings.HasPrefix(k.Item, "keyboard") && k.Config == "f8-uniform-32x32-raw" && strings.Contains(r.Error, "video_90.mov") && strings.Contains(r.Error, "3 frames"):
 			kinds = append(kinds, "plan")
-		case k.item == "missing-1" && k.config != "text-only" && strings.Contains(r.Error, "gone.mp4"):
+		case k.Item == "missing-1" && k.Config != "text-only" && strings.Contains(r.Error, "gone.mp4"):
 			kinds = append(kinds, "missing")
 		default:
 			t.Errorf("unexpected error record %v: %s", k, r.Error)
@@ -272,10 +282,10 @@ func TestSweepPairFailures(t *testing.T) {
 	if len(kinds) != 5 || sum.PairsFailed != 5 || sum.PairsDone != len(recs)-5 {
 		t.Fatalf("error records %v, summary %+v", kinds, sum)
 	}
-	if r := recs[pairKey{"missing-1", "text-only"}]; r.Status != audit.StatusOK {
+	if r := recs[record.Pair{Item: "missing-1", Config: "text-only"}]; r.Status != record.StatusOK {
 		t.Errorf("text-only pair of a missing video: %+v", r)
 	}
-	all, err := audit.ReadPaths([]string{o.Out})
+	all, err := record.ReadPaths([]string{o.Out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,11 +306,11 @@ func TestSweepTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(o.Out, "records.jsonl")
-	b, _ := os.ReadFile(path)
+	b := mustRead(t, path)
 	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
 	last := lines[len(lines)-1]
 	torn := strings.Join(lines[:len(lines)-1], "") + last[:len(last)/2] // the last record half written
-	os.WriteFile(path, []byte(torn), 0o644)
+	mustWrite(t, path, []byte(torn))
 	o.Resume = true
 	sum, err := Run(ctx, nil, o)
 	if err != nil {
@@ -313,7 +323,7 @@ func TestSweepTornTail(t *testing.T) {
 		t.Fatal("records after the repair")
 	}
 	// A line in the middle that is no record: the file is not a sweep's, refused.
-	os.WriteFile(path, []byte("hello\n"+string(b)), 0o644)
+	mustWrite(t, path, []byte("hello\n"+string(b)))
 	if _, err := Run(ctx, nil, o); err == nil || !strings.Contains(err.Error(), "records.jsonl:1") {
 		t.Fatalf("foreign records file: %v", err)
 	}
@@ -324,7 +334,7 @@ func TestSweepTornTail(t *testing.T) {
 func TestSweepShards(t *testing.T) {
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
-	seen := map[pairKey]int{}
+	seen := map[record.Pair]int{}
 	videos := map[string]int{}
 	for i := 0; i < 2; i++ {
 		o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, testGrid)
@@ -362,7 +372,7 @@ func TestSweepStop(t *testing.T) {
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, testGrid)
 	stop := make(chan struct{})
 	var once sync.Once
-	o.Progress = progressFunc(func(*Record) { once.Do(func() { close(stop) }) })
+	o.Progress = progressFunc(func(*record.Full) { once.Do(func() { close(stop) }) })
 	sum, err := Run(ctx, stop, o)
 	if !errors.Is(err, ErrInterrupted) || sum.Stopped != "signal" || sum.PairsRemaining == 0 {
 		t.Fatalf("stopped: %+v %v", sum, err)
@@ -376,18 +386,52 @@ func TestSweepStop(t *testing.T) {
 	if got := len(readRun(t, o.Out)); got != n || sum2.PairsDone != n-sum.PairsDone-sum.PairsFailed {
 		t.Fatalf("%d records for %d pairs (%+v)", got, n, sum2)
 	}
-	var ri RunInfo
-	b, _ := os.ReadFile(filepath.Join(o.Out, "run.json"))
+	var ri runs.Info
+	b := mustRead(t, filepath.Join(o.Out, "run.json"))
 	if err := json.Unmarshal(b, &ri); err != nil || len(ri.Sessions) != 2 || ri.Sessions[0].Stopped != "signal" || !ri.Sessions[1].Resumed {
 		t.Fatalf("run.json sessions %+v %v", ri.Sessions, err)
 	}
 }
 
-type progressFunc func(*Record)
+// jobConfigs plans grid for the video at path (as the sweep does) and returns, per input key, the
+// configs whose input those bytes are.
+func jobConfigs(t testing.TB, path string, grid *sampler.Grid) map[string][]string {
+	t.Helper()
+	if m, ok := planned[path]; ok {
+		return m
+	}
+	v, src, err := pipeline.OpenVideo(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	var visual []sampler.Config
+	for _, c := range grid.Configs {
+		if !c.TextOnly {
+			visual = append(visual, c)
+		}
+	}
+	jobs, _, err := pipeline.Plan(v, visual, pipeline.Options{Stream: grid.Spec.Stream})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]string{}
+	for _, j := range jobs {
+		for _, c := range j.Configs {
+			m[j.Key] = append(m[j.Key], c.ID)
+		}
+	}
+	planned[path] = m
+	return m
+}
 
-func (progressFunc) Start(int)        {}
-func (f progressFunc) Pair(r *Record) { f(r) }
-func (progressFunc) Finish()          {}
+var planned = map[string]map[string][]string{}
+
+type progressFunc func(*record.Full)
+
+func (progressFunc) Start(int)             {}
+func (f progressFunc) Pair(r *record.Full) { f(r) }
+func (progressFunc) Finish()               {}
 
 func sha(b []byte) string {
 	s := sha256.Sum256(b)
@@ -412,7 +456,7 @@ func TestSweepOpenAI(t *testing.T) {
 	}
 	defer rt.Close()
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	os.WriteFile(grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw, cached]\ntext_only: true\n"), 0o644)
+	mustWrite(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw, cached]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
 	o.Concurrency = 2
 	o.Limit = 4
@@ -425,11 +469,100 @@ func TestSweepOpenAI(t *testing.T) {
 		t.Fatalf("%d records, summary %+v", len(recs), sum)
 	}
 	for k, r := range recs {
-		if r.Status != audit.StatusOK || len(r.Probs) == 0 || r.RequestSHA256 == "" || r.Runtime != raw {
+		if r.Status != record.StatusOK || len(r.Probs) == 0 || r.RequestSHA256 == "" || r.Runtime != raw {
 			t.Fatalf("%v: %+v", k, r)
+		}
+		if r.Model != "tiny:latest" || r.WeightsSHA256 != "" { // the server's name for it; its weights are the server's
+			t.Fatalf("%v: model %q weights %q", k, r.Model, r.WeightsSHA256)
 		}
 		if r.InputKey != "" && r.ImageFormat != "png" {
 			t.Fatalf("%v: frames went as %q, want lossless png", k, r.ImageFormat)
 		}
 	}
+}
+
+// TestSweepInputPaths: the inputs a runtime is fed are the same bytes whichever way they reach it:
+// from the decoding pass's memory (the default), streamed through the scratch store and read back
+// (an input over InputMemory), or tee'd into a --cache on the way; the --cache then holds the same
+// objects extract writes, and a second sweep on it decodes nothing. The scratch store is gone after
+// each session.
+func TestSweepInputPaths(t *testing.T) {
+	ctx := context.Background()
+	rt, sp := tinyRuntime(t)
+	dir := t.TempDir()
+	run := func(name string, edit func(*Options)) (*Summary, map[record.Pair]record.Full) {
+		t.Helper()
+		o := testOptions(t, filepath.Join(dir, name), rt, sp, testGrid)
+		o.Limit = 4
+		edit(&o)
+		sum, err := Run(ctx, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(o.Out, "scratch")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: scratch store left behind (%v)", name, err)
+		}
+		return sum, readRun(t, o.Out)
+	}
+	memSum, mem := run("memory", func(*Options) {})
+	spillSum, spill := run("spill", func(o *Options) { o.InputMemory = 1 })
+	store, err := cache.Open(ctx, filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	teeSum, tee := run("tee", func(o *Options) { o.Cache = store })
+	againSum, again := run("again", func(o *Options) { o.Cache = store })
+	for _, s := range []*Summary{memSum, spillSum, teeSum} {
+		if s.InputsBuilt == 0 || s.InputsCached != 0 || s.FramesDecoded != s.FramesUnion {
+			t.Fatalf("a building session: %+v", s)
+		}
+	}
+	if againSum.InputsBuilt != 0 || againSum.FramesDecoded != 0 || againSum.InputsCached != teeSum.InputsBuilt {
+		t.Fatalf("the second sweep on the cache: %+v (the first built %d)", againSum, teeSum.InputsBuilt)
+	}
+	visual := 0
+	for k, m := range mem {
+		for name, other := range map[string]map[record.Pair]record.Full{"spill": spill, "tee": tee, "again": again} {
+			if o := other[k]; o.InputSHA256 != m.InputSHA256 || o.InputKey != m.InputKey || o.Prediction != m.Prediction || !sameProbs(o.Probs, m.Probs) {
+				t.Fatalf("%v: %s fed %s (%q), memory fed %s (%q)", k, name, o.InputSHA256, o.Prediction, m.InputSHA256, m.Prediction)
+			}
+		}
+		if m.InputKey == "" {
+			continue
+		}
+		visual++
+		in, _, err := pipeline.LoadInput(ctx, store, m.InputKey)
+		if err != nil || sha(in.Tensor.Data) != m.InputSHA256 {
+			t.Fatalf("%v: the tee'd object: %v", k, err)
+		}
+	}
+	if visual == 0 {
+		t.Fatal("no visual record: the comparison proves nothing")
+	}
+}
+
+// mustWrite writes a test file; a failure stops the test.
+func mustWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustMkdir makes a test directory (and its parents).
+func mustMkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustRead reads a test file.
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/record"
 )
 
 // MaxFileBytes bounds what an importer reads from one file.
@@ -19,8 +21,8 @@ const MaxFileBytes = 1 << 30
 // verdict the importer does not know, how to read one. Verdicts are the harness's own by default; every
 // other way of scoring is an explicit option.
 type Options struct {
-	Config string            // required: the config id of every record
-	Meta   *audit.ConfigMeta // optional: frames, text_only, width, height, policy
+	Config string             // required: the config id of every record
+	Meta   *record.ConfigMeta // optional: frames, text_only, width, height, policy
 	// Task: the lmms-eval task name, or the VLMEvalKit dataset name, when the file name does not give it.
 	Task string
 	// ItemKey is "doc" (default: "<task>:<doc_id>" for lmms-eval, the index column for VLMEvalKit) or
@@ -46,7 +48,7 @@ const RescoreText = "text"
 
 func (o Options) check(path string) error {
 	bad := func(format string, a ...any) error {
-		return audit.Errorf(path, 0, "import", audit.ErrBadArgs, format, a...)
+		return record.Errorf(path, 0, "import", audit.ErrBadArgs, format, a...)
 	}
 	switch {
 	case o.Config == "":
@@ -70,7 +72,7 @@ func (o Options) check(path string) error {
 // Result is one imported file: its records, the harness's own aggregate (nil when it is not reproduced,
 // with a note saying why) and remarks for the user.
 type Result struct {
-	Records   []audit.Record
+	Records   []record.Record
 	Aggregate *Aggregate
 	Rescored  *RescoreCount // set with Options.Rescore
 	Notes     []string      // one line each: rows the aggregate leaves out, why no aggregate, …
@@ -100,10 +102,10 @@ func (a *Aggregate) Name() string {
 }
 
 // stamp puts the aggregate on every record; skip marks the records it leaves out.
-func (a *Aggregate) stamp(recs []audit.Record, skip []bool) {
+func (a *Aggregate) stamp(recs []record.Record, skip []bool) {
 	name := a.Name()
 	for i := range recs {
-		recs[i].Harness = &audit.Harness{Metric: name, Kind: a.Kind, Value: a.Points(), Counted: a.Counted, LeftOut: a.LeftOut, Skip: skip[i]}
+		recs[i].Harness = &record.Harness{Metric: name, Kind: a.Kind, Value: a.Points(), Counted: a.Counted, LeftOut: a.LeftOut, Skip: skip[i]}
 	}
 }
 
@@ -136,12 +138,12 @@ func (c *RescoreCount) String() string {
 func readAll(r io.Reader, path string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
-		return nil, &audit.Error{Path: path, Op: "read", Err: err}
+		return nil, &record.Error{Path: path, Op: "read", Err: err}
 	}
 	if len(b) > MaxFileBytes {
-		return nil, audit.Errorf(path, 0, "read", audit.ErrTooLong, "file over %d bytes", MaxFileBytes)
+		return nil, record.Errorf(path, 0, "read", record.ErrTooLong, "file over %d bytes", MaxFileBytes)
 	}
-	return audit.TrimBOM(b), nil
+	return record.TrimBOM(b), nil
 }
 
 var letterPrefix = regexp.MustCompile(`^\(?([A-Z])[.):]\s*`)
@@ -170,7 +172,7 @@ func choice(s string, candidates []string) string {
 			}
 		}
 	}
-	return audit.OptionLetter(s)
+	return score.OptionLetter(s)
 }
 
 // candidateLetter is the letter of the i-th candidate: its own "A. " prefix, else its position.
@@ -248,8 +250,8 @@ func stringsOf(v any) []string {
 	return nil
 }
 
-func newRecord(opt Options, item string) audit.Record {
-	r := audit.Record{ItemID: item, Config: opt.Config}
+func newRecord(opt Options, item string) record.Record {
+	r := record.Record{ItemID: item, Config: opt.Config}
 	if opt.Meta != nil {
 		m := *opt.Meta
 		r.ConfigMeta = &m
@@ -258,5 +260,5 @@ func newRecord(opt Options, item string) audit.Record {
 }
 
 func fmtErr(path string, line int, format string, a ...any) error {
-	return audit.Errorf(path, line, "import", audit.ErrSyntax, format, a...)
+	return record.Errorf(path, line, "import", record.ErrSyntax, format, a...)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // The importers face files from other tools: any input must give records or an error, never a panic,
@@ -16,7 +16,7 @@ import (
 
 func checkErr(t *testing.T, err error, path string) {
 	t.Helper()
-	var ae *audit.Error
+	var ae *record.Error
 	if err != nil && (!errors.As(err, &ae) || ae.Path != path || strings.ContainsAny(err.Error(), "\n\r")) {
 		t.Fatalf("error does not name %s on one line: %q", path, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // testdata/lmms-eval holds one samples file per task format with the results.json of its run. No
@@ -39,41 +39,41 @@ var lmmsFixtures = []fixture{
 	// lvb_acc: parsed_pred == answer on 9 of 15; Overall = instance-level acc over the duration groups
 	// and categories (each sample in one of each) = 9/15 → results "lvb_acc,none": 0.6. Targets are the
 	// correct_choice index ("1"), the response a letter: matching the two gives 0 of 15.
-	{file: "2025-03-01T10-00-00_samples_longvideobench_val_v.jsonl", records: 15, correct: 9, points: 60, kind: audit.HarnessMicro,
+	{file: "2025-03-01T10-00-00_samples_longvideobench_val_v.jsonl", records: 15, correct: 9, points: 60, kind: record.HarnessMicro,
 		firstAnswer: "B", firstCategory: "TOS", firstDuration: "600"},
 	// mlvu_percetion_score: per type 100·c/n = anomaly_reco 2/4, count 1/3 ("Fencing" ≠ "F"), ego 2/2,
 	// needle 3/4, order 0/3, plotQA 2/4, topic_reasoning 2/2; M-avg = (50+33.33+100+75+0+50+100)/7 =
 	// 58.333; the micro accuracy of the same records is 12/22 = 54.55.
-	{file: "2025-03-02T09-30-00_samples_mlvu_dev.jsonl", records: 22, correct: 12, points: 58.333333333333336, kind: audit.HarnessMacro,
+	{file: "2025-03-02T09-30-00_samples_mlvu_dev.jsonl", records: 22, correct: 12, points: 58.333333333333336, kind: record.HarnessMacro,
 		firstAnswer: "A", firstCategory: "anomaly_reco"},
 	// videomme_perception_score (nested form): pred_answer == answer on 4 of 6 → 100·4/6.
-	{file: "2025-03-03T08-00-00_samples_videomme.jsonl", records: 6, correct: 4, points: 100 * 4.0 / 6, kind: audit.HarnessMicro,
+	{file: "2025-03-03T08-00-00_samples_videomme.jsonl", records: 6, correct: 4, points: 100 * 4.0 / 6, kind: record.HarnessMicro,
 		firstAnswer: "B", firstCategory: "Counting Problem", firstDuration: "short"},
 	// mvbench_accuracy: scores 1,1,0,1,0,0 with one empty pred_answer left out → 100·3/5 = 60.
-	{file: "2025-03-04T08-00-00_samples_mvbench_action_count.jsonl", records: 6, correct: 3, points: 60, kind: audit.HarnessMicro, leftOut: 1,
+	{file: "2025-03-04T08-00-00_samples_mvbench_action_count.jsonl", records: 6, correct: 3, points: 60, kind: record.HarnessMicro, leftOut: 1,
 		firstAnswer: "B", firstCategory: "action_count"},
 	// score {pred, ground_truth}: str(gt) == str(pred) on 3 of 5 → 0.6; the target is the option index.
-	{file: "2025-03-05T08-00-00_samples_egoschema_subset.jsonl", records: 5, correct: 3, points: 60, kind: audit.HarnessMicro, firstAnswer: "D"},
+	{file: "2025-03-05T08-00-00_samples_egoschema_subset.jsonl", records: 5, correct: 3, points: 60, kind: record.HarnessMicro, firstAnswer: "D"},
 	// exact_match with aggregation mean: 3 of 4 → 0.75; target "3" is option D.
-	{file: "2025-03-06T08-00-00_samples_nextqa_mc_test.jsonl", records: 4, correct: 3, points: 75, kind: audit.HarnessMicro, firstAnswer: "D"},
+	{file: "2025-03-06T08-00-00_samples_nextqa_mc_test.jsonl", records: 4, correct: 3, points: 75, kind: record.HarnessMicro, firstAnswer: "D"},
 	// WUPS: WUPS@0 1.0, 0.5, 0, 0.8 summed per type in the fixed order, /4, ×100 = 57.5.
-	{file: "2025-03-07T08-00-00_samples_nextqa_oe_val.jsonl", records: 4, points: 57.49999999999999, kind: audit.HarnessMicro,
+	{file: "2025-03-07T08-00-00_samples_nextqa_oe_val.jsonl", records: 4, points: 57.49999999999999, kind: record.HarnessMicro,
 		firstAnswer: "to catch the ball", firstCategory: "CW", openEndedPoints: 57.5},
 	// accuracy {pred_id, answer_id}: str(answer_id) == str(pred_id) on 2 of 4 → 0.5.
-	{file: "2025-03-08T08-00-00_samples_perceptiontest_val_mc.jsonl", records: 4, correct: 2, points: 50, kind: audit.HarnessMicro,
+	{file: "2025-03-08T08-00-00_samples_perceptiontest_val_mc.jsonl", records: 4, correct: 2, points: 50, kind: record.HarnessMicro,
 		firstAnswer: "A", firstCategory: "physics"},
 	// avg_accuracy: rating == 1 on 3 of 4 (the last by the judge's "Correct") → 3/4·100.
-	{file: "2025-03-09T08-00-00_samples_tempcompass_multi-choice.jsonl", records: 4, correct: 3, points: 75, kind: audit.HarnessMicro,
+	{file: "2025-03-09T08-00-00_samples_tempcompass_multi-choice.jsonl", records: 4, correct: 3, points: 75, kind: record.HarnessMicro,
 		firstAnswer: "A. faster", firstCategory: "speed"},
 	// lvbench_score with aggregation mean: 2 of 5 → 0.4.
-	{file: "2025-03-10T08-00-00_samples_lvbench.jsonl", records: 5, correct: 2, points: 40, kind: audit.HarnessMicro, firstAnswer: "B"},
+	{file: "2025-03-10T08-00-00_samples_lvbench.jsonl", records: 5, correct: 2, points: 40, kind: record.HarnessMicro, firstAnswer: "B"},
 	// mmmu_acc: MC B=B, MC C≠A, open 3.5 ∈ [3.5, …], open 12 ∉ [11.0, "11"], one API Error left out →
 	// 2 of 4 = 0.5.
-	{file: "2025-03-11T08-00-00_samples_video_mmmu_adaptation.jsonl", records: 5, correct: 2, points: 50, kind: audit.HarnessMicro, leftOut: 1,
+	{file: "2025-03-11T08-00-00_samples_video_mmmu_adaptation.jsonl", records: 5, correct: 2, points: 50, kind: record.HarnessMicro, leftOut: 1,
 		firstAnswer: "B", firstCategory: "Art_Theory"},
 	// videomme_v2_score: video 001 (relevance) 3 of 4 → 100·9/16 = 56.25; video 002 (logic [1,2,3,4],
 	// sorted by question number 1,1,0,1) → chain of 2 → 25; mean 40.625 (the naive accuracy is 75).
-	{file: "2025-03-12T08-00-00_samples_videomme_v2.jsonl", records: 8, correct: 6, points: 40.625, kind: audit.HarnessGrouped,
+	{file: "2025-03-12T08-00-00_samples_videomme_v2.jsonl", records: 8, correct: 6, points: 40.625, kind: record.HarnessGrouped,
 		firstAnswer: "A", firstCategory: "relevance"},
 }
 
@@ -139,10 +139,10 @@ func TestLmmsEvalHarnessVerdictsAndAggregates(t *testing.T) {
 			}
 			// The records round-trip through the canonical format with their harness field.
 			var buf bytes.Buffer
-			if err := audit.WriteRecords(&buf, recs); err != nil {
+			if err := record.Write(&buf, recs); err != nil {
 				t.Fatal(err)
 			}
-			back, err := audit.ReadRecords(&buf, "x.jsonl")
+			back, err := record.Read(&buf, "x.jsonl")
 			if err != nil || len(back) != len(recs) || back[0].Harness == nil || *back[0].Harness != *recs[0].Harness {
 				t.Errorf("round trip: %v", err)
 			}
@@ -197,11 +197,11 @@ func TestLmmsEvalRescoreIsOptIn(t *testing.T) {
 
 func TestLmmsEvalRefusals(t *testing.T) {
 	_, err := importFixture(t, "2025-03-05T09-00-00_samples_egoschema.jsonl", Options{Config: "f32"})
-	if !errors.Is(err, audit.ErrFormat) || !strings.Contains(err.Error(), "does not score the full EgoSchema set") {
+	if !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), "does not score the full EgoSchema set") {
 		t.Errorf("full EgoSchema: %v", err)
 	}
 	_, err = importFixture(t, "2025-03-13T08-00-00_samples_mytask.jsonl", Options{Config: "f32"})
-	if !errors.Is(err, audit.ErrFormat) || !strings.Contains(err.Error(), "my_metric{gold, hit, pred}") || !strings.Contains(err.Error(), "--correct-from my_metric.hit") {
+	if !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), "my_metric{gold, hit, pred}") || !strings.Contains(err.Error(), "--correct-from my_metric.hit") {
 		t.Errorf("unknown payload: %v", err)
 	}
 	// Mapped explicitly, the verdicts are the mapped field's; the results file's number is only compared
@@ -218,7 +218,7 @@ func TestLmmsEvalRefusals(t *testing.T) {
 		}
 	}
 	_, err = importFixture(t, "2025-03-13T08-00-00_samples_mytask.jsonl", Options{Config: "x", CorrectFrom: "my_metric.pred"})
-	if !errors.Is(err, audit.ErrInvalid) || !strings.Contains(err.Error(), "is not a verdict") {
+	if !errors.Is(err, record.ErrInvalid) || !strings.Contains(err.Error(), "is not a verdict") {
 		t.Errorf("a non-verdict field: %v", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestCheckReportMismatch(t *testing.T) {
 	if rep, _ := CheckReport("lmms-eval", "r.json", []byte(`{"results": {}}`), res, ""); rep.Mismatch || !strings.Contains(rep.Message, "no results for task") {
 		t.Errorf("other task: %+v", rep)
 	}
-	if _, err := CheckReport("lmms-eval", "r.json", []byte(`{`), res, ""); !errors.Is(err, audit.ErrSyntax) {
+	if _, err := CheckReport("lmms-eval", "r.json", []byte(`{`), res, ""); !errors.Is(err, record.ErrSyntax) {
 		t.Errorf("broken json: %v", err)
 	}
 	if got := ReportPaths("lmms-eval", "out/m/2025-03-01T10-00-00_samples_x.jsonl"); len(got) != 2 || got[0] != filepath.Join("out", "m", "2025-03-01T10-00-00_results.json") {
@@ -251,6 +251,7 @@ func TestCheckReportMismatch(t *testing.T) {
 
 // VLMEvalKit _score files: the score column is the verdict, the rating is recomputed from it.
 func TestVLMEvalKitRatings(t *testing.T) {
+	needXLSX(t)
 	// Video-MME: rows with score -1 (and an empty score) are left out of the rating.
 	h := []string{"index", "video", "duration", "domain", "candidates", "sub_category", "task_type", "question", "answer", "prediction", "score"}
 	rows := [][]string{
@@ -266,9 +267,9 @@ func TestVLMEvalKitRatings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// get_dimension_rating: overall = mean of the scores ≥ 0 = 2/3, stored as "0.67".
-	os.WriteFile(filepath.Join(dir, "Qwen2-VL-7B-Instruct_Video-MME_64frame_rating.json"),
-		[]byte(`{"short": {"overall": "1.00"}, "medium": {"overall": "0.00"}, "long": {"overall": "1.00"}, "overall": {"overall": "0.67", "domain": {}, "sub_category": {}, "task_type": {}}}`), 0o644)
-	f, _ := os.Open(p)
+	mustWrite(t, filepath.Join(dir, "Qwen2-VL-7B-Instruct_Video-MME_64frame_rating.json"),
+		[]byte(`{"short": {"overall": "1.00"}, "medium": {"overall": "0.00"}, "long": {"overall": "1.00"}, "overall": {"overall": "0.67", "domain": {}, "sub_category": {}, "task_type": {}}}`))
+	f := mustOpen(t, p)
 	res, err := VLMEvalKit(f, p, Options{Config: "f64"})
 	f.Close()
 	if err != nil {
@@ -299,7 +300,7 @@ func TestVLMEvalKitRatings(t *testing.T) {
 	}
 	// --rescore text on a score file reports what it changed: row 1's failure message stays wrong, row
 	// 4's empty prediction too; nothing else differs.
-	f, _ = os.Open(p)
+	f = mustOpen(t, p)
 	res, err = VLMEvalKit(f, p, Options{Config: "f64", Rescore: RescoreText})
 	f.Close()
 	if err != nil || res.Rescored.Changed != 0 || res.Rescored.Records != 5 {
@@ -315,14 +316,14 @@ func TestVLMEvalKitRatings(t *testing.T) {
 		{"3", "Object Shuffle", `['left', 'right']`, "Where?", "right", "(B) right", "1"},
 	}
 	pm := filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame.tsv")
-	os.WriteFile(pm, []byte(tsvQuoteAll(hm, mrows)), 0o644)
-	f, _ = os.Open(pm)
+	mustWrite(t, pm, []byte(tsvQuoteAll(hm, mrows)))
+	f = mustOpen(t, pm)
 	res, err = VLMEvalKit(f, pm, Options{Config: "f8"})
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := res.Aggregate; a == nil || a.Kind != audit.HarnessOther || a.Points() != 75 || a.Counted != 4 {
+	if a := res.Aggregate; a == nil || a.Kind != record.HarnessOther || a.Points() != 75 || a.Counted != 4 {
 		t.Fatalf("MVBench rating %+v", a)
 	}
 	ok := 0
@@ -334,15 +335,15 @@ func TestVLMEvalKitRatings(t *testing.T) {
 	if ok != 2 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "counts 1 rows whose score is -1 or missing as hits") {
 		t.Errorf("%d correct, notes %q", ok, res.Notes)
 	}
-	os.WriteFile(filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame_rating.json"), []byte(`{"Action Count": [1, 2, "50.00%"], "Object Shuffle": [2, 2, "100.00%"], "overall": [3, 4, "75.00%"]}`), 0o644)
+	mustWrite(t, filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame_rating.json"), []byte(`{"Action Count": [1, 2, "50.00%"], "Object Shuffle": [2, 2, "100.00%"], "overall": [3, 4, "75.00%"]}`))
 	rp, data, _ = FindReport("vlmevalkit", pm)
 	if rep, err := CheckReport("vlmevalkit", rp, data, res, ""); err != nil || rep.Mismatch {
 		t.Errorf("MVBench check: %+v %v", rep, err)
 	}
 	// Another dataset: verdicts from the score column, no rating rule.
 	po := filepath.Join(dir, "m_TempCompass_score.tsv")
-	os.WriteFile(po, []byte(tsvQuoteAll([]string{"index", "answer", "prediction", "score"}, [][]string{{"0", "A", "A", "1"}})), 0o644)
-	f, _ = os.Open(po)
+	mustWrite(t, po, []byte(tsvQuoteAll([]string{"index", "answer", "prediction", "score"}, [][]string{{"0", "A", "A", "1"}})))
+	f = mustOpen(t, po)
 	res, err = VLMEvalKit(f, po, Options{Config: "x"})
 	f.Close()
 	if err != nil || res.Aggregate != nil || !strings.Contains(strings.Join(res.Notes, " "), "no rating rule") {
@@ -397,3 +398,39 @@ func TestPythonSemantics(t *testing.T) {
 }
 
 func jsonNumber(s string) any { return json.Number(s) }
+
+// mustWrite writes a test file; a failure stops the test.
+func mustWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustMkdir makes a test directory (and its parents).
+func mustMkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustRead reads a test file.
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// mustOpen opens a test file.
+func mustOpen(t testing.TB, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}

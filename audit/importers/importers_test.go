@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 func ip(v int) *int { return &v }
 
-var vmeOpt = Options{Config: "f16", Meta: &audit.ConfigMeta{Frames: ip(16), Width: ip(448), Height: ip(448)}}
+var vmeOpt = Options{Config: "f16", Meta: &record.ConfigMeta{Frames: ip(16), Width: ip(448), Height: ip(448)}}
 
 // Legacy ≤v0.2: <task>.json with args, model_configs and logs (read by lmms_eval/models/simple/from_log.py).
 const legacyVideoMME = `{
@@ -75,10 +77,10 @@ func TestLmmsEvalGenerations(t *testing.T) {
 			}
 			// The imported records are valid canonical records.
 			var buf bytes.Buffer
-			if err := audit.WriteRecords(&buf, recs); err != nil {
+			if err := record.Write(&buf, recs); err != nil {
 				t.Fatal(err)
 			}
-			if back, err := audit.ReadRecords(&buf, "x.jsonl"); err != nil || len(back) != len(recs) {
+			if back, err := record.Read(&buf, "x.jsonl"); err != nil || len(back) != len(recs) {
 				t.Errorf("round trip: %v", err)
 			}
 		})
@@ -97,7 +99,7 @@ func TestLmmsEvalItemKeyAndOptIns(t *testing.T) {
 {"doc_id": 1, "target": "yes", "filtered_resps": ["Yes"], "hit": true}
 {"doc_id": 2, "target": "B", "filtered_resps": "C", "hit": false}`
 	_, err = LmmsEval(strings.NewReader(generic), "x_samples_mytask.jsonl", vmeOpt)
-	if !errors.Is(err, audit.ErrFormat) || !strings.Contains(err.Error(), "x_samples_mytask.jsonl:1") ||
+	if !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), "x_samples_mytask.jsonl:1") ||
 		!strings.Contains(err.Error(), "metric keys: hit") || !strings.Contains(err.Error(), "--correct-from hit") || !strings.Contains(err.Error(), "--pred-field") {
 		t.Errorf("unknown payload: %v", err)
 	}
@@ -133,16 +135,16 @@ func TestLmmsEvalErrors(t *testing.T) {
 		want error
 		line string
 	}{
-		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"target": "A"}`, audit.ErrInvalid, "f.jsonl:2"},
-		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}`, audit.ErrDuplicate, "f.jsonl:2"},
-		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "target": "A", "filtered_resps": "A"}`, audit.ErrInvalid, "f.jsonl:2"},
-		{`{"doc_id": 0, "target": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "lvbench_score": true}`, audit.ErrFormat, "f.jsonl:2"},
-		{`{"doc_id": 0, "mvbench_accuracy": {"pred_answer": "A", "gt_answer": "A", "score": 2}}`, audit.ErrInvalid, "f.jsonl:1"},
-		{`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`, audit.ErrFormat, "f.jsonl:1"},
-		{"\n\n{\"doc_id\": 0,", audit.ErrSyntax, "f.jsonl:3"},
-		{`{"doc_id": 0}`, audit.ErrFormat, "f.jsonl:1"},
-		{`[1,2]`, audit.ErrSyntax, "f.jsonl:1"},
-		{"  ", audit.ErrEmpty, "f.jsonl"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"target": "A"}`, record.ErrInvalid, "f.jsonl:2"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}`, record.ErrDuplicate, "f.jsonl:2"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "target": "A", "filtered_resps": "A"}`, record.ErrInvalid, "f.jsonl:2"},
+		{`{"doc_id": 0, "target": "A", "exact_match": true}` + "\n" + `{"doc_id": 1, "lvbench_score": true}`, record.ErrFormat, "f.jsonl:2"},
+		{`{"doc_id": 0, "mvbench_accuracy": {"pred_answer": "A", "gt_answer": "A", "score": 2}}`, record.ErrInvalid, "f.jsonl:1"},
+		{`{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`, record.ErrFormat, "f.jsonl:1"},
+		{"\n\n{\"doc_id\": 0,", record.ErrSyntax, "f.jsonl:3"},
+		{`{"doc_id": 0}`, record.ErrFormat, "f.jsonl:1"},
+		{`[1,2]`, record.ErrSyntax, "f.jsonl:1"},
+		{"  ", record.ErrEmpty, "f.jsonl"},
 	}
 	for _, tc := range cases {
 		_, err := LmmsEval(strings.NewReader(tc.data), "f.jsonl", vmeOpt)
@@ -169,7 +171,7 @@ func TestLmmsEvalErrors(t *testing.T) {
 	mixed := `{"doc_id": 0, "target": "A", "filtered_resps": "A"}` + "\n" + `{"doc_id": 1, "mlvu_percetion_score": {"pred_answer": "A", "answer": "A", "task_type": "count"}}`
 	o := vmeOpt
 	o.Rescore = RescoreText
-	if _, err := LmmsEval(strings.NewReader(mixed), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, audit.ErrInvalid) || !strings.Contains(err.Error(), ":2") || !strings.Contains(err.Error(), "line 1 had none") {
+	if _, err := LmmsEval(strings.NewReader(mixed), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, record.ErrInvalid) || !strings.Contains(err.Error(), ":2") || !strings.Contains(err.Error(), "line 1 had none") {
 		t.Errorf("mixed payloads under --rescore text: %v", err)
 	}
 	if _, err := LmmsEval(strings.NewReader(flatMLVU), "f.jsonl", Options{}); !errors.Is(err, audit.ErrBadArgs) {
@@ -201,6 +203,15 @@ func tsvQuoteAll(header []string, rows [][]string) string {
 		line(r)
 	}
 	return b.String()
+}
+
+// needXLSX skips a test of the xlsx reader in a build without it (-tags noxlsx), where
+// TestXLSXLeftOut checks the refusal instead.
+func needXLSX(t *testing.T) {
+	t.Helper()
+	if !haveXLSX {
+		t.Skip("built with -tags noxlsx: the xlsx reader is left out")
+	}
 }
 
 func xlsxBytes(t testing.TB, header []string, rows [][]string) []byte {
@@ -285,9 +296,12 @@ func TestVLMEvalKitFormats(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "xlsx" {
+				needXLSX(t)
+			}
 			// A prediction file has no verdict of VLMEvalKit's: refused unless the rescore is asked for.
 			_, err := VLMEvalKit(bytes.NewReader(tc.data), tc.path, vmeOpt)
-			if !errors.Is(err, audit.ErrFormat) || !strings.Contains(err.Error(), `no "score" column`) || !strings.Contains(err.Error(), "--rescore text") {
+			if !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), `no "score" column`) || !strings.Contains(err.Error(), "--rescore text") {
 				t.Fatalf("prediction file without --rescore: %v", err)
 			}
 			o := vmeOpt
@@ -333,29 +347,29 @@ func TestVLMEvalKitScoreFileAndErrors(t *testing.T) {
 		t.Errorf("rating: %+v", res.Aggregate)
 	}
 	bad := [][]string{{"7", "q", "A", "A", "0.5"}}
-	if _, err := VLMEvalKit(strings.NewReader(tsvQuoteAll(h, bad)), "m_Video-MME_score.tsv", vmeOpt); !errors.Is(err, audit.ErrInvalid) || !strings.Contains(err.Error(), ":2") {
+	if _, err := VLMEvalKit(strings.NewReader(tsvQuoteAll(h, bad)), "m_Video-MME_score.tsv", vmeOpt); !errors.Is(err, record.ErrInvalid) || !strings.Contains(err.Error(), ":2") {
 		t.Errorf("a score of 0.5: %v", err)
 	}
 	evil := [][]string{{"0", "x", "A", "A", "", `__import__('os').system('touch /tmp/pwned')`}}
 	_, err = VLMEvalKit(strings.NewReader(tsvQuoteAll([]string{"index", "question", "answer", "prediction", "score", "candidates"}, evil)), "e.tsv", vmeOpt)
-	if !errors.Is(err, audit.ErrInvalid) || !strings.Contains(err.Error(), "e.tsv:2") {
+	if !errors.Is(err, record.ErrInvalid) || !strings.Contains(err.Error(), "e.tsv:2") {
 		t.Errorf("code in candidates: %v", err)
 	}
 	_, err = VLMEvalKit(strings.NewReader("a\tb\n1\t2\n"), "n.tsv", vmeOpt)
-	if !errors.Is(err, audit.ErrFormat) {
+	if !errors.Is(err, record.ErrFormat) {
 		t.Errorf("missing columns: %v", err)
 	}
 	_, err = VLMEvalKit(strings.NewReader("not a zip"), "x.xlsx", vmeOpt)
-	if !errors.Is(err, audit.ErrFormat) {
+	if !errors.Is(err, record.ErrFormat) {
 		t.Errorf("fake xlsx: %v", err)
 	}
 	_, err = VLMEvalKit(bytes.NewReader([]byte("PK\x03\x04garbage")), "x.xlsx", vmeOpt)
-	if !errors.Is(err, audit.ErrFormat) {
+	if !errors.Is(err, record.ErrFormat) {
 		t.Errorf("corrupt xlsx: %v", err)
 	}
 	dup := [][]string{{"1", "q", "A", "A", "1"}, {"1", "q", "A", "B", "0"}}
 	_, err = VLMEvalKit(strings.NewReader(tsvQuoteAll(h, dup)), "d.tsv", vmeOpt)
-	if !errors.Is(err, audit.ErrDuplicate) || !strings.Contains(err.Error(), "d.tsv:3") {
+	if !errors.Is(err, record.ErrDuplicate) || !strings.Contains(err.Error(), "d.tsv:3") {
 		t.Errorf("duplicate index: %v", err)
 	}
 }

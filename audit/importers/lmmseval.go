@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/record"
 )
 
 // LmmsEval imports one lmms-eval log file: a legacy `<task>.json` holding {"logs": [...]}, or a
@@ -40,7 +42,7 @@ func LmmsEval(r io.Reader, path string, opt Options) (*Result, error) {
 		}
 	}
 	if len(b.recs) == 0 {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "no samples")
+		return nil, record.Errorf(path, 0, "import", record.ErrEmpty, "no samples")
 	}
 	return b.finish()
 }
@@ -51,7 +53,7 @@ func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error
 	base := filepath.Base(path)
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "empty file")
+		return nil, nil, "", record.Errorf(path, 0, "import", record.ErrEmpty, "empty file")
 	}
 	// Legacy: one JSON object with "logs" (the whole file is one value, and not itself a sample).
 	if trimmed[0] == '{' {
@@ -67,7 +69,7 @@ func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error
 				task = strings.TrimSuffix(base, filepath.Ext(base))
 			}
 			if len(raws) == 0 {
-				return nil, nil, "", audit.Errorf(path, 0, "import", audit.ErrEmpty, "\"logs\" is empty")
+				return nil, nil, "", record.Errorf(path, 0, "import", record.ErrEmpty, "\"logs\" is empty")
 			}
 			return raws, lines, task, nil
 		}
@@ -196,126 +198,183 @@ type lmmsBuild struct {
 	known      *lmmsTask // the task payload of the file's samples
 	knownLine  int
 	bareLine   int // the first sample without a payload the importer knows
-	recs       []audit.Record
+	recs       []record.Record
 	items      []lmmsItem
 	rescore    []rescoreInput
 }
 
 func (b *lmmsBuild) errf(line int, sentinel error, format string, a ...any) error {
-	return audit.Errorf(b.path, line, "import", sentinel, format, a...)
+	return record.Errorf(b.path, line, "import", sentinel, format, a...)
 }
 
 // sample converts one sample object.
 func (b *lmmsBuild) sample(raw []byte, line int) error {
+	s, err := decodeSample(raw, b.path, line)
+	if err != nil {
+		return err
+	}
+	docID := scalarString(s["doc_id"])
+	if docID == "" {
+		return b.errf(line, record.ErrInvalid, "sample has no doc_id (keys: %s)", keyList(s, nil))
+	}
+	if prev, ok := b.seen[docID]; ok {
+		return b.errf(line, record.ErrDuplicate, "doc_id %q already at %d", docID, prev)
+	}
+	b.seen[docID] = line
+	sm := lmmsSample{s: s, line: line, docID: docID, known: findTask(s)}
+	sm.doc, _ = s["doc"].(map[string]any)
+	// Responses: filtered_resps, else resps; string | list | list of lists.
+	sm.resp, sm.haveResp = firstString(s["filtered_resps"])
+	if !sm.haveResp {
+		sm.resp, sm.haveResp = firstString(s["resps"])
+	}
+	if t, ok := s["target"]; ok {
+		sm.targets = stringsOf(t)
+	}
+	if err := b.samePayload(&sm); err != nil {
+		return err
+	}
+	it, err := b.verdict(&sm)
+	if err != nil {
+		return err
+	}
+	return b.add(&sm, it)
+}
+
+// lmmsSample is one sample being converted.
+type lmmsSample struct {
+	s        map[string]any
+	doc      map[string]any
+	line     int
+	docID    string
+	known    *lmmsTask // the task payload this importer knows, nil when none
+	resp     string
+	haveResp bool
+	targets  []string
+}
+
+// decodeSample parses one sample line: exactly one JSON object.
+func decodeSample(raw []byte, path string, line int) (map[string]any, error) {
 	if k := jsonKind(raw); k != "object" && k != "null" {
-		return fmtErr(b.path, line, "a sample is a JSON object, this is %s", withArticle(k))
+		return nil, fmtErr(path, line, "a sample is a JSON object, this is %s", withArticle(k))
 	}
 	var s map[string]any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&s); err != nil {
-		return fmtErr(b.path, line, "not valid JSON: %v", err)
+		return nil, fmtErr(path, line, "not valid JSON: %v", err)
 	}
 	if dec.More() {
-		return fmtErr(b.path, line, "more than one JSON value")
+		return nil, fmtErr(path, line, "more than one JSON value")
 	}
 	if s == nil {
-		return fmtErr(b.path, line, "sample is null")
+		return nil, fmtErr(path, line, "sample is null")
 	}
-	docID := scalarString(s["doc_id"])
-	if docID == "" {
-		return b.errf(line, audit.ErrInvalid, "sample has no doc_id (keys: %s)", keyList(s, nil))
-	}
-	if prev, ok := b.seen[docID]; ok {
-		return b.errf(line, audit.ErrDuplicate, "doc_id %q already at %d", docID, prev)
-	}
-	b.seen[docID] = line
-	doc, _ := s["doc"].(map[string]any)
-	// Responses: filtered_resps, else resps; string | list | list of lists.
-	resp, haveResp := firstString(s["filtered_resps"])
-	if !haveResp {
-		resp, haveResp = firstString(s["resps"])
-	}
-	var targets []string
-	if t, ok := s["target"]; ok {
-		targets = stringsOf(t)
-	}
-	known := findTask(s)
-	opt := b.opt
-	if b.known != nil && known == nil && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
-		return b.errf(line, audit.ErrInvalid, "doc_id %q has no %q payload, while line %d had one", docID, b.known.key, b.knownLine)
+	return s, nil
+}
+
+// samePayload checks that the file's samples agree on carrying a known task payload (unless flags map
+// the verdicts), and notes the first payload seen under mapped verdicts.
+func (b *lmmsBuild) samePayload(sm *lmmsSample) error {
+	opt, known, line := b.opt, sm.known, sm.line
+	byPayload := opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded
+	if b.known != nil && known == nil && byPayload {
+		return b.errf(line, record.ErrInvalid, "doc_id %q has no %q payload, while line %d had one", sm.docID, b.known.key, b.knownLine)
 	}
 	if known == nil && b.bareLine == 0 {
 		b.bareLine = line
 	}
-	if known != nil && b.bareLine > 0 && opt.CorrectFrom == "" && opt.PredField == "" && !opt.OpenEnded {
-		return b.errf(line, audit.ErrInvalid, "doc_id %q carries the %s payload %q, while line %d had none", docID, known.bench, known.key, b.bareLine)
+	if known != nil && b.bareLine > 0 && byPayload {
+		return b.errf(line, record.ErrInvalid, "doc_id %q carries the %s payload %q, while line %d had none", sm.docID, known.bench, known.key, b.bareLine)
 	}
 	if known != nil && b.known == nil && (opt.CorrectFrom != "" || opt.PredField != "") {
 		b.known, b.knownLine = known, line // mapped over a known payload: noted in finish
 	}
+	return nil
+}
+
+// verdict is the sample's verdict: a field --correct-from names, exact match of --pred-field and
+// --answer-field, Token-F1 of the response (--open-ended), the known task payload's, or none yet
+// (--rescore text scores it in finish).
+func (b *lmmsBuild) verdict(sm *lmmsSample) (lmmsItem, error) {
+	opt, s, line, docID, known := b.opt, sm.s, sm.line, sm.docID, sm.known
 	var it lmmsItem
 	switch {
 	case opt.CorrectFrom != "":
 		v, ok := pathValue(s, opt.CorrectFrom)
 		if !ok {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no field %s (keys: %s)", docID, opt.CorrectFrom, keyList(s, nil))
+			return it, b.errf(line, record.ErrInvalid, "doc_id %q: no field %s (keys: %s)", docID, opt.CorrectFrom, keyList(s, nil))
 		}
 		if opt.OpenEnded {
 			f, ok := numFloat(v)
 			if !ok || !(f >= 0 && f <= 1) {
-				return b.errf(line, audit.ErrInvalid, "doc_id %q: %s = %s is not a score in [0,1]", docID, opt.CorrectFrom, pyStr(v))
+				return it, b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a score in [0,1]", docID, opt.CorrectFrom, pyStr(v))
 			}
 			it.score = &f
-		} else {
-			ok, isV := verdictOf(v)
-			if !isV {
-				return b.errf(line, audit.ErrInvalid, "doc_id %q: %s = %s is not a verdict (true/false or 1/0); a score in [0,1] needs --open-ended", docID, opt.CorrectFrom, pyStr(v))
-			}
-			it.correct = &ok
+			return it, nil
 		}
+		ok, isV := verdictOf(v)
+		if !isV {
+			return it, b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a verdict (true/false or 1/0); a score in [0,1] needs --open-ended", docID, opt.CorrectFrom, pyStr(v))
+		}
+		it.correct = &ok
 	case opt.PredField != "":
 		pv, ok1 := pathValue(s, opt.PredField)
 		av, ok2 := pathValue(s, opt.AnswerField)
 		if !ok1 || !ok2 {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no field %s or %s (keys: %s)", docID, opt.PredField, opt.AnswerField, keyList(s, nil))
+			return it, b.errf(line, record.ErrInvalid, "doc_id %q: no field %s or %s (keys: %s)", docID, opt.PredField, opt.AnswerField, keyList(s, nil))
 		}
 		it.pred, it.gold = strings.TrimSpace(scalarString(pv)), strings.TrimSpace(scalarString(av))
 		if it.gold == "" {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: %s is empty: nothing to match %s against", docID, opt.AnswerField, opt.PredField)
+			return it, b.errf(line, record.ErrInvalid, "doc_id %q: %s is empty: nothing to match %s against", docID, opt.AnswerField, opt.PredField)
 		}
 		ok := it.pred == it.gold
 		it.correct = &ok
 	case known != nil && opt.OpenEnded:
-		return b.errf(line, audit.ErrBadArgs, "doc_id %q: the %s payload %q holds the harness's verdicts; --open-ended would re-score them with Token-F1 (drop it)", docID, known.bench, known.key)
+		return it, b.errf(line, audit.ErrBadArgs, "doc_id %q: the %s payload %q holds the harness's verdicts; --open-ended would re-score them with Token-F1 (drop it)", docID, known.bench, known.key)
 	case opt.OpenEnded:
-		if !haveResp {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no response to score", docID)
+		if !sm.haveResp {
+			return it, b.errf(line, record.ErrInvalid, "doc_id %q: no response to score", docID)
 		}
-		sc := audit.TokenF1(resp, targets...)
-		it.score, it.pred = &sc, resp
+		sc := score.TokenF1(sm.resp, sm.targets...)
+		it.score, it.pred = &sc, sm.resp
 	case known != nil:
-		if b.known == nil {
-			if known.refuse != nil {
-				if why := known.refuse(b.task); why != "" {
-					return b.errf(line, audit.ErrFormat, "task %q: %s", b.task, why)
-				}
-			}
-			b.known, b.knownLine = known, line
-		} else if b.known != known {
-			return b.errf(line, audit.ErrFormat, "doc_id %q carries the %s payload %q, but line %d carried %q; one file holds one task", docID, known.bench, known.key, b.knownLine, b.known.key)
-		}
-		var err error
-		if it, err = known.item(s[known.key], s, b.task); err != nil {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: %v", docID, err)
-		}
+		return b.payloadVerdict(sm)
 	case opt.Rescore == RescoreText:
-		// No harness verdict: the opt-in rescore below scores the response against the target.
+		// No harness verdict: the opt-in rescore in finish scores the response against the target.
 	default:
-		return b.unknownPayload(s, line, docID)
+		return it, b.unknownPayload(s, line, docID)
 	}
+	return it, nil
+}
+
+// payloadVerdict is the verdict of a task payload this importer knows (one task per file; a task
+// whose harness scores nothing is refused).
+func (b *lmmsBuild) payloadVerdict(sm *lmmsSample) (lmmsItem, error) {
+	known, line := sm.known, sm.line
+	if b.known == nil {
+		if known.refuse != nil {
+			if why := known.refuse(b.task); why != "" {
+				return lmmsItem{}, b.errf(line, record.ErrFormat, "task %q: %s", b.task, why)
+			}
+		}
+		b.known, b.knownLine = known, line
+	} else if b.known != known {
+		return lmmsItem{}, b.errf(line, record.ErrFormat, "doc_id %q carries the %s payload %q, but line %d carried %q; one file holds one task", sm.docID, known.bench, known.key, b.knownLine, b.known.key)
+	}
+	it, err := known.item(sm.s[known.key], sm.s, b.task)
+	if err != nil {
+		return it, b.errf(line, record.ErrInvalid, "doc_id %q: %v", sm.docID, err)
+	}
+	return it, nil
+}
+
+// add makes the sample's record: the item key (doc or question id), its fields from the payload, else
+// the doc, the response and target as prediction and answer (an option index shown as its letter).
+func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
+	opt, s := b.opt, sm.s
 	get := func(keys ...string) string {
-		for _, src := range []map[string]any{it.payload, doc} {
+		for _, src := range []map[string]any{it.payload, sm.doc} {
 			for _, k := range keys {
 				if v := scalarString(src[k]); v != "" {
 					return v
@@ -327,10 +386,10 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	if it.questionID == "" {
 		it.questionID = get("question_id")
 	}
-	item := b.task + ":" + docID
+	item := b.task + ":" + sm.docID
 	if opt.ItemKey == "question" {
 		if it.questionID == "" {
-			return b.errf(line, audit.ErrInvalid, "doc_id %q: no question_id for --item-id question", docID)
+			return b.errf(sm.line, record.ErrInvalid, "doc_id %q: no question_id for --item-id question", sm.docID)
 		}
 		item = it.questionID
 	}
@@ -348,12 +407,12 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	}
 	rec.Prediction, rec.Answer = it.pred, it.gold
 	if rec.Prediction == "" || rec.Prediction == "None" {
-		rec.Prediction = resp
+		rec.Prediction = sm.resp
 	}
-	if (rec.Answer == "" || rec.Answer == "None") && len(targets) > 0 {
-		rec.Answer = targets[0]
+	if (rec.Answer == "" || rec.Answer == "None") && len(sm.targets) > 0 {
+		rec.Answer = sm.targets[0]
 	}
-	index := known != nil && known.targetIndex(b.task)
+	index := sm.known != nil && sm.known.targetIndex(b.task)
 	if index {
 		// The task's target is a 0-based option index: show the letters (LongVideoBench "1" → "B").
 		if l := letterOfIndex(rec.Answer); l != "" {
@@ -364,7 +423,7 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 		}
 	}
 	rec.Correct, rec.Score = it.correct, it.score
-	rec.Source = audit.Source{Path: b.path, Line: line}
+	rec.Source = record.Source{Path: b.path, Line: sm.line}
 	gold := it.gold
 	if gold == "" || gold == "None" {
 		gold = rec.Answer
@@ -372,7 +431,7 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	b.recs = append(b.recs, rec)
 	b.items = append(b.items, it)
 	if opt.Rescore != "" {
-		b.rescore = append(b.rescore, rescoreInput{response: resp, gold: gold, index: index, cands: candidatesOf(doc, promptOf(s))})
+		b.rescore = append(b.rescore, rescoreInput{response: sm.resp, gold: gold, index: index, cands: candidatesOf(sm.doc, promptOf(s))})
 	}
 	return nil
 }
@@ -382,7 +441,7 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 func (b *lmmsBuild) unknownPayload(s map[string]any, line int, docID string) error {
 	extra := keyList(s, standardKeys)
 	if extra == "submission" || strings.HasPrefix(extra, "submission{") {
-		return b.errf(line, audit.ErrFormat, "doc_id %q: task %q writes only a submission payload: lmms-eval does not score it (its answers are hidden; e.g. egoschema, perceptiontest_test_mc)", docID, b.task)
+		return b.errf(line, record.ErrFormat, "doc_id %q: task %q writes only a submission payload: lmms-eval does not score it (its answers are hidden; e.g. egoschema, perceptiontest_test_mc)", docID, b.task)
 	}
 	var hint []string
 	keys := make([]string, 0, len(s))
@@ -417,7 +476,7 @@ func (b *lmmsBuild) unknownPayload(s map[string]any, line int, docID string) err
 	if extra == "" {
 		extra = "none besides " + keyList(s, nil)
 	}
-	return b.errf(line, audit.ErrFormat, "doc_id %q of task %q: no per-item verdict this importer knows (metric keys: %s); map one with --correct-from %s (a true/false or 1/0 field), or --pred-field F --answer-field F (exact match), or score the response by option text with --rescore text",
+	return b.errf(line, record.ErrFormat, "doc_id %q of task %q: no per-item verdict this importer knows (metric keys: %s); map one with --correct-from %s (a true/false or 1/0 field), or --pred-field F --answer-field F (exact match), or score the response by option text with --rescore text",
 		docID, b.task, extra, example)
 }
 
@@ -454,7 +513,7 @@ func (b *lmmsBuild) finish() (*Result, error) {
 			// Without a harness verdict a record with nothing to score against is an error, not a guess.
 			for i := range res.Records {
 				if _, ok := b.rescore[i].verdict(); !ok {
-					return nil, b.errf(res.Records[i].Source.Line, audit.ErrInvalid, "item %q: no target to score the response against", res.Records[i].ItemID)
+					return nil, b.errf(res.Records[i].Source.Line, record.ErrInvalid, "item %q: no target to score the response against", res.Records[i].ItemID)
 				}
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // Per-task verdicts and aggregates of the lmms-eval video tasks. Each entry follows the task's
@@ -127,7 +127,7 @@ func microAgg(label string, scale float64) func(string, []lmmsItem) (*lmmsAgg, s
 		if n == 0 {
 			return nil, "every sample is left out of the aggregate"
 		}
-		return &lmmsAgg{label: label, kind: audit.HarnessMicro, raw: raw, scale: scale, counted: n, leftOut: left}, ""
+		return &lmmsAgg{label: label, kind: record.HarnessMicro, raw: raw, scale: scale, counted: n, leftOut: left}, ""
 	}
 }
 
@@ -243,7 +243,7 @@ func mlvuAgg(task string, items []lmmsItem) (*lmmsAgg, string) {
 				sum += 100 * float64(c) / float64(a)
 			}
 		}
-		return &lmmsAgg{label: fmt.Sprintf("M-avg over %d task types", len(m.types)), kind: audit.HarnessMacro,
+		return &lmmsAgg{label: fmt.Sprintf("M-avg over %d task types", len(m.types)), kind: record.HarnessMacro,
 			raw: sum / float64(len(m.types)), scale: 1, counted: len(items)}, ""
 	}
 	return nil, fmt.Sprintf("task %q is neither mlvu_dev nor mlvu_test, whose task-type lists the M-avg needs; name it with --task", task)
@@ -292,7 +292,7 @@ func v2Agg(_ string, items []lmmsItem) (*lmmsAgg, string) {
 		}
 		total += s
 	}
-	return &lmmsAgg{label: fmt.Sprintf("mean group score over %d videos", len(order)), kind: audit.HarnessGrouped,
+	return &lmmsAgg{label: fmt.Sprintf("mean group score over %d videos", len(order)), kind: record.HarnessGrouped,
 		raw: total / float64(len(order)), scale: 1, counted: len(items)}, ""
 }
 
@@ -377,7 +377,7 @@ func wupsAgg(_ string, items []lmmsItem) (*lmmsAgg, string) {
 	for _, t := range types {
 		all += sums[t]
 	}
-	return &lmmsAgg{label: "WUPS@0 over all questions", kind: audit.HarnessMicro, raw: all / float64(len(items)) * 100, scale: 1, counted: len(items)}, ""
+	return &lmmsAgg{label: "WUPS@0 over all questions", kind: record.HarnessMicro, raw: all / float64(len(items)) * 100, scale: 1, counted: len(items)}, ""
 }
 
 // VideoMMMU (lmms_eval/tasks/videommmu/utils.py): eval_multi_choice for multiple-choice and perception
@@ -525,7 +525,7 @@ var lmmsTasks = []*lmmsTask{
 			raw := subsetAcc(items, func(it lmmsItem) []string {
 				return []string{"d:" + pyStr(it.payload["duration_group"]), "c:" + pyStr(it.payload["question_category"])}
 			})
-			return &lmmsAgg{label: "instance-level accuracy over duration groups and categories", kind: audit.HarnessMicro, raw: raw, scale: 100, counted: len(items)}, ""
+			return &lmmsAgg{label: "instance-level accuracy over duration groups and categories", kind: record.HarnessMicro, raw: raw, scale: 100, counted: len(items)}, ""
 		},
 		targetIndex: always, // doc_to_target: correct_choice
 	},
@@ -620,7 +620,7 @@ var lmmsTasks = []*lmmsTask{
 		},
 		agg: func(_ string, items []lmmsItem) (*lmmsAgg, string) {
 			raw, n, _ := micro(items, false) // accuracy = yes/len, then × 100
-			return &lmmsAgg{label: "accuracy", kind: audit.HarnessMicro, raw: raw * 100, scale: 1, counted: n}, ""
+			return &lmmsAgg{label: "accuracy", kind: record.HarnessMicro, raw: raw * 100, scale: 1, counted: n}, ""
 		},
 		targetIndex: never,
 	},
@@ -655,7 +655,7 @@ var lmmsTasks = []*lmmsTask{
 				return nil, "every answer is an API error, so the harness reports no accuracy"
 			}
 			raw := subsetAcc(items, func(it lmmsItem) []string { return []string{pyStr(it.payload["subdomain"])} })
-			return &lmmsAgg{label: "instance-level accuracy over subdomains, API errors left out", kind: audit.HarnessMicro, raw: raw, scale: 100, counted: n, leftOut: left}, ""
+			return &lmmsAgg{label: "instance-level accuracy over subdomains, API errors left out", kind: record.HarnessMicro, raw: raw, scale: 100, counted: n, leftOut: left}, ""
 		},
 		targetIndex: never,
 	},

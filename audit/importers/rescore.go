@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // Rescoring by option text is this package's own verdict, never the harness's: it runs only with
@@ -35,7 +35,7 @@ func (in rescoreInput) verdict() (bool, bool) {
 
 // rescore applies the verdicts to the multiple-choice records. harness says the records carry the
 // harness's verdicts (counted as changes); otherwise the records get their first verdict here.
-func rescore(recs []audit.Record, ins []rescoreInput, harness bool) *RescoreCount {
+func rescore(recs []record.Record, ins []rescoreInput, harness bool) *RescoreCount {
 	c := &RescoreCount{}
 	for i := range recs {
 		r := &recs[i]

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/record"
 )
 
 // The harnesses write their own numbers beside the per-item logs: lmms-eval a `{date_id}_results.json`
@@ -80,127 +81,139 @@ func checkReport(format, reportPath string, data []byte, res *Result, metricHint
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, audit.Errorf(reportPath, 0, "check", audit.ErrSyntax, "not JSON: %v", err)
+		return nil, record.Errorf(reportPath, 0, "check", record.ErrSyntax, "not JSON: %v", err)
 	}
 	rep := &Report{Path: reportPath}
-	a := res.Aggregate
+	top, _ := doc.(map[string]any)
 	switch format {
 	case "lmms-eval":
-		task := ""
-		if len(res.Records) > 0 {
-			task = res.Records[0].Task
-		}
-		top, _ := doc.(map[string]any)
-		results, _ := top["results"].(map[string]any)
-		tr, ok := results[task].(map[string]any)
-		if !ok {
-			rep.Message = fmt.Sprintf("%s holds no results for task %q", reportPath, task)
-			return rep, nil
-		}
-		if ns, ok := top["n-samples"].(map[string]any); ok {
-			if n, ok := ns[task].(map[string]any); ok {
-				if eff, ok := numFloat(n["effective"]); ok && int(eff) != len(res.Records) {
-					rep.Mismatch = true
-					rep.Message = fmt.Sprintf("%s counted %d samples of %s, the imported file holds %d: the samples file is not that run's", reportPath, int(eff), task, len(res.Records))
-					return rep, nil
-				}
-			}
-		}
-		metric := metricHint
-		if a != nil {
-			metric = a.Metric
-		}
-		if metric == "" {
-			rep.Message = fmt.Sprintf("%s: nothing to compare (no harness aggregate)", reportPath)
-			return rep, nil
-		}
-		v, ok := numFloat(tr[metric+",none"])
-		if !ok {
-			rep.Message = fmt.Sprintf("%s holds no number for %s %q", reportPath, task, metric+",none")
-			return rep, nil
-		}
-		if a == nil {
-			// Mapped verdicts: the harness's rule is unknown, so only say whether their micro accuracy
-			// matches the harness's number on either scale.
-			m := microPoints(res.Records)
-			if math.Abs(v-m) <= pointsTol || math.Abs(100*v-m) <= pointsTol {
-				rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s, the micro accuracy of the mapped verdicts", reportPath, task, metric, pyStr(v))
-			} else {
-				rep.Mismatch = true
-				rep.Message = fmt.Sprintf("%s says %s %s,none = %s, the mapped verdicts' micro accuracy is %.4f points: the harness aggregates them differently, or the mapping is not its verdict", reportPath, task, metric, pyStr(v), m)
-			}
-			return rep, nil
-		}
-		if math.Abs(v*a.Scale-a.Points()) <= pointsTol {
-			rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s", reportPath, task, metric, pyStr(v))
-		} else {
-			rep.Mismatch = true
-			rep.Message = fmt.Sprintf("%s says %s %s,none = %s, the imported records give %s (%s): the samples file is not that run's, or the harness's rule differs from %s",
-				reportPath, task, metric, pyStr(v), pyStr(a.Raw), a.Label, a.Source)
-		}
+		checkLmmsEval(rep, top, res, metricHint)
 		return rep, nil
 	case "vlmevalkit":
-		if a == nil {
-			rep.Message = fmt.Sprintf("%s: nothing to compare (no rating rule for this dataset)", reportPath)
-			return rep, nil
-		}
-		top, _ := doc.(map[string]any)
-		overall := top["overall"]
-		switch x := overall.(type) {
-		case map[string]any: // Video-MME: {"short": {"overall": "0.70", …}, …, "overall": {"overall": "0.63", …}}
-			got, _ := x["overall"].(string)
-			want := fmt.Sprintf("%.2f", a.Raw)
-			var bad, good []string
-			if got != want {
-				bad = append(bad, fmt.Sprintf("overall %q where the score column gives %s", got, want))
-			}
-			// The same rule per duration, from the records' durations and left-out marks.
-			for _, d := range []string{"short", "medium", "long"} {
-				dr, ok := top[d].(map[string]any)
-				if !ok {
-					continue
-				}
-				g, _ := dr["overall"].(string)
-				w := durationRating(res.Records, d)
-				if g == w {
-					good = append(good, d+" "+g)
-				} else {
-					bad = append(bad, fmt.Sprintf("%s %q where the score column gives %s", d, g, w))
-				}
-			}
-			if len(bad) == 0 {
-				rep.Message = fmt.Sprintf("%s agrees: overall %s", reportPath, got)
-				if len(good) > 0 {
-					rep.Message += " (" + strings.Join(good, ", ") + ")"
-				}
-			} else {
-				rep.Mismatch = true
-				rep.Message = fmt.Sprintf("%s says %s (%s)", reportPath, strings.Join(bad, "; "), a.Label)
-			}
-		case []any: // MVBench: [hits, total, "xx.xx%"]
-			want := fmt.Sprintf("%.2f%%", a.Raw)
-			got := ""
-			total := 0.0
-			if len(x) == 3 {
-				got, _ = x[2].(string)
-				total, _ = numFloat(x[1])
-			}
-			if got == want && int(total) == a.Counted {
-				rep.Message = fmt.Sprintf("%s agrees: overall %s of %d", reportPath, got, a.Counted)
-			} else {
-				rep.Mismatch = true
-				rep.Message = fmt.Sprintf("%s says overall %s, the imported score column gives %s of %d rows", reportPath, pyStr(overall), want, a.Counted)
-			}
-		default:
-			rep.Message = fmt.Sprintf("%s has no \"overall\" rating", reportPath)
-		}
+		checkVLMEvalKit(rep, top, res)
 		return rep, nil
 	}
-	return nil, audit.Errorf(reportPath, 0, "check", audit.ErrBadArgs, "unknown format %q", format)
+	return nil, record.Errorf(reportPath, 0, "check", audit.ErrBadArgs, "unknown format %q", format)
+}
+
+// checkLmmsEval compares with lmms-eval's results file: results[task]["<metric>,none"] (the
+// aggregate's scale) and n-samples[task].effective.
+func checkLmmsEval(rep *Report, top map[string]any, res *Result, metricHint string) {
+	reportPath, a := rep.Path, res.Aggregate
+	task := ""
+	if len(res.Records) > 0 {
+		task = res.Records[0].Task
+	}
+	results, _ := top["results"].(map[string]any)
+	tr, ok := results[task].(map[string]any)
+	if !ok {
+		rep.Message = fmt.Sprintf("%s holds no results for task %q", reportPath, task)
+		return
+	}
+	if ns, ok := top["n-samples"].(map[string]any); ok {
+		if n, ok := ns[task].(map[string]any); ok {
+			if eff, ok := numFloat(n["effective"]); ok && int(eff) != len(res.Records) {
+				rep.Mismatch = true
+				rep.Message = fmt.Sprintf("%s counted %d samples of %s, the imported file holds %d: the samples file is not that run's", reportPath, int(eff), task, len(res.Records))
+				return
+			}
+		}
+	}
+	metric := metricHint
+	if a != nil {
+		metric = a.Metric
+	}
+	if metric == "" {
+		rep.Message = fmt.Sprintf("%s: nothing to compare (no harness aggregate)", reportPath)
+		return
+	}
+	v, ok := numFloat(tr[metric+",none"])
+	if !ok {
+		rep.Message = fmt.Sprintf("%s holds no number for %s %q", reportPath, task, metric+",none")
+		return
+	}
+	if a == nil {
+		// Mapped verdicts: the harness's rule is unknown, so only say whether their micro accuracy
+		// matches the harness's number on either scale.
+		m := microPoints(res.Records)
+		if math.Abs(v-m) <= pointsTol || math.Abs(100*v-m) <= pointsTol {
+			rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s, the micro accuracy of the mapped verdicts", reportPath, task, metric, pyStr(v))
+		} else {
+			rep.Mismatch = true
+			rep.Message = fmt.Sprintf("%s says %s %s,none = %s, the mapped verdicts' micro accuracy is %.4f points: the harness aggregates them differently, or the mapping is not its verdict", reportPath, task, metric, pyStr(v), m)
+		}
+		return
+	}
+	if math.Abs(v*a.Scale-a.Points()) <= pointsTol {
+		rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s", reportPath, task, metric, pyStr(v))
+	} else {
+		rep.Mismatch = true
+		rep.Message = fmt.Sprintf("%s says %s %s,none = %s, the imported records give %s (%s): the samples file is not that run's, or the harness's rule differs from %s",
+			reportPath, task, metric, pyStr(v), pyStr(a.Raw), a.Label, a.Source)
+	}
+}
+
+// checkVLMEvalKit compares with VLMEvalKit's rating file: Video-MME's overall and per-duration
+// ratings, MVBench's overall [hits, total, "xx.xx%"].
+func checkVLMEvalKit(rep *Report, top map[string]any, res *Result) {
+	reportPath, a := rep.Path, res.Aggregate
+	if a == nil {
+		rep.Message = fmt.Sprintf("%s: nothing to compare (no rating rule for this dataset)", reportPath)
+		return
+	}
+	overall := top["overall"]
+	switch x := overall.(type) {
+	case map[string]any: // Video-MME: {"short": {"overall": "0.70", …}, …, "overall": {"overall": "0.63", …}}
+		got, _ := x["overall"].(string)
+		want := fmt.Sprintf("%.2f", a.Raw)
+		var bad, good []string
+		if got != want {
+			bad = append(bad, fmt.Sprintf("overall %q where the score column gives %s", got, want))
+		}
+		// The same rule per duration, from the records' durations and left-out marks.
+		for _, d := range []string{"short", "medium", "long"} {
+			dr, ok := top[d].(map[string]any)
+			if !ok {
+				continue
+			}
+			g, _ := dr["overall"].(string)
+			w := durationRating(res.Records, d)
+			if g == w {
+				good = append(good, d+" "+g)
+			} else {
+				bad = append(bad, fmt.Sprintf("%s %q where the score column gives %s", d, g, w))
+			}
+		}
+		if len(bad) == 0 {
+			rep.Message = fmt.Sprintf("%s agrees: overall %s", reportPath, got)
+			if len(good) > 0 {
+				rep.Message += " (" + strings.Join(good, ", ") + ")"
+			}
+		} else {
+			rep.Mismatch = true
+			rep.Message = fmt.Sprintf("%s says %s (%s)", reportPath, strings.Join(bad, "; "), a.Label)
+		}
+	case []any: // MVBench: [hits, total, "xx.xx%"]
+		want := fmt.Sprintf("%.2f%%", a.Raw)
+		got := ""
+		total := 0.0
+		if len(x) == 3 {
+			got, _ = x[2].(string)
+			total, _ = numFloat(x[1])
+		}
+		if got == want && int(total) == a.Counted {
+			rep.Message = fmt.Sprintf("%s agrees: overall %s of %d", reportPath, got, a.Counted)
+		} else {
+			rep.Mismatch = true
+			rep.Message = fmt.Sprintf("%s says overall %s, the imported score column gives %s of %d rows", reportPath, pyStr(overall), want, a.Counted)
+		}
+	default:
+		rep.Message = fmt.Sprintf("%s has no \"overall\" rating", reportPath)
+	}
 }
 
 // microPoints is 100 · correct/records (mean score for open-ended records).
-func microPoints(recs []audit.Record) float64 {
+func microPoints(recs []record.Record) float64 {
 	if len(recs) == 0 {
 		return 0
 	}
@@ -219,7 +232,7 @@ func microPoints(recs []audit.Record) float64 {
 
 // durationRating is get_dimension_rating's per-duration overall from imported records: the mean of the
 // counted (score ≥ 0) verdicts of that duration, "%.2f", "nan" when there is none.
-func durationRating(recs []audit.Record, d string) string {
+func durationRating(recs []record.Record, d string) string {
 	n, ok := 0, 0
 	for i := range recs {
 		r := &recs[i]

@@ -14,7 +14,8 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
-	"github.com/xuri/excelize/v2"
+	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/record"
 )
 
 // VLMEvalKit imports the `_score` file VLMEvalKit's evaluation writes (`{model}_{dataset}_score.xlsx`:
@@ -30,7 +31,7 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if opt.ItemKey == "question" {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
+		return nil, record.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
 	}
 	data, err := readAll(r, path)
 	if err != nil {
@@ -45,7 +46,7 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	case len(trim) > 0 && (trim[0] == '[' || trim[0] == '{'):
 		header, rows, err = readJSONTable(trim, path)
 	case strings.EqualFold(filepath.Ext(path), ".xlsx"):
-		err = audit.Errorf(path, 0, "import", audit.ErrFormat, "not an xlsx file (no zip signature)")
+		err = record.Errorf(path, 0, "import", record.ErrFormat, "not an xlsx file (no zip signature)")
 	default:
 		header, rows, err = readTSV(data, path)
 	}
@@ -55,26 +56,6 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	return vlmRows(header, rows, path, opt)
 }
 
-func readXLSX(data []byte, path string) ([]string, [][]string, error) {
-	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{UnzipSizeLimit: 1 << 30, UnzipXMLSizeLimit: 64 << 20})
-	if err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "xlsx: %v", err)
-	}
-	defer f.Close()
-	sheets := f.GetSheetList()
-	if len(sheets) == 0 {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "xlsx has no sheet")
-	}
-	rows, err := f.GetRows(sheets[0])
-	if err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "xlsx sheet %q: %v", sheets[0], err)
-	}
-	if len(rows) == 0 {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "xlsx sheet %q is empty", sheets[0])
-	}
-	return rows[0], rows[1:], nil
-}
-
 func readTSV(data []byte, path string) ([]string, [][]string, error) {
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comma = '\t'
@@ -82,10 +63,10 @@ func readTSV(data []byte, path string) ([]string, [][]string, error) {
 	cr.FieldsPerRecord = -1
 	all, err := cr.ReadAll()
 	if err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrSyntax, "tsv: %v", err)
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "tsv: %v", err)
 	}
 	if len(all) == 0 {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "empty tsv")
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "empty tsv")
 	}
 	return all[0], all[1:], nil
 }
@@ -98,101 +79,125 @@ func readJSONTable(data []byte, path string) ([]string, [][]string, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrSyntax, "json: %v", err)
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "json: %v", err)
 	}
-	colIndex := map[string]int{}
-	var header []string
-	col := func(name string) int {
-		if i, ok := colIndex[name]; ok {
-			return i
-		}
-		colIndex[name] = len(header)
-		header = append(header, name)
-		return len(header) - 1
-	}
-	var rows [][]string
-	set := func(row []string, name string, val any) []string {
-		i := col(name)
-		for len(row) <= i {
-			row = append(row, "")
-		}
-		row[i] = cellString(val)
-		return row
-	}
+	t := &jsonTable{path: path, index: map[string]int{}}
+	var err error
 	switch x := v.(type) {
 	case []any:
-		for i, e := range x {
-			obj, ok := e.(map[string]any)
-			if !ok {
-				return nil, nil, audit.Errorf(path, i+1, "import", audit.ErrSyntax, "json row %d is not an object", i)
-			}
-			var row []string
-			for _, k := range sortedKeys(obj) {
-				row = set(row, k, obj[k])
-			}
-			rows = append(rows, row)
-		}
+		err = t.records(x)
 	case map[string]any:
 		if cols, ok := x["columns"].([]any); ok {
-			data, _ := x["data"].([]any)
-			for _, c := range cols {
-				col(cellString(c))
-			}
-			for i, e := range data {
-				vals, ok := e.([]any)
-				if !ok {
-					return nil, nil, audit.Errorf(path, i+1, "import", audit.ErrSyntax, "json data row %d is not a list", i)
-				}
-				row := make([]string, len(header))
-				for j, val := range vals {
-					if j < len(row) {
-						row[j] = cellString(val)
-					}
-				}
-				rows = append(rows, row)
-			}
-			break
-		}
-		// orient=columns: {col: {rowkey: value}}; rows ordered by numeric row key when possible.
-		rowKeys := map[string]bool{}
-		for _, c := range sortedKeys(x) {
-			m, ok := x[c].(map[string]any)
-			if !ok {
-				return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "json column %q is not an object of rows", c)
-			}
-			col(c)
-			for k := range m {
-				rowKeys[k] = true
-			}
-		}
-		keys := make([]string, 0, len(rowKeys))
-		for k := range rowKeys {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(a, b int) bool {
-			ia, ea := strconv.Atoi(keys[a])
-			ib, eb := strconv.Atoi(keys[b])
-			if ea == nil && eb == nil {
-				return ia < ib
-			}
-			return keys[a] < keys[b]
-		})
-		for _, k := range keys {
-			row := make([]string, len(header))
-			for c, j := range colIndex {
-				row[j] = cellString(x[c].(map[string]any)[k])
-			}
-			rows = append(rows, row)
+			err = t.split(cols, x["data"])
+		} else {
+			err = t.columns(x)
 		}
 	default:
-		return nil, nil, audit.Errorf(path, 0, "import", audit.ErrFormat, "json is neither a list of rows nor a table object")
+		err = record.Errorf(path, 0, "import", record.ErrFormat, "json is neither a list of rows nor a table object")
 	}
-	for i := range rows {
-		for len(rows[i]) < len(header) {
-			rows[i] = append(rows[i], "")
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range t.rows {
+		for len(t.rows[i]) < len(t.header) {
+			t.rows[i] = append(t.rows[i], "")
 		}
 	}
-	return header, rows, nil
+	return t.header, t.rows, nil
+}
+
+// jsonTable builds a table from pandas' JSON orients: its columns in first-seen order and its rows.
+type jsonTable struct {
+	path   string
+	index  map[string]int
+	header []string
+	rows   [][]string
+}
+
+func (t *jsonTable) col(name string) int {
+	if i, ok := t.index[name]; ok {
+		return i
+	}
+	t.index[name] = len(t.header)
+	t.header = append(t.header, name)
+	return len(t.header) - 1
+}
+
+// records reads orient=records: a list of row objects (columns in key order).
+func (t *jsonTable) records(list []any) error {
+	for i, e := range list {
+		obj, ok := e.(map[string]any)
+		if !ok {
+			return record.Errorf(t.path, i+1, "import", record.ErrSyntax, "json row %d is not an object", i)
+		}
+		var row []string
+		for _, k := range sortedKeys(obj) {
+			j := t.col(k)
+			for len(row) <= j {
+				row = append(row, "")
+			}
+			row[j] = cellString(obj[k])
+		}
+		t.rows = append(t.rows, row)
+	}
+	return nil
+}
+
+// split reads orient=split: {"columns": [...], "data": [[...], ...]}.
+func (t *jsonTable) split(cols []any, data any) error {
+	for _, c := range cols {
+		t.col(cellString(c))
+	}
+	rows, _ := data.([]any)
+	for i, e := range rows {
+		vals, ok := e.([]any)
+		if !ok {
+			return record.Errorf(t.path, i+1, "import", record.ErrSyntax, "json data row %d is not a list", i)
+		}
+		row := make([]string, len(t.header))
+		for j, val := range vals {
+			if j < len(row) {
+				row[j] = cellString(val)
+			}
+		}
+		t.rows = append(t.rows, row)
+	}
+	return nil
+}
+
+// columns reads orient=columns: {col: {rowkey: value}}; rows ordered by numeric row key when possible.
+func (t *jsonTable) columns(x map[string]any) error {
+	rowKeys := map[string]bool{}
+	for _, c := range sortedKeys(x) {
+		m, ok := x[c].(map[string]any)
+		if !ok {
+			return record.Errorf(t.path, 0, "import", record.ErrFormat, "json column %q is not an object of rows", c)
+		}
+		t.col(c)
+		for k := range m {
+			rowKeys[k] = true
+		}
+	}
+	keys := make([]string, 0, len(rowKeys))
+	for k := range rowKeys {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		ia, ea := strconv.Atoi(keys[a])
+		ib, eb := strconv.Atoi(keys[b])
+		if ea == nil && eb == nil {
+			return ia < ib
+		}
+		return keys[a] < keys[b]
+	})
+	for _, k := range keys {
+		row := make([]string, len(t.header))
+		for c, j := range t.index {
+			row[j] = cellString(x[c].(map[string]any)[k])
+		}
+		t.rows = append(t.rows, row)
+	}
+	return nil
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -221,48 +226,9 @@ func cellString(v any) string {
 
 // vlmRows converts the table; line numbers in errors are 1-based data rows + 1 (the header is line 1).
 func vlmRows(header []string, rows [][]string, path string, opt Options) (*Result, error) {
-	ci := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if _, dup := ci[h]; !dup {
-			ci[h] = i
-		}
-	}
-	colErr := func(format string, a ...any) error {
-		return audit.Errorf(path, 1, "import", audit.ErrFormat, format, a...)
-	}
-	for _, need := range []string{"index", "prediction"} {
-		if _, ok := ci[need]; !ok {
-			return nil, colErr("no %q column (columns: %q)", need, header)
-		}
-	}
-	_, hasScore := ci["score"]
-	_, hasAnswer := ci["answer"]
-	for _, c := range []string{opt.CorrectFrom, opt.PredField, opt.AnswerField} {
-		if _, ok := ci[c]; c != "" && !ok {
-			return nil, colErr("no %q column (columns: %q)", c, header)
-		}
-	}
-	switch {
-	case opt.CorrectFrom != "" || opt.PredField != "":
-	case opt.OpenEnded || opt.Rescore != "":
-		if !hasAnswer {
-			return nil, colErr("no \"answer\" column to score the predictions against")
-		}
-	case !hasScore:
-		return nil, colErr("no \"score\" column: this is a prediction file, not the _score file VLMEvalKit's evaluation writes beside it ({model}_{dataset}_score.xlsx); import that file, or pass --rescore text to score the predictions here by option letter or text")
-	}
-	get := func(row []string, names ...string) string {
-		for _, n := range names {
-			if i, ok := ci[n]; ok && i < len(row) && strings.TrimSpace(row[i]) != "" {
-				return strings.TrimSpace(row[i])
-			}
-		}
-		return ""
-	}
-	dataset := opt.Task
-	if dataset == "" {
-		dataset = vlmDataset(path)
+	t, err := newVLMTable(header, path, opt)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]int{}
 	res := &Result{}
@@ -273,125 +239,39 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		if len(row) == 0 || (len(row) == 1 && strings.TrimSpace(row[0]) == "") {
 			continue
 		}
-		idx := get(row, "index")
+		idx := t.get(row, "index")
 		if idx == "" {
-			return nil, audit.Errorf(path, line, "import", audit.ErrInvalid, "row has no index")
+			return nil, record.Errorf(path, line, "import", record.ErrInvalid, "row has no index")
 		}
 		if prev, ok := seen[idx]; ok {
-			return nil, audit.Errorf(path, line, "import", audit.ErrDuplicate, "index %q already on line %d", idx, prev)
+			return nil, record.Errorf(path, line, "import", record.ErrDuplicate, "index %q already on line %d", idx, prev)
 		}
 		seen[idx] = line
-		rowErr := func(format string, a ...any) error {
-			return audit.Errorf(path, line, "import", audit.ErrInvalid, "index %q: %s", idx, fmt.Sprintf(format, a...))
+		rec, in, sc, err := t.row(row, idx, line)
+		if err != nil {
+			return nil, err
 		}
-		rec := newRecord(opt, idx)
-		rec.Task = dataset
-		rec.QuestionID = get(row, "question_id")
-		rec.Category = get(row, "task_type", "category", "sub_category", "domain")
-		rec.Duration = get(row, "duration")
-		rec.Prediction = get(row, "prediction")
-		rec.Answer = get(row, "answer")
-		var cands []string
-		if c := get(row, "candidates"); c != "" {
-			var err error
-			if cands, err = ParsePyList(c); err != nil {
-				return nil, rowErr("candidates: %v", err)
-			}
-		}
-		if hasScore {
-			sc := math.NaN()
-			if c := get(row, "score"); c != "" {
-				v, ok := pyFloat(c)
-				if !ok {
-					return nil, rowErr("score %q is not a number", c)
-				}
-				sc = v
-			}
+		if t.hasScore {
 			scores = append(scores, sc)
 		}
-		switch {
-		case opt.CorrectFrom != "":
-			c := get(row, opt.CorrectFrom)
-			if opt.OpenEnded {
-				v, ok := pyFloat(c)
-				if !ok || !(v >= 0 && v <= 1) {
-					return nil, rowErr("%s %q is not a score in [0,1]", opt.CorrectFrom, c)
-				}
-				rec.Score = &v
-				break
-			}
-			ok, isV := cellVerdict(c)
-			if !isV {
-				return nil, rowErr("%s %q is not a verdict (true/false or 1/0)", opt.CorrectFrom, c)
-			}
-			rec.Correct = &ok
-		case opt.PredField != "":
-			p, a := get(row, opt.PredField), get(row, opt.AnswerField)
-			if a == "" {
-				return nil, rowErr("%s is empty: nothing to match %s against", opt.AnswerField, opt.PredField)
-			}
-			ok := p == a
-			rec.Correct = &ok
-		case opt.OpenEnded:
-			sc := audit.TokenF1(rec.Prediction, rec.Answer)
-			rec.Score = &sc
-		case hasScore:
-			sc := scores[len(scores)-1]
-			switch {
-			case sc == 1:
-				rec.Correct = boolPtr(true)
-			case sc == 0 || sc < 0 || math.IsNaN(sc):
-				rec.Correct = boolPtr(false) // -1 or empty: VLMEvalKit found no verdict
-			default:
-				return nil, rowErr("score %v is not 1, 0 or -1: not a multiple-choice verdict (an open-ended score needs --open-ended --correct-from score)", sc)
-			}
-		}
 		if opt.Rescore != "" {
-			ins = append(ins, rescoreInput{response: rec.Prediction, gold: rec.Answer, cands: cands})
+			ins = append(ins, in)
 		}
-		if l := choice(rec.Answer, cands); l != "" {
-			rec.Answer = l
-		}
-		if l := choice(rec.Prediction, cands); l != "" && !opt.OpenEnded {
-			rec.Prediction = l
-		}
-		rec.Source = audit.Source{Path: path, Line: line}
 		res.Records = append(res.Records, rec)
 	}
 	if len(res.Records) == 0 {
-		return nil, audit.Errorf(path, 0, "import", audit.ErrEmpty, "no prediction rows")
+		return nil, record.Errorf(path, 0, "import", record.ErrEmpty, "no prediction rows")
 	}
-	mapped := opt.CorrectFrom != "" || opt.PredField != "" || opt.OpenEnded
-	switch {
-	case mapped:
-		res.Notes = append(res.Notes, "verdicts mapped by flags: VLMEvalKit's rating is not reproduced")
-	case !hasScore:
-		res.Notes = append(res.Notes, "no score column: every verdict is this importer's (--rescore text), not VLMEvalKit's, and its rating is not reproduced")
-	default:
-		rule := vlmRuleFor(dataset)
-		if rule == nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("no rating rule for VLMEvalKit dataset %q here: the verdicts are its score column, its rating is not reproduced", dataset))
-			break
-		}
-		a, skip, note := rule.agg(scores)
-		if note != "" {
-			res.Notes = append(res.Notes, note)
-		}
-		if a != nil {
-			a.Harness, a.Task, a.Source = "VLMEvalKit", dataset, rule.source
-			res.Aggregate = a
-			a.stamp(res.Records, skip)
-		}
-	}
+	t.rate(res, scores)
 	if opt.Rescore != "" {
-		if !hasScore && !mapped {
+		if !t.hasScore && !t.mapped() {
 			for i := range res.Records {
 				if _, ok := ins[i].verdict(); !ok {
-					return nil, audit.Errorf(path, res.Records[i].Source.Line, "import", audit.ErrInvalid, "index %q: no answer to score the prediction against", res.Records[i].ItemID)
+					return nil, record.Errorf(path, res.Records[i].Source.Line, "import", record.ErrInvalid, "index %q: no answer to score the prediction against", res.Records[i].ItemID)
 				}
 			}
 		}
-		res.Rescored = rescore(res.Records, ins, hasScore || mapped)
+		res.Rescored = rescore(res.Records, ins, t.hasScore || t.mapped())
 	}
 	for i := range res.Records {
 		if err := res.Records[i].Validate(); err != nil {
@@ -399,6 +279,180 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		}
 	}
 	return res, nil
+}
+
+// vlmTable is a VLMEvalKit prediction table's columns and what the import does with them.
+type vlmTable struct {
+	ci                  map[string]int // column → first position
+	path, dataset       string
+	hasScore, hasAnswer bool
+	opt                 Options
+}
+
+// newVLMTable checks the header: index and prediction, the columns the options name, and a score
+// column unless the verdicts come from elsewhere.
+func newVLMTable(header []string, path string, opt Options) (*vlmTable, error) {
+	t := &vlmTable{ci: map[string]int{}, path: path, dataset: opt.Task, opt: opt}
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := t.ci[h]; !dup {
+			t.ci[h] = i
+		}
+	}
+	colErr := func(format string, a ...any) error {
+		return record.Errorf(path, 1, "import", record.ErrFormat, format, a...)
+	}
+	for _, need := range []string{"index", "prediction"} {
+		if _, ok := t.ci[need]; !ok {
+			return nil, colErr("no %q column (columns: %q)", need, header)
+		}
+	}
+	_, t.hasScore = t.ci["score"]
+	_, t.hasAnswer = t.ci["answer"]
+	for _, c := range []string{opt.CorrectFrom, opt.PredField, opt.AnswerField} {
+		if _, ok := t.ci[c]; c != "" && !ok {
+			return nil, colErr("no %q column (columns: %q)", c, header)
+		}
+	}
+	switch {
+	case opt.CorrectFrom != "" || opt.PredField != "":
+	case opt.OpenEnded || opt.Rescore != "":
+		if !t.hasAnswer {
+			return nil, colErr("no \"answer\" column to score the predictions against")
+		}
+	case !t.hasScore:
+		return nil, colErr("no \"score\" column: this is a prediction file, not the _score file VLMEvalKit's evaluation writes beside it ({model}_{dataset}_score.xlsx); import that file, or pass --rescore text to score the predictions here by option letter or text")
+	}
+	if t.dataset == "" {
+		t.dataset = vlmDataset(path)
+	}
+	return t, nil
+}
+
+// mapped reports whether flags, not VLMEvalKit's score column, give the verdicts.
+func (t *vlmTable) mapped() bool {
+	return t.opt.CorrectFrom != "" || t.opt.PredField != "" || t.opt.OpenEnded
+}
+
+// get is the first non-empty cell of the named columns.
+func (t *vlmTable) get(row []string, names ...string) string {
+	for _, n := range names {
+		if i, ok := t.ci[n]; ok && i < len(row) && strings.TrimSpace(row[i]) != "" {
+			return strings.TrimSpace(row[i])
+		}
+	}
+	return ""
+}
+
+// row is one prediction row's record, its rescore input, and its score cell as the rating reads it
+// (NaN when empty; only with a score column).
+func (t *vlmTable) row(row []string, idx string, line int) (record.Record, rescoreInput, float64, error) {
+	rowErr := func(format string, a ...any) error {
+		return record.Errorf(t.path, line, "import", record.ErrInvalid, "index %q: %s", idx, fmt.Sprintf(format, a...))
+	}
+	rec := newRecord(t.opt, idx)
+	rec.Task = t.dataset
+	rec.QuestionID = t.get(row, "question_id")
+	rec.Category = t.get(row, "task_type", "category", "sub_category", "domain")
+	rec.Duration = t.get(row, "duration")
+	rec.Prediction = t.get(row, "prediction")
+	rec.Answer = t.get(row, "answer")
+	var cands []string
+	if c := t.get(row, "candidates"); c != "" {
+		var err error
+		if cands, err = ParsePyList(c); err != nil {
+			return rec, rescoreInput{}, 0, rowErr("candidates: %v", err)
+		}
+	}
+	sc := math.NaN()
+	if c := t.get(row, "score"); t.hasScore && c != "" {
+		v, ok := pyFloat(c)
+		if !ok {
+			return rec, rescoreInput{}, 0, rowErr("score %q is not a number", c)
+		}
+		sc = v
+	}
+	if err := t.verdict(&rec, row, sc, rowErr); err != nil {
+		return rec, rescoreInput{}, 0, err
+	}
+	in := rescoreInput{response: rec.Prediction, gold: rec.Answer, cands: cands}
+	if l := choice(rec.Answer, cands); l != "" {
+		rec.Answer = l
+	}
+	if l := choice(rec.Prediction, cands); l != "" && !t.opt.OpenEnded {
+		rec.Prediction = l
+	}
+	rec.Source = record.Source{Path: t.path, Line: line}
+	return rec, in, sc, nil
+}
+
+// verdict sets rec's correct or score: from the column --correct-from names, by exact match of
+// --pred-field and --answer-field, by Token-F1 (--open-ended), or from VLMEvalKit's score (sc).
+func (t *vlmTable) verdict(rec *record.Record, row []string, sc float64, rowErr func(string, ...any) error) error {
+	opt := t.opt
+	switch {
+	case opt.CorrectFrom != "":
+		c := t.get(row, opt.CorrectFrom)
+		if opt.OpenEnded {
+			v, ok := pyFloat(c)
+			if !ok || !(v >= 0 && v <= 1) {
+				return rowErr("%s %q is not a score in [0,1]", opt.CorrectFrom, c)
+			}
+			rec.Score = &v
+			return nil
+		}
+		ok, isV := cellVerdict(c)
+		if !isV {
+			return rowErr("%s %q is not a verdict (true/false or 1/0)", opt.CorrectFrom, c)
+		}
+		rec.Correct = &ok
+	case opt.PredField != "":
+		p, a := t.get(row, opt.PredField), t.get(row, opt.AnswerField)
+		if a == "" {
+			return rowErr("%s is empty: nothing to match %s against", opt.AnswerField, opt.PredField)
+		}
+		ok := p == a
+		rec.Correct = &ok
+	case opt.OpenEnded:
+		f1 := score.TokenF1(rec.Prediction, rec.Answer)
+		rec.Score = &f1
+	case t.hasScore:
+		switch {
+		case sc == 1:
+			rec.Correct = boolPtr(true)
+		case sc == 0 || sc < 0 || math.IsNaN(sc):
+			rec.Correct = boolPtr(false) // -1 or empty: VLMEvalKit found no verdict
+		default:
+			return rowErr("score %v is not 1, 0 or -1: not a multiple-choice verdict (an open-ended score needs --open-ended --correct-from score)", sc)
+		}
+	}
+	return nil
+}
+
+// rate reproduces VLMEvalKit's rating of the dataset from the score column, when the verdicts are
+// VLMEvalKit's and a rule is known; else it notes why not.
+func (t *vlmTable) rate(res *Result, scores []float64) {
+	switch {
+	case t.mapped():
+		res.Notes = append(res.Notes, "verdicts mapped by flags: VLMEvalKit's rating is not reproduced")
+	case !t.hasScore:
+		res.Notes = append(res.Notes, "no score column: every verdict is this importer's (--rescore text), not VLMEvalKit's, and its rating is not reproduced")
+	default:
+		rule := vlmRuleFor(t.dataset)
+		if rule == nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("no rating rule for VLMEvalKit dataset %q here: the verdicts are its score column, its rating is not reproduced", t.dataset))
+			return
+		}
+		a, skip, note := rule.agg(scores)
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		if a != nil {
+			a.Harness, a.Task, a.Source = "VLMEvalKit", t.dataset, rule.source
+			res.Aggregate = a
+			a.stamp(res.Records, skip)
+		}
+	}
 }
 
 // cellVerdict reads a table cell as a verdict: true/false (any case) or a number equal to 1 or 0.
@@ -456,7 +510,7 @@ func videoMMERating(scores []float64) (*Aggregate, []bool, string) {
 	if n == 0 {
 		return nil, skip, "every row's score is below 0 or missing: VLMEvalKit's rating is nan"
 	}
-	return &Aggregate{Metric: "overall", Label: "mean score over rows with score ≥ 0", Kind: audit.HarnessMicro,
+	return &Aggregate{Metric: "overall", Label: "mean score over rows with score ≥ 0", Kind: record.HarnessMicro,
 		Raw: sum / float64(n), Scale: 100, Counted: n, LeftOut: left}, skip, note
 }
 
@@ -477,7 +531,7 @@ func mvbenchRating(scores []float64) (*Aggregate, []bool, string) {
 	if odd > 0 {
 		note = fmt.Sprintf("VLMEvalKit's MVBench rating counts %d rows whose score is -1 or missing as hits (`if item['score']`); their item-level verdicts are wrong", odd)
 	}
-	a := &Aggregate{Metric: "overall", Label: "hits/total, a hit being any non-zero score", Kind: audit.HarnessOther,
+	a := &Aggregate{Metric: "overall", Label: "hits/total, a hit being any non-zero score", Kind: record.HarnessOther,
 		Raw: float64(hits) / float64(len(scores)) * 100, Scale: 1, Counted: len(scores)}
 	return a, make([]bool, len(scores)), note
 }

@@ -37,16 +37,19 @@ func openSVG(w, h float64, label string) *svgB {
 func (s *svgB) close() string { s.WriteString("</svg>"); return s.String() }
 
 // accuracyChart: accuracy per config (cost order) with the oracle line, and under it, for every
-// consecutive transition, rescued bars up and harmed bars down.
+// consecutive transition, rescued bars up and harmed bars down. Columns are labelled by what varies
+// across the grid (labels.go); values that would not fit their column are left to the hover titles.
 func accuracyChart(r *audit.Result) string {
 	cs := mcConfigs(r)
 	if len(cs) == 0 || r.Items == 0 {
 		return ""
 	}
-	W, left, right := 1040.0, 56.0, 24.0
+	ls := configLabels(cs)
+	W, left, right := 1040.0, 56.0, 96.0
 	topH, gap, barH := 230.0, 40.0, 150.0
-	H := 20 + topH + gap + barH + 70
 	step := (W - left - right) / float64(len(cs))
+	labelsY := 20 + topH + gap + barH + 30
+	H := labelsY + labelsHeight(ls, step) + 14
 	x := func(j float64) float64 { return left + (j+0.5)*step }
 	lo, hi := 100.0, 0.0
 	for _, c := range cs {
@@ -65,12 +68,12 @@ func accuracyChart(r *audit.Result) string {
 		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, W-right, y(v), y(v))
 		s.text(left-8, y(v)+4, "end", "tick", fmt.Sprintf("%.0f", v))
 	}
-	s.text(14, 20+topH/2, "middle", "axis", "")
 	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">accuracy (points)</text>`, 20+topH/2)
 	if r.OracleAccuracy != nil {
+		// The oracle's label sits in the right margin, clear of the points' values.
 		oy := y(*r.OracleAccuracy)
 		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`, left, W-right, oy, oy, colOK)
-		s.text(W-right, oy-6, "end", "lbl ok", "oracle "+F1(*r.OracleAccuracy))
+		s.text(W-right+6, oy+4, "start", "lbl ok", "oracle "+F1(*r.OracleAccuracy))
 	}
 	var pts []string
 	for j, c := range cs {
@@ -84,39 +87,55 @@ func accuracyChart(r *audit.Result) string {
 			fill = colAccent
 		}
 		s.f(`<circle cx="%.1f" cy="%.1f" r="5.5" fill="%s" stroke="%s" stroke-width="2.5"><title>%s: %s</title></circle>`, x(float64(j)), y(a), fill, colAccent, esc(c.ID), F1(a))
-		s.text(x(float64(j)), y(a)-12, "middle", "val", F1(a))
+		if step >= textW("100.0", valCharW)+6 {
+			s.text(x(float64(j)), y(a)-12, "middle", "val", F1(a))
+		}
 	}
-	// Flow bars.
-	base := 20 + topH + gap + barH/2
+	flowBars(s, r, x, step, 20+topH+gap, barH, left, W-right)
+	axisLabels(s, ls, xsOf(len(cs), x), labelsY, step)
+	return s.close()
+}
+
+func xsOf(n int, x func(float64) float64) []float64 {
+	xs := make([]float64, n)
+	for j := range xs {
+		xs[j] = x(float64(j))
+	}
+	return xs
+}
+
+// flowBars draws, between consecutive columns, the rescued (up) and harmed (down) bars of each
+// transition in the band [top, top+barH].
+func flowBars(s *svgB, r *audit.Result, x func(float64) float64, step, top, barH, x0, x1 float64) {
+	base := top + barH/2
 	maxF := 1
 	for _, t := range r.Transitions {
 		maxF = max(maxF, t.Rescued, t.Harmed)
 	}
 	scale := (barH/2 - 14) / float64(maxF)
-	s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, left, W-right, base, base, colMuted)
+	s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, x0, x1, base, base, colMuted)
 	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">items</text>`, base)
-	s.text(left-8, base-barH/2+10, "end", "tick ok", "rescued")
-	s.text(left-8, base+barH/2-2, "end", "tick bad", "harmed")
+	s.text(x0-8, base-barH/2+10, "end", "tick ok", "rescued")
+	s.text(x0-8, base+barH/2-2, "end", "tick bad", "harmed")
 	bw := math.Min(34, step*0.32)
 	for j, t := range r.Transitions {
 		xm := (x(float64(j)) + x(float64(j+1))) / 2
 		hr, hh := float64(t.Rescued)*scale, float64(t.Harmed)*scale
 		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2" fill="%s"><title>%s → %s: %d rescued</title></rect>`, xm-bw/2, base-hr, bw, hr, colOK, esc(t.From), esc(t.To), t.Rescued)
 		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2" fill="%s"><title>%s → %s: %d harmed</title></rect>`, xm-bw/2, base, bw, hh, colBad, esc(t.From), esc(t.To), t.Harmed)
-		s.text(xm, base-hr-5, "middle", "val ok", fmt.Sprintf("+%d", t.Rescued))
-		s.text(xm, base+hh+14, "middle", "val bad", fmt.Sprintf("−%d", t.Harmed))
+		if n := fmt.Sprintf("+%d", max(t.Rescued, t.Harmed)); step >= textW(n, valCharW)+4 {
+			s.text(xm, base-hr-5, "middle", "val ok", fmt.Sprintf("+%d", t.Rescued))
+			s.text(xm, base+hh+14, "middle", "val bad", fmt.Sprintf("−%d", t.Harmed))
+		}
 		net := 100 * float64(t.Rescued-t.Harmed) / float64(r.Items)
 		lbl := "net " + fmt.Sprintf("%+.1f", net)
 		if !t.Ordered {
 			lbl = "iso-cost"
 		}
-		s.text(xm, base+barH/2+16, "middle", "tick", lbl)
+		if step >= textW(lbl, tickCharW)+6 {
+			s.text(xm, base+barH/2+16, "middle", "tick", lbl)
+		}
 	}
-	for j, c := range cs {
-		s.text(x(float64(j)), H-30, "middle", "cfg", esc(c.ID))
-		s.text(x(float64(j)), H-14, "middle", "tick", esc(shortCost(c)))
-	}
-	return s.close()
 }
 
 // flowChart is the alluvial diagram: per config a correct block over a wrong block, and between
@@ -126,12 +145,14 @@ func flowChart(r *audit.Result) string {
 	if len(cs) < 2 || r.Items == 0 {
 		return ""
 	}
-	W, left, right, top := 1040.0, 40.0, 40.0, 30.0
+	W, left, right := 1040.0, 40.0, 40.0
 	H, innerGap, colW := 300.0, 10.0, 16.0
 	total := H - innerGap
 	n := float64(r.Items)
 	step := (W - left - right - colW) / float64(len(cs)-1)
 	x := func(j int) float64 { return left + float64(j)*step }
+	ls := configLabels(cs)
+	top := 8 + topLabelsHeight(ls, step)
 	correct := make([]float64, len(cs))
 	for j, c := range cs {
 		correct[j] = math.Round(r.Accuracy[c.ID] * n / 100)
@@ -159,7 +180,7 @@ func flowChart(r *audit.Result) string {
 		band(x1, badTop1, badTop1+hOf(rs), x2, okTop2+hOf(sc), okTop2+hOf(sc+rs), colOK, fmt.Sprintf("%s: %d rescued", tt, t.Rescued))
 		band(x1, badTop1+hOf(rs), badTop1+hOf(rs+sw), x2, badTop2+hOf(hm), badTop2+hOf(hm+sw), colWrong, fmt.Sprintf("%s: %d stay wrong", tt, t.BothWrong))
 		xm := (x1 + x2) / 2
-		if t.Harmed > 0 || t.Rescued > 0 {
+		if lbl := fmt.Sprintf("+%d −%d", t.Rescued, t.Harmed); (t.Harmed > 0 || t.Rescued > 0) && step-colW >= textW(lbl, valCharW)+4 {
 			s.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="flowlbl"><tspan fill="%s">+%d</tspan> <tspan fill="%s">−%d</tspan></text>`, xm, top+H+18, colOK, t.Rescued, colBad, t.Harmed)
 		}
 	}
@@ -167,8 +188,12 @@ func flowChart(r *audit.Result) string {
 		ok := hOf(correct[j])
 		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %.0f correct</title></rect>`, x(j), top, colW, ok, colOK, esc(c.ID), correct[j])
 		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#9aa5b1"><title>%s: %.0f wrong</title></rect>`, x(j), top+ok+innerGap, colW, total-ok, esc(c.ID), n-correct[j])
-		s.text(x(j)+colW/2, top-10, "middle", "cfg", esc(c.ID))
 	}
+	xs := make([]float64, len(cs))
+	for j := range xs {
+		xs[j] = x(j) + colW/2
+	}
+	topLabels(s, ls, xs, top-10, step)
 	s.text(left, top+H+40, "start", "tick", "bands: light green stays correct · green rescued · red harmed · grey stays wrong; block heights ∝ items")
 	return s.close()
 }
@@ -179,33 +204,7 @@ func heatmap(r *audit.Result) string {
 	if len(cs) == 0 || len(r.Patterns) == 0 {
 		return ""
 	}
-	order := map[string]int{"confused": 0, "rescued": 1, "always correct": 2, "never correct": 3}
-	pats := append([]audit.Pattern(nil), r.Patterns...)
-	sort.SliceStable(pats, func(a, b int) bool {
-		if order[pats[a].Label] != order[pats[b].Label] {
-			return order[pats[a].Label] < order[pats[b].Label]
-		}
-		return pats[a].Count > pats[b].Count
-	})
-	// The most frequent patterns (r.Patterns is sorted by count), then grouped for drawing.
-	const maxRows = 48
-	hidden := r.PatternsOther
-	if len(pats) > maxRows {
-		byCount := append([]audit.Pattern(nil), r.Patterns...)
-		keep := map[string]bool{}
-		for _, p := range byCount[:maxRows] {
-			keep[p.Pattern] = true
-		}
-		var kept []audit.Pattern
-		for _, p := range pats {
-			if keep[p.Pattern] {
-				kept = append(kept, p)
-			} else {
-				hidden += p.Count
-			}
-		}
-		pats = kept
-	}
+	pats, hidden := heatmapPatterns(r)
 	shown := 0
 	for _, p := range pats {
 		shown += p.Count
@@ -219,13 +218,11 @@ func heatmap(r *audit.Result) string {
 		heights[i] = math.Max(4, plotH*float64(p.Count)/float64(shown))
 		sum += heights[i]
 	}
-	top := 96.0 // room for the rotated config names
+	ls := configLabels(cs)
+	top := 8 + topLabelsHeight(ls, cellW) // room for the config labels
 	groupGap := 10.0
 	s := openSVG(W, top+sum+groupGap*4+40, "item by configuration trajectories grouped by pattern")
-	for j, c := range cs {
-		cx := left + (float64(j)+0.5)*cellW
-		s.f(`<text transform="translate(%.1f %.1f) rotate(-35)" class="cfg">%s</text>`, cx-4, top-8, esc(c.ID))
-	}
+	topLabels(s, ls, xsOf(len(cs), func(j float64) float64 { return left + (j+0.5)*cellW }), top-8, cellW)
 	y := top
 	prev := ""
 	groupStart := y
@@ -267,13 +264,53 @@ func heatmap(r *audit.Result) string {
 	return s.close()
 }
 
+// heatmapPatterns are the trajectories the heatmap draws, grouped by label (confused, rescued, always
+// and never correct) and by count within a group: the most frequent 48; hidden counts the items of
+// the rest.
+func heatmapPatterns(r *audit.Result) ([]audit.Pattern, int) {
+	order := map[string]int{"confused": 0, "rescued": 1, "always correct": 2, "never correct": 3}
+	pats := append([]audit.Pattern(nil), r.Patterns...)
+	sort.SliceStable(pats, func(a, b int) bool {
+		if order[pats[a].Label] != order[pats[b].Label] {
+			return order[pats[a].Label] < order[pats[b].Label]
+		}
+		return pats[a].Count > pats[b].Count
+	})
+	// The most frequent patterns (r.Patterns is sorted by count), then grouped for drawing.
+	const maxRows = 48
+	hidden := r.PatternsOther
+	if len(pats) > maxRows {
+		byCount := append([]audit.Pattern(nil), r.Patterns...)
+		keep := map[string]bool{}
+		for _, p := range byCount[:maxRows] {
+			keep[p.Pattern] = true
+		}
+		var kept []audit.Pattern
+		for _, p := range pats {
+			if keep[p.Pattern] {
+				kept = append(kept, p)
+			} else {
+				hidden += p.Count
+			}
+		}
+		pats = kept
+	}
+	return pats, hidden
+}
+
 // oracleChart: each config's accuracy, the best fixed one highlighted, and the oracle.
 func oracleChart(r *audit.Result) string {
 	cs := mcConfigs(r)
 	if len(cs) == 0 || r.OracleAccuracy == nil {
 		return ""
 	}
-	W, left, right, rowH := 1040.0, 170.0, 90.0, 26.0
+	ls := configLabels(cs)
+	longest := textW("oracle", cfgCharW)
+	for _, l := range ls {
+		longest = max(longest, textW(l.text(), cfgCharW))
+	}
+	W, right, rowH := 1040.0, 90.0, 26.0
+	left := math.Min(420, math.Max(90, longest+24))
 	H := 20 + rowH*float64(len(cs)+1) + 46
 	x := func(v float64) float64 { return left + v/100*(W-left-right) }
 	s := openSVG(W, H, "oracle accuracy against every fixed configuration")
@@ -282,14 +319,14 @@ func oracleChart(r *audit.Result) string {
 		s.text(x(v), H-20, "middle", "tick", fmt.Sprintf("%.0f", v))
 	}
 	yy := 20.0
-	for _, c := range cs {
+	for j, c := range cs {
 		a := r.Accuracy[c.ID]
 		fill := "#c5ccd6"
 		if c.ID == r.BestFixedConfig {
 			fill = colAccent
 		}
 		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="%s"/>`, left, yy+4, x(a)-left, rowH-8, fill)
-		s.text(left-10, yy+rowH/2+4, "end", "cfg", esc(c.ID))
+		s.f(`<text x="%.1f" y="%.1f" text-anchor="end" class="cfg"><title>%s</title>%s</text>`, left-10, yy+rowH/2+4, esc(c.ID), esc(ls[j].text()))
 		s.text(x(a)+6, yy+rowH/2+4, "start", "val", F1(a))
 		yy += rowH
 	}
@@ -307,8 +344,19 @@ func oracleChart(r *audit.Result) string {
 	return s.close()
 }
 
+// budgetLabel names a cascade budget by its frames ("128f"), or by its id when it is not a budget.
+func budgetLabel(cr *audit.CascadeResult, id string) string {
+	for _, b := range cr.Budgets {
+		if b.Config == id {
+			return fmt.Sprintf("%df", b.Frames)
+		}
+	}
+	return id
+}
+
 // cascadeChart: accuracy against mean shared frame cost over the τ sweep, the fixed budgets, the
-// reference line and the chosen τ.
+// reference line and the chosen τ. Labels that would meet another are moved or left to the hover
+// titles (placer).
 func cascadeChart(cr *audit.CascadeResult) string {
 	if cr == nil || len(cr.Curve) == 0 {
 		return ""
@@ -340,31 +388,36 @@ func cascadeChart(cr *audit.CascadeResult) string {
 	s.f(`<text transform="translate(16 %.1f) rotate(-90)" text-anchor="middle" class="axis">accuracy (points)</text>`, (top+H-bottom)/2)
 	ry := y(cr.ReferenceAccuracy)
 	s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`, left, W-right, ry, ry, colMuted)
-	s.text(W-right, ry-6, "end", "tick", "reference "+esc(cr.Reference)+" "+F1(cr.ReferenceAccuracy))
+	var pl placer
+	ref := fmt.Sprintf("reference %s: %s", budgetLabel(cr, cr.Reference), F1(cr.ReferenceAccuracy))
+	if rx, rY, ra, ok := pl.place(textW(ref, tickCharW), at(W-right, ry-6, "end"), at(W-right, ry+16, "end")); ok {
+		s.f(`<text x="%.1f" y="%.1f" text-anchor="%s" class="tick"><title>%s</title>%s</text>`, rx, rY, ra, esc(cr.Reference), esc(ref))
+	}
 	var pts []string
 	for _, p := range cr.Curve {
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(p.SharedFramesCost), y(p.Accuracy)))
 	}
 	s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2" stroke-linejoin="round"/>`, strings.Join(pts, " "), colAccent)
-	for _, b := range cr.Budgets {
-		bx, by := x(b.SharedFramesCost), y(b.Accuracy)
-		s.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"><title>%s fixed: %s</title></rect>`, bx-5, by-5, colInk, esc(b.Config), F1(b.Accuracy))
-		s.text(bx, by+20, "middle", "tick", esc(b.Config))
-	}
 	if sel := cr.Selected; sel != nil {
 		sx, sy := x(sel.SharedFramesCost), y(sel.Accuracy)
 		s.f(`<circle cx="%.1f" cy="%.1f" r="8" fill="%s" stroke="#fff" stroke-width="2"/>`, sx, sy, colOK)
 		lbl := fmt.Sprintf("τ = %.3g: %s at %s frames", sel.Tau, F1(sel.Accuracy), F1(sel.SharedFramesCost))
-		anchor := "start"
+		anchor, dx := "start", 12.0
 		if sx > W*0.7 {
-			anchor = "end"
+			anchor, dx = "end", -12
 		}
-		dx := 12.0
-		if anchor == "end" {
-			dx = -12
+		// Below the point first: the curve continues to the right at about the same height.
+		if lx, lY, la, ok := pl.place(textW(lbl, valCharW), at(sx+dx, sy+28, anchor), at(sx+dx, sy-16, anchor), at(sx+dx, sy+46, anchor)); ok {
+			s.text(lx, lY, la, "val ok", lbl)
 		}
-		// Below the point: the curve continues to the right at about the same height.
-		s.text(sx+dx, sy+28, anchor, "val ok", lbl)
+	}
+	for _, b := range cr.Budgets {
+		bx, by := x(b.SharedFramesCost), y(b.Accuracy)
+		s.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"><title>%s fixed: %s</title></rect>`, bx-5, by-5, colInk, esc(b.Config), F1(b.Accuracy))
+		lbl := fmt.Sprintf("%df", b.Frames)
+		if lx, lY, la, ok := pl.place(textW(lbl, tickCharW), at(bx, by+20, "middle"), at(bx, by-10, "middle"), at(bx, by+34, "middle"), at(bx+9, by+4, "start")); ok {
+			s.f(`<text x="%.1f" y="%.1f" text-anchor="%s" class="tick"><title>%s</title>%s</text>`, lx, lY, la, esc(b.Config), lbl)
+		}
 	}
 	return s.close()
 }

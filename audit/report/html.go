@@ -21,7 +21,7 @@ main{max-width:1120px;margin:0 auto;padding:24px 24px 60px}
 .card .k{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
 .card .v{font-size:28px;font-weight:700;margin-top:2px}
 .card .s{font-size:12.5px;color:var(--muted)}
-section{background:#fff;border-radius:12px;padding:22px 26px;margin:0 0 22px;box-shadow:0 1px 3px rgba(16,24,40,.08)}
+section{background:#fff;border-radius:12px;padding:22px 26px;margin:0 0 22px;box-shadow:0 1px 3px rgba(16,24,40,.08);overflow-x:auto}
 section h2{margin:0 0 4px;font-size:19px}
 section p.lead{margin:0 0 14px;color:#52606d;font-size:14px}
 table{border-collapse:collapse;width:100%;font-size:13.5px;font-variant-numeric:tabular-nums}
@@ -41,6 +41,9 @@ svg .val.bad,svg .tick.bad{fill:#d64545}
 svg .val,svg .lbl{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 .bar{display:inline-block;height:9px;border-radius:2px;background:var(--acc);vertical-align:middle;margin-right:6px}
 footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:30px}
+details.legend table{width:auto;font-size:12.5px} details.legend td,details.legend th{padding:3px 10px}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}
+p.models .model{margin-right:18px;font-size:13.5px;white-space:nowrap}
 `
 
 // HTML writes the report as one self-contained HTML document.
@@ -66,7 +69,7 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 		p(`<section><h2>The harness's own numbers</h2><p class="lead">The aggregate each imported log's harness reports — its own rule over its own verdicts, to two decimals as the harness prints it — beside the item-level accuracy of the same records and the paired accuracy (items present in every configuration). Macro aggregates (MLVU's M-avg) and rows the harness leaves out (VLMEvalKit's score &lt; 0) make them differ.</p>%s</section>`, harnessTable(rows))
 	}
 	if r.Items > 0 {
-		p(`<section><h2>Accuracy per configuration, and what each step changed</h2><p class="lead">The aggregate curve (blue) hides the flows under it: for every step to the next configuration, green bars count the items it rescued and red bars the items it harmed. The dashed line is the item-level oracle.</p>%s</section>`, accuracyChart(r))
+		p(`<section><h2>Accuracy per configuration, and what each step changed</h2><p class="lead">The aggregate curve (blue) hides the flows under it: for every step to the next configuration, green bars count the items it rescued and red bars the items it harmed. The dashed line is the item-level oracle.</p>%s%s</section>`, accuracyChart(r), configLegend(r))
 		if fc := flowChart(r); fc != "" {
 			p(`<section><h2>Flows between configurations</h2><p class="lead">Each column splits the %d paired items into correct (green) and wrong (grey); the bands show where items go at the next configuration.</p>%s</section>`, r.Items, fc)
 		}
@@ -107,6 +110,12 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 	p(`</main></body></html>`)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// configLegend is the key from the charts' config labels to the config ids.
+func configLegend(r *audit.Result) string {
+	cs := mcConfigs(r)
+	return legend(cs, configLabels(cs))
 }
 
 func cards(b *strings.Builder, r *audit.Result) {
@@ -232,6 +241,15 @@ func interventions(b *strings.Builder, r *audit.Result) {
 		t.WriteString(`<h3>Raw vs cached pipeline</h3><table><tr><th>raw → cached</th><th>flips</th><th>% items</th><th>raw only right</th><th>cached only right</th></tr>`)
 		for _, f := range r.PipelineFlips {
 			fmt.Fprintf(&t, `<tr><td>%s → %s</td><td>%d</td><td>%s</td><td>%d</td><td>%d</td></tr>`, esc(f.Raw), esc(f.Cached), f.Flips, F1(f.Rate), f.RawOK, f.CachOK)
+		}
+		t.WriteString(`</table>`)
+		parts = append(parts, t.String())
+	}
+	if len(r.ProtocolAgreement) > 0 {
+		var t strings.Builder
+		t.WriteString(`<h3>Protocol agreement</h3><p class="lead">Budget ladders that differ in one factor only, over the same items and budgets: population metrics side by side and the agreement of the items' confusion tags (close metrics with a low κ: robust structure, protocol-sensitive labels).</p><table><tr>` + protocolHead + `</tr>`)
+		for _, q := range r.ProtocolAgreement {
+			t.WriteString(`<tr>` + protocolCells(q) + `</tr>`)
 		}
 		t.WriteString(`</table>`)
 		parts = append(parts, t.String())

@@ -17,6 +17,32 @@ func mdEsc(s string) string { return mdEscaper.Replace(s) }
 func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	for _, section := range markdownSections {
+		section(p, r, opt)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdPrinter appends formatted Markdown.
+type mdPrinter func(format string, a ...any)
+
+// markdownSections are the report's sections in order; each writes nothing when it has nothing to show.
+var markdownSections = []func(p mdPrinter, r *audit.Result, opt Options){
+	mdHeader,
+	mdHarness,
+	mdCore,
+	mdCascade,
+	mdOnline,
+	mdIsoCompute,
+	mdPipelineFlips,
+	mdProtocol,
+	mdNoiseFloor,
+	mdOpenEnded,
+}
+
+// mdHeader writes the title, the sources, and why items were dropped.
+func mdHeader(p mdPrinter, r *audit.Result, opt Options) {
 	p("# %s\n\n%d paired items, %d configurations", mdEsc(opt.title()), r.Items, len(r.Configs))
 	if len(opt.Sources) > 0 {
 		p(" (%s)", mdEsc(strings.Join(opt.Sources, ", ")))
@@ -28,6 +54,10 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 	for _, n := range r.Notes {
 		p("> %s\n\n", n)
 	}
+}
+
+// mdHarness writes the harness's own numbers beside the item-level accuracy of the same records.
+func mdHarness(p mdPrinter, r *audit.Result, _ Options) {
 	if rows := harnessRows(r); len(rows) > 0 {
 		p("## The harness's own numbers\n\nThe aggregate each imported log's harness reports (its rule, its verdicts; two decimals), beside the item-level accuracy of the same records and the paired accuracy.\n\n")
 		p("| config | harness metric | harness | counted | left out | item-level, same records | paired accuracy | rescored | by duration |\n|---|---|---|---|---|---|---|---|---|\n")
@@ -40,6 +70,10 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 		}
 		p("\n")
 	}
+}
+
+// mdCore writes the core metrics, accuracy per config, the pairs, and the metrics per category and duration.
+func mdCore(p mdPrinter, r *audit.Result, _ Options) {
 	if r.Items > 0 {
 		p("## Summary\n\n| metric | value |\n|---|---|\n")
 		p("| best fixed | %s (%s) |\n", P(r.BestFixed), mdEsc(r.BestFixedConfig))
@@ -77,6 +111,10 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 			}
 		}
 	}
+}
+
+// mdCascade writes the offline confidence cascade.
+func mdCascade(p mdPrinter, r *audit.Result, _ Options) {
 	if cr := r.Cascade; cr != nil {
 		p("\n## Confidence cascade\n\n%d items, reference %s at %s; shared cost by %s.\n\n| policy | accuracy | shared frames |\n|---|---|---|\n", cr.Items, mdEsc(cr.Reference), F1(cr.ReferenceAccuracy), cr.SharedCostBasis)
 		for _, bu := range cr.Budgets {
@@ -89,6 +127,10 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 			p("| cascade, %d-fold cross-fitted | %s | %s |\n", cr.Folds, F1(cf.Accuracy), F1(cf.SharedFramesCost))
 		}
 	}
+}
+
+// mdOnline writes an online cascade run.
+func mdOnline(p mdPrinter, r *audit.Result, _ Options) {
 	if oc := r.OnlineCascade; oc != nil {
 		p("\n## Online confidence cascade\n\n%v frames, threshold %.4g: %d items, %s points from the final answers; %s frames fed, %s distinct frames, %.3f s answering (%.3f s with input builds) per item.\n\n| stopped at | items |\n|---|---|\n",
 			oc.Budgets, oc.Threshold, oc.Items, F1(oc.Accuracy), F1(oc.MeanFramesFed), F1(oc.MeanFramesDistinct), oc.MeanLatencyS, oc.MeanWallS)
@@ -96,6 +138,10 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 			p("| %s (%d frames) | %d |\n", mdEsc(s.Config), s.Budget, s.Items)
 		}
 	}
+}
+
+// mdIsoCompute writes the iso-compute groups.
+func mdIsoCompute(p mdPrinter, r *audit.Result, _ Options) {
 	if len(r.IsoCompute) > 0 {
 		p("\n## Iso-compute groups\n\n| group | config | accuracy | only this one right |\n|---|---|---|---|\n")
 		for gi, g := range r.IsoCompute {
@@ -105,18 +151,30 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 			p("| %d | group oracle | %s | |\n", gi+1, F1(g.Oracle))
 		}
 	}
+}
+
+// mdPipelineFlips writes answer flips between the raw and cached pipelines.
+func mdPipelineFlips(p mdPrinter, r *audit.Result, _ Options) {
 	if len(r.PipelineFlips) > 0 {
 		p("\n## Raw vs cached\n\n| raw | cached | flips | %% items |\n|---|---|---|---|\n")
 		for _, f := range r.PipelineFlips {
 			p("| %s | %s | %d | %s |\n", mdEsc(f.Raw), mdEsc(f.Cached), f.Flips, F1(f.Rate))
 		}
 	}
+}
+
+// mdNoiseFloor writes the rerun noise floor.
+func mdNoiseFloor(p mdPrinter, r *audit.Result, _ Options) {
 	if len(r.NoiseFloor) > 0 {
 		p("\n## Rerun noise floor\n\n| config | runs | mean churn %% |\n|---|---|---|\n")
 		for _, n := range r.NoiseFloor {
 			p("| %s | %d | %s |\n", mdEsc(n.Config), len(n.Runs), P(n.MeanChurnRate))
 		}
 	}
+}
+
+// mdOpenEnded writes the open-ended (Token-F1) metrics.
+func mdOpenEnded(p mdPrinter, r *audit.Result, _ Options) {
 	if oe := r.OpenEnded; oe != nil {
 		p("\n## Open-ended (Token-F1)\n\n%d items; best fixed %s (%s); oracle %s; oracle gap %s.\n\n| from | to | mean change | regressed %% | improved %% |\n|---|---|---|---|---|\n",
 			oe.Items, F1(oe.BestFixed), mdEsc(oe.BestConfig), F1(oe.OracleMean), F1(oe.OracleGap))
@@ -124,6 +182,15 @@ func Markdown(w io.Writer, r *audit.Result, opt Options) error {
 			p("| %s | %s | %+.1f | %s | %s |\n", mdEsc(q.From), mdEsc(q.To), q.MeanChange, F1(q.RegressionRate), F1(q.ImprovedRate))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+}
+
+// mdProtocol writes the protocol agreement of ladders that differ in one factor.
+func mdProtocol(p mdPrinter, r *audit.Result, _ Options) {
+	if len(r.ProtocolAgreement) == 0 {
+		return
+	}
+	p("\n## Protocol agreement\n\n| factor | A | B | budgets | headroom A / B | confusion %% A / B | κ | Jaccard | tag flips %% | verdict flips %% |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, q := range r.ProtocolAgreement {
+		p("%s\n", mdProtocolRow(q))
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/record"
 )
 
 func demoResult(t testing.TB) *audit.Result {
@@ -73,11 +74,11 @@ func TestHTMLSelfContainedAndEqualToJSON(t *testing.T) {
 }
 
 func TestHTMLEscapesNames(t *testing.T) {
-	recs := []audit.Record{}
+	recs := []record.Record{}
 	for i, ok := range []bool{true, false, true} {
 		for _, c := range []string{`<b>x</b>`, `f"16`} {
 			v := ok == (c == `f"16`)
-			recs = append(recs, audit.Record{ItemID: string(rune('a' + i)), Config: c, Correct: &v, Category: `<script>alert(1)</script>`})
+			recs = append(recs, record.Record{ItemID: string(rune('a' + i)), Config: c, Correct: &v, Category: `<script>alert(1)</script>`})
 		}
 	}
 	res, err := audit.Analyze(recs, audit.DefaultOptions())
@@ -194,19 +195,19 @@ func TestSavingSign(t *testing.T) {
 // Imported records carry their harness's own aggregate: both reports show it beside the item-level
 // accuracy of the same records and the paired accuracy, as `--json` holds them.
 func TestReportsShowHarnessNumbers(t *testing.T) {
-	var recs []audit.Record
+	var recs []record.Record
 	for k, cfg := range []string{"f32", "f64"} {
 		for i := 0; i < 4; i++ {
 			ok := i < 2+k
-			h := &audit.Harness{Metric: "lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)", Kind: audit.HarnessMacro, Value: 42.97 + float64(k), Counted: 4}
+			h := &record.Harness{Metric: "lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types)", Kind: record.HarnessMacro, Value: 42.97 + float64(k), Counted: 4}
 			if cfg == "f64" && i == 3 {
-				h = &audit.Harness{Metric: h.Metric, Kind: h.Kind, Value: h.Value, Counted: 3, LeftOut: 1, Skip: true}
+				h = &record.Harness{Metric: h.Metric, Kind: h.Kind, Value: h.Value, Counted: 3, LeftOut: 1, Skip: true}
 			}
 			if cfg == "f64" {
 				h.Counted, h.LeftOut = 3, 1
 			}
-			recs = append(recs, audit.Record{ItemID: string(rune('a' + i)), Config: cfg, Correct: &ok, Harness: h,
-				ConfigMeta: &audit.ConfigMeta{Frames: &[]int{32, 64}[k]}, Category: "count"})
+			recs = append(recs, record.Record{ItemID: string(rune('a' + i)), Config: cfg, Correct: &ok, Harness: h,
+				ConfigMeta: &record.ConfigMeta{Frames: &[]int{32, 64}[k]}, Category: "count"})
 		}
 	}
 	opt := audit.DefaultOptions()
@@ -235,22 +236,22 @@ func TestReportsShowHarnessNumbers(t *testing.T) {
 
 // TestReportsShowOnlineCascade: an online cascade run's section in both reports.
 func TestReportsShowOnlineCascade(t *testing.T) {
-	var recs []audit.Record
+	var recs []record.Record
 	for i := 0; i < 4; i++ {
 		ok := i%2 == 0
 		conf := 0.9
 		final := i < 2
-		r := audit.Record{ItemID: string(rune('a' + i)), Config: "f2", Correct: &ok, Confidence: &conf,
-			ConfigMeta: &audit.ConfigMeta{Frames: &[]int{2}[0]},
-			Cascade:    &audit.OnlineStep{Threshold: 0.7, Budgets: []int{2, 4}, Step: 1, Final: final, FramesFed: 2, FramesDistinct: 2}}
+		r := record.Record{ItemID: string(rune('a' + i)), Config: "f2", Correct: &ok, Confidence: &conf,
+			ConfigMeta: &record.ConfigMeta{Frames: &[]int{2}[0]},
+			Cascade:    &record.CascadeStep{Threshold: 0.7, Budgets: []int{2, 4}, Step: 1, Final: final, FramesFed: 2, FramesDistinct: 2}}
 		if final {
 			r.Cascade.StoppedAt = 2
 		}
 		recs = append(recs, r)
 		if !final {
-			recs = append(recs, audit.Record{ItemID: r.ItemID, Config: "f4", Correct: &ok, Confidence: &conf,
-				ConfigMeta: &audit.ConfigMeta{Frames: &[]int{4}[0]},
-				Cascade:    &audit.OnlineStep{Threshold: 0.7, Budgets: []int{2, 4}, Step: 2, Final: true, StoppedAt: 4, FramesFed: 6, FramesDistinct: 4}})
+			recs = append(recs, record.Record{ItemID: r.ItemID, Config: "f4", Correct: &ok, Confidence: &conf,
+				ConfigMeta: &record.ConfigMeta{Frames: &[]int{4}[0]},
+				Cascade:    &record.CascadeStep{Threshold: 0.7, Budgets: []int{2, 4}, Step: 2, Final: true, StoppedAt: 4, FramesFed: 6, FramesDistinct: 4}})
 		}
 	}
 	opt := audit.DefaultOptions()

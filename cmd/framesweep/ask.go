@@ -21,6 +21,7 @@ import (
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
+	"github.com/framesweep/framesweep/sweep"
 )
 
 // runtimes is the explicit registry of model runtimes the CLI can open.
@@ -191,6 +192,7 @@ func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, v pipeline.Video, sr
 			return failErr(stderr, name, err)
 		}
 		a.req.Frames = in.Frames
+		a.req.Video = sweep.VideoTiming(&v, obj.Result.Job, len(in.Frames))
 	}
 	job := obj.Result.Job
 	out.Video, out.Indices, out.TimestampsS = a.video, job.Plan.Indices, job.Plan.TimestampsS

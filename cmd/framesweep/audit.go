@@ -2,16 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/export"
 	"github.com/framesweep/framesweep/audit/report"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/runs"
 )
 
 // analysisFlags are shared by audit and cascade.
@@ -67,18 +73,56 @@ func (a *analysisFlags) options() (audit.Options, string) {
 	return opt, ""
 }
 
+// auditFlags are audit's own flags beyond the analysis flags.
+type auditFlags struct {
+	asJSON                  *bool
+	mdPath, htmlPath, title *string
+	resamples               *int
+	epsilon                 *float64
+	ceilings                ceilingFlag
+	model, export           *string
+}
+
+// ceilingFlag collects --ceiling MODEL=FRAMES (repeatable).
+type ceilingFlag map[string]int
+
+func (c ceilingFlag) String() string { return "" }
+
+func (c ceilingFlag) Set(v string) error {
+	i := strings.LastIndex(v, "=")
+	if i <= 0 {
+		return fmt.Errorf("want MODEL=FRAMES, got %q", v)
+	}
+	n, err := strconv.Atoi(v[i+1:])
+	if err != nil || n < 1 {
+		return fmt.Errorf("%q: the ceiling is a positive frame count", v)
+	}
+	if _, dup := c[v[:i]]; dup {
+		return fmt.Errorf("model %q given twice", v[:i])
+	}
+	c[v[:i]] = n
+	return nil
+}
+
 func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("audit", stderr)
 	var af analysisFlags
 	af.register(fs)
-	asJSON := fs.Bool("json", false, "print the audit as one JSON object (METRICS.md \"Output\")")
-	mdPath := fs.String("md", "", "also write a Markdown report to FILE")
-	htmlPath := fs.String("html", "", "also write the self-contained HTML report to FILE")
-	title := fs.String("title", "framesweep audit", "report title")
-	resamples := fs.Int("resamples", 1000, "bootstrap resamples (0: no intervals)")
-	epsilon := fs.Float64("epsilon", 0.05, "open-ended regression margin on the 0–1 score scale")
+	f := auditFlags{
+		asJSON:    fs.Bool("json", false, "print the audit as one JSON object (METRICS.md \"Output\")"),
+		mdPath:    fs.String("md", "", "also write a Markdown report to FILE"),
+		htmlPath:  fs.String("html", "", "also write the self-contained HTML report to FILE"),
+		title:     fs.String("title", "framesweep audit", "report title"),
+		resamples: fs.Int("resamples", 1000, "bootstrap resamples (0: no intervals)"),
+		epsilon:   fs.Float64("epsilon", 0.05, "open-ended regression margin on the 0–1 score scale"),
+		ceilings:  ceilingFlag{},
+		model:     fs.String("model", "", "audit the records of this model only"),
+		export:    fs.String("export", "", "also write the release (records, trajectories and tags, provenance, datasheet) to DIR"),
+	}
+	fs.Var(f.ceilings, "ceiling", "MODEL=FRAMES: configs with more frames are beyond that model's context ceiling (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR... [--json] [--md FILE] [--html FILE] [--seed S] [--budgets 16,32,...] [--folds K]")
+		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR|EXPORT_DIR... [--json] [--md FILE] [--html FILE] [--seed S] [--budgets 16,32,...] [--folds K]\n"+
+			"       [--ceiling MODEL=FRAMES]... [--model NAME] [--export DIR]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -88,46 +132,264 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usageErr(stderr, "audit", "need at least one records file or run directory")
 	}
+	if bad := adoptManifest(fs, pos); bad != "" {
+		return usageErr(stderr, "audit", "%s", bad)
+	}
 	opt, bad := af.options()
 	if bad != "" {
 		return usageErr(stderr, "audit", "%s", bad)
 	}
-	if *resamples < 0 || *epsilon < 0 || *epsilon > 1 {
+	if *f.resamples < 0 || *f.epsilon < 0 || *f.epsilon > 1 {
 		return usageErr(stderr, "audit", "--resamples must be ≥ 0 and --epsilon within [0,1]")
 	}
-	opt.Resamples, opt.Epsilon = *resamples, *epsilon
-	recs, err := readRecordInputs(pos)
+	opt.Resamples, opt.Epsilon = *f.resamples, *f.epsilon
+	mopt := audit.ModelsOptions{Options: opt, Ceilings: map[string]int(f.ceilings)}
+	if len(mopt.Ceilings) == 0 {
+		mopt.Ceilings = nil
+	}
+	in, err := readAuditInputs(pos, *f.export != "", *f.model)
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
-	res, err := audit.Analyze(recs, opt)
+	out, err := analyzeInputs(in, mopt)
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
-	ropt := report.Options{Title: *title, Sources: pos}
-	for _, out := range []struct {
-		path   string
-		render func(io.Writer, *audit.Result, report.Options) error
-	}{{*htmlPath, report.HTML}, {*mdPath, report.Markdown}} {
-		if out.path == "" {
-			continue
-		}
-		var buf bytes.Buffer
-		if err := out.render(&buf, res, ropt); err != nil {
-			return failErr(stderr, "audit", fmt.Errorf("%s: %w", out.path, err))
-		}
-		if err := os.WriteFile(out.path, buf.Bytes(), 0o644); err != nil {
+	if err := writeReports(out, f, pos); err != nil {
+		return failErr(stderr, "audit", err)
+	}
+	var js bytes.Buffer
+	if err := writeJSON(&js, out.value()); err != nil {
+		return failErr(stderr, "audit", err)
+	}
+	if *f.export != "" {
+		if err := exportAudit(*f.export, in, out, mopt, js.Bytes()); err != nil {
 			return failErr(stderr, "audit", err)
 		}
 	}
-	if *asJSON {
-		if err := writeJSON(stdout, res); err != nil {
+	if *f.asJSON {
+		if _, err := stdout.Write(js.Bytes()); err != nil {
 			return failErr(stderr, "audit", err)
 		}
 		return exitOK
 	}
-	printSummary(stdout, res)
+	if out.multi != nil {
+		printModelsSummary(stdout, out.multi)
+	} else {
+		printSummary(stdout, out.single)
+	}
 	return exitOK
+}
+
+// auditInputs are the records an audit reads: with --export, full records (provenance and all) and
+// where each came from.
+type auditInputs struct {
+	recs    []record.Record
+	full    []record.Full
+	sources []export.Source
+}
+
+// readAuditInputs reads the positionals (with provenance when exporting) and keeps one model's
+// records when model is set.
+func readAuditInputs(pos []string, full bool, model string) (*auditInputs, error) {
+	in := &auditInputs{}
+	var err error
+	if full {
+		if in.full, in.sources, err = export.Read(context.Background(), pos); err != nil {
+			return nil, err
+		}
+		in.recs = make([]record.Record, len(in.full))
+		for i := range in.full {
+			in.recs[i] = in.full[i].Record
+		}
+	} else if in.recs, err = runs.ReadAll(context.Background(), pos); err != nil {
+		return nil, err
+	}
+	if model == "" {
+		return in, nil
+	}
+	keep := func(r *record.Record) bool { return r.Model == model }
+	if full {
+		var rows []record.Full
+		var srcs []export.Source
+		for _, s := range in.sources {
+			start := len(rows)
+			for i := s.Rows[0]; i < s.Rows[1]; i++ {
+				if keep(&in.full[i].Record) {
+					rows = append(rows, in.full[i])
+				}
+			}
+			s.Rows = [2]int{start, len(rows)}
+			srcs = append(srcs, s)
+		}
+		in.full, in.sources = rows, srcs
+		in.recs = in.recs[:0]
+		for i := range rows {
+			in.recs = append(in.recs, rows[i].Record)
+		}
+	} else {
+		kept := in.recs[:0]
+		for i := range in.recs {
+			if keep(&in.recs[i]) {
+				kept = append(kept, in.recs[i])
+			}
+		}
+		in.recs = kept
+	}
+	if len(in.recs) == 0 {
+		return nil, fmt.Errorf("%s: no record names model %q (--model)", strings.Join(pos, ","), model)
+	}
+	return in, nil
+}
+
+// auditOutput is one model's audit or several models'.
+type auditOutput struct {
+	single *audit.Result
+	multi  *audit.ModelsResult
+	recs   []record.Record // the records audited (a one-model --ceiling leaves configs out)
+}
+
+func (o *auditOutput) value() any {
+	if o.multi != nil {
+		return o.multi
+	}
+	return o.single
+}
+
+// analyzeInputs audits one model (Analyze; --ceiling leaves its configs beyond the ceiling out, with
+// a note) or several (AnalyzeModels).
+func analyzeInputs(in *auditInputs, opt audit.ModelsOptions) (*auditOutput, error) {
+	models := audit.Models(in.recs)
+	out := &auditOutput{recs: in.recs}
+	if len(models) > 1 {
+		var err error
+		out.multi, err = audit.AnalyzeModels(in.recs, opt)
+		return out, err
+	}
+	var note string
+	for m, c := range opt.Ceilings {
+		if m != models[0] {
+			return nil, fmt.Errorf("--ceiling names model %q; the records hold only %q", m, models[0])
+		}
+		kept, dropped, err := audit.DropOverCeiling(in.recs, c)
+		if err != nil {
+			return nil, err
+		}
+		out.recs = kept
+		if len(dropped) > 0 {
+			note = fmt.Sprintf("configs %s are beyond the %d-frame ceiling given for model %q (--ceiling) and left out", strings.Join(dropped, ", "), c, m)
+		}
+	}
+	res, err := audit.Analyze(out.recs, opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	out.single = res
+	return out, nil
+}
+
+// writeReports writes --html and --md.
+func writeReports(out *auditOutput, f auditFlags, pos []string) error {
+	ropt := report.Options{Title: *f.title, Sources: pos}
+	for _, o := range []struct {
+		path   string
+		single func(io.Writer, *audit.Result, report.Options) error
+		multi  func(io.Writer, *audit.ModelsResult, report.Options) error
+	}{{*f.htmlPath, report.HTML, report.ModelsHTML}, {*f.mdPath, report.Markdown, report.ModelsMarkdown}} {
+		if o.path == "" {
+			continue
+		}
+		var buf bytes.Buffer
+		var err error
+		if out.multi != nil {
+			err = o.multi(&buf, out.multi, ropt)
+		} else {
+			err = o.single(&buf, out.single, ropt)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.path, err)
+		}
+		if err := os.WriteFile(o.path, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportAudit writes --export DIR: every record, every model's trajectories as the audit counts
+// them, the audit's JSON and the options that give it again.
+func exportAudit(dir string, in *auditInputs, out *auditOutput, opt audit.ModelsOptions, js []byte) error {
+	sets, err := audit.AllTrajectories(out.recs, opt)
+	if err != nil {
+		return err
+	}
+	_, err = export.Write(dir, export.Input{Rows: in.full, Sources: in.sources, Sets: sets, Audit: js, Options: export.RecordOptions(opt)})
+	return err
+}
+
+// adoptManifest gives an export's recorded options to the flags not set on the command line, so that
+// `framesweep audit EXPORT_DIR` gives the audit the export holds; "" or a usage error.
+func adoptManifest(fs *flag.FlagSet, pos []string) string {
+	var m *export.Manifest
+	from := ""
+	for _, p := range pos {
+		got, ok, err := export.LoadManifest(p)
+		if err != nil {
+			return err.Error()
+		}
+		if !ok {
+			continue
+		}
+		if m != nil && !reflect.DeepEqual(m.Audit, got.Audit) {
+			return fmt.Sprintf("exports %s and %s were audited with different options; give the options explicitly", from, p)
+		}
+		m, from = got, p
+	}
+	if m == nil {
+		return ""
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	a := m.Audit
+	vals := map[string][]string{
+		"seed": {strconv.FormatUint(a.Seed, 10)}, "resamples": {strconv.Itoa(a.Resamples)},
+		"epsilon": {strconv.FormatFloat(a.Epsilon, 'g', -1, 64)}, "default-policy": {a.DefaultPolicy},
+	}
+	if len(a.Budgets) > 0 {
+		var b []string
+		for _, n := range a.Budgets {
+			b = append(b, strconv.Itoa(n))
+		}
+		vals["budgets"] = []string{strings.Join(b, ",")}
+	}
+	for k, v := range map[string]int{"reference": a.Reference, "folds": a.Folds} {
+		if v != 0 {
+			vals[k] = []string{strconv.Itoa(v)}
+		}
+	}
+	if a.Policy != "" {
+		vals["policy"] = []string{a.Policy}
+	}
+	if a.Width > 0 {
+		vals["size"] = []string{fmt.Sprintf("%dx%d", a.Width, a.Height)}
+	}
+	for mdl, c := range a.Ceilings {
+		vals["ceiling"] = append(vals["ceiling"], fmt.Sprintf("%s=%d", mdl, c))
+	}
+	for name, vs := range vals {
+		if set[name] {
+			continue
+		}
+		for _, v := range vs {
+			if err := fs.Set(name, v); err != nil {
+				return fmt.Sprintf("%s: --%s %s: %v", filepath.Join(from, export.ManifestName), name, v, err)
+			}
+		}
+	}
+	return ""
 }
 
 // printSummary is the human-readable digest printed without --json.
@@ -137,8 +399,12 @@ func printSummary(w io.Writer, r *audit.Result) {
 		fmt.Fprintf(w, "  %s\n", r.DroppedItems.Reason)
 	}
 	if r.Items > 0 {
+		width := 16
 		for _, id := range r.MCConfigs {
-			fmt.Fprintf(w, "  %-16s %6s\n", id, report.F1(r.Accuracy[id]))
+			width = max(width, len(id))
+		}
+		for _, id := range r.MCConfigs {
+			fmt.Fprintf(w, "  %-*s %6s\n", width, id, report.F1(r.Accuracy[id]))
 		}
 		fmt.Fprintf(w, "best fixed %s (%s), oracle %s, headroom %s %s\n", report.P(r.BestFixed), r.BestFixedConfig,
 			report.P(r.OracleAccuracy), report.P(r.OracleHeadroom), report.CI(r.OracleHeadroomCI))
@@ -208,7 +474,7 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if bad != "" {
 		return usageErr(stderr, "cascade", "%s", bad)
 	}
-	recs, err := readRecordInputs(pos)
+	recs, err := runs.ReadAll(context.Background(), pos)
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
@@ -255,66 +521,18 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// onlineReport is `framesweep cascade ONLINE_RUN [--offline FULL_RUN] --json`.
-type onlineReport struct {
-	Online *audit.OnlineCascade `json:"online"`
-	// With --offline: the cascade replayed at the same threshold on the full run, the items whose
-	// stopping config differs, and each fixed budget on the same items.
-	Offline       *audit.CascadeResult `json:"offline,omitempty"`
-	Agree         *int                 `json:"stops_agree,omitempty"`
-	Disagree      []string             `json:"stops_disagree,omitempty"` // "item: online config vs offline config"
-	FixedTop      *audit.CascadeBudget `json:"fixed_top,omitempty"`
-	FramesSaving  *float64             `json:"distinct_frames_saving,omitempty"` // % below the fixed top budget
-	LatencySaving *float64             `json:"latency_saving,omitempty"`         // % below the fixed top budget's answer latency
-}
-
-func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
-	rep := onlineReport{Online: oc}
+// onlineCascade reports an online cascade RUN: its summary and, with offline (a full sweep of the same
+// items), the offline replay at the same threshold (audit.CompareOnline); exit 1 when an item stops
+// elsewhere than the replay predicts.
+func onlineCascade(oc *audit.OnlineCascade, recs []record.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
+	rep := &audit.OnlineComparison{Online: oc}
 	if offline != "" {
-		full, err := audit.ReadPaths([]string{offline})
+		full, err := runs.ReadAll(context.Background(), []string{offline})
 		if err != nil {
 			return failErr(stderr, "cascade", err)
 		}
-		opt := audit.DefaultOptions()
-		opt.Cascade.Budgets = oc.Budgets
-		cr, why, err := audit.Cascade(full, opt)
-		if err != nil {
+		if rep, err = audit.CompareOnline(oc, recs, full, offline); err != nil {
 			return failErr(stderr, "cascade", err)
-		}
-		if cr == nil || len(cr.Budgets) != len(oc.Budgets) {
-			return failErr(stderr, "cascade", fmt.Errorf("%s: no cascade over %v: %s", offline, oc.Budgets, why))
-		}
-		rep.Offline = cr
-		var ladder []string
-		for _, b := range cr.Budgets {
-			ladder = append(ladder, b.Config)
-		}
-		stops, err := audit.CascadeStops(full, ladder, oc.Threshold)
-		if err != nil {
-			return failErr(stderr, "cascade", fmt.Errorf("%s: %w", offline, err))
-		}
-		agree := 0
-		for i := range recs {
-			r := &recs[i]
-			if r.Cascade == nil || !r.Cascade.Final || r.Failed() {
-				continue
-			}
-			if s, ok := stops[r.ItemID]; ok && s == r.Config {
-				agree++
-			} else if ok {
-				rep.Disagree = append(rep.Disagree, fmt.Sprintf("%s: online %s vs offline %s", r.ItemID, r.Config, s))
-			}
-		}
-		rep.Agree = &agree
-		top := cr.Budgets[len(cr.Budgets)-1]
-		rep.FixedTop = &top
-		if top.SharedFramesCost > 0 {
-			v := 100 * (1 - oc.MeanFramesDistinct/top.SharedFramesCost)
-			rep.FramesSaving = &v
-		}
-		if top.LatencyS != nil && *top.LatencyS > 0 && oc.MeanLatencyS > 0 {
-			v := 100 * (1 - oc.MeanLatencyS / *top.LatencyS)
-			rep.LatencySaving = &v
 		}
 	}
 	if htmlOut != "" {
@@ -354,4 +572,51 @@ func onlineCascade(oc *audit.OnlineCascade, recs []audit.Record, offline, htmlOu
 		return exitError
 	}
 	return exitOK
+}
+
+// printModelsSummary is the digest of a multi-model audit printed without --json.
+func printModelsSummary(w io.Writer, r *audit.ModelsResult) {
+	mg := r.MatchedGrid
+	fmt.Fprintf(w, "%d models, matched grid %s: %d items (dropped %d)\n", len(r.Models), strings.Join(mg.Configs, " "), mg.Items, mg.Dropped)
+	for _, m := range mg.OverCeiling {
+		fmt.Fprintf(w, "  over the ceiling: %s of %s (%s %s)\n", m.Config, m.Model, m.Source, ceilingLimit(m))
+	}
+	for _, lo := range mg.LeftOut {
+		if len(lo.Missing) > 0 {
+			fmt.Fprintf(w, "  left out: %s (missing from %s)\n", lo.Config, strings.Join(lo.Missing, ", "))
+		}
+	}
+	fmt.Fprintf(w, "%-24s %7s %10s %8s %9s %10s %9s %7s\n", "model", "items", "best fixed", "oracle", "headroom", "confusion", "overwrite", "churn")
+	for _, row := range r.Table {
+		if row.Split != "all" || row.Duration != "all" || row.Kind != "multiple_choice" {
+			continue
+		}
+		churn := "–"
+		if row.Churn != nil {
+			churn = fmt.Sprint(*row.Churn)
+		}
+		fmt.Fprintf(w, "%-24s %7d %10s %8s %9s %9s%% %8s%% %7s\n", row.Model, row.Items, report.P(row.BestFixed), report.P(row.Oracle),
+			report.P(row.OracleHeadroom), report.P(row.VisualConfusionRate), report.P(row.TextOverwriteRate), churn)
+	}
+	if cm := r.CrossModel; cm != nil && cm.Items > 0 {
+		var k []string
+		for _, c := range cm.ConfusedInK {
+			k = append(k, fmt.Sprintf("%d:%d", c.K, c.Items))
+		}
+		fmt.Fprintf(w, "confused sets: mean Jaccard %s, mean κ %s; items confused in k models %s\n", report.F3(cm.MeanJaccard), report.F3(cm.MeanKappa), strings.Join(k, " "))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func ceilingLimit(m audit.CeilingMark) string {
+	switch {
+	case m.Limit == nil:
+		return "(the runtime refused its prompts)"
+	case m.Source == "context":
+		return fmt.Sprintf("%d tokens", *m.Limit)
+	default:
+		return fmt.Sprintf("%d frames", *m.Limit)
+	}
 }

@@ -31,7 +31,7 @@ var benchModes = map[string]benchMode{
 	"decode": {"decoding every frame to RGB24 vs ffmpeg -pix_fmt rgb24; optional --hwaccel check vs the CPU", setupBenchDecode},
 	"memory": {"peak RSS holding 256 frames resized to 448x448 from the 1080p clip vs output bytes + 150 MiB", setupBenchMemory},
 	"resize": {"native Pillow-exact bicubic per dispatch level vs Pillow 9.4 and OpenCV INTER_CUBIC", setupBenchResize},
-	"peers":  {"framesweep extract vs PyAV (lmms-eval per config, decode-once), OpenCV seeks and a bare ffmpeg decode, one process each", setupBenchPeers},
+	"peers":  {"framesweep extract vs PyAV (lmms-eval per config, decode-once, keyframe seeks), OpenCV seeks and a bare ffmpeg decode, one process each", setupBenchPeers},
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {
@@ -215,7 +215,7 @@ func defaultSharedVideos() string {
 
 func setupBenchPeers(fs *flag.FlagSet, stderr io.Writer) func(context.Context) ([]bench.Row, error) {
 	var videos, peers repeatFlag
-	fs.Var(&videos, "video", "video to serve (repeatable; default: the generated 60 s 1080p30 H.264 and HEVC clips plus the shared real videos)")
+	fs.Var(&videos, "video", "video to serve (repeatable; default: the generated 60 s 1080p30 H.264 and HEVC clips, the 600 s 720p30 H.264 clip and the shared real videos)")
 	grid := fs.String("grid", "", "grid YAML (default: bench/peers/grid.yaml, lmms-eval 8/16/32/64 frames at 448x448)")
 	reps := fs.Int("reps", 1, "measured repetitions per peer (the median is reported)")
 	warmup := fs.Int("warmup", 0, "unmeasured repetitions first (the check runs already read each file once)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -22,12 +21,14 @@ func BenchmarkCascade(b *testing.B) {
 		b.Fatalf("testmodel: %s", errs)
 	}
 	var tm struct{ Spec string }
-	json.Unmarshal([]byte(out), &tm)
+	if err := json.Unmarshal([]byte(out), &tm); err != nil {
+		b.Fatal(err)
+	}
 	spec := tm.Spec + ",threads=1"
 	dir := b.TempDir()
 	ladder, top := filepath.Join(dir, "ladder.yaml"), filepath.Join(dir, "top.yaml")
-	os.WriteFile(ladder, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"), 0o644)
-	os.WriteFile(top, []byte("frames: [8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"), 0o644)
+	swWrite(b, ladder, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"))
+	swWrite(b, top, []byte("frames: [8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"))
 	type summary struct {
 		PairsDone     int `json:"pairs_done"`
 		FramesDecoded int `json:"frames_decoded"`

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/audit"
 )
 
 // TestSweepCascadeCLI: a full sweep of a ladder, an online cascade whose threshold is chosen on it
@@ -20,7 +22,7 @@ func TestSweepCascadeCLI(t *testing.T) {
 	spec := swModel(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "ladder.yaml")
-	os.WriteFile(grid, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"64x48\"]\n"), 0o644)
+	swWrite(t, grid, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"64x48\"]\n"))
 	base := func(run string) []string {
 		return []string{"sweep", "--grid", grid, "--items", "../../examples/items.jsonl", "--runtime", spec, "--out", run, "--limit", "9", "--log-format", "json"}
 	}
@@ -47,7 +49,7 @@ func TestSweepCascadeCLI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cascade --offline: %v\n%s", err, out)
 	}
-	var rep onlineReport
+	var rep audit.OnlineComparison
 	if err := json.Unmarshal(out, &rep); err != nil || rep.Agree == nil || *rep.Agree != 9 || len(rep.Disagree) != 0 || rep.FixedTop == nil || rep.FramesSaving == nil {
 		t.Fatalf("comparison %s: %v", out, err)
 	}

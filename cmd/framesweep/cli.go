@@ -23,6 +23,7 @@ const (
 var synopses = map[string]string{
 	"plan": "framesweep plan (VIDEO | --total-frames N --fps F) (--preset NAME | --policy P) [--frames N] [--sample-fps F] [--seed S] [--json]\n" +
 		"       framesweep plan --grid GRID.yaml (VIDEO | --total-frames N --fps F) [--json]\n" +
+		"       framesweep plan VIDEO --loader NAME [--frames N | --sample-fps F] [--resolution R] [--json]\n" +
 		"       framesweep plan --list [--json]",
 	"extract": "framesweep extract --grid GRID.yaml --videos PATH… --out CACHE [--pipeline raw|cached|both] [--jobs N] [--rehash] [--stream N] [--on-damaged fail|keep] [--worker]",
 	"verify":  "framesweep verify CACHE",

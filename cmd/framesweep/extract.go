@@ -107,6 +107,9 @@ func parseExtract(args []string, stderr io.Writer) (*pipeline.ExtractOptions, []
 	if o.Stream == nil {
 		o.Stream = o.Grid.Spec.Stream // the grid's stream: key, unless --stream names one
 	}
+	if err := pipeline.CheckConfigs(o.Grid.Configs, o.Options); err != nil { // a loader grid with --worker, --stream, …
+		return bad("%s: %v", *gridPath, strings.TrimPrefix(err.Error(), pipeline.ErrOptions.Error()+": "))
+	}
 	return o, videos, *out, exitOK
 }
 

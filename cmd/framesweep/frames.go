@@ -22,7 +22,8 @@ import (
 )
 
 // runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--stream N] [--on-damaged fail|keep]
-// [--no-autorotate] [--hwaccel X]
+// [--no-autorotate] [--hwaccel X], or framesweep frames VIDEO --loader NAME --frames N [--sample-fps F]
+// --out DIR (frames_loader.go).
 func runFrames(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("frames", stderr)
 	idxFlag := fs.String("indices", "", "comma-separated frame indices (required)")
@@ -32,8 +33,10 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	stream := addStreamFlag(fs)
 	onDamaged := addOnDamagedFlag(fs)
 	rf := addResizeFlags(fs) // --size, --kernel, --preset (frames_resize.go)
+	lf := addLoaderFlags(fs) // --loader and its request (frames_loader.go)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--size WxH | --preset NAME] [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
+		fmt.Fprintln(stderr, "       framesweep frames VIDEO --loader NAME [--frames N | --sample-fps F] --out DIR [--force-last] [--min-frames N] [--max-frames N] [--torch T] [--image-patch-size 14|16] [--min-pixels P] [--max-pixels P] [--total-pixels P]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -45,6 +48,21 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == "" {
 		return usageErr(stderr, "frames", "--out DIR is required")
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *lf.name != "" {
+		for _, f := range []string{"indices", "size", "preset", "kernel", "stream", "no-autorotate", "hwaccel", "on-damaged"} {
+			if set[f] {
+				return usageErr(stderr, "frames", "--%s does not apply with --loader (the loader's reader picks, decodes and converts the frames)", f)
+			}
+		}
+		return runFramesLoader(pos[0], *out, lf, stdout, stderr)
+	}
+	for _, f := range []string{"frames", "sample-fps", "force-last", "min-frames", "max-frames", "torch", "image-patch-size", "min-pixels", "max-pixels", "total-pixels"} {
+		if set[f] {
+			return usageErr(stderr, "frames", "--%s needs --loader NAME (without it, give --indices)", f)
+		}
 	}
 	indices, err := parseIndices(*idxFlag)
 	if err != nil {

@@ -7,31 +7,96 @@ import (
 	"os"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/importers"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 )
 
+// importFlags are `framesweep import`'s flags.
+type importFlags struct {
+	config, policy, task, itemID, correctFrom, predField, answerField, rescore string
+	model                                                                      string
+	frames, width, height                                                      int
+	textOnly, openEnded, noCheck                                               bool
+}
+
+func (f *importFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "config id of every imported record (required)")
+	fs.IntVar(&f.frames, "frames", 0, fmt.Sprintf("frames fed per item under this config, 1..%d (VLMEvalKit: default from a {N}frame file name)", sampler.MaxBudget))
+	fs.BoolVar(&f.textOnly, "text-only", false, "the config fed no visual input (cost 0)")
+	fs.IntVar(&f.width, "width", 0, fmt.Sprintf("frame width in pixels, 1..%d", geom.MaxSide))
+	fs.IntVar(&f.height, "height", 0, fmt.Sprintf("frame height in pixels, 1..%d", geom.MaxSide))
+	fs.StringVar(&f.policy, "policy", "", "sampling policy of the config (uniform, random, …)")
+	fs.StringVar(&f.task, "task", "", "lmms-eval task or VLMEvalKit dataset name (default: from the file name)")
+	fs.StringVar(&f.itemID, "item-id", "doc", "lmms-eval item key: doc (<task>:<doc_id>) or question (question_id)")
+	fs.BoolVar(&f.openEnded, "open-ended", false, "score answers with Token-F1 against the target instead of exact match (with --correct-from: the field is a score in [0,1])")
+	fs.StringVar(&f.correctFrom, "correct-from", "", "verdict field of a payload the importer does not know: a dotted path (lmms-eval) or a column (VLMEvalKit) holding true/false or 1/0")
+	fs.StringVar(&f.predField, "pred-field", "", "with --answer-field: score a payload the importer does not know by exact match of these two fields")
+	fs.StringVar(&f.answerField, "answer-field", "", "the gold answer field for --pred-field")
+	fs.StringVar(&f.rescore, "rescore", "", "text: replace the harness's verdicts with option letter/option text matching here (reports how many changed)")
+	fs.BoolVar(&f.noCheck, "no-check", false, "do not compare with the harness's own results file beside FILE")
+	fs.StringVar(&f.model, "model", "", "the model that answered: its name on every record (needed when the records of several models are audited together)")
+}
+
+// check reports a usage error in the flags (set: the flags given), "" when there is none.
+func (f *importFlags) check(set map[string]bool) string {
+	switch {
+	case f.config == "":
+		return "--config is required"
+	case set["width"] != set["height"]:
+		return "--width and --height go together"
+	case set["width"] && (f.width < 1 || f.width > geom.MaxSide || f.height < 1 || f.height > geom.MaxSide):
+		return fmt.Sprintf("--width %d --height %d: want sides in 1..%d", f.width, f.height, geom.MaxSide)
+	case f.textOnly && set["frames"] && f.frames != 0:
+		return fmt.Sprintf("--text-only with --frames %d", f.frames)
+	case !f.textOnly && set["frames"] && (f.frames < 1 || f.frames > sampler.MaxBudget):
+		return fmt.Sprintf("--frames %d: want 1..%d frames (--text-only for none)", f.frames, sampler.MaxBudget)
+	case f.itemID != "doc" && f.itemID != "question":
+		return "--item-id is doc or question"
+	case (f.predField == "") != (f.answerField == ""):
+		return "--pred-field and --answer-field go together"
+	case f.correctFrom != "" && f.predField != "":
+		return "--correct-from and --pred-field/--answer-field exclude each other"
+	case f.rescore != "" && f.rescore != importers.RescoreText:
+		return fmt.Sprintf("--rescore takes %q", importers.RescoreText)
+	case f.rescore != "" && f.openEnded:
+		return "--rescore text is for multiple-choice verdicts, not --open-ended scores"
+	case f.openEnded && f.predField != "":
+		return "--open-ended scores the response against the target; map a score with --correct-from"
+	case set["model"] && (strings.TrimSpace(f.model) == "" || len(f.model) > record.MaxModelBytes || strings.ContainsAny(f.model, "\n\r")):
+		return fmt.Sprintf("--model: want a name of 1..%d bytes on one line", record.MaxModelBytes)
+	}
+	return ""
+}
+
+// options are the importer's options; haveFrames says whether the budget is known (given, or from
+// the file name).
+func (f *importFlags) options(haveFrames bool) importers.Options {
+	meta := &record.ConfigMeta{Policy: f.policy}
+	if haveFrames {
+		meta.Frames = &f.frames
+	}
+	if f.textOnly {
+		meta.TextOnly = &f.textOnly
+	}
+	if f.width > 0 {
+		meta.Width, meta.Height = &f.width, &f.height
+	}
+	if !haveFrames && !f.textOnly && f.width == 0 && f.policy == "" {
+		meta = nil // nothing known about the config
+	}
+	return importers.Options{Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, OpenEnded: f.openEnded,
+		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore}
+}
+
 func runImport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("import", stderr)
-	config := fs.String("config", "", "config id of every imported record (required)")
-	frames := fs.Int("frames", 0, fmt.Sprintf("frames fed per item under this config, 1..%d (VLMEvalKit: default from a {N}frame file name)", sampler.MaxBudget))
-	textOnly := fs.Bool("text-only", false, "the config fed no visual input (cost 0)")
-	width := fs.Int("width", 0, fmt.Sprintf("frame width in pixels, 1..%d", geom.MaxSide))
-	height := fs.Int("height", 0, fmt.Sprintf("frame height in pixels, 1..%d", geom.MaxSide))
-	policy := fs.String("policy", "", "sampling policy of the config (uniform, random, …)")
-	task := fs.String("task", "", "lmms-eval task or VLMEvalKit dataset name (default: from the file name)")
-	itemID := fs.String("item-id", "doc", "lmms-eval item key: doc (<task>:<doc_id>) or question (question_id)")
-	openEnded := fs.Bool("open-ended", false, "score answers with Token-F1 against the target instead of exact match (with --correct-from: the field is a score in [0,1])")
-	correctFrom := fs.String("correct-from", "", "verdict field of a payload the importer does not know: a dotted path (lmms-eval) or a column (VLMEvalKit) holding true/false or 1/0")
-	predField := fs.String("pred-field", "", "with --answer-field: score a payload the importer does not know by exact match of these two fields")
-	answerField := fs.String("answer-field", "", "the gold answer field for --pred-field")
-	rescoreMode := fs.String("rescore", "", "text: replace the harness's verdicts with option letter/option text matching here (reports how many changed)")
-	noCheck := fs.Bool("no-check", false, "do not compare with the harness's own results file beside FILE")
+	var f importFlags
+	f.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--policy P]\n"+
-			"       [--task T] [--item-id doc|question] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check]")
+			"       [--task T] [--item-id doc|question] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -42,72 +107,50 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "import", "need a format (lmms-eval or vlmevalkit) and one FILE")
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	kind, path := pos[0], pos[1]
 	read := map[string]func(io.Reader, string, importers.Options) (*importers.Result, error){
 		"lmms-eval": importers.LmmsEval, "vlmevalkit": importers.VLMEvalKit,
 	}[kind]
-	switch {
-	case read == nil:
+	if read == nil {
 		return usageErr(stderr, "import", "unknown format %q (lmms-eval or vlmevalkit)", kind)
-	case *config == "":
-		return usageErr(stderr, "import", "--config is required")
-	case set["width"] != set["height"]:
-		return usageErr(stderr, "import", "--width and --height go together")
-	case set["width"] && (*width < 1 || *width > geom.MaxSide || *height < 1 || *height > geom.MaxSide):
-		return usageErr(stderr, "import", "--width %d --height %d: want sides in 1..%d", *width, *height, geom.MaxSide)
-	case *textOnly && set["frames"] && *frames != 0:
-		return usageErr(stderr, "import", "--text-only with --frames %d", *frames)
-	case !*textOnly && set["frames"] && (*frames < 1 || *frames > sampler.MaxBudget):
-		return usageErr(stderr, "import", "--frames %d: want 1..%d frames (--text-only for none)", *frames, sampler.MaxBudget)
-	case *itemID != "doc" && *itemID != "question":
-		return usageErr(stderr, "import", "--item-id is doc or question")
-	case (*predField == "") != (*answerField == ""):
-		return usageErr(stderr, "import", "--pred-field and --answer-field go together")
-	case *correctFrom != "" && *predField != "":
-		return usageErr(stderr, "import", "--correct-from and --pred-field/--answer-field exclude each other")
-	case *rescoreMode != "" && *rescoreMode != importers.RescoreText:
-		return usageErr(stderr, "import", "--rescore takes %q", importers.RescoreText)
-	case *rescoreMode != "" && *openEnded:
-		return usageErr(stderr, "import", "--rescore text is for multiple-choice verdicts, not --open-ended scores")
-	case *openEnded && *predField != "":
-		return usageErr(stderr, "import", "--open-ended scores the response against the target; map a score with --correct-from")
+	}
+	if bad := f.check(set); bad != "" {
+		return usageErr(stderr, "import", "%s", bad)
 	}
 	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
 	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
-	if kind == "vlmevalkit" && !haveFrames && !*textOnly {
+	if kind == "vlmevalkit" && !haveFrames && !f.textOnly {
 		if n, ok := importers.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
-			*frames, haveFrames = n, true
+			f.frames, haveFrames = n, true
 			say("frames %d from the file name (pass --frames to override)", n)
 		}
 	}
-	meta := &audit.ConfigMeta{Policy: *policy}
-	if haveFrames { // given, or from the file name
-		meta.Frames = frames
-	}
-	if *textOnly {
-		meta.TextOnly = textOnly
-	}
-	if *width > 0 {
-		meta.Width, meta.Height = width, height
-	}
-	if !haveFrames && !*textOnly && *width == 0 && *policy == "" {
-		meta = nil // nothing known about the config
-	}
-	f, err := os.Open(path)
+	file, err := os.Open(path)
 	if err != nil {
 		return failErr(stderr, "import", err)
 	}
-	defer f.Close()
-	res, err := read(f, path, importers.Options{Config: *config, Meta: meta, Task: *task, ItemKey: *itemID, OpenEnded: *openEnded,
-		CorrectFrom: *correctFrom, PredField: *predField, AnswerField: *answerField, Rescore: *rescoreMode})
+	defer file.Close()
+	res, err := read(file, path, f.options(haveFrames))
 	if err != nil {
 		return failErr(stderr, "import", err)
 	}
-	if err := audit.WriteRecords(stdout, res.Records); err != nil {
+	for i := range res.Records {
+		res.Records[i].Model = f.model
+	}
+	if err := record.Write(stdout, res.Records); err != nil {
 		return failErr(stderr, "import", err)
 	}
 	say("%d records from %s", len(res.Records), path)
+	reportImport(say, res)
+	if !f.noCheck {
+		checkImport(say, kind, path, res, f.correctFrom)
+	}
+	return exitOK
+}
+
+// reportImport says what the harness reported for the file, and the importer's notes.
+func reportImport(say func(string, ...any), res *importers.Result) {
 	if a := res.Aggregate; a != nil {
 		left := ""
 		if a.LeftOut > 0 {
@@ -122,28 +165,32 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if res.Rescored != nil {
 		say("%s", res.Rescored)
 	}
-	if !*noCheck {
-		rp, data, err := importers.FindReport(kind, path)
-		switch {
-		case err != nil:
-			say("warning: %v", err)
-		case rp != "":
-			hint := ""
-			if *correctFrom != "" {
-				hint, _, _ = strings.Cut(*correctFrom, ".")
-			}
-			rep, err := importers.CheckReport(kind, rp, data, res, hint)
-			switch {
-			case err != nil:
-				say("warning: %v", err)
-			case rep.Mismatch:
-				say("warning: %s", rep.Message)
-			default:
-				say("%s", rep.Message)
-			}
-		}
+}
+
+// checkImport compares the import with the harness's own results file beside it, when there is one:
+// a difference is a warning (the exit status stays 0).
+func checkImport(say func(string, ...any), kind, path string, res *importers.Result, correctFrom string) {
+	rp, data, err := importers.FindReport(kind, path)
+	switch {
+	case err != nil:
+		say("warning: %v", err)
+		return
+	case rp == "":
+		return
 	}
-	return exitOK
+	hint := ""
+	if correctFrom != "" {
+		hint, _, _ = strings.Cut(correctFrom, ".")
+	}
+	rep, err := importers.CheckReport(kind, rp, data, res, hint)
+	switch {
+	case err != nil:
+		say("warning: %v", err)
+	case rep.Mismatch:
+		say("warning: %s", rep.Message)
+	default:
+		say("%s", rep.Message)
+	}
 }
 
 // fmtRaw prints a harness number the way Python would.

@@ -5,32 +5,32 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/framesweep/framesweep/sweep"
+	"github.com/framesweep/framesweep/runs"
 )
 
 const mergeUsage = `usage: framesweep merge RUN... --out RUN [--chunk-records N]
   RUN: a sweep's run directory or blob URL (s3://bucket/prefix?…, gs://…, azblob://…)`
 
-// runMerge: shard RUNs joined into one (sweep.Merge).
+// runMerge: shard RUNs joined into one (runs.Merge).
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	const name = "merge"
 	fs := newFlags(name, stderr)
 	out := fs.String("out", "", "the merged RUN (required): a directory or blob URL that holds no RUN yet")
 	chunk := fs.Int("chunk-records", 4096, "records per chunk object when --out is on an object store")
 	fs.Usage = func() { fmt.Fprintln(stderr, mergeUsage); fs.PrintDefaults() }
-	runs, err := parseInterleaved(fs, args)
+	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
 	}
 	switch {
-	case len(runs) == 0:
+	case len(inputs) == 0:
 		return usageErr(stderr, name, "need at least one RUN to merge")
 	case *out == "":
 		return usageErr(stderr, name, "--out is required")
 	case *chunk < 1:
 		return usageErr(stderr, name, "--chunk-records must be ≥ 1")
 	}
-	sum, err := sweep.Merge(context.Background(), sweep.MergeOptions{Runs: runs, Out: *out, ChunkRecords: *chunk,
+	sum, err := runs.Merge(context.Background(), runs.MergeOptions{Runs: inputs, Out: *out, ChunkRecords: *chunk,
 		Command: append([]string{"framesweep", name}, args...)})
 	if err != nil {
 		return failErr(stderr, name, err)

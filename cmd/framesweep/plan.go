@@ -66,8 +66,10 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	res := fs.String("resolution", "", "geometry spec for output_size/visual_tokens (default: the preset's own, when it has one)")
 	srcSize := fs.String("src-size", "", "WxH of the source, with --total-frames (for output sizes)")
 	gridPath := fs.String("grid", "", "grid file: plan every config, the union and the decode plan")
-	list := fs.Bool("list", false, "list presets and policies with their upstream sources")
+	list := fs.Bool("list", false, "list presets, policies and loaders with their upstream sources")
 	asJSON := fs.Bool("json", false, "JSON output")
+	lf := &loaderFlags{name: addLoaderFlag(fs), frames: frames, sampleFPS: sampleFPS, forceLast: forceLast, minF: minF, maxF: maxF, torch: torch}
+	addPixelFlags(fs, lf)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
@@ -77,6 +79,14 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *lf.name != "" {
+		return planLoader(pos, set, lf, *res, *asJSON, stdout, stderr)
+	}
+	for _, f := range []string{"image-patch-size", "min-pixels", "max-pixels", "total-pixels"} {
+		if set[f] {
+			return usageErr(stderr, name, "--%s needs --loader (a qwen-vl-utils loader)", f)
+		}
+	}
 	if len(pos) > 1 {
 		return usageErr(stderr, name, "one VIDEO at most, got %d arguments", len(pos))
 	}
@@ -205,11 +215,15 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
+	cps, err := planConfigs(g, pv)
+	if err != nil {
+		return failErr(stderr, name, err)
+	}
 	out := gridOutput{Grid: path, Name: g.Spec.Name, Path: pv.path, TotalFrames: pv.v.Frames, FPS: pv.v.FPS,
 		DurationS: pv.v.Duration(), Dropped: g.Dropped}
 	var plans []sampler.Plan
 	var firstErr error
-	for _, cp := range g.PlanAll(pv.v) {
+	for _, cp := range cps {
 		co := gridConfigOutput{Config: cp.Config}
 		if cp.Err != nil {
 			out.Failed++
@@ -221,8 +235,12 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 			p := cp.Plan
 			co.Plan = &p
 			plans = append(plans, p)
-			if gm := cp.Config.Geometry(); gm != nil && pv.srcW > 0 && len(p.Indices) > 0 {
-				if l, err := gm.Layout(pv.srcW, pv.srcH, len(p.Indices)); err == nil {
+			srcW, srcH := pv.srcW, pv.srcH
+			if cp.size[0] > 0 { // a loader's frames (or qwen-vl-utils' resized frames)
+				srcW, srcH = cp.size[0], cp.size[1]
+			}
+			if gm := cp.Config.Geometry(); gm != nil && srcW > 0 && len(p.Indices) > 0 {
+				if l, err := gm.Layout(srcW, srcH, len(p.Indices)); err == nil {
 					co.OutputSize = l.Output().String()
 				} else {
 					co.OutputErr = err.Error()
@@ -232,7 +250,12 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 		out.Configs = append(out.Configs, co)
 	}
 	out.Union = sampler.Union(plans...)
-	out.Decode = sampler.DecodePlanFor(out.Union.Indices, pv.keyframes)
+	keyframes := pv.keyframes
+	if loaderGrid(g) { // positions in the loader's own reading, not framesweep's frame indices
+		keyframes = nil
+		where += " (loader " + g.Spec.Loader + ": positions as its reader numbers frames)"
+	}
+	out.Decode = sampler.DecodePlanFor(out.Union.Indices, keyframes)
 	if asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return failErr(stderr, name, err)
@@ -311,6 +334,7 @@ func listSamplers(stdout io.Writer, asJSON bool) int {
 			fmt.Fprintf(stdout, "       %-16s upstream: %s\n", "", in.Upstream)
 		}
 	}
+	listLoaders(stdout)
 	return exitOK
 }
 

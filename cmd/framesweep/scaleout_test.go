@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/internal/s3test"
-	"github.com/framesweep/framesweep/sweep"
+	"github.com/framesweep/framesweep/runs"
 )
 
 // s3Records reads a RUN through the sweep's reader (directory or bucket), strictly: whole lines, one
@@ -23,7 +23,7 @@ import (
 func s3Records(t *testing.T, loc string) map[string]swRecord {
 	t.Helper()
 	ctx := context.Background()
-	rr, err := sweep.OpenRun(ctx, loc)
+	rr, err := runs.Open(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func s3Records(t *testing.T, loc string) map[string]swRecord {
 	}
 	out := map[string]swRecord{}
 	for _, s := range srcs {
-		rc, err := rr.Open(ctx, s)
+		rc, err := rr.OpenSource(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestSweepKill9ObjectStore(t *testing.T) {
 		return append(swArgs(spec, run), "--chunk-records", "8", "--chunk-interval", "200ms", "--resume", "--cache", cacheURL)
 	}
 	chunks := func() int {
-		rr, err := sweep.OpenRun(context.Background(), run)
+		rr, err := runs.Open(context.Background(), run)
 		if err != nil {
 			return 0
 		}
@@ -157,7 +157,7 @@ func TestSweepKill9ObjectStore(t *testing.T) {
 	got := s3Records(t, run)
 	sameRecords(t, "killed object-store run", got, want)
 	// The kills must have cut sessions that had published chunks, or the test proved nothing.
-	rr, err := sweep.OpenRun(context.Background(), run)
+	rr, err := runs.Open(context.Background(), run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,21 +234,21 @@ func TestMergeCLI(t *testing.T) {
 	}
 	spec := swModel(t)
 	dir := t.TempDir()
-	var runs []string
+	var shards []string
 	for i := range 3 {
 		out := filepath.Join(dir, "shard", string(rune('0'+i)))
 		if rc, _, errs := runCLI(append(swArgs(spec, out), "--limit", "5", "--shard", []string{"0/3", "1/3", "2/3"}[i])...); rc != exitOK {
 			t.Fatalf("shard %d: %s", i, errs)
 		}
-		runs = append(runs, out)
+		shards = append(shards, out)
 	}
 	one := filepath.Join(dir, "one")
 	if rc, _, errs := runCLI(append(swArgs(spec, one), "--limit", "5")...); rc != exitOK {
 		t.Fatal(errs)
 	}
 	merged := filepath.Join(dir, "merged")
-	rc, out, errs := runCLI(append(append([]string{"merge"}, runs...), "--out", merged)...)
-	var sum sweep.MergeSummary
+	rc, out, errs := runCLI(append(append([]string{"merge"}, shards...), "--out", merged)...)
+	var sum runs.MergeSummary
 	if rc != exitOK || json.Unmarshal([]byte(out), &sum) != nil || !sum.Complete || sum.PairsMissing != nil || sum.Duplicates != 0 {
 		t.Fatalf("merge: rc %d %s %s", rc, out, errs)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,6 +24,9 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/loader"
+	"github.com/framesweep/framesweep/loader/load"
+	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/serve"
 )
 
@@ -146,9 +150,12 @@ func extractOne(t *testing.T, path string, r serve.Request) extracted {
 	if r.SampleFPS > 0 {
 		fmt.Fprintf(&g, "sample_fps: [%g]\n", r.SampleFPS)
 	}
-	if r.Preset != "" {
+	switch {
+	case r.Loader != "":
+		fmt.Fprintf(&g, "loader: %q\n", r.Loader)
+	case r.Preset != "":
 		fmt.Fprintf(&g, "presets: [%q]\n", r.Preset)
-	} else {
+	default:
 		fmt.Fprintf(&g, "policies: [%q]\n", r.Policy)
 	}
 	if r.Seed != 0 {
@@ -339,7 +346,7 @@ func servePython(t *testing.T, bin, videos string) {
 	site := pipInstall(t, py, pydir)
 	video := filepath.Join(videos, "nasa_13013.mp4")
 	le := serve.Request{Video: video, Preset: "lmms-eval", Frames: 8, Resolution: "64x48"}
-	ve := serve.Request{Video: video, Preset: "vlmevalkit", Frames: 6, Resolution: "64x48", Pipeline: "cached"}
+	ve := serve.Request{Video: video, Loader: "vlmevalkit", Frames: 6, Resolution: "64x48"} // the class's default loader
 	type adapterCase struct {
 		Preset     string `json:"preset"`
 		Frames     int    `json:"frames"`
@@ -348,7 +355,8 @@ func servePython(t *testing.T, bin, videos string) {
 	}
 	ax := map[string]any{"video": video,
 		"lmms_eval":  adapterCase{le.Preset, le.Frames, le.Resolution, extractOne(t, video, le)},
-		"vlmevalkit": adapterCase{ve.Preset, ve.Frames, ve.Resolution, extractOne(t, video, ve)}}
+		"vlmevalkit": adapterCase{ve.Preset, ve.Frames, ve.Resolution, extractOne(t, video, ve)},
+		"oracle":     adapterOracle(t, videos)}
 	b, _ = json.Marshal(ax)
 	os.WriteFile(expFile, b, 0o644)
 	env[0] = "PYTHONPATH=" + strings.Join([]string{filepath.Join(pydir, "tests", "standins"), site, filepath.Join(pydir, "tests")}, ":")
@@ -367,12 +375,59 @@ func servePython(t *testing.T, bin, videos string) {
 				SHA256 string
 			}
 		} `json:"vlmevalkit"`
+		Oracle struct {
+			LmmsEval   [][]any `json:"lmms_eval"`
+			VLMEvalKit [][]any `json:"vlmevalkit"`
+		} `json:"oracle"`
 	}
 	if err := json.Unmarshal(out, &ad); err != nil || ad.LmmsEval.Answer.SHA256 != ax["lmms_eval"].(adapterCase).FramesSHA256 ||
-		ad.VLMEvalKit.Answer.SHA256 != ax["vlmevalkit"].(adapterCase).FramesSHA256 {
+		ad.VLMEvalKit.Answer.SHA256 != ax["vlmevalkit"].(adapterCase).FramesSHA256 || len(ad.Oracle.LmmsEval) == 0 || len(ad.Oracle.VLMEvalKit) == 0 {
 		t.Fatalf("adapters: %v %s", err, out)
 	}
-	t.Logf("adapters: lmms-eval sent %d frames, VLMEvalKit %d, each equal to extract's", ad.LmmsEval.Answer.Images, ad.VLMEvalKit.Answer.Images)
+	t.Logf("adapters: lmms-eval sent %d frames, VLMEvalKit %d, each equal to extract's; with their default loaders, image for image the harness readers' frames: lmms-eval %v (video, num_frm, images = read_video's), VLMEvalKit %v (video, nframe, images = the vlmevalkit loader's)",
+		ad.LmmsEval.Answer.Images, ad.VLMEvalKit.Answer.Images, ad.Oracle.LmmsEval, ad.Oracle.VLMEvalKit)
+}
+
+// oracleCase is one video and budget for adapters_test.py's oracle_frames: the sha256 of each frame
+// the harness's reader returns, in order.
+type oracleCase struct {
+	Video        string   `json:"video"`
+	Frames       int      `json:"frames"`
+	FrameSHA256s []string `json:"frame_sha256"`
+}
+
+// adapterOracle is what the adapters, with their default loaders, must hand the model: for lmms-eval
+// what its read_video returns (the upstream code run as an oracle: the first of two streams of the
+// nasa clip, the rotated .mov not rotated, every frame of the .webm), for VLMEvalKit the vlmevalkit
+// loader's frames (decord does not install here: written from upstream, docs/loaders.md).
+func adapterOracle(t *testing.T, videos string) map[string][]oracleCase {
+	nasa, v90, webm := filepath.Join(videos, "nasa_13013.mp4"), filepath.Join(videos, "video_90.mov"), filepath.Join(videos, "bear-vp9-odd-dimensions.webm")
+	out := map[string][]oracleCase{}
+	for _, budget := range []int{8, 16} {
+		vids := []string{nasa}
+		if budget == 8 {
+			vids = append(vids, v90, webm)
+		}
+		for v, r := range runLoaderOracle(t, "lmms-eval", budget, vids...) {
+			out["lmms_eval"] = append(out["lmms_eval"], oracleCase{v, budget, r.Frames})
+		}
+	}
+	for _, c := range []struct {
+		v string
+		n int
+	}{{nasa, 8}, {v90, 2}} {
+		res, errs, err := pipeline.RunLoader(context.Background(), pipeline.VideoRef{Path: c.v}, loader.VLMEvalKit, []loader.Request{{Frames: c.n}}, load.Options{})
+		if err != nil || errs[0] != nil {
+			t.Fatal(err, errs)
+		}
+		oc := oracleCase{Video: c.v, Frames: c.n}
+		for _, f := range res[0].Frames {
+			h := sha256.Sum256(f.Image.Packed())
+			oc.FrameSHA256s = append(oc.FrameSHA256s, hex.EncodeToString(h[:]))
+		}
+		out["vlmevalkit"] = append(out["vlmevalkit"], oc)
+	}
+	return out
 }
 
 // pipInstall installs a copy of integrations/python into a --target directory (no network, no

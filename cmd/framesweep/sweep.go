@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,8 +19,10 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
 	"github.com/framesweep/framesweep/sweep"
 )
@@ -33,162 +34,140 @@ const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl
                         [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]
   RUN: a directory, or a blob URL (s3://bucket/prefix?…, gs://…, azblob://…: records as chunk objects)`
 
+// sweepFlags are `framesweep sweep`'s flags; options turns them into sweep.Options, whose Check holds
+// the rules on their values.
+type sweepFlags struct {
+	grid, items, spec, out, cacheLoc, template, shard, logFormat, kernel string
+	resume, noRot, isolate                                               bool
+	jobs, limit, maxTokens, chunkRecords, folds                          int
+	temperature, threshold                                               float64
+	seed                                                                 int64
+	cascade, thresholdFrom                                               string
+	chunkInterval                                                        time.Duration
+	stream                                                               streamFlag
+	onDamaged                                                            *string
+}
+
+func (f *sweepFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.grid, "grid", "", "grid YAML (required)")
+	fs.StringVar(&f.items, "items", "", "items JSONL (required; README \"Items file\")")
+	fs.StringVar(&f.spec, "runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
+	fs.StringVar(&f.out, "out", "", "the RUN (required): a directory (records.jsonl, run.json) or a blob URL (records/ chunks, run.json)")
+	fs.BoolVar(&f.resume, "resume", false, "continue the sweep RUN holds: recorded pairs are skipped, a torn last line is cut")
+	fs.IntVar(&f.jobs, "jobs", 1, "videos in parallel")
+	fs.StringVar(&f.cacheLoc, "cache", "", "content-addressed input store (a directory or blob URL) read and written; default: none (inputs are fed from memory, those over the memory budget through the RUN's scratch store)")
+	fs.StringVar(&f.template, "template", llm.TemplateGeneric, "prompt template and answer parser for items that name none: "+strings.Join(llm.TemplateIDs, " "))
+	fs.IntVar(&f.limit, "limit", 0, "the first N items only (0 = all)")
+	fs.StringVar(&f.shard, "shard", "", shardFlagHelp)
+	fs.StringVar(&f.logFormat, "log-format", "text", "log lines on stderr: text | json")
+	fs.StringVar(&f.kernel, "kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
+	f.stream = addStreamFlag(fs)
+	f.onDamaged = addOnDamagedFlag(fs)
+	fs.BoolVar(&f.noRot, "no-autorotate", false, "do not apply the display rotation")
+	fs.BoolVar(&f.isolate, "worker", false, "decode each video in a supervised child process (untrusted files)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
+	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature (0 = greedy)")
+	fs.Int64Var(&f.seed, "seed", 0, "sampling seed at temperature > 0")
+	fs.StringVar(&f.cascade, "cascade", "", "budgets (e.g. 16,32,64,128): run the grid's configs as an online confidence cascade")
+	fs.Float64Var(&f.threshold, "threshold", -1, "cascade: escalate while the confidence (largest option probability) is below T")
+	fs.StringVar(&f.thresholdFrom, "threshold-from", "", "cascade: choose T on a previous full RUN as framesweep cascade does offline")
+	fs.IntVar(&f.folds, "folds", 0, "with --threshold-from: choose T on K−1 folds K times and take the median (K ≥ 2)")
+	fs.IntVar(&f.chunkRecords, "chunk-records", runs.DefaultChunkRecords, "RUN on an object store: publish a records chunk every N records")
+	fs.DurationVar(&f.chunkInterval, "chunk-interval", runs.DefaultChunkInterval, "RUN on an object store: publish a chunk once its oldest record has waited this long")
+}
+
+// options validates the flags into sweep options (no file is read); a usage error is returned as
+// its message.
+func (f *sweepFlags) options(args []string) (sweep.Options, error) {
+	o := sweep.Options{GridPath: f.grid, Template: f.template, Out: f.out, Resume: f.resume, Jobs: f.jobs, Limit: f.limit,
+		MaxTokens: f.maxTokens, Temperature: f.temperature, Seed: f.seed, Command: append([]string{"framesweep", "sweep"}, args...),
+		ChunkRecords: f.chunkRecords, ChunkInterval: f.chunkInterval}
+	var err error
+	switch {
+	case f.grid == "" || f.items == "" || f.spec == "" || f.out == "":
+		return o, errors.New("--grid, --items, --runtime and --out are required")
+	case f.logFormat != "text" && f.logFormat != "json":
+		return o, fmt.Errorf("--log-format %q: want text or json", f.logFormat)
+	}
+	if o.Cascade, err = f.cascadeOptions(); err != nil {
+		return o, err
+	}
+	if o.Shard, err = parseShard(f.shard); err != nil {
+		return o, fmt.Errorf("--shard: %v", err)
+	}
+	o.Input.Kernel, o.Input.NoAutorotate = f.kernel, f.noRot
+	if o.Input.Stream, err = f.stream.get(); err != nil {
+		return o, err
+	}
+	if o.Input.OnDamaged, err = decode.ParseDamagePolicy(*f.onDamaged); err != nil {
+		return o, fmt.Errorf("--on-damaged: %v", err)
+	}
+	if f.isolate {
+		o.Input.Worker = &worker.Limits{Timeout: 30 * time.Minute, Memory: 8 << 30}
+	}
+	if o.Spec, err = llm.ParseSpec(f.spec); err != nil {
+		return o, fmt.Errorf("--runtime: %v", err)
+	}
+	if _, ok := runtimes[o.Spec.Engine]; !ok {
+		return o, fmt.Errorf("--runtime: unknown runtime engine %q (llamacpp, onnx, openai)", o.Spec.Engine)
+	}
+	return o, o.Check()
+}
+
+// cascadeOptions reads --cascade and its threshold flags (nil: a full sweep). With --threshold-from
+// the threshold is chosen later, on that RUN (chooseThreshold).
+func (f *sweepFlags) cascadeOptions() (*runs.Cascade, error) {
+	if f.cascade == "" {
+		if f.threshold >= 0 || f.thresholdFrom != "" {
+			return nil, errors.New("--threshold and --threshold-from need --cascade")
+		}
+		return nil, nil
+	}
+	budgets, err := sweep.ParseBudgets(f.cascade)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case (f.threshold >= 0) == (f.thresholdFrom != ""):
+		return nil, errors.New("--cascade needs one of --threshold T or --threshold-from RUN")
+	case f.folds == 1 || f.folds < 0:
+		return nil, errors.New("--folds must be ≥ 2")
+	}
+	c := &runs.Cascade{Budgets: budgets, Threshold: max(f.threshold, 0)}
+	return c, nil
+}
+
 // runSweep: every item under every config through one runtime, into RUN (sweep/).
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	const name = "sweep"
+	var f sweepFlags
 	fs := newFlags(name, stderr)
-	gridPath := fs.String("grid", "", "grid YAML (required)")
-	itemsPath := fs.String("items", "", "items JSONL (required; README \"Items file\")")
-	spec := fs.String("runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
-	out := fs.String("out", "", "the RUN (required): a directory (records.jsonl, run.json) or a blob URL (records/ chunks, run.json)")
-	resume := fs.Bool("resume", false, "continue the sweep RUN holds: recorded pairs are skipped, a torn last line is cut")
-	jobs := fs.Int("jobs", 1, "videos in parallel")
-	cacheLoc := fs.String("cache", "", "content-addressed input store (a directory or blob URL) read and written; default: the run's scratch store")
-	template := fs.String("template", llm.TemplateGeneric, "prompt template and answer parser for items that name none: "+strings.Join(llm.TemplateIDs, " "))
-	limit := fs.Int("limit", 0, "the first N items only (0 = all)")
-	shardSpec := fs.String("shard", "", shardFlagHelp)
-	logFormat := fs.String("log-format", "text", "log lines on stderr: text | json")
-	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
-	stream := addStreamFlag(fs)
-	onDamaged := addOnDamagedFlag(fs)
-	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation")
-	isolate := fs.Bool("worker", false, "decode each video in a supervised child process (untrusted files)")
-	maxTokens := fs.Int("max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
-	temperature := fs.Float64("temperature", 0, "sampling temperature (0 = greedy)")
-	seed := fs.Int64("seed", 0, "sampling seed at temperature > 0")
-	cascadeFlag := fs.String("cascade", "", "budgets (e.g. 16,32,64,128): run the grid's configs as an online confidence cascade")
-	threshold := fs.Float64("threshold", -1, "cascade: escalate while the confidence (largest option probability) is below T")
-	thresholdFrom := fs.String("threshold-from", "", "cascade: choose T on a previous full RUN as framesweep cascade does offline")
-	folds := fs.Int("folds", 0, "with --threshold-from: choose T on K−1 folds K times and take the median (K ≥ 2)")
-	chunkRecords := fs.Int("chunk-records", sweep.DefaultChunkRecords, "RUN on an object store: publish a records chunk every N records")
-	chunkInterval := fs.Duration("chunk-interval", sweep.DefaultChunkInterval, "RUN on an object store: publish a chunk once its oldest record has waited this long")
+	f.register(fs)
 	fs.Usage = func() { fmt.Fprintln(stderr, sweepUsage); fs.PrintDefaults() }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
 	}
-	switch {
-	case len(pos) > 0:
+	if len(pos) > 0 {
 		return usageErr(stderr, name, "unexpected argument %q", pos[0])
-	case *gridPath == "" || *itemsPath == "" || *spec == "" || *out == "":
-		return usageErr(stderr, name, "--grid, --items, --runtime and --out are required")
-	case *jobs < 1:
-		return usageErr(stderr, name, "--jobs must be ≥ 1")
-	case *limit < 0:
-		return usageErr(stderr, name, "--limit must be ≥ 0")
-	case *maxTokens < 0:
-		return usageErr(stderr, name, "--max-tokens must be ≥ 0")
-	case *chunkRecords < 1 || *chunkInterval <= 0:
-		return usageErr(stderr, name, "--chunk-records must be ≥ 1 and --chunk-interval > 0")
-	case *logFormat != "text" && *logFormat != "json":
-		return usageErr(stderr, name, "--log-format %q: want text or json", *logFormat)
 	}
-	if *cascadeFlag == "" && (*threshold >= 0 || *thresholdFrom != "") {
-		return usageErr(stderr, name, "--threshold and --threshold-from need --cascade")
-	}
-	var budgets []int
-	if *cascadeFlag != "" {
-		for _, p := range strings.Split(*cascadeFlag, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || n < 1 {
-				return usageErr(stderr, name, "--cascade %q: want increasing frame budgets such as 16,32,64,128", *cascadeFlag)
-			}
-			budgets = append(budgets, n)
-		}
-		if (*threshold >= 0) == (*thresholdFrom != "") {
-			return usageErr(stderr, name, "--cascade needs one of --threshold T or --threshold-from RUN")
-		}
-		if *threshold > 1 {
-			return usageErr(stderr, name, "--threshold %v is not a probability in [0, 1]", *threshold)
-		}
-		if *folds == 1 || *folds < 0 {
-			return usageErr(stderr, name, "--folds must be ≥ 2")
-		}
-	}
-	if _, err := llm.TemplateByID(*template); err != nil {
-		return usageErr(stderr, name, "--template: %v", err)
-	}
-	o := sweep.Options{GridPath: *gridPath, Template: *template, Out: *out, Resume: *resume, Jobs: *jobs, Limit: *limit,
-		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *seed, Command: append([]string{"framesweep", name}, args...),
-		ChunkRecords: *chunkRecords, ChunkInterval: *chunkInterval}
-	if o.Shard, err = parseShard(*shardSpec); err != nil {
-		return usageErr(stderr, name, "--shard: %v", err)
-	}
-	o.Input.Kernel, o.Input.NoAutorotate = *kernel, *noRot
-	if o.Input.Stream, err = stream.get(); err != nil {
+	o, err := f.options(args)
+	if err != nil {
 		return usageErr(stderr, name, "%v", err)
 	}
-	if o.Input.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
-		return usageErr(stderr, name, "--on-damaged: %v", err)
-	}
-	if *isolate {
-		o.Input.Worker = &worker.Limits{Timeout: 30 * time.Minute, Memory: 8 << 30}
-	}
-	if err := o.Input.Check(); err != nil {
-		return usageErr(stderr, name, "%v", err)
-	}
-	if o.Spec, err = llm.ParseSpec(*spec); err != nil {
-		return usageErr(stderr, name, "--runtime: %v", err)
-	}
-	if _, ok := runtimes[o.Spec.Engine]; !ok {
-		return usageErr(stderr, name, "--runtime: unknown runtime engine %q (llamacpp, onnx, openai)", o.Spec.Engine)
-	}
-	o.Concurrency = 1
-	if c := o.Spec.Params["concurrency"]; c != "" { // a server's own parallelism (openai concurrency=N)
-		if n, err := strconv.Atoi(c); err == nil && n > 0 {
-			o.Concurrency = n
-		}
-	}
-
-	var h slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
-	if *logFormat == "json" {
-		h = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
-	}
-	o.Log = slog.New(h)
-	// llama.cpp logs through slog's default at INFO; keep it to warnings.
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && *logFormat == "text" {
-		o.Progress = sweep.NewBar(stderr)
-	} else {
-		o.Progress = &sweep.LogProgress{Log: o.Log}
-	}
-
-	if o.Grid, err = sampler.LoadGrid(*gridPath); err != nil {
+	o.Log, o.Progress = sweepLogging(stderr, f.logFormat)
+	if err := f.load(&o); err != nil {
 		return failErr(stderr, name, err)
-	}
-	if o.Input.Stream == nil {
-		o.Input.Stream = o.Grid.Spec.Stream // the grid's stream: key, unless --stream names one
-	}
-	if o.Items, err = sweep.ReadItems(*itemsPath); err != nil {
-		return failErr(stderr, name, err)
-	}
-	if budgets != nil {
-		o.Cascade = &sweep.Cascade{Budgets: budgets, Threshold: *threshold}
-		if *thresholdFrom != "" {
-			t, how, err := thresholdOf(*thresholdFrom, budgets, *folds)
-			if err != nil {
-				return failErr(stderr, name, err)
-			}
-			o.Cascade.Threshold, o.Cascade.From = t, *thresholdFrom+": "+how
-			o.Log.Info("cascade threshold", "threshold", t, "from", o.Cascade.From)
-		}
-	}
-	// The libraries that decide this run's inputs and answers (the other runtimes' are not involved).
-	o.Libraries = libraryVersions()
-	for lib, engine := range map[string]string{"llama_cpp": "llamacpp", "onnxruntime": "onnx"} {
-		if o.Spec.Engine != engine {
-			delete(o.Libraries, lib)
-		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if *cacheLoc != "" {
-		if o.Cache, err = cache.Open(ctx, *cacheLoc); err != nil {
+	if f.cacheLoc != "" {
+		if o.Cache, err = cache.Open(ctx, f.cacheLoc); err != nil {
 			return failErr(stderr, name, err)
 		}
 		defer o.Cache.Close()
 	}
-	rt, err := runtimes.Open(*spec)
+	rt, err := runtimes.Open(f.spec)
 	if err != nil {
 		if errors.Is(err, llm.ErrBadSpec) || errors.Is(err, llm.ErrUnknownEngine) {
 			return usageErr(stderr, name, "--runtime: %v", err)
@@ -197,25 +176,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	defer rt.Close()
 	o.Runtime = rt
-
-	// The first SIGINT/SIGTERM stops new work and lets the answers in flight finish (a resumable RUN);
-	// a second one cancels everything at once.
-	stop := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		n := 0
-		for range sigs {
-			if n++; n == 1 {
-				o.Log.Warn("stopping: finishing the answers in flight (a second signal aborts them)")
-				close(stop)
-			} else {
-				cancel()
-			}
-		}
-	}()
-
+	stop, release := stopOnSignal(o.Log, cancel)
+	defer release()
 	sum, err := sweep.Run(ctx, stop, o)
 	if sum != nil {
 		if werr := writeJSON(stdout, sum); werr != nil && err == nil {
@@ -232,42 +194,65 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// thresholdOf chooses a cascade threshold on a previous full run, as `framesweep cascade` does: the
-// smallest-cost τ whose accuracy reaches the top budget's; with folds ≥ 2, τ chosen on K−1 folds for
-// each held-out fold, and their median.
-func thresholdOf(run string, budgets []int, folds int) (float64, string, error) {
-	recs, err := audit.ReadPaths([]string{run})
-	if err != nil {
-		return 0, "", err
+// load reads what the options name: the grid, the items, the cascade threshold of --threshold-from,
+// and the linked libraries that decide this run's inputs and answers.
+func (f *sweepFlags) load(o *sweep.Options) error {
+	var err error
+	if o.Grid, err = sampler.LoadGrid(f.grid); err != nil {
+		return err
 	}
-	opt := audit.DefaultOptions()
-	opt.Cascade.Budgets, opt.Cascade.Folds = budgets, folds
-	cr, why, err := audit.Cascade(recs, opt)
-	switch {
-	case err != nil:
-		return 0, "", err
-	case cr == nil || cr.Items == 0:
-		return 0, "", fmt.Errorf("%s: no cascade over %v: %s", run, budgets, why)
+	if o.Items, err = items.Read(f.items); err != nil {
+		return err
 	}
-	if folds >= 2 {
-		var taus []float64
-		for _, f := range cr.FoldResults {
-			if f.Tau != nil {
-				taus = append(taus, *f.Tau)
+	if f.thresholdFrom != "" {
+		recs, err := runs.ReadAll(context.Background(), []string{f.thresholdFrom})
+		if err != nil {
+			return err
+		}
+		t, how, err := audit.ChooseThreshold(recs, f.thresholdFrom, o.Cascade.Budgets, f.folds)
+		if err != nil {
+			return err
+		}
+		o.Cascade.Threshold, o.Cascade.From = t, f.thresholdFrom+": "+how
+		o.Log.Info("cascade threshold", "threshold", t, "from", o.Cascade.From)
+	}
+	o.Libraries = sweep.RunLibraries(libraryVersions(), o.Spec.Engine)
+	return nil
+}
+
+// sweepLogging is the sweep's log (text or JSON lines on stderr) and its progress: a bar on a
+// terminal, log lines otherwise.
+func sweepLogging(stderr io.Writer, format string) (*slog.Logger, sweep.Progress) {
+	var h slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+	if format == "json" {
+		h = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+	}
+	log := slog.New(h)
+	// llama.cpp logs through slog's default at INFO; keep it to warnings.
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && format == "text" {
+		return log, sweep.NewBar(stderr)
+	}
+	return log, &sweep.LogProgress{Log: log}
+}
+
+// stopOnSignal returns the sweep's stop channel: the first SIGINT/SIGTERM closes it (no new work;
+// the answers in flight finish: a resumable RUN), a second one cancels everything at once. release
+// stops listening.
+func stopOnSignal(log *slog.Logger, cancel context.CancelFunc) (stop <-chan struct{}, release func()) {
+	ch := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range sigs {
+			if n++; n == 1 {
+				log.Warn("stopping: finishing the answers in flight (a second signal aborts them)")
+				close(ch)
+			} else {
+				cancel()
 			}
 		}
-		if len(taus) == 0 {
-			return 0, "", fmt.Errorf("%s: no fold reaches the reference accuracy", run)
-		}
-		sort.Float64s(taus)
-		m := taus[len(taus)/2]
-		if len(taus)%2 == 0 {
-			m = (taus[len(taus)/2-1] + taus[len(taus)/2]) / 2
-		}
-		return m, fmt.Sprintf("median of the τ chosen on %d of %d folds (%d items)", len(taus), folds, cr.Items), nil
-	}
-	if cr.Selected == nil {
-		return 0, "", fmt.Errorf("%s: no threshold reaches the accuracy of %s (%.1f points)", run, cr.Reference, cr.ReferenceAccuracy)
-	}
-	return cr.Selected.Tau, fmt.Sprintf("smallest-cost τ reaching %s's %.1f points on %d items", cr.Reference, cr.ReferenceAccuracy, cr.Items), nil
+	}()
+	return ch, func() { signal.Stop(sigs) }
 }

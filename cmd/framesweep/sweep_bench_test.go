@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/sampler"
-	"github.com/framesweep/framesweep/sweep"
 )
 
 // BenchmarkSweep runs `framesweep sweep` of examples/items.jsonl × examples/sweep-grid.yaml (12 items ×
@@ -27,10 +27,12 @@ func BenchmarkSweep(b *testing.B) {
 		b.Fatalf("testmodel: %s", errs)
 	}
 	var tm struct{ Spec string }
-	json.Unmarshal([]byte(out), &tm)
+	if err := json.Unmarshal([]byte(out), &tm); err != nil {
+		b.Fatal(err)
+	}
 	spec := tm.Spec + ",threads=1"
 	const gridPath, itemsPath = "../../examples/sweep-grid.yaml", "../../examples/items.jsonl"
-	items, err := sweep.ReadItems(itemsPath)
+	its, err := items.Read(itemsPath)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func BenchmarkSweep(b *testing.B) {
 	}
 	var videos []string
 	seen := map[string]bool{}
-	for _, it := range items.Items {
+	for _, it := range its.Items {
 		if !seen[it.Video] {
 			seen[it.Video] = true
 			videos = append(videos, it.Video)
@@ -63,13 +65,13 @@ func BenchmarkSweep(b *testing.B) {
 			RuntimeSeconds float64 `json:"runtime_seconds"`
 			PairsDone      int     `json:"pairs_done"`
 		}
-		if err := json.Unmarshal(sout, &sum); err != nil || sum.PairsDone != len(items.Items)*len(g.Configs) {
+		if err := json.Unmarshal(sout, &sum); err != nil || sum.PairsDone != len(its.Items)*len(g.Configs) {
 			b.Fatalf("sweep summary %s: %v", sout, err)
 		}
 		te, _ := wall(append([]string{"extract", "--grid", gridPath, "--out", filepath.Join(dir, "cache"), "--jobs", "2", "--videos"}, videos...)...)
 		// One ask per pair, as a shell loop would.
 		t0 := time.Now()
-		for _, it := range items.Items {
+		for _, it := range its.Items {
 			for _, c := range g.Configs {
 				args := []string{"ask", "--runtime", spec, "--question", it.Question}
 				if c.TextOnly {

@@ -59,7 +59,9 @@ func swModel(t *testing.T) string {
 		t.Fatalf("testmodel: %s", errs)
 	}
 	var tm struct{ Spec string }
-	json.Unmarshal([]byte(out), &tm)
+	if err := json.Unmarshal([]byte(out), &tm); err != nil {
+		t.Fatal(err)
+	}
 	return tm.Spec + ",threads=1"
 }
 
@@ -141,7 +143,7 @@ func TestSweepKill9(t *testing.T) {
 // swRecordsLoose checks a killed run's records: only the last line may be torn.
 func swRecordsLoose(t *testing.T, run string) {
 	t.Helper()
-	b, _ := os.ReadFile(filepath.Join(run, "records.jsonl"))
+	b := swRead(t, filepath.Join(run, "records.jsonl"))
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 		b = b[:i+1]
 	} else {
@@ -229,4 +231,30 @@ func TestSweepUsage(t *testing.T) {
 	if rc != exitError || !strings.Contains(errs, "/nonexistent/items.jsonl") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 		t.Errorf("missing items: rc %d, %q", rc, errs)
 	}
+}
+
+// swWrite writes a test file; a failure stops the test.
+func swWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// swMkdir makes a test directory (and its parents).
+func swMkdir(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// swRead reads a test file.
+func swRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

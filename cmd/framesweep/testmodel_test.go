@@ -70,3 +70,74 @@ func TestTestmodelUsage(t *testing.T) {
 		t.Errorf("rc %d out %s err %s", rc, out, errs)
 	}
 }
+
+// TestAskVideoForm: `ask` hands the plan's timing to the runtime, so the Qwen2.5-VL, Qwen3-VL and
+// InternVL families read the frames as their own video input by default, and `ask --json` reports it:
+// 16 frames of the tiny Qwen2.5-VL are 8 temporal pairs with half the visual tokens of input=images,
+// Qwen3-VL writes one timestamp per pair, InternVL one "FrameN: " per frame; input=images keeps one
+// group per frame. The tokens and positions themselves are checked against an independent reference in
+// llm/llamacpp (TestVideoPositionsMatchReference).
+func TestAskVideoForm(t *testing.T) {
+	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	dir := t.TempDir()
+	opts := []string{"--options", "A. a rabbit", "B. a bird", "C. a cat", "D. a dog"}
+	type out struct {
+		InputMode    string  `json:"input_mode"`
+		VideoFPS     float64 `json:"video_fps"`
+		VisualTokens int     `json:"visual_tokens"`
+		VisualGroups []struct {
+			Frames []int  `json:"frames"`
+			Tokens int    `json:"tokens"`
+			Prefix string `json:"prefix"`
+		} `json:"visual_groups"`
+		Indices []int `json:"indices"`
+	}
+	ask := func(spec string) out {
+		t.Helper()
+		rc, stdout, errs := askCLI(append([]string{"ask", "--runtime", spec, video, "--question", "Which animal?",
+			"--policy", "uniform", "--frames", "16", "--size", "56x56", "--json"}, opts...)...)
+		if rc != 0 {
+			t.Fatalf("%s: rc %d: %s", spec, rc, errs)
+		}
+		var o out
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	for _, arch := range []string{"qwen25vl", "qwen3vl", "internvl"} {
+		rc, stdout, errs := askCLI("testmodel", "--out", filepath.Join(dir, arch), "--arch", arch)
+		if rc != 0 {
+			t.Fatalf("%s: testmodel rc %d: %s", arch, rc, errs)
+		}
+		var tm struct{ Spec string }
+		if err := json.Unmarshal([]byte(stdout), &tm); err != nil {
+			t.Fatal(err)
+		}
+		spec := tm.Spec + ",threads=1"
+		vid, img := ask(spec), ask(spec+",input=images")
+		if vid.InputMode != "video" || img.InputMode != "images" || len(img.VisualGroups) != 16 || len(vid.Indices) != 16 {
+			t.Fatalf("%s: video %+v images %+v", arch, vid, img)
+		}
+		switch arch {
+		case "qwen25vl", "qwen3vl":
+			// Qwen2.5-VL's temporal positions follow the fps its processor is told; Qwen3-VL's follow the
+			// timestamps written in the prompt.
+			if len(vid.VisualGroups) != 8 || 2*vid.VisualTokens != img.VisualTokens || (arch == "qwen25vl") != (vid.VideoFPS > 0) {
+				t.Errorf("%s: %d groups, %d tokens as video, %d as images, fps %g", arch, len(vid.VisualGroups), vid.VisualTokens, img.VisualTokens, vid.VideoFPS)
+			}
+			for g, grp := range vid.VisualGroups {
+				if len(grp.Frames) != 2 || grp.Frames[0] != 2*g {
+					t.Errorf("%s: group %d frames %v", arch, g, grp.Frames)
+				}
+				if stamped := strings.Contains(grp.Prefix, " seconds>"); stamped != (arch == "qwen3vl") {
+					t.Errorf("%s: group %d prefix %q", arch, g, grp.Prefix)
+				}
+			}
+		case "internvl":
+			if len(vid.VisualGroups) != 16 || !strings.Contains(vid.VisualGroups[2].Prefix, "Frame3") {
+				t.Errorf("%s: %+v", arch, vid.VisualGroups)
+			}
+		}
+	}
+}

@@ -82,8 +82,29 @@ func keyType(v any) string {
 	return t
 }
 
-// checkClip validates a vision projector before clip.cpp loads it.
-func checkClip(g *ggml.GGML) error {
+// checkClip validates a vision projector before clip.cpp loads it and returns its projector type.
+func checkClip(g *ggml.GGML) (string, error) {
+	c, err := clipOf(g)
+	if err != nil {
+		return "", err
+	}
+	check, ok := projectorChecks[c.proj]
+	if !ok {
+		return "", fmt.Errorf("projector type %q is not supported in process (supported: %s)", c.proj, strings.Join(SupportedProjectors(), ", "))
+	}
+	if err := c.need("v.patch_embd.weight", c.P, c.P, 3, c.E); err != nil {
+		return "", err
+	}
+	for _, n := range []string{"v.pre_ln.weight", "v.pre_ln.bias", "v.post_ln.weight", "v.post_ln.bias"} {
+		if err := c.opt(n, c.E); err != nil {
+			return "", err
+		}
+	}
+	return c.proj, check(c)
+}
+
+// clipOf reads and checks a projector's key/values (typed keys, required sizes) into a clipFile.
+func clipOf(g *ggml.GGML) (*clipFile, error) {
 	kv := g.KV()
 	for k, want := range keyTypes {
 		v, ok := kv[k]
@@ -91,36 +112,36 @@ func checkClip(g *ggml.GGML) error {
 			continue
 		}
 		if got := keyType(v); got != want && !(want == "[]i32" && got == "[]u32") { // same width: read alike
-			return fmt.Errorf("vision projector: key %s has type %s, clip.cpp reads %s", k, got, want)
+			return nil, fmt.Errorf("vision projector: key %s has type %s, clip.cpp reads %s", k, got, want)
 		}
 	}
 	if !kv.Bool("has_vision_encoder") {
-		return fmt.Errorf("vision projector has no vision encoder (clip.has_vision_encoder is not true)")
+		return nil, fmt.Errorf("vision projector has no vision encoder (clip.has_vision_encoder is not true)")
 	}
 	if kv.Bool("has_audio_encoder") {
-		return fmt.Errorf("vision projector also has an audio encoder, which the in-process backend does not load")
+		return nil, fmt.Errorf("vision projector also has an audio encoder, which the in-process backend does not load")
 	}
 	for _, k := range []string{"image_mean", "image_std", "image_size", "patch_size", "embedding_length",
 		"block_count", "attention.head_count", "feed_forward_length", "projection_dim", "attention.layer_norm_epsilon"} {
 		if _, ok := kv["clip.vision."+k]; !ok {
-			return fmt.Errorf("vision projector lacks clip.vision.%s", k)
+			return nil, fmt.Errorf("vision projector lacks clip.vision.%s", k)
 		}
 	}
 	if len(kv.Floats("vision.image_mean")) < 3 || len(kv.Floats("vision.image_std")) < 3 {
-		return fmt.Errorf("vision projector: image_mean/image_std need 3 values")
+		return nil, fmt.Errorf("vision projector: image_mean/image_std need 3 values")
 	}
 	if len(kv.Ints("vision.image_grid_pinpoints"))%2 != 0 {
-		return fmt.Errorf("vision projector: image_grid_pinpoints has an odd number of values")
+		return nil, fmt.Errorf("vision projector: image_grid_pinpoints has an odd number of values")
 	}
 	c := &clipFile{kv: kv, shapes: map[string][]uint64{},
 		E: uint64(kv.Uint("vision.embedding_length")), F: uint64(kv.Uint("vision.feed_forward_length")),
 		P: uint64(kv.Uint("vision.patch_size")), I: uint64(kv.Uint("vision.image_size")),
 		N: uint64(kv.Uint("vision.block_count")), H: uint64(kv.Uint("vision.attention.head_count"))}
 	if c.H == 0 || c.E == 0 || c.E%c.H != 0 {
-		return fmt.Errorf("vision projector: head count %d does not divide embedding length %d", c.H, c.E)
+		return nil, fmt.Errorf("vision projector: head count %d does not divide embedding length %d", c.H, c.E)
 	}
 	if c.P == 0 || c.I == 0 || c.N == 0 || c.N > 1024 {
-		return fmt.Errorf("vision projector: patch size %d, image size %d or block count %d out of range", c.P, c.I, c.N)
+		return nil, fmt.Errorf("vision projector: patch size %d, image size %d or block count %d out of range", c.P, c.I, c.N)
 	}
 	for _, t := range g.Tensors().Items() {
 		c.shapes[t.Name] = t.Shape
@@ -133,19 +154,7 @@ func checkClip(g *ggml.GGML) error {
 	if c.proj == "" {
 		c.proj = "mlp"
 	}
-	check, ok := projectorChecks[c.proj]
-	if !ok {
-		return fmt.Errorf("projector type %q is not supported in process (supported: %s)", c.proj, strings.Join(SupportedProjectors(), ", "))
-	}
-	if err := c.need("v.patch_embd.weight", c.P, c.P, 3, c.E); err != nil {
-		return err
-	}
-	for _, n := range []string{"v.pre_ln.weight", "v.pre_ln.bias", "v.post_ln.weight", "v.post_ln.bias"} {
-		if err := c.opt(n, c.E); err != nil {
-			return err
-		}
-	}
-	return check(c)
+	return c, nil
 }
 
 // has reports whether the projector holds tensor name.

@@ -1,27 +1,36 @@
 // Package llamacpp is the in-process llama.cpp backend of llm: a GGUF text model and its vision projector
-// (mmproj) loaded through the `llama` package of github.com/ollama/ollama v0.17.4 (vendored llama.cpp
-// ec98e2002 + mtmd), greedy decoding, and a confidence from the logits of the option-letter tokens at the
-// first answer position.
+// (mmproj) loaded through the llama.cpp C API (llama.cpp ec98e2002 as github.com/ollama/ollama v0.17.4
+// vendors it: libllama and ggml from that module, mtmd from internal/mtmd with our patch set), greedy
+// decoding, and a confidence from the logits of the option-letter tokens at the first answer position.
 //
 // Spec: llamacpp:model=PATH[,mmproj=PATH,threads=N,ctx=N,chat=gguf|chatml|plain,image_min_tokens=N,
-// image_max_tokens=N]
+// image_max_tokens=N,input=images|video,tokens_per_second=N]
 //
 // Model files are checked in Go (GGUF magic, header, tensor extents, architecture; for projectors the
 // keys, tensors and shapes the projector type's clip graph needs) before llama.cpp sees them, because
 // llama.cpp aborts the process on some malformed files. Projector types are mlp (LLaVA), qwen2vl_merger,
 // qwen2.5vl_merger, qwen3vl_merger and internvl; any other is refused at load with its name.
 //
-// Frames go to mtmd as raw RGB bitmaps (mtmd_bitmap_init), one image per frame, so C never decodes
-// image bytes; a frame that fails validation never reaches C. Each frame is evaluated by mtmd's helper
-// (mtmd_helper_eval_chunks), which lays its embeddings out at M-RoPE positions for the Qwen2-VL family
-// and at 1-D positions otherwise; text around the frames goes through our own batch. The projector
-// runs with the spec's thread count (the ollama wrapper would fix it at 4, which on a 2-core machine
-// makes the image encoder ~1000x slower), through our own small cgo shim.
+// Frames go to mtmd as raw RGB bitmaps (mtmd_bitmap_init), so C never decodes image bytes; a frame that
+// fails validation never reaches C. The prompt is laid out in Go as pieces — text tokens, an image chunk,
+// a temporal pair of frames — each decoded with positions computed here: 1-D for text and for 1-D
+// projectors, (t, h, w) M-RoPE positions for the Qwen2-VL family, where the next text starts one past
+// the largest component (as transformers' get_rope_index continues after a vision block).
+//
+// input=images: each frame is one image (the family's markers around it). input=video: the frames as the
+// family's video processor reads them — Qwen2-VL, Qwen2.5-VL, Qwen3-VL: temporal pairs through the two
+// Conv3d patch kernels (an odd count repeats the last frame), one <|vision_start|>…<|vision_end|> block
+// whose pairs take temporal positions by index (Qwen2-VL) or by absolute time, ⌊g × 2/fps ×
+// tokens_per_second⌋ (Qwen2.5-VL), or each pair in its own block after its time as text, "<1.3
+// seconds>" (Qwen3-VL); InternVL: "Frame{i}: " before each frame, one tile per frame. Unset, the mode is
+// video when the request carries its frames' timing (llm.Request.Video) and the family has a video path,
+// images otherwise. LLaVA (mlp) projectors have no video path and refuse input=video by name.
+// llm.Response reports the mode, the visual tokens and, per frame or pair, its tokens and positions.
 //
 // Turns are formatted with the GGUF's own chat template (llama.cpp's built-in formatter, which knows a
 // fixed list of template families) when the file has one, else as chatml; chat=chatml|plain override.
 //
-// Every C handle (model, context, mtmd context, batch, and each request's tokenized frames) has one
-// owner whose free/Close is idempotent; LiveHandles counts the handles alive so tests can assert it
-// returns to zero.
+// Every C handle (model, context, token batch, mtmd context, and each request's tokenized frames and
+// frame pairs) has one owner whose free/Close is idempotent; LiveHandles counts the handles alive so
+// tests can assert it returns to zero. Every C++ entry point (shim.cpp) catches exceptions.
 package llamacpp

@@ -1,29 +1,20 @@
 package llamacpp
 
 import (
-	"context"
-	"errors"
-	"math"
-	"math/rand/v2"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/framesweep/framesweep/llm"
-	"github.com/ollama/ollama/llama"
-	"github.com/ollama/ollama/ml"
 )
 
 // live counts C handles currently owned by open Runtimes.
 var live atomic.Int64
 
 // LiveHandles returns the number of llama.cpp handles (models, contexts, mtmd contexts, batches, the
-// tokenized frames of a request in flight) alive.
+// tokenized frames and frame pairs of a request in flight) alive.
 func LiveHandles() int64 { return live.Load() }
-
-var backendOnce sync.Once
 
 const batchSize = 512
 
@@ -31,24 +22,33 @@ const batchSize = 512
 // safe for concurrent use); Close is idempotent.
 type Runtime struct {
 	mu       sync.Mutex
-	model    *llama.Model
-	lctx     *llama.Context
+	model    *llModel
+	lctx     *llContext
 	mtmd     *mtmdCtx
-	tokens   *llama.Batch
+	nVocab   int
 	letters  map[string][]int // option letter -> token ids whose text is the letter, with or without a leading space
 	path     string
 	mmproj   string
+	proj     string // the projector's clip.projector_type ("" without one)
+	video    videoPath
+	input    string // spec input=: llm.InputImages, llm.InputVideo, or "" (video when the request carries timing)
+	tps      float64
 	nctx     int
 	chat     string // "gguf", "chatml" or "plain"
 	template string // the GGUF's tokenizer.chat_template ("" when it has none)
 	// promptPos is the position after the last prompt's prefill: below its token count when frames
-	// went in with M-RoPE positions (tests read it).
+	// went in with M-RoPE positions (tests read it). trace, when not nil, receives every prompt
+	// token's (kind, t, h, w) position (tests).
 	promptPos int
+	trace     *[]tracePos
 }
+
+// tracePos is one prompt token's position as decoded: kind 0 text (1-D, t = h = w), 1 visual.
+type tracePos struct{ Kind, T, H, W int }
 
 // Open opens a runtime from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
-	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens"); err != nil {
+	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens", "input", "tokens_per_second"); err != nil {
 		return nil, err
 	}
 	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
@@ -74,8 +74,16 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if minTok > 0 && maxTok > 0 && minTok > maxTok {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: image_min_tokens %d > image_max_tokens %d", minTok, maxTok)
 	}
+	input, err := sp.Input()
+	if err != nil {
+		return nil, err
+	}
+	tps, err := sp.Int("tokens_per_second", 0, 1)
+	if err != nil {
+		return nil, err
+	}
 	return New(sp.Params["model"], sp.Params["mmproj"], Options{Threads: threads, Context: nctx, Chat: chat,
-		ImageMinTokens: minTok, ImageMaxTokens: maxTok})
+		ImageMinTokens: minTok, ImageMaxTokens: maxTok, Input: input, TokensPerSecond: float64(tps)})
 }
 
 // Turn formats (Options.Chat, spec key chat=).
@@ -87,12 +95,19 @@ const (
 
 // Options are the load settings.
 type Options struct {
-	Threads int    // CPU threads for the text model
+	Threads int    // CPU threads for the text model and the projector
 	Context int    // context length in tokens
 	Chat    string // ChatGGUF, ChatML or ChatPlain; "" = ChatGGUF when the GGUF has a template, else ChatML
 	// ImageMinTokens and ImageMaxTokens (> 0) bound the tokens per frame of dynamic-resolution
 	// projectors (the Qwen families; llama.cpp's defaults are 8 and 4096); 0 keeps the projector's own.
 	ImageMinTokens, ImageMaxTokens int
+	// Input is llm.InputImages, llm.InputVideo (refused at load for a family without a video path),
+	// or "": video when a request carries its frames' timing (llm.Request.Video) and the family has a
+	// video path, images otherwise.
+	Input string
+	// TokensPerSecond is Qwen2.5-VL's vision_config.tokens_per_second (the GGUF does not carry it);
+	// 0 = 2, the value of the released Qwen2.5-VL checkpoints.
+	TokensPerSecond float64
 }
 
 // New loads model (and mmproj when not "") after checking both files in Go.
@@ -103,19 +118,29 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	if o.Context <= 0 {
 		o.Context = 4096
 	}
+	if o.TokensPerSecond <= 0 {
+		o.TokensPerSecond = 2
+	}
+	if o.Input != "" && o.Input != llm.InputImages && o.Input != llm.InputVideo {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: input=%q (want images or video)", o.Input)
+	}
 	if _, err := CheckGGUF(model, false); err != nil {
 		return nil, err
 	}
+	r := &Runtime{path: model, mmproj: mmproj, nctx: o.Context, chat: o.Chat, input: o.Input, tps: o.TokensPerSecond}
 	if mmproj != "" {
-		if _, err := CheckGGUF(mmproj, true); err != nil {
+		var err error
+		if _, r.proj, err = inspectGGUF(mmproj, true); err != nil {
 			return nil, err
 		}
+		r.video = videoPaths[r.proj]
+		if o.Input == llm.InputVideo && r.video == noVideo {
+			return nil, llm.Errorf("load model", mmproj, llm.ErrBadSpec, "input=video: projector type %q has no faithful video path in process (%s); use input=images", r.proj, noVideoWhy[r.proj])
+		}
+	} else if o.Input == llm.InputVideo {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: input=video needs mmproj=")
 	}
-	backendOnce.Do(func() {
-		llama.BackendInit()
-		quietMtmd() // the projector logs every image at debug level otherwise
-	})
-	r := &Runtime{path: model, mmproj: mmproj, nctx: o.Context, chat: o.Chat}
+	backendInit()
 	m, cause, err := loadModel(model)
 	if err != nil {
 		if cause == "" {
@@ -129,46 +154,50 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		r.Close()
 		return nil, err
 	}
-	lc, err := llama.NewContextWithModel(m, llama.NewContextParams(o.Context, batchSize, 1, o.Threads, ml.FlashAttentionDisabled, ""))
+	lc, err := newContext(m, o.Context, batchSize, o.Threads)
 	if err != nil {
 		return fail(llm.Errorf("load model", model, llm.ErrModel, "create context: %v", err))
 	}
 	r.lctx = lc
-	live.Add(1)
-	noEmbeddings(lc)
-	if r.tokens, err = llama.NewBatch(batchSize, 1, 0); err != nil {
-		return fail(llm.Errorf("load model", model, llm.ErrModel, "%v", err))
-	}
-	live.Add(1)
+	live.Add(2) // the context and its token batch
+	r.nVocab = m.nVocab()
 	if err := r.setChat(o.Chat); err != nil {
 		return fail(err)
 	}
 	if mmproj != "" {
-		mt, err := newMtmd(mmproj, m, o.Threads, o.ImageMinTokens, o.ImageMaxTokens)
-		if err != nil {
-			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)"))
-		}
-		r.mtmd = mt
-		live.Add(1)
-		if !mt.vision() {
-			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "the projector has no vision encoder"))
-		}
-		// Embedding positions are laid out by the projector's kind and read by the text model's: a
-		// mismatch makes llama.cpp read past the position buffer (or misplace every frame).
-		if pm, tm := mt.mrope(), modelMRoPE(m); pm != tm {
-			kind := map[bool]string{true: "M-RoPE", false: "1-D RoPE"}
-			return fail(llm.Errorf("load model", mmproj, llm.ErrModel, "the projector lays frames out for %s but the text model %s uses %s (mismatched pair)",
-				kind[pm], model, kind[tm]))
+		if err := r.loadProjector(o); err != nil {
+			return fail(err)
 		}
 	}
 	r.letters = letterTokens(m)
 	return r, nil
 }
 
+// loadProjector loads the vision projector and checks that it suits the text model.
+func (r *Runtime) loadProjector(o Options) error {
+	mt, err := newMtmd(r.mmproj, r.model, o.Threads, o.ImageMinTokens, o.ImageMaxTokens)
+	if err != nil {
+		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)")
+	}
+	r.mtmd = mt
+	live.Add(1)
+	if !mt.vision() {
+		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "the projector has no vision encoder")
+	}
+	// Embedding positions are laid out by the projector's kind and read by the text model's: a
+	// mismatch makes llama.cpp read past the position buffer (or misplace every frame).
+	if pm, tm := mt.mrope(), r.model.mrope(); pm != tm {
+		kind := map[bool]string{true: "M-RoPE", false: "1-D RoPE"}
+		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "the projector lays frames out for %s but the text model %s uses %s (mismatched pair)",
+			kind[pm], r.path, kind[tm])
+	}
+	return nil
+}
+
 // setChat settles the turn format: the GGUF's template when it has one and chat is "" or "gguf"
 // (checked here, once, against llama.cpp's formatter), else chatml or plain as asked.
 func (r *Runtime) setChat(chat string) error {
-	r.template = chatTemplate(r.model)
+	r.template = r.model.chatTemplate()
 	if chat == "" {
 		chat = ChatML
 		if r.template != "" {
@@ -190,10 +219,10 @@ func (r *Runtime) setChat(chat string) error {
 
 // letterTokens maps each capital letter to the tokens that spell it (llm.TokenLetter: "A", " A", "(A",
 // "A.", "A)").
-func letterTokens(m *llama.Model) map[string][]int {
+func letterTokens(m *llModel) map[string][]int {
 	out := map[string][]int{}
-	for id := range m.NumVocab() {
-		if l := llm.TokenLetter(m.TokenToPiece(id)); l != "" {
+	for id := range m.nVocab() {
+		if l := llm.TokenLetter(m.piece(id)); l != "" {
 			out[l] = append(out[l], id)
 		}
 	}
@@ -204,23 +233,18 @@ func letterTokens(m *llama.Model) map[string][]int {
 func (r *Runtime) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.tokens != nil {
-		r.tokens.Free()
-		r.tokens = nil
-		live.Add(-1)
-	}
 	if r.mtmd != nil {
 		r.mtmd.free()
 		r.mtmd = nil
 		live.Add(-1)
 	}
 	if r.lctx != nil {
-		freeContext(r.lctx)
+		r.lctx.free()
 		r.lctx = nil
-		live.Add(-1)
+		live.Add(-2)
 	}
 	if r.model != nil {
-		llama.FreeModel(r.model)
+		r.model.free()
 		r.model = nil
 		live.Add(-1)
 	}
@@ -256,183 +280,4 @@ func (r *Runtime) renderTurns(p llm.Prompt) (pre, post string, err error) {
 	}
 	pre += "<|im_start|>user\n"
 	return pre, p.User + "<|im_end|>\n<|im_start|>assistant\n" + p.AssistantPrefix, nil
-}
-
-// Answer runs one request: prompt (+ frames) prefill, logits of the option letters at the first answer
-// position, then greedy (or seeded, when Temperature > 0) generation up to MaxTokens.
-func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	if len(req.Tensors) > 0 {
-		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "llamacpp takes frames, not tensors")
-	}
-	prompt, tpl, err := llm.Render(req)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.model == nil {
-		return nil, llm.Errorf("answer", r.path, llm.ErrClosed, "")
-	}
-	if len(req.Frames) > 0 && r.mtmd == nil {
-		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "%d frames but no mmproj in the spec", len(req.Frames))
-	}
-	start := time.Now()
-	pre, post, err := r.renderTurns(prompt)
-	if err != nil {
-		return nil, err
-	}
-	preToks, err := r.model.Tokenize(pre, true, true)
-	if err != nil {
-		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tokenize: %v", err)
-	}
-	postToks, err := r.model.Tokenize(post, false, true)
-	if err != nil {
-		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "tokenize: %v", err)
-	}
-	if len(postToks) == 0 {
-		return nil, llm.Errorf("answer", r.path, llm.ErrBadRequest, "empty prompt after the frames")
-	}
-	nPrompt := len(preToks) + len(postToks)
-	frames := make([]*frame, 0, len(req.Frames))
-	defer func() {
-		for _, f := range frames {
-			f.free()
-		}
-	}()
-	for i, f := range req.Frames {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		// Frames were validated (Request.Validate) and go in as raw RGB: nothing for C to decode.
-		fr, err := r.mtmd.tokenizeFrame(f)
-		if err != nil {
-			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d (%dx%d): %v", i, f.W, f.H, err)
-		}
-		frames = append(frames, fr)
-		nPrompt += fr.nTok
-	}
-	if nPrompt+req.MaxTok() > r.nctx {
-		return nil, llm.Errorf("answer", r.path, llm.ErrContextTooLong, "%d prompt tokens + %d to generate > ctx %d", nPrompt, req.MaxTok(), r.nctx)
-	}
-
-	// Prefill: text up to the frames, each frame (its markers and embeddings, at the positions the
-	// projector's family uses), the rest of the text; logits of the last token.
-	r.lctx.KvCacheClear()
-	pos := 0
-	if _, err := r.decode(r.tokens, len(preToks), &pos, false, func(i int) int { return preToks[i] }); err != nil {
-		return nil, err
-	}
-	for i, fr := range frames {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if pos, err = r.mtmd.eval(r.lctx, fr, pos, batchSize); err != nil {
-			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d: %v", i, err)
-		}
-		fr.free() // its C memory is no longer needed
-	}
-	logits, err := r.decode(r.tokens, len(postToks), &pos, true, func(i int) int { return postToks[i] })
-	if err != nil {
-		return nil, err
-	}
-	r.promptPos = pos
-
-	letters := llm.Letters(req.Options)
-	var probs map[string]float64
-	if len(letters) > 0 {
-		scores := map[string][]float64{}
-		for _, l := range letters {
-			for _, id := range r.letters[l] {
-				scores[l] = append(scores[l], float64(logits[id]))
-			}
-		}
-		probs = llm.LetterProbs(scores, letters)
-	}
-
-	var rng *rand.Rand
-	if req.Temperature > 0 {
-		rng = rand.New(rand.NewPCG(uint64(req.Seed), 0x5eed))
-	}
-	var text strings.Builder
-	n := 0
-	for n < req.MaxTok() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		tok := pick(logits, req.Temperature, rng)
-		if r.model.TokenIsEog(tok) {
-			break
-		}
-		text.WriteString(r.model.TokenToPiece(tok))
-		n++
-		if n == req.MaxTok() {
-			break
-		}
-		if logits, err = r.decode(r.tokens, 1, &pos, true, func(int) int { return tok }); err != nil {
-			return nil, err
-		}
-	}
-	resp := &llm.Response{
-		Text:             text.String(),
-		Probs:            probs,
-		PromptTokens:     nPrompt,
-		CompletionTokens: n,
-		LatencyS:         time.Since(start).Seconds(),
-	}
-	llm.Finish(resp, req, tpl)
-	return resp, nil
-}
-
-// decode feeds n tokens in batch-sized slices at 1-D positions (llama.cpp spreads a text token's
-// position over every M-RoPE section); when wantLogits, it returns the logits of the last token.
-func (r *Runtime) decode(b *llama.Batch, n int, pos *int, wantLogits bool, at func(int) int) ([]float32, error) {
-	for i := 0; i < n; {
-		b.Clear()
-		for ; i < n && b.NumTokens() < b.Size(); i++ {
-			b.Add(at(i), nil, *pos, wantLogits && i == n-1, 0)
-			*pos++
-		}
-		if err := r.lctx.Decode(b); err != nil {
-			// Only a full KV cache means "too long"; a negative llama_decode status is another failure.
-			kind := llm.ErrBadRequest
-			if errors.Is(err, llama.ErrKvCacheFull) {
-				kind = llm.ErrContextTooLong
-			}
-			return nil, llm.Errorf("answer", r.path, kind, "llama_decode: %v", err)
-		}
-	}
-	if !wantLogits {
-		return nil, nil
-	}
-	return r.lctx.GetLogitsIth(b.NumTokens() - 1), nil
-}
-
-// pick is greedy at temperature 0, else a seeded draw from softmax(logits/T).
-func pick(logits []float32, temp float64, rng *rand.Rand) int {
-	best := 0
-	for i, v := range logits {
-		if v > logits[best] {
-			best = i
-		}
-	}
-	if temp <= 0 || rng == nil {
-		return best
-	}
-	mx := float64(logits[best])
-	var sum float64
-	w := make([]float64, len(logits))
-	for i, v := range logits {
-		w[i] = math.Exp((float64(v) - mx) / temp)
-		sum += w[i]
-	}
-	u := rng.Float64() * sum
-	for i, x := range w {
-		if u -= x; u <= 0 {
-			return i
-		}
-	}
-	return best
 }

@@ -1,11 +1,12 @@
 package llamacpp
 
 /*
-// Our own declarations of the pinned llama.cpp/mtmd C API and the exception-safe wrappers in shim.cpp.
-// We call mtmd directly because the ollama wrapper fixes the image encoder at 4 threads (~1000x slower
-// on 2 cores), decodes images from encoded bytes (a bad image crashes the process) and cannot free a
-// llama_context.
+// Our own cgo layer over the llama.cpp C API and the mtmd/clip library that package internal/mtmd
+// compiles (with its patch set); see shim.h. We do not link ollama's llama wrapper: it fixes the
+// image encoder at 4 threads (~1000x slower on 2 cores), decodes images from encoded bytes (a bad
+// image crashes the process), cannot free a llama_context, and would link a second, unpatched mtmd.
 #cgo CXXFLAGS: -std=c++17
+#cgo CPPFLAGS: -I${SRCDIR}/internal/mtmd -I${SRCDIR}/internal/mtmd/include
 #include <stdlib.h>
 #include "shim.h"
 */
@@ -18,42 +19,62 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/framesweep/framesweep/rgb"
-	"github.com/ollama/ollama/llama"
+	_ "github.com/framesweep/framesweep/llm/llamacpp/internal/mtmd" // mtmd, clip (patched), libllama, ggml
+	ggml "github.com/ollama/ollama/ml/backend/ggml/ggml/src"
 )
 
-// cptr reads the C pointer that llama.Context and llama.Model keep in their first (unexported) field.
-// The ollama version is pinned (v0.17.4); TestLeakCheck and the frame tests exercise these paths.
-func cptr[T any](v *T) *unsafe.Pointer { return (*unsafe.Pointer)(unsafe.Pointer(v)) }
+var backendOnce sync.Once
 
-// freeContext releases a llama_context (the wrapper has no Free for it).
-func freeContext(c *llama.Context) {
-	if p := cptr(c); *p != nil {
-		C.native_llama_free(*p)
-		*p = nil
-	}
+// backendInit loads ggml's backends (the CPU backend is linked in) and initialises llama.cpp with
+// quiet logs (warnings and errors on stderr).
+func backendInit() {
+	backendOnce.Do(func() {
+		ggml.OnceLoad()
+		C.native_backend_init()
+	})
 }
 
-// noEmbeddings turns off the embedding output of a context (see native_llama_no_embeddings).
-func noEmbeddings(c *llama.Context) { C.native_llama_no_embeddings(*cptr(c)) }
+// errKVFull: llama_decode found no KV slot (status 1), the only status meaning "too long".
+var errKVFull = errors.New("could not find a kv cache slot")
 
-func quietMtmd() { C.native_mtmd_quiet() }
+func decodeStatus(rc C.int32_t) error {
+	switch {
+	case rc == 0:
+		return nil
+	case rc == 1:
+		return errKVFull
+	}
+	return fmt.Errorf("llama_decode status %d", int32(rc))
+}
 
 // loadMu serialises model loads so that the error captured from llama.cpp's log is this load's.
 var loadMu sync.Mutex
 
-// loadModel loads a text model and returns, on failure, the first error llama.cpp logged while loading
-// (its only report of the cause: LoadModelFromFile returns a generic error).
-func loadModel(path string) (*llama.Model, string, error) {
+// llModel is a loaded text model; free is idempotent.
+type llModel struct{ p unsafe.Pointer }
+
+// loadModel loads a text model and returns, on failure, the first error llama.cpp logged while
+// loading (its only report of the cause).
+func loadModel(path string) (*llModel, string, error) {
 	loadMu.Lock()
 	defer loadMu.Unlock()
-	C.native_log_capture_install() // after BackendInit, so it chains to ollama's callback
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
 	C.native_log_capture_begin()
-	// A progress callback of our own: without one llama.cpp prints a row of dots on stderr.
-	m, err := llama.LoadModelFromFile(path, llama.ModelParams{UseMmap: true, Progress: func(float32) {}})
+	p := C.native_model_load(cs)
 	var buf [1024]C.char
 	C.native_log_capture_end(&buf[0], C.size_t(len(buf)))
-	return m, logCause(C.GoString(&buf[0])), err
+	if p == nil {
+		return nil, logCause(C.GoString(&buf[0])), fmt.Errorf("unable to load model: %s", path)
+	}
+	return &llModel{p: p}, "", nil
+}
+
+func (m *llModel) free() {
+	if m != nil && m.p != nil {
+		C.native_model_free(m.p)
+		m.p = nil
+	}
 }
 
 // logCause turns a llama.cpp log message ("llama_model_load: error loading model: unknown model
@@ -66,79 +87,117 @@ func logCause(s string) string {
 	return strings.TrimPrefix(s, "error loading model: ")
 }
 
-// mtmdCtx is our own mtmd context (vision projector), created with an explicit thread count.
-type mtmdCtx struct{ c *C.mtmd_context }
+// mrope reports whether the text model takes 4-component M-RoPE positions (Qwen2-VL, Qwen3-VL text).
+func (m *llModel) mrope() bool { return C.native_model_mrope(m.p) == 1 }
 
-func newMtmd(path string, m *llama.Model, threads, minTokens, maxTokens int) (*mtmdCtx, error) {
-	cs := C.CString(path)
-	defer C.free(unsafe.Pointer(cs))
-	c := C.native_mtmd_init(cs, *cptr(m), C.int(threads), C.int(minTokens), C.int(maxTokens))
-	if c == nil {
-		return nil, fmt.Errorf("mtmd_init_from_file failed")
-	}
-	return &mtmdCtx{c: c}, nil
-}
-
-// vision reports whether the projector has a vision encoder.
-func (m *mtmdCtx) vision() bool { return C.native_mtmd_vision(m.c) == 1 }
-
-// mrope reports whether the projector's embeddings take M-RoPE positions (the Qwen2-VL family).
-func (m *mtmdCtx) mrope() bool { return C.native_mtmd_mrope(m.c) == 1 }
-
-// modelMRoPE reports whether a text model takes 4-component M-RoPE positions (Qwen2-VL, Qwen3-VL text).
-func modelMRoPE(m *llama.Model) bool { return C.native_model_mrope(*cptr(m)) == 1 }
-
-func (m *mtmdCtx) free() {
-	if m.c != nil {
-		C.mtmd_free(m.c)
-		m.c = nil
-	}
-}
-
-// frame is one tokenized frame (mtmd chunks: the family's marker tokens and the preprocessed image),
-// owned by the Answer call that made it; free is idempotent.
-type frame struct {
-	c    *C.mtmd_input_chunks
-	nTok int // KV cells the frame takes
-	nPos int // positions it advances (max(w, h) of its token grid under M-RoPE, nTok otherwise)
-}
-
-// tokenizeFrame preprocesses one RGB frame (mtmd_bitmap_init copies it; the projector resizes it as its
-// family does). The frame holds C memory until free.
-func (m *mtmdCtx) tokenizeFrame(img *rgb.Image) (*frame, error) {
-	pix := img.Packed()
-	var status C.int32_t
-	chunks := C.native_mtmd_tokenize_rgb(m.c, C.uint32_t(img.W), C.uint32_t(img.H), (*C.uchar)(unsafe.Pointer(&pix[0])), &status)
-	if chunks == nil {
-		return nil, fmt.Errorf("mtmd_tokenize: status %d", int32(status))
-	}
-	live.Add(1)
-	return &frame{c: chunks, nTok: int(C.mtmd_helper_get_n_tokens(chunks)), nPos: int(C.mtmd_helper_get_n_pos(chunks))}, nil
-}
-
-func (f *frame) free() {
-	if f != nil && f.c != nil {
-		C.mtmd_input_chunks_free(f.c)
-		f.c = nil
-		live.Add(-1)
-	}
-}
-
-// eval encodes the frame and decodes it into lctx from position pos; it returns the next position.
-func (m *mtmdCtx) eval(lctx *llama.Context, f *frame, pos, nBatch int) (int, error) {
-	var next C.int32_t
-	if rc := C.native_mtmd_eval_chunks(m.c, *cptr(lctx), f.c, C.int32_t(pos), C.int32_t(nBatch), &next); rc != 0 {
-		return 0, fmt.Errorf("mtmd_helper_eval_chunks: status %d", int32(rc))
-	}
-	return int(next), nil
-}
-
-// chatTemplate returns the model's tokenizer.chat_template, or "".
-func chatTemplate(m *llama.Model) string {
-	if p := C.native_chat_template(*cptr(m)); p != nil {
+func (m *llModel) nVocab() int        { return int(C.native_vocab_n(m.p)) }
+func (m *llModel) isEOG(tok int) bool { return C.native_token_is_eog(m.p, C.int32_t(tok)) == 1 }
+func (m *llModel) embdWidth() int     { return int(C.native_embd_inp(m.p)) }
+func (m *llModel) chatTemplate() string {
+	if p := C.native_chat_template(m.p); p != nil {
 		return C.GoString(p)
 	}
 	return ""
+}
+
+// tokenize returns the tokens of text (special tokens such as <|vision_start|> parsed when
+// parseSpecial).
+func (m *llModel) tokenize(text string, addSpecial, parseSpecial bool) ([]int32, error) {
+	if text == "" {
+		return nil, nil
+	}
+	ct := C.CString(text)
+	defer C.free(unsafe.Pointer(ct))
+	out := make([]int32, len(text)+2)
+	for range 2 {
+		n := C.native_tokenize(m.p, ct, C.int32_t(len(text)), C.bool(addSpecial), C.bool(parseSpecial),
+			(*C.int32_t)(unsafe.Pointer(&out[0])), C.int32_t(len(out)))
+		switch {
+		case n >= 0:
+			return out[:n], nil
+		case n == C.int32_t(-1<<31):
+			return nil, errors.New("llama_tokenize failed")
+		}
+		out = make([]int32, -n)
+	}
+	return nil, errors.New("llama_tokenize: buffer size changed between calls")
+}
+
+// piece returns a token's text.
+func (m *llModel) piece(tok int) string {
+	buf := make([]byte, 16)
+	for range 2 {
+		n := int(C.native_token_piece(m.p, C.int32_t(tok), (*C.char)(unsafe.Pointer(&buf[0])), C.int32_t(len(buf))))
+		if n >= 0 {
+			return string(buf[:n])
+		}
+		buf = make([]byte, -n)
+	}
+	return ""
+}
+
+// llContext is a llama_context with its token batch; free is idempotent.
+type llContext struct {
+	p, batch unsafe.Pointer
+	nBatch   int
+}
+
+func newContext(m *llModel, nctx, nBatch, threads int) (*llContext, error) {
+	p := C.native_context_new(m.p, C.int32_t(nctx), C.int32_t(nBatch), C.int32_t(threads))
+	if p == nil {
+		return nil, errors.New("unable to create llama context")
+	}
+	c := &llContext{p: p, nBatch: nBatch}
+	if c.batch = C.native_batch_new(C.int32_t(nBatch)); c.batch == nil {
+		C.native_context_free(p)
+		return nil, fmt.Errorf("unable to allocate a batch of %d tokens", nBatch)
+	}
+	return c, nil
+}
+
+func (c *llContext) free() {
+	if c != nil && c.batch != nil {
+		C.native_batch_free(c.batch)
+		c.batch = nil
+	}
+	if c != nil && c.p != nil {
+		C.native_context_free(c.p)
+		c.p = nil
+	}
+}
+
+func (c *llContext) clear() { C.native_kv_clear(c.p) }
+
+// decodeTokens decodes toks at positions pos, pos+1, …; with wantLogits it returns the last
+// token's logits (a copy).
+func (c *llContext) decodeTokens(toks []int32, pos int, wantLogits bool, nVocab int) ([]float32, error) {
+	if len(toks) == 0 {
+		return nil, nil
+	}
+	rc := C.native_decode_tokens(c.p, c.batch, (*C.int32_t)(unsafe.Pointer(&toks[0])), C.int32_t(len(toks)), C.int32_t(pos), C.bool(wantLogits))
+	if err := decodeStatus(rc); err != nil {
+		return nil, err
+	}
+	if !wantLogits {
+		return nil, nil
+	}
+	l := C.native_logits_last(c.p)
+	if l == nil {
+		return nil, errors.New("no logits")
+	}
+	return append([]float32(nil), unsafe.Slice((*float32)(unsafe.Pointer(l)), nVocab)...), nil
+}
+
+// decodeEmbd decodes n embeddings (C memory) at pos (dimension-major, nPer values per embedding).
+func (c *llContext) decodeEmbd(embd *C.float, n int, pos []int32, nPer int, nonCausal bool) error {
+	if n == 0 {
+		return nil
+	}
+	if len(pos) != n*nPer {
+		return fmt.Errorf("%d positions for %d embeddings of %d components", len(pos), n, nPer)
+	}
+	rc := C.native_decode_embd(c.p, embd, C.int32_t(n), (*C.int32_t)(unsafe.Pointer(&pos[0])), C.int32_t(nPer), C.int32_t(c.nBatch), C.bool(nonCausal))
+	return decodeStatus(rc)
 }
 
 // errTemplate: llama.cpp's formatter does not know the template.

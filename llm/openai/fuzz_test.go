@@ -18,6 +18,8 @@ func FuzzOpenSpec(f *testing.F) {
 		"openai:url=https://h/v1,model=m,image_format=jpeg,quality=100,top_logprobs=0,prefill=off",
 		"openai:url=http://h/v1,model=m,quality=90", "openai:url=ftp://h/v1,model=m", "openai:url=http://h/v1,model=m,image=png,image_format=png",
 		"openai:url=http://h/v1,model=m,concurrency=99999999999999999999", "openai:url=http://h/v1,model=m,timeout=-1s",
+		"openai:url=http://h/v1,model=m,input=video", "openai:url=http://h/v1,model=m,input=video,server=sglang,image_format=jpeg",
+		"openai:url=http://h/v1,model=m,server=vllm", "openai:url=http://h/v1,model=m,input=video,quality=70",
 	} {
 		f.Add(s)
 	}
@@ -32,6 +34,10 @@ func FuzzOpenSpec(f *testing.F) {
 		c := rt.(*Client)
 		if o := c.o; o.Quality < 1 || o.Quality > 100 || o.Concurrency < 1 || o.Timeout <= 0 || o.Retries < 0 || (o.Image != "png" && o.Image != "jpeg") {
 			t.Fatalf("Open(%q): options %+v", s, o)
+		}
+		// A video item's form fixes the encoding: JPEG for vLLM, PNG for SGLang.
+		if o := c.o; o.Input == llm.InputVideo && (o.Server == ServerVLLM) != (o.Image == "jpeg") || o.Input != llm.InputVideo && o.Input != llm.InputImages {
+			t.Fatalf("Open(%q): input %q server %q image %q", s, o.Input, o.Server, o.Image)
 		}
 		if err := rt.Close(); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/loader"
+	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/resize"
 )
 
@@ -21,7 +22,7 @@ func TestIndexedLoaders(t *testing.T) {
 
 	// VLMEvalKit: FFmpeg's best stream (3: 480x270, 390 frames at 30000/1001), interior points,
 	// frames through a quality-75 JPEG round trip.
-	res, err := Load(ctx, nasa, loader.VLMEvalKit, loader.Request{Frames: 8}, Options{})
+	res, err := Load(ctx, nasa, loader.VLMEvalKit, loader.Request{Frames: 8}, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,38 +46,38 @@ func TestIndexedLoaders(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if r2, err := Load(ctx, nasa, loader.VLMEvalKit, loader.Request{SampleFPS: 1}, Options{}); err != nil || len(r2.Frames) != 13 {
+	if r2, err := Load(ctx, nasa, loader.VLMEvalKit, loader.Request{SampleFPS: 1}, load.Options{}); err != nil || len(r2.Frames) != 13 {
 		t.Fatalf("vlmevalkit 1 fps on 13.0 s: %v %v", err, r2)
 	}
 
 	// decord rotates (video_90.mov is 568x320 coded, displayed 320x568); torchvision and PyAV do not.
 	v90 := filepath.Join(repoRoot(), "testdata", "videos", "video_90.mov")
-	d, err := Load(ctx, v90, loader.QwenVLUtilsDecord, loader.Request{Frames: 2}, Options{})
+	d, err := Load(ctx, v90, loader.QwenVLUtilsDecord, loader.Request{Frames: 2}, load.Options{})
 	if err != nil || d.Width != 320 || d.Height != 568 || d.ResizedW == 0 {
 		t.Fatalf("qwen-vl-utils/decord on a rotated file: %v %+v", err, d)
 	}
-	p, err := Load(ctx, v90, loader.LmmsEval, loader.Request{Frames: 2}, Options{})
+	p, err := Load(ctx, v90, loader.LmmsEval, loader.Request{Frames: 2}, load.Options{})
 	if err != nil || p.Width != 568 || p.Height != 320 {
 		t.Fatalf("lmms-eval on a rotated file: %v %+v", err, p)
 	}
 
 	// torchcodec: frames counted from the content, fps = frames / duration; lmms-eval's torchcodec
 	// path samples at least one frame where the PyAV path falls back to every frame.
-	tc, err := Load(ctx, nasa, loader.LmmsEvalTorchcodec, loader.Request{Frames: 32, SampleFPS: 0.05}, Options{})
+	tc, err := Load(ctx, nasa, loader.LmmsEvalTorchcodec, loader.Request{Frames: 32, SampleFPS: 0.05}, load.Options{})
 	if err != nil || tc.Count != 390 || len(tc.Frames) != 1 {
 		t.Fatalf("lmms-eval/torchcodec: %v %+v", err, tc)
 	}
-	pyav, err := Load(ctx, nasa, loader.LmmsEval, loader.Request{Frames: 32, SampleFPS: 0.05}, Options{})
+	pyav, err := Load(ctx, nasa, loader.LmmsEval, loader.Request{Frames: 32, SampleFPS: 0.05}, load.Options{})
 	if err != nil || !pyav.AllFrames || len(pyav.Frames) != 325 || pyav.StreamIndex != 0 {
 		t.Fatalf("lmms-eval (PyAV) with nothing sampled: %v %+v", err, pyav)
 	}
-	q, err := Load(ctx, nasa, loader.QwenVLUtilsTorchcode, loader.Request{Frames: 8}, Options{})
+	q, err := Load(ctx, nasa, loader.QwenVLUtilsTorchcode, loader.Request{Frames: 8}, load.Options{})
 	if err != nil || q.Count != 390 || q.ResizedW != 476 || q.ResizedH != 280 {
 		t.Fatalf("qwen-vl-utils/torchcodec: %v %+v", err, q)
 	}
 
 	// Limits: the every-frame path is bounded.
-	if _, err := Load(ctx, nasa, loader.LmmsEval, loader.Request{Frames: 32, SampleFPS: 0.05}, Options{MaxFrames: 100}); !errors.Is(err, ErrTooMany) {
+	if _, err := Load(ctx, nasa, loader.LmmsEval, loader.Request{Frames: 32, SampleFPS: 0.05}, load.Options{MaxFrames: 100}); !errors.Is(err, load.ErrTooMany) {
 		t.Fatalf("MaxFrames 100 on an every-frame result: %v", err)
 	}
 }
@@ -94,11 +95,11 @@ func TestPlanOnly(t *testing.T) {
 		{loader.VLMEvalKit, loader.Request{Frames: 8}},
 		{loader.QwenVLUtilsDecord, loader.Request{Frames: 8}},
 	} {
-		full, err := Load(context.Background(), nasa, c.name, c.r, Options{})
+		full, err := Load(context.Background(), nasa, c.name, c.r, load.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := Load(context.Background(), nasa, c.name, c.r, Options{PlanOnly: true})
+		plan, err := Load(context.Background(), nasa, c.name, c.r, load.Options{PlanOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,9 @@
 // Package load runs a harness loader (package loader) on a video: it decodes the frames that
 // loader's reader returns, the way that reader decodes them (stream, rotation, colour conversion,
 // frame count, container quirks, fallbacks), and for qwen-vl-utils also the resized tensor
-// fetch_video hands the model's processor. It is the library entry the CLI (`frames --loader`),
-// `plan`, the grids (`loader:`) and serve requests call.
+// fetch_video hands the model's processor. It does not open videos: the engine's source layer does
+// (pipeline.RunLoader opens the video with DecodeOptions and calls Run), and the engine's grids
+// (`loader:`), `frames --loader`, `plan --loader` and serve's "loader" requests all come through it.
 package load
 
 import (
@@ -55,15 +56,17 @@ type Frame struct {
 
 // Result is what one Load returns, with the provenance a record needs.
 type Result struct {
-	Loader       string  `json:"loader"`
-	Path         string  `json:"path"`
-	StreamIndex  int     `json:"stream_index"`
-	FramesHeader int64   `json:"frames_header"` // the container's nb_frames (0: none)
-	Count        int     `json:"count"`         // the frame count the loader's rules used
-	CountFrom    string  `json:"count_from"`    // loader.Count* (header, decoded, index, decord)
-	FPS          float64 `json:"fps"`           // the rate the rules used
-	Decoded      int     `json:"decoded"`       // pictures the decoder output (sequential readers)
-	Passes       int     `json:"passes"`        // decoding passes made
+	Loader      string `json:"loader"`
+	Path        string `json:"path"`
+	StreamIndex int    `json:"stream_index"`
+	// TimeBase is the stream's time base: the unit of every Frame.PTS.
+	TimeBase     decode.Rational `json:"time_base"`
+	FramesHeader int64           `json:"frames_header"` // the container's nb_frames (0: none)
+	Count        int             `json:"count"`         // the frame count the loader's rules used
+	CountFrom    string          `json:"count_from"`    // loader.Count* (header, decoded, index, decord)
+	FPS          float64         `json:"fps"`           // the rate the rules used
+	Decoded      int             `json:"decoded"`       // pictures the decoder output (sequential readers)
+	Passes       int             `json:"passes"`        // decoding passes made
 	// AllFrames: the reader returned every frame (lmms-eval's webm/mkv path or fallback), why in Reason.
 	AllFrames bool     `json:"all_frames,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
@@ -85,25 +88,48 @@ func (r *Result) Positions() []int {
 	return out
 }
 
-// Load runs the named loader on the video at path: exactly the frames that loader's reader returns
-// for req (and, for qwen-vl-utils, fetch_video's resized frames). path is used as given: lmms-eval
-// looks for "webm"/"mkv" in the string its harness passes. A video for which the harness's reader
-// fails fails here too, with an error matching loader.ErrUpstream that says where.
-func Load(ctx context.Context, path, name string, req loader.Request, o Options) (*Result, error) {
-	res, errs, err := LoadMany(ctx, path, name, []loader.Request{req}, o)
-	if err != nil {
-		return nil, err
-	}
-	return res[0], errs[0]
+// Reader is a video opened for a loader (DecodeOptions says how): what the loaders read of it. The
+// engine's source layer opens it (pipeline.RunLoader, the one place videos are opened); a
+// *decode.Video is one.
+type Reader interface {
+	Info() decode.Info
+	Header() decode.StreamHeader
+	Index() decode.Index
+	NumFrames() int
+	Packets() int
+	Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error)
+	Sequential(o decode.SeqOptions, fn func(*decode.SeqFrame) (stop bool, err error)) (decode.SeqStats, error)
 }
 
-// LoadMany is Load for several requests of one loader on one video, decoding the video once for all
-// of them (twice at most: lmms-eval's every-frame fallback, or a second torchvision pass when the
-// index scan mispredicted what read_video returns). Each request gets its own result or error
-// (results[i] is nil when errs[i] is not); err is set when nothing could be done at all (the video
-// does not open, an unknown loader).
-func LoadMany(ctx context.Context, path, name string, reqs []loader.Request, o Options) (results []*Result, errs []error, err error) {
-	if _, err := loader.Lookup(name); err != nil {
+// DecodeOptions is how the named loader's reader opens a video: its stream, rotation, colour
+// conversion, probe limits and damage handling (and o's threads and frame-area bound). framesweep's
+// own mode is not a harness reader: it is ErrRequest here.
+func DecodeOptions(name string, o Options) (decode.Options, error) {
+	spec, err := loader.Lookup(name)
+	if err != nil {
+		return decode.Options{}, err
+	}
+	switch name {
+	case loader.LmmsEval, loader.QwenVLUtils:
+		return pyavOptions(o), nil
+	case loader.Framesweep:
+		return decode.Options{}, &loader.Error{Loader: name, Detail: "framesweep's own mode reads the indices a preset or policy plans (decode.Read, pipeline), not a harness's reader", Err: loader.ErrRequest}
+	}
+	// decord and torchcodec: FFmpeg's best stream, their filter-graph colours, rotation as the spec says.
+	return decode.Options{NoAutorotate: !spec.Autorotate, Colour: decode.ColourFilterBilinear, OnDamaged: decode.DamagedKeep,
+		Threads: o.Threads, MaxFrameArea: o.MaxFrameArea, ProbeSize: 5_000_000, AnalyzeDuration: 5 * time.Second}, nil
+}
+
+// Run runs the named loader on v, the video at path opened with DecodeOptions(name, o): exactly the
+// frames that loader's reader returns for each request (and, for qwen-vl-utils, fetch_video's resized
+// frames), decoding v once for all of them (twice at most: lmms-eval's every-frame fallback, or a
+// second torchvision pass when the index scan mispredicted what read_video returns). path is the
+// string the harness passes (lmms-eval looks for "webm"/"mkv" in it). Each request gets its own result
+// or error (results[i] is nil when errs[i] is not; a video for which the harness's reader fails fails
+// here too, with an error matching loader.ErrUpstream that says where); err is set when nothing could
+// be done at all. pipeline.RunLoader opens the video and calls it.
+func Run(ctx context.Context, v Reader, path, name string, reqs []loader.Request, o Options) (results []*Result, errs []error, err error) {
+	if _, err := DecodeOptions(name, o); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if o.MaxFrames == 0 {
@@ -132,21 +158,20 @@ func LoadMany(ctx context.Context, path, name string, reqs []loader.Request, o O
 	var rerrs []error
 	switch name {
 	case loader.LmmsEval:
-		res, rerrs, err = lmmsEval(ctx, path, sub, o)
+		res, rerrs, err = lmmsEval(ctx, v, path, sub, o)
 	case loader.QwenVLUtils:
-		res, rerrs, err = qwenTorchvision(ctx, path, sub, o)
-	case loader.QwenVLUtilsDecord, loader.QwenVLUtilsTorchcode, loader.LmmsEvalTorchcodec, loader.VLMEvalKit:
-		res, rerrs, err = indexed(ctx, path, name, sub, o)
+		res, rerrs, err = qwenTorchvision(ctx, v, path, sub, o)
 	default:
-		return nil, nil, fmt.Errorf("%s: %w", path, &loader.Error{Loader: name, Detail: "framesweep's own mode reads the indices a preset or policy plans (decode.Read, pipeline), not a harness's reader", Err: loader.ErrRequest})
+		res, rerrs, err = indexed(ctx, v, path, name, sub, o)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
+	tb := v.Header().TimeBase
 	for k, i := range todo {
 		results[i], errs[i] = res[k], rerrs[k]
 		if r := results[i]; r != nil {
-			r.Loader = name
+			r.Loader, r.TimeBase = name, tb
 			if len(r.Frames) > 0 {
 				r.Width, r.Height = r.Frames[0].Width, r.Frames[0].Height
 			}
@@ -179,7 +204,7 @@ type seqOut struct {
 	refused error
 }
 
-func seqPass(ctx context.Context, v *decode.Video, so decode.SeqOptions, o Options, limit int, keep func(n int, pts int64, has bool) bool, stop func(n int) bool) (seqOut, error) {
+func seqPass(ctx context.Context, v Reader, path string, so decode.SeqOptions, o Options, limit int, keep func(n int, pts int64, has bool) bool, stop func(n int) bool) (seqOut, error) {
 	var out seqOut
 	_, err := v.Sequential(so, func(f *decode.SeqFrame) (bool, error) {
 		if err := ctx.Err(); err != nil {
@@ -210,7 +235,7 @@ func seqPass(ctx context.Context, v *decode.Video, so decode.SeqOptions, o Optio
 		err = nil
 	}
 	if err != nil && errors.Is(err, ErrTooMany) {
-		err = fmt.Errorf("%s: %w", v.Path(), err)
+		err = fmt.Errorf("%s: %w", path, err)
 	}
 	return out, err
 }
@@ -228,13 +253,8 @@ func sameSize(frames []Frame) bool {
 // record_video_length_stream / record_video_length_packet), for several requests: one stream pass
 // over the union of their indices, and one every-frame pass for those whose reader returns every
 // frame.
-func lmmsEval(ctx context.Context, path string, reqs []loader.Request, o Options) ([]*Result, []error, error) {
+func lmmsEval(ctx context.Context, v Reader, path string, reqs []loader.Request, o Options) ([]*Result, []error, error) {
 	name := loader.LmmsEval
-	v, err := decode.Open(path, pyavOptions(o))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer v.Close()
 	h := v.Header()
 	rate := loader.Rate{Num: h.AvgFrameRate.Num, Den: h.AvgFrameRate.Den}
 	plans := make([]loader.LmmsPlan, len(reqs))
@@ -253,7 +273,8 @@ func lmmsEval(ctx context.Context, path string, reqs []loader.Request, o Options
 	// whose frame end+1 was delivered before a decoder error is unaffected by it.
 	var stream seqOut
 	if maxEnd >= 0 {
-		stream, err = seqPass(ctx, v, decode.SeqOptions{FrameThreads: true}, o, o.MaxFrames, func(n int, _ int64, _ bool) bool { return want[n] }, func(n int) bool { return n > maxEnd })
+		var err error
+		stream, err = seqPass(ctx, v, path, decode.SeqOptions{FrameThreads: true}, o, o.MaxFrames, func(n int, _ int64, _ bool) bool { return want[n] }, func(n int) bool { return n > maxEnd })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -287,7 +308,7 @@ func lmmsEval(ctx context.Context, path string, reqs []loader.Request, o Options
 	if fallback {
 		// record_video_length_packet: every frame; after container.seek(0) unless the path chose it.
 		webm := strings.Contains(path, "webm") || strings.Contains(path, "mkv")
-		all, err := seqPass(ctx, v, decode.SeqOptions{FrameThreads: true, SeekStart: !webm, SeekStream: -1}, o, o.MaxFrames, func(int, int64, bool) bool { return true }, func(int) bool { return false })
+		all, err := seqPass(ctx, v, path, decode.SeqOptions{FrameThreads: true, SeekStart: !webm, SeekStream: -1}, o, o.MaxFrames, func(int, int64, bool) bool { return true }, func(int) bool { return false })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -324,13 +345,8 @@ func lmmsEval(ctx context.Context, path string, reqs []loader.Request, o Options
 // keyed by pts), then for each request smart_nframes and torch.linspace over what it returned, and
 // the resize. One decoding pass serves every request: the index scan predicts read_video's frames,
 // the pass converts the predicted picks and checks the prediction; a wrong one costs a second pass.
-func qwenTorchvision(ctx context.Context, path string, reqs []loader.Request, o Options) ([]*Result, []error, error) {
+func qwenTorchvision(ctx context.Context, v Reader, path string, reqs []loader.Request, o Options) ([]*Result, []error, error) {
 	name := loader.QwenVLUtils
-	v, err := decode.Open(path, pyavOptions(o))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer v.Close()
 	h := v.Header()
 	res := make([]*Result, len(reqs))
 	errs := make([]error, len(reqs))
@@ -353,7 +369,7 @@ func qwenTorchvision(ctx context.Context, path string, reqs []loader.Request, o 
 	}
 	so := decode.SeqOptions{SeekStart: true, SeekStream: h.Index}
 	for pass := 1; pass <= 2; pass++ {
-		out, err := seqPass(ctx, v, so, o, 1<<30, func(n int, pts int64, has bool) bool { return has && need[pts] }, func(int) bool { return false })
+		out, err := seqPass(ctx, v, path, so, o, 1<<30, func(n int, pts int64, has bool) bool { return has && need[pts] }, func(int) bool { return false })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -465,7 +481,9 @@ func qwenResize(path, name string, res *Result, req loader.Request, planOnly boo
 	if planOnly {
 		return nil
 	}
-	r, err := resize.NewTorchVision(f0.Width, f0.Height, w, h)
+	// torchvision's resize: the torch-bicubic kernel (SIMD; byte-equal to resize.TorchVision and to
+	// Debian's torch 1.13, resize/torchvision_test.go).
+	r, err := resize.New(resize.TorchBicubic, f0.Width, f0.Height, w, h)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", path, name, err)
 	}
@@ -483,15 +501,10 @@ func qwenResize(path, name string, res *Result, req loader.Request, planOnly boo
 // torchcodec): the count and rate as each reader states them, the indices from the rules, the
 // frames from decode's exact access, one pass for every request. Written from the upstream sources;
 // none of these readers installs here (loader.Spec.Verified is false).
-func indexed(ctx context.Context, path, name string, reqs []loader.Request, o Options) ([]*Result, []error, error) {
+func indexed(ctx context.Context, v Reader, path, name string, reqs []loader.Request, o Options) ([]*Result, []error, error) {
 	spec, _ := loader.Lookup(name)
-	v, err := decode.Open(path, decode.Options{NoAutorotate: !spec.Autorotate, Colour: decode.ColourFilterBilinear, OnDamaged: decode.DamagedKeep,
-		Threads: o.Threads, MaxFrameArea: o.MaxFrameArea, ProbeSize: 5_000_000, AnalyzeDuration: 5 * time.Second})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer v.Close()
 	h, in := v.Header(), v.Info()
+	var err error
 	rate := loader.Rate{Num: h.AvgFrameRate.Num, Den: h.AvgFrameRate.Den}
 	count, fps := v.NumFrames(), 0.0
 	if spec.Count == loader.CountDecord {

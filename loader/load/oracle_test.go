@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/loader"
+	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/rgb"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -34,7 +35,8 @@ func oraclesDir(t *testing.T) string {
 	return d
 }
 
-// oracleVideos: every testdata video and every shared video (MANIFEST.tsv). Two are left out unless
+// oracleVideos: every testdata video and every shared video (MANIFEST.tsv), under -race too (CI runs
+// this package with -race: 68 s of CPU for the package, docs/loaders.md). Two are left out unless
 // FRAMESWEEP_ORACLE_ALL=1, because the upstream reader takes more than a CI test should: the
 // 6-minute AV1 clip (21766 frames: lmms-eval decodes all of them for every budget, and
 // torchvision's read_video converts every frame to RGB and holds it, 3.8 GB), and for qwen-vl-utils
@@ -43,10 +45,6 @@ func oraclesDir(t *testing.T) string {
 // FRAMESWEEP_ORACLE_ALL=1 results.
 func oracleVideos(t *testing.T, name string) []string {
 	vids, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata", "videos", "*"))
-	if raceEnabled {
-		t.Logf("-race: the %d videos of testdata/videos only", len(vids))
-		return vids
-	}
 	shared := filepath.Join(repoRoot(), "..", "shared", "testdata", "videos")
 	b, err := os.ReadFile(testenv.NeedFile(t, filepath.Join(shared, "MANIFEST.tsv")))
 	if err != nil {
@@ -196,10 +194,10 @@ func (c *oracleCheck) video(path string, recs []oracleRec) {
 		_, r := parseJob(t, rec.Job)
 		reqs[k] = c.req(r)
 	}
-	results, errs, err := LoadMany(context.Background(), path, c.name, reqs, Options{})
+	results, errs, err := LoadMany(context.Background(), path, c.name, reqs, load.Options{})
 	for k, rec := range recs {
 		label := strings.TrimPrefix(rec.Job, repoRoot()+string(filepath.Separator))
-		var res *Result
+		var res *load.Result
 		e := err
 		if e == nil {
 			res, e = results[k], errs[k]
@@ -230,7 +228,7 @@ func (c *oracleCheck) done() {
 	}
 }
 
-func checkResult(t *testing.T, label string, rec oracleRec, res *Result) bool {
+func checkResult(t *testing.T, label string, rec oracleRec, res *load.Result) bool {
 	frames := make([]*rgb.Image, len(res.Frames))
 	resized := make([]*rgb.Image, 0, len(res.Frames))
 	for i, f := range res.Frames {
@@ -293,12 +291,12 @@ func TestLoadRefuses(t *testing.T) {
 		{loader.LmmsEval, loader.Request{MaxPixels: 10}, loader.ErrRequest},
 		{loader.QwenVLUtils, loader.Request{Frames: 400}, loader.ErrUpstream}, // nframes > 325 frames
 	} {
-		_, err := Load(context.Background(), nasa, c.name, c.r, Options{})
+		_, err := Load(context.Background(), nasa, c.name, c.r, load.Options{})
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s %+v: %v, want %v", c.name, c.r, err, c.want)
 		}
 	}
-	if _, err := Load(context.Background(), filepath.Join(t.TempDir(), "none.mp4"), loader.LmmsEval, loader.Request{}, Options{}); err == nil {
+	if _, err := Load(context.Background(), filepath.Join(t.TempDir(), "none.mp4"), loader.LmmsEval, loader.Request{}, load.Options{}); err == nil {
 		t.Error("a missing file loads")
 	}
 }

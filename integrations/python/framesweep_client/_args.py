@@ -2,8 +2,8 @@
 
 from .client import CONFIG_FIELDS
 
-_INT = {"frames", "seed", "stream", "min_frames", "max_frames"}
-_FLOAT = {"sample_fps"}
+_INT = {"frames", "seed", "stream", "min_frames", "max_frames", "image_patch_size"}
+_FLOAT = {"sample_fps", "min_pixels", "max_pixels", "total_pixels"}
 _BOOL = {"force_last", "force_sample", "no_autorotate"}
 
 

@@ -6,9 +6,11 @@
     frames.shape          # (16, 280, 476, 3) uint8, exactly what `framesweep extract` stores
     meta["key"], meta["indices"], meta["frames_sha256"]
 
-The configuration fields are those of one grid configuration (docs/serve.md lists them): preset or
-policy, frames or sample_fps, seed, resolution, pipeline, kernel, dtype, norm, stream, no_autorotate,
-on_damaged, min_frames, max_frames, force_last, force_sample, torch.
+The configuration fields are those of one grid configuration (docs/serve.md lists them): preset,
+policy or loader (a harness loader: docs/loaders.md), frames or sample_fps, seed, resolution,
+pipeline, kernel, dtype, norm, stream, no_autorotate, on_damaged, min_frames, max_frames, force_last,
+force_sample, torch, and the qwen-vl-utils loaders' image_patch_size, min_pixels, max_pixels,
+total_pixels.
 """
 
 import ast
@@ -29,11 +31,12 @@ __all__ = ["Client", "FramesweepError", "load_safetensors", "load_npy", "sha256_
 CONFIG_FIELDS = (
     "preset", "policy", "loader", "frames", "sample_fps", "seed", "resolution", "pipeline",
     "min_frames", "max_frames", "force_last", "force_sample", "torch",
+    "image_patch_size", "min_pixels", "max_pixels", "total_pixels",
     "kernel", "dtype", "norm", "stream", "no_autorotate", "on_damaged",
 )
 
 # Metadata entries of an object that hold JSON (pipeline.ObjectMetadata); frames() decodes them.
-_JSON_META = ("indices", "pts", "pts_s", "damaged", "libraries", "layout", "psnr_db")
+_JSON_META = ("indices", "pts", "pts_s", "damaged", "libraries", "layout", "psnr_db", "loader_request", "loader_result")
 
 _DTYPES = {"U8": np.uint8, "F16": np.float16, "F32": np.float32, "I64": np.int64}
 

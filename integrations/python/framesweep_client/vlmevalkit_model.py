@@ -26,9 +26,12 @@ each answer the class puts a cleared attribute back (its last value, else its de
 dataset, nframe or fps, finds both set again. Called without the runner, nframe wins when both are
 set.
 
-The frames are asked under the `vlmevalkit` preset through the cached (JPEG q75) pipeline by default:
-VLMEvalKit's own save_video_frames indices and frame cache (vlmeval/dataset/video_base.py). loader=
-names a harness loader instead (docs/loaders.md) on a server that builds loaders.
+The frames are the `vlmevalkit` loader's by default (docs/loaders.md): what VLMEvalKit's own
+save_video_frames (vlmeval/dataset/video_base.py) writes and a model reads back — decord's frames of
+FFmpeg's best stream, rotated, at its indices, through a JPEG q75 file. On a server whose /v1/health
+lists no loaders, the `vlmevalkit` preset through the cached (JPEG q75) pipeline instead (the same
+indices; framesweep's stream, colours and rotation), with a warning. loader=, preset= or policy= name
+another configuration.
 
 Interface followed (`vlmeval/vlm/base.py`): a subclass of `vlmeval.vlm.base.BaseModel` with
 `generate_inner(message, dataset=None)`, message a list of {'type': 'text'|'image'|'video', 'value'};
@@ -53,7 +56,8 @@ class FramesweepVideoLLM(BaseModel):
     """VLMEvalKit video model: frames from framesweep, answers from `answer` (OpenAI-compatible by
     default). nframe / fps are the budget: both start set (8 frames, 1 fps) so that VLMEvalKit's runner
     can hand over either the dataset's nframe or its fps (see the module docstring); the other
-    configuration fields (loader or preset, resolution, pipeline, kernel, …) are keyword arguments."""
+    configuration fields (loader — the `vlmevalkit` loader by default — or preset, resolution, kernel, …)
+    are keyword arguments."""
 
     INSTALL_REQ = False
     INTERLEAVE = True
@@ -69,9 +73,9 @@ class FramesweepVideoLLM(BaseModel):
         if "frames" in self.config or "sample_fps" in self.config:
             raise TypeError("framesweep: give the budget as nframe or fps (VLMEvalKit's names)")
         if not any(k in self.config for k in ("loader", "preset", "policy")):
-            self.config["preset"] = "vlmevalkit"  # VLMEvalKit's own sampling (video_base.py)
+            self.config["loader"] = "vlmevalkit"  # VLMEvalKit's own frames (video_base.py): server_config falls back
         if "loader" not in self.config:
-            self.config.setdefault("pipeline", "cached")  # and its JPEG q75 frame cache
+            self.config.setdefault("pipeline", "cached")  # a preset or policy: with VLMEvalKit's JPEG q75 frame cache
         self.nframe = nframe
         self.fps = fps
         self._last = {"nframe": nframe, "fps": fps}  # what a cleared attribute goes back to
@@ -105,6 +109,7 @@ class FramesweepVideoLLM(BaseModel):
                 frames, meta = self.client.frames(os.fspath(value), **self.request_config(), **budget)
                 parts.extend(frames_to_images(frames))
                 used.append({"video": value, "key": meta.get("key"), "config": meta.get("request_config"), "budget": budget,
+                             "loader": self.request_config().get("loader"),
                              "indices": meta.get("indices"), "frames_sha256": meta.get("frames_sha256"), "shape": list(frames.shape)})
             elif kind == "image":
                 ext = os.path.splitext(value)[1].lower()

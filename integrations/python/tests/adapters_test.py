@@ -1,7 +1,8 @@
-"""Run by cmd/framesweep's TestServePython: the lmms-eval adapter, found through the installed
+"""Run by cmd/framesweep's TestServeBinary: the lmms-eval adapter, found through the installed
 `lmms_eval.models` entry point by the (stand-in) registry, and the VLMEvalKit class, driven as their
 harnesses drive them, against a real `framesweep serve` and a stand-in OpenAI-compatible server that
-reports what images it received. Prints a JSON summary; exits 1 on a failed check."""
+reports what images it received; with their default loaders, the images equal what the harnesses' own
+readers return (oracle_frames). Prints a JSON summary; exits 1 on a failed check."""
 
 import json
 import logging
@@ -88,7 +89,7 @@ def lmms_eval_more(cls, url, token_file, video, api_base, srv, Instance):
 
 def vlmevalkit_runner(url, token_file, video, api_base, ve):
     """One registration (no nframe/fps given) through the stand-in runner: an nframe dataset, then an
-    fps dataset; each gets its own budget."""
+    fps dataset; each gets its own budget, under the default vlmevalkit loader."""
     from framesweep_client import Client, sha256_of
     from framesweep_client.vlmevalkit_model import FramesweepVideoLLM
     from vlmeval.dataset import VideoDataset
@@ -96,13 +97,14 @@ def vlmevalkit_runner(url, token_file, video, api_base, ve):
 
     client = Client(url, token_file=token_file or None)
     m = FramesweepVideoLLM(url=url, token_file=token_file or None, api_base=api_base, api_model="test-model", resolution=ve["resolution"])
+    check(m.request_config() == {"loader": "vlmevalkit", "resolution": ve["resolution"]}, "vlmevalkit default config %r" % m.request_config())
     out = {}
     nf = VideoDataset("Video-MME_%dframe" % ve["frames"], [video], nframe=ve["frames"])
     for ds in (nf, VideoDataset("Video-MME_1fps", [video], fps=1.0), nf):  # run.py passes one model object along
         (resp,) = infer_data(m, "framesweep", ds).values()
         got = json.loads(resp)
         budget = {"frames": ds.nframe} if ds.nframe > 0 else {"sample_fps": ds.fps}
-        want, _ = client.frames(video, preset="vlmevalkit", pipeline="cached", resolution=ve["resolution"], **budget)
+        want, _ = client.frames(video, **m.request_config(), **budget)
         check(m.inputs[-1]["inputs"][0]["budget"] == budget, "%s: budget %r" % (ds.dataset_name, m.inputs[-1]["inputs"][0]["budget"]))
         check(got["images"] == len(want) and got["sha256"] == sha256_of(want), "%s: the model saw %r" % (ds.dataset_name, got))
         out[ds.dataset_name] = {"images": got["images"]}
@@ -110,6 +112,38 @@ def vlmevalkit_runner(url, token_file, video, api_base, ve):
     check(out["Video-MME_1fps"]["images"] == 13, "1 fps on a 13 s video: %r" % out)
     if ve["frames"] == 6:
         check(out["Video-MME_6frame"]["images"] == 6, "%r" % out)
+    return out
+
+
+def oracle_frames(cls, url, token_file, api_base, oracle):
+    """The frames each adapter hands its model, as the (stand-in) answering server decodes them, image
+    by image, against the frames the harness's own reader returns: lmms-eval's read_video run by the
+    Go test as an oracle (../shared/oracles, unmodified), and for VLMEvalKit the vlmevalkit loader's
+    frames (decord does not install here). Both adapters run with their defaults (no resolution)."""
+    from framesweep_client.vlmevalkit_model import FramesweepVideoLLM
+    from lmms_eval.api.instance import Instance
+    from vlmeval.dataset import VideoDataset
+    from vlmeval.inference_video import infer_data
+
+    out = {"lmms_eval": [], "vlmevalkit": []}
+    gen = {"until": ["\n\n"], "max_new_tokens": 8, "temperature": 0, "do_sample": False}
+    for case in oracle["lmms_eval"]:
+        model = cls.create_from_arg_string("url=%s,token_file=%s,frames=%d,api_base=%s,api_model=test-model" % (url, token_file, case["frames"], api_base))
+        model.task_dict = {"videomme": {"test": {0: {"path": case["video"]}}}}
+        (resp,) = model.generate_until([Instance("generate_until", ("Q?", gen, lambda doc: [doc["path"]], 0, "videomme", "test"), 0)])
+        got = json.loads(resp)
+        check(model.request_config() == {"loader": "lmms-eval", "frames": case["frames"]}, "lmms-eval sent %r" % model.request_config())
+        check(got["image_sha256"] == case["frame_sha256"], "lmms-eval %s frames=%d: the model got %d images %r, read_video returns %d %r"
+              % (case["video"], case["frames"], got["images"], got["image_sha256"][:2], len(case["frame_sha256"]), case["frame_sha256"][:2]))
+        out["lmms_eval"].append([os.path.basename(case["video"]), case["frames"], got["images"]])
+    for case in oracle["vlmevalkit"]:
+        m = FramesweepVideoLLM(url=url, token_file=token_file or None, api_base=api_base, api_model="test-model")
+        (resp,) = infer_data(m, "framesweep", VideoDataset("Video-MME_%dframe" % case["frames"], [case["video"]], nframe=case["frames"])).values()
+        got = json.loads(resp)
+        check(m.request_config() == {"loader": "vlmevalkit"}, "vlmevalkit sent %r" % m.request_config())
+        check(got["image_sha256"] == case["frame_sha256"], "vlmevalkit %s nframe=%d: the model got %d images, the loader returns %d"
+              % (case["video"], case["frames"], got["images"], len(case["frame_sha256"])))
+        out["vlmevalkit"].append([os.path.basename(case["video"]), case["frames"], got["images"]])
     return out
 
 
@@ -171,6 +205,8 @@ def main():
         pass
     out["vlmevalkit"] = {"answer": got, "input": m.inputs[0]["inputs"][0]}
     out["vlmevalkit_runner"] = vlmevalkit_runner(url, token_file, video, api_base, ve)
+    if "oracle" in exp:
+        out["oracle"] = oracle_frames(cls, url, token_file, api_base, exp["oracle"])
     out["openai_requests"] = len(srv.requests)
     srv.shutdown()
     print(json.dumps(out))

@@ -1,6 +1,6 @@
 """A stand-in OpenAI-compatible /v1/chat/completions server for the adapter tests: it decodes every
 image it is sent with Pillow (an independent PNG decoder) and answers with what it received (image
-count, sha256 of the RGB bytes in order, the texts), so the test can check that the frames a model
+count, sha256 of the RGB bytes in order and of each image's, the texts), so the test can check that the frames a model
 would see are framesweep's, byte for byte. The real openai runtime path is tested against ollama in
 llm/openai."""
 
@@ -26,7 +26,7 @@ class _Handler(BaseHTTPRequestHandler):
         if "prompt_logprobs" in body:
             return self._prompt_logprobs(body)
         h = hashlib.sha256()
-        images, texts, order = 0, [], []
+        images, texts, order, each = 0, [], [], []
         for part in body["messages"][0]["content"]:
             if part["type"] == "text":
                 texts.append(part["text"])
@@ -38,11 +38,13 @@ class _Handler(BaseHTTPRequestHandler):
                 img.load()
                 if head == "data:image/png;base64":
                     assert img.format == "PNG" and img.mode == "RGB", (img.format, img.mode)
-                h.update(img.convert("RGB").tobytes())
+                rgb = img.convert("RGB").tobytes()
+                h.update(rgb)
+                each.append(hashlib.sha256(rgb).hexdigest())
                 images += 1
                 order.append("image")
         self.server.requests.append(body)
-        answer = {"images": images, "sha256": h.hexdigest(), "texts": texts, "order": order,
+        answer = {"images": images, "sha256": h.hexdigest(), "image_sha256": each, "texts": texts, "order": order,
                   "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"), "stop": body.get("stop")}
         out = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
                           "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(answer)}, "finish_reason": "stop"}]}).encode()

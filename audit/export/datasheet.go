@@ -1,0 +1,131 @@
+package export
+
+import (
+	"fmt"
+	"strings"
+)
+
+// column is one documented column: its name, type and meaning.
+type column struct{ name, typ, doc string }
+
+// recordColumns document records.jsonl (keys of record.Full) and records.parquet (the same, flat:
+// config_meta's fields are columns of their own; see the notes).
+var recordColumns = []column{
+	{"model", "string", "the model that answered (a sweep: the runtime's model id; an import: --model)"},
+	{"item_id", "string", "the item (question); the same id across configs and models pairs the answers"},
+	{"config", "string", "the configuration id (a budget, policy, resolution, pipeline; `text-only` feeds no frames)"},
+	{"run", "int", "rerun number (absent/0: the primary run; reruns feed the noise floor only)"},
+	{"status", "string", "`ok`, or `error` when the pair got no answer (then `error` says why; no verdict)"},
+	{"correct", "bool", "multiple choice: the answer's verdict"},
+	{"score", "float 0–1", "open-ended: Token-F1 of the response against the reference(s)"},
+	{"prediction", "string", "the extracted option letter (multiple choice) or the response (open-ended)"},
+	{"answer", "string", "the gold letter or reference text"},
+	{"confidence", "float 0–1", "the largest option probability"},
+	{"latency_s", "float", "the runtime's own seconds for this answer"},
+	{"error", "string", "why an error record got no answer"},
+	{"over_context", "bool", "the runtime refused the prompt as longer than its context: the config is beyond the model's ceiling"},
+	{"category, duration, task, question_id", "string", "the item's category, duration group, task (split) and benchmark question id"},
+	{"config_meta", "object", "frames (0: text only), text_only, width, height (nominal, for the pixel cost), policy, preset, seed, pipeline (raw|cached), indices (the frame indices fed for this record's video). Parquet: columns frames, text_only, config_width, config_height, policy, preset, seed, pipeline, indices"},
+	{"video, video_sha256", "string", "the input video and the sha256 of its bytes"},
+	{"stream_index, timestamps_s", "int, [float]", "the stream decoded; the presentation time of each frame fed"},
+	{"geometry, kernel, width, height, images_per_frame, frames_fed", "string, int", "how the frames were resized and what each image fed measured"},
+	{"input_key, input_sha256", "string", "the input object's cache key; the sha256 of the exact tensor the runtime received"},
+	{"runtime", "string", "the runtime spec (engine:key=value,…)"},
+	{"model_sha256", "object", "sha256 of every file the spec names, by spec key (Parquet: JSON text)"},
+	{"weights_sha256", "string", "one digest of the weights: the one file's sha256, or sha256 of the lines \"KEY SHA256\\n\" of model_sha256 sorted by key"},
+	{"context_tokens", "int", "the runtime's context size in tokens"},
+	{"template, prompt_sha256, response", "string", "the prompt template, the digest of the rendered prompt, the model's text"},
+	{"probs", "object", "every option letter's probability (Parquet: JSON text)"},
+	{"prompt_tokens, completion_tokens", "int", "token counts"},
+	{"request_sha256, image_format", "string", "servers: the exact request body's digest; how frames were encoded"},
+	{"at", "string", "when the record was written (UTC, RFC 3339)"},
+	{"source", "int", "Parquet only: index into export.json `sources` (JSON Lines: the sources' `rows` ranges)"},
+}
+
+var trajectoryColumns = []column{
+	{"model, item_id, task, category, duration", "string", "the model and item"},
+	{"trajectory", "string", "one character per config of export.json `models[].mc_configs`: `1` correct, `0` wrong, `.` no answer"},
+	{"scores", "[float or null]", "one score per config of `models[].oe_configs` (Parquet: NaN for none)"},
+	{"paired", "bool", "the item has a verdict in every multiple-choice config of the model's grid: one of the audit's items; the tags below are null otherwise"},
+	{"confused", "bool", "correct under some config and wrong under a strictly costlier one (text-only counts as cheapest): visual_confusion_rate counts these"},
+	{"confused_visual_only", "bool", "the same among visual configs only"},
+	{"text_correct", "bool", "correct under a text-only config"},
+	{"text_overwrite", "bool", "text-correct and wrong under some visual config"},
+	{"text_overwrite_all_visual", "bool", "text-correct and wrong under every visual config"},
+	{"terminal_regression", "bool", "wrong at the costliest config and right at a cheaper one"},
+	{"unstable", "bool", "correctness not constant across the configs"},
+	{"oracle_correct", "bool", "correct under some config (the per-item oracle)"},
+	{"rescued, harmed", "[int]", "the transitions (indices into `models[].transitions`: consecutive configs) that turned the item wrong → right, right → wrong"},
+	{"oracle_best", "[string]", "the configs where the item does best: the correct ones (multiple choice), the ones of its highest score (open-ended)"},
+	{"confused_in_models", "int", "several models: in how many of them the item is confused (null for one model)"},
+}
+
+// datasheet renders README.md.
+func datasheet(m *Manifest, in Input) []byte {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("# framesweep audit export\n\n")
+	p("Item-level scaling audit data: every answer of every model to every item under every configuration, each item's trajectory across the configurations with the tags the audit derives, the audit itself, and how each answer was produced. Written by `framesweep audit … --export` (framesweep %s, %s, format `%s`).\n\n", m.Engine, m.Created, m.Format)
+	p("## Contents\n\n| file | rows | what |\n|---|---|---|\n")
+	what := map[string]string{
+		RecordsJSONL:      "one record per item × config × model (× rerun): the answer, its verdict or score, and its provenance",
+		RecordsParquet:    "the same rows, flat columns",
+		TrajectoriesJSONL: "one row per model × item: the trajectory and the audit's tags",
+		TrajParquet:       "the same rows",
+		AuditJSON:         "the audit (`framesweep audit --json`) these files give",
+		Datasheet:         "this datasheet",
+	}
+	for _, f := range m.Files {
+		p("| `%s` | %d | %s |\n", f.Name, f.Rows, what[f.Name])
+	}
+	p("| `%s` | | the manifest: the audit's options, every model's configs and transitions, the sources and their run provenance, each file's sha256 |\n\n", ManifestName)
+	if !m.Parquet {
+		p("**No Parquet files**: this framesweep was built with `-tags noparquet`, so the export is JSON Lines only.\n\n")
+	}
+	p("Models: %d. Sources:\n\n", len(m.Models))
+	for _, s := range m.Sources {
+		p("- `%s`: rows %d–%d of records.jsonl", s.Path, s.Rows[0], s.Rows[1])
+		if s.Run != nil {
+			var libs []string
+			for _, k := range keysOf(s.Run.Libraries) {
+				libs = append(libs, k+" "+s.Run.Libraries[k])
+			}
+			p("; a sweep (engine %s, runtime `%s`, grid sha256 %.12s…, items sha256 %.12s…; libraries: %s)", s.Run.Engine, s.Run.Runtime, s.Run.GridSHA256, s.Run.ItemsSHA256, strings.Join(libs, ", "))
+		}
+		p("\n")
+	}
+	for _, g := range m.Models {
+		name := g.Name
+		if name == "" {
+			name = "(unnamed)"
+		}
+		p("\nModel `%s`: %d multiple-choice configs (%s), %d open-ended.\n", name, len(g.MCConfigs), strings.Join(g.MCConfigs, ", "), len(g.OEConfigs))
+	}
+	p("\n## records.jsonl / records.parquet\n\n| column | type | meaning |\n|---|---|---|\n")
+	for _, c := range recordColumns {
+		p("| `%s` | %s | %s |\n", c.name, c.typ, c.doc)
+	}
+	p("\nA missing key (JSON) or null (Parquet) is unknown, never zero. `framesweep audit DIR` reads records.jsonl with the options in export.json and gives audit.json again.\n")
+	p("\n## trajectories.jsonl / trajectories.parquet\n\nThe items and configs are those the audit counts: with several models, the matched grid (configs every model answered, less those beyond a model's context ceiling) and the items every model answered in it.\n\n| column | type | meaning |\n|---|---|---|\n")
+	for _, c := range trajectoryColumns {
+		p("| `%s` | %s | %s |\n", c.name, c.typ, c.doc)
+	}
+	p("\n## Reading it with Python and NumPy only\n\n```python\nimport json, numpy as np\nrows = [json.loads(l) for l in open(\"records.jsonl\")]\nok = [r for r in rows if r.get(\"status\", \"ok\") == \"ok\" and \"correct\" in r and r.get(\"run\", 0) == 0]\nmodels = sorted({r.get(\"model\", \"\") for r in ok}); configs = sorted({r[\"config\"] for r in ok})\nacc = np.array([[np.mean([r[\"correct\"] for r in ok if r.get(\"model\", \"\") == m and r[\"config\"] == c] or [np.nan]) for c in configs] for m in models])\ntraj = [json.loads(l) for l in open(\"trajectories.jsonl\")]\nconfused = np.array([t[\"confused\"] for t in traj if t[\"paired\"]])\n```\n")
+	p("\nDefinitions of every metric: METRICS.md and docs/audit.md of framesweep.\n")
+	return []byte(b.String())
+}
+
+func keysOf(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package items
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxLine bounds one line of an items file (a question with subtitles fits easily).
+const MaxLine = 4 << 20
+
+// ErrMalformed marks a malformed items file.
+var ErrMalformed = errors.New("bad items file")
+
+// Item is one question: the canonical ITEMS.jsonl line (README "Items file", docs/sweep.md).
+type Item struct {
+	ItemID    string   `json:"item_id"`
+	Video     string   `json:"video"`              // absolute, or relative to the items file
+	Question  string   `json:"question"`           // the question text
+	Options   []string `json:"options,omitempty"`  // "A. …", "B. …"; none for open-ended tasks
+	Answer    string   `json:"answer"`             // a letter (multiple choice) or the reference text
+	Task      string   `json:"task,omitempty"`     // e.g. "videomme", "mlvu/count"
+	Category  string   `json:"category,omitempty"` // analysed per category by the audit
+	Duration  string   `json:"duration,omitempty"` // a duration group (Video-MME short|medium|long)
+	Subtitles string   `json:"subtitles,omitempty"`
+	DurationS *float64 `json:"duration_s,omitempty"`
+	// Template overrides the sweep's --template for this item (videomme, mlvu, generic).
+	Template string `json:"template,omitempty"`
+	// History is a dialogue's earlier turns (AVSD), shown to the model before the question.
+	History []Turn `json:"history,omitempty"`
+	// References are more reference answers of an open-ended item (AVSD's test set has six): Token-F1
+	// scores the response against Answer and these, and keeps the best.
+	References []string `json:"references,omitempty"`
+}
+
+// Turn is one earlier exchange of a dialogue.
+type Turn struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// MultipleChoice reports whether the item has options (scored by letter) rather than a reference
+// text (scored by Token-F1).
+func (it *Item) MultipleChoice() bool { return len(it.Options) > 0 }
+
+// File is a parsed items file.
+type File struct {
+	Path   string
+	Items  []Item
+	SHA256 string // digest of the canonical encoding of Items (whitespace and key order do not count)
+}
+
+// Read reads and validates an items file: one JSON object per line (blank lines and a UTF-8 BOM
+// are allowed), unknown keys rejected, item_id unique, video, question and answer present, options
+// labelled A, B, C… in order when given, and a multiple-choice answer one of those letters. Relative
+// video paths are resolved against the file's directory. Every error names the file and the line.
+func Read(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// Parse is Read on a reader; path names it in errors and anchors relative videos.
+func Parse(r io.Reader, path string) (*File, error) {
+	out := &File{Path: path}
+	br := bufio.NewReaderSize(r, 1<<16)
+	seen := map[string]int{}
+	dir := filepath.Dir(path)
+	h := sha256.New()
+	for line := 1; ; line++ {
+		b, err := readLine(br, MaxLine)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrMalformed, err)
+		}
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			it, perr := parseItem(t)
+			if perr != nil {
+				return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrMalformed, perr)
+			}
+			if prev, dup := seen[it.ItemID]; dup {
+				return nil, fmt.Errorf("%s:%d: %w: item_id %q already on line %d", path, line, ErrMalformed, it.ItemID, prev)
+			}
+			seen[it.ItemID] = line
+			canon, _ := json.Marshal(it)
+			h.Write(canon)
+			h.Write([]byte{'\n'})
+			if !filepath.IsAbs(it.Video) {
+				it.Video = filepath.Join(dir, it.Video)
+			}
+			out.Items = append(out.Items, it)
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if len(out.Items) == 0 {
+		return nil, fmt.Errorf("%s: %w: no items", path, ErrMalformed)
+	}
+	out.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return out, nil
+}
+
+func parseItem(b []byte) (Item, error) {
+	var it Item
+	if !utf8.Valid(b) {
+		return it, errors.New("not UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&it); err != nil {
+		return it, fmt.Errorf("not an item: %v", err)
+	}
+	if dec.More() {
+		return it, errors.New("more than one JSON value on the line")
+	}
+	return it, it.Validate()
+}
+
+// Validate checks one item.
+func (it *Item) Validate() error {
+	switch {
+	case strings.TrimSpace(it.ItemID) == "":
+		return errors.New("missing item_id")
+	case len(it.ItemID) > 512:
+		return fmt.Errorf("item_id of %d bytes (at most 512)", len(it.ItemID))
+	case strings.TrimSpace(it.Video) == "":
+		return fmt.Errorf("item %q: missing video", it.ItemID)
+	case strings.Contains(it.Video, "://"):
+		return fmt.Errorf("item %q: video %q is a URL; videos are local files", it.ItemID, it.Video)
+	case strings.TrimSpace(it.Question) == "":
+		return fmt.Errorf("item %q: missing question", it.ItemID)
+	case strings.TrimSpace(it.Answer) == "":
+		return fmt.Errorf("item %q: missing answer", it.ItemID)
+	case len(it.Options) > 26:
+		return fmt.Errorf("item %q: %d options (at most 26)", it.ItemID, len(it.Options))
+	case it.DurationS != nil && !(*it.DurationS >= 0):
+		return fmt.Errorf("item %q: duration_s %v", it.ItemID, *it.DurationS)
+	}
+	if err := it.validateDialogue(); err != nil {
+		return err
+	}
+	if len(it.Options) == 0 {
+		return nil
+	}
+	for i, o := range it.Options {
+		if want := string(rune('A' + i)); optionLetter(o) != want {
+			return fmt.Errorf("item %q: option %d %q does not start with %q (e.g. %q)", it.ItemID, i+1, o, want, want+". …")
+		}
+	}
+	if a := strings.ToUpper(strings.TrimSpace(it.Answer)); len(a) != 1 || a[0] < 'A' || int(a[0]-'A') >= len(it.Options) {
+		return fmt.Errorf("item %q: answer %q is not one of the option letters A..%c", it.ItemID, it.Answer, 'A'+len(it.Options)-1)
+	}
+	return nil
+}
+
+// optionLetter is the label of an option "A. …", "A) …", "(A) …" or "A: …"; "" when it has none.
+func optionLetter(o string) string {
+	o = strings.TrimSpace(o)
+	o = strings.TrimPrefix(o, "(")
+	if len(o) < 2 || o[0] < 'A' || o[0] > 'Z' {
+		return ""
+	}
+	switch o[1] {
+	case '.', ')', ':':
+		return o[:1]
+	}
+	return ""
+}
+
+// readLine returns one line without its terminator; a line over max bytes is an error.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > max {
+			return nil, fmt.Errorf("line over %d bytes", max)
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return buf, err
+		}
+		return buf[:len(buf)-1], nil
+	}
+}

@@ -1,0 +1,16 @@
+package llamacpp
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/framesweep/framesweep/llm"
+)
+
+// Describe names the model (its GGUF file's base name, without .gguf) and the context size the
+// runtime was opened with (ctx=, default 4096): the prompt of every answer must fit in it.
+func (r *Runtime) Describe(context.Context) (llm.ModelInfo, error) {
+	base := filepath.Base(r.path)
+	return llm.ModelInfo{ID: strings.TrimSuffix(base, filepath.Ext(base)), ContextTokens: r.nctx}, nil
+}

@@ -1,0 +1,57 @@
+package record_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
+)
+
+// TestRecordCoreLayers holds the layers of the record core to their imports (go list -deps, the
+// default build): the record schema, the RUN store and merge, the items, the audit and its
+// importers, reports and verdict rules reach no engine package (pipeline, decode, resize, native) and
+// no cgo binding (go-astiav, gocv, llama.cpp, ONNX Runtime), so they build with CGO_ENABLED=0
+// (scripts/check-cgo.sh builds them so); and the producer (sweep) does not import the audit's
+// analysis: it scores with audit/score only.
+func TestRecordCoreLayers(t *testing.T) {
+	gotool := testenv.Need(t, "go")
+	const mod = "github.com/framesweep/framesweep/"
+	deps := func(pkgs ...string) map[string]bool {
+		t.Helper()
+		args := []string{"list", "-deps"}
+		for _, p := range pkgs {
+			args = append(args, mod+p)
+		}
+		out, err := exec.Command(gotool, args...).Output()
+		if err != nil {
+			t.Fatalf("go %s: %v", strings.Join(args, " "), err)
+		}
+		m := map[string]bool{}
+		for _, l := range strings.Fields(string(out)) {
+			m[l] = true
+		}
+		return m
+	}
+	core := deps("record", "runs", "items", "audit", "audit/score", "audit/importers", "audit/report", "audit/export")
+	if len(core) < 50 || !core[mod+"runs"] || !core["gocloud.dev/blob"] {
+		t.Fatalf("go list -deps gave %d packages: not the dependency list this test reads", len(core))
+	}
+	for p := range core {
+		for _, bad := range []string{mod + "pipeline", mod + "decode", mod + "resize", mod + "native", mod + "llm", mod + "sweep",
+			"github.com/asticode/go-astiav", "gocv.io/x/gocv", "github.com/ollama/ollama", "github.com/yalue/onnxruntime_go"} {
+			if p == bad || strings.HasPrefix(p, bad+"/") {
+				t.Errorf("the record core imports %s", p)
+			}
+		}
+	}
+	sw := deps("sweep")
+	if !sw[mod+"pipeline"] || !sw[mod+"audit/score"] || !sw[mod+"runs"] {
+		t.Fatalf("sweep's dependencies lack the engine, audit/score or runs: not the list this test reads")
+	}
+	for _, bad := range []string{mod + "audit", mod + "audit/importers", mod + "audit/report"} {
+		if sw[bad] {
+			t.Errorf("sweep imports %s: the producer must not import the audit's analysis", bad)
+		}
+	}
+}

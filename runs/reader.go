@@ -1,0 +1,129 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/record"
+)
+
+// Reader reads a RUN written by a sweep or a merge: run.json and every record, from a local
+// directory or an object store (records.jsonl, then the chunks under records/). It writes nothing.
+type Reader struct {
+	loc string
+	rs  runStore
+}
+
+// Open opens the RUN at loc (a directory or a blob URL) for reading.
+func Open(ctx context.Context, loc string) (*Reader, error) {
+	rs, err := openRunStore(ctx, loc, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{loc: loc, rs: rs}, nil
+}
+
+// Location is the RUN as given to Open.
+func (r *Reader) Location() string { return r.loc }
+
+// Info reads run.json (an error wrapping fs.ErrNotExist when the RUN has none).
+func (r *Reader) Info(ctx context.Context) (*Info, error) {
+	b, err := r.rs.readFile(ctx, infoFile)
+	if err != nil {
+		return nil, err
+	}
+	return parseInfo(b, r.rs.where(infoFile))
+}
+
+// Sources lists the records files, in reading order.
+func (r *Reader) Sources(ctx context.Context) ([]string, error) { return r.rs.sources(ctx) }
+
+// OpenSource reads one records file of Sources.
+func (r *Reader) OpenSource(ctx context.Context, name string) (io.ReadCloser, error) {
+	return r.rs.open(ctx, name)
+}
+
+// Where names a file of the RUN for messages.
+func (r *Reader) Where(name string) string { return r.rs.where(name) }
+
+// Close releases the bucket; idempotent.
+func (r *Reader) Close() error { return r.rs.close() }
+
+// Records reads and validates every record of the RUN (record.Read: file and line in every error),
+// records.jsonl first, then the chunks. A RUN without records is an error.
+func (r *Reader) Records(ctx context.Context) ([]record.Record, error) {
+	srcs, err := r.Sources(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.loc, err)
+	}
+	var out []record.Record
+	for _, s := range srcs {
+		rc, err := r.OpenSource(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := record.Read(rc, r.Where(s))
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, recs...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: the RUN holds no records", r.loc)
+	}
+	return out, nil
+}
+
+// ReadAll reads the inputs of the audit and the cascade: records files and run directories as
+// record.ReadPaths reads them, and RUNs only a RUN reader knows: a RUN on an object store (a blob
+// URL), or a directory holding chunk objects under records/ (a RUN copied from one). The order of
+// the paths is kept.
+func ReadAll(ctx context.Context, paths []string) ([]record.Record, error) {
+	var all []record.Record
+	var plain []string
+	flush := func() error {
+		if len(plain) == 0 {
+			return nil
+		}
+		recs, err := record.ReadPaths(plain)
+		all, plain = append(all, recs...), nil
+		return err
+	}
+	for _, p := range paths {
+		if !isStoreRun(p) {
+			plain = append(plain, p)
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		rr, err := Open(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := rr.Records(ctx)
+		rr.Close()
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// isStoreRun reports whether p needs a RUN reader: a blob URL, or a directory with chunk objects.
+func isStoreRun(p string) bool {
+	if cache.IsURL(p) {
+		return true
+	}
+	st, err := os.Stat(filepath.Join(p, chunksDir))
+	return err == nil && st.IsDir()
+}

@@ -1,0 +1,195 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/framesweep/framesweep/record"
+)
+
+// WriterOptions open a sweep session on a RUN.
+type WriterOptions struct {
+	Loc    string // the RUN: a directory (created), or a blob URL
+	Info   *Info  // what this sweep is: run.json of a new RUN, the RUN's must match on resume
+	Resume bool   // continue the sweep the RUN holds (without it an existing RUN is refused)
+	// Session is this invocation (command, start, limit); OpenWriter appends it to run.json, setting
+	// Resumed, Warnings and Started (when empty).
+	Session Session
+	// ChunkRecords and ChunkInterval: on an object store, a chunk of records is published every
+	// ChunkRecords records or once its oldest record has waited ChunkInterval, and at the end
+	// (0: DefaultChunkRecords, DefaultChunkInterval). A local RUN ignores them.
+	ChunkRecords  int
+	ChunkInterval time.Duration
+}
+
+// Writer is one sweep session's hold on a RUN: the lock, run.json with this session in it, and the
+// records writer. Write is safe for concurrent use; Close ends the session.
+type Writer struct {
+	rs       runStore
+	unlock   func()
+	rf       recordWriter
+	info     *Info
+	created  bool
+	recorded map[record.Pair]bool
+	cut      int64
+	warnings []string
+	closed   bool
+}
+
+// OpenWriter takes the RUN at o.Loc for a session: it locks it, reads or creates run.json (an
+// existing RUN needs o.Resume and must be the sweep o.Info describes: ErrMismatch names what
+// differs; other library versions are only warnings), publishes run.json with the new session, scans
+// every record already there (a torn last line of records.jsonl is cut) and opens the session's
+// records writer.
+func OpenWriter(ctx context.Context, o WriterOptions) (_ *Writer, err error) {
+	rs, err := openRunStore(ctx, o.Loc, true)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{rs: rs}
+	defer func() {
+		if err != nil {
+			w.release()
+		}
+	}()
+	if w.unlock, err = rs.lock(ctx); err != nil {
+		return nil, err
+	}
+	if w.info, w.warnings, err = openInfo(ctx, rs, o); err != nil {
+		return nil, err
+	}
+	w.created = len(w.info.Sessions) == 0
+	sess := o.Session
+	if sess.Started == "" {
+		sess.Started = now()
+	}
+	sess.Resumed = o.Resume && !w.created
+	sess.Warnings = w.warnings
+	w.info.Sessions = append(w.info.Sessions, sess)
+	if err := writeInfo(ctx, rs, w.info, w.created); err != nil {
+		return nil, err
+	}
+	w.rf, w.recorded, w.cut, err = rs.openRecords(ctx, len(w.info.Sessions)-1, chunking{o.ChunkRecords, o.ChunkInterval})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// openInfo reads or makes run.json: a new RUN gets o.Info; an existing one must be the same sweep
+// and needs Resume.
+func openInfo(ctx context.Context, rs runStore, o WriterOptions) (*Info, []string, error) {
+	b, err := rs.readFile(ctx, infoFile)
+	var prev *Info
+	if err == nil {
+		prev, err = parseInfo(b, rs.where(infoFile))
+	}
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		srcs, serr := rs.sources(ctx)
+		if serr != nil {
+			return nil, nil, serr
+		}
+		for _, src := range srcs {
+			if _, local := rs.(*dirRun); local && src == recordsName {
+				if st, serr := os.Stat(rs.where(src)); serr == nil && st.Size() == 0 {
+					continue // an empty records.jsonl holds nothing
+				}
+			}
+			return nil, nil, fmt.Errorf("%s: records without run.json: not a sweep directory; give another --out", o.Loc)
+		}
+		return o.Info, nil, nil
+	case err != nil:
+		return nil, nil, err
+	case !o.Resume:
+		return nil, nil, fmt.Errorf("%s already holds a sweep (run.json): pass --resume to continue it, or give another --out", o.Loc)
+	}
+	if err := SameSweep(prev, o.Info); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", o.Loc, err)
+	}
+	return prev, LibraryWarnings(prev.Libraries, o.Info.Libraries), nil
+}
+
+// Info is run.json as this session wrote it (the RUN's, with this session last).
+func (w *Writer) Info() *Info { return w.info }
+
+// Warnings name the libraries whose versions differ from the RUN's first session.
+func (w *Writer) Warnings() []string { return w.warnings }
+
+// Recorded are the pairs recorded before this session (read-only).
+func (w *Writer) Recorded() map[record.Pair]bool { return w.recorded }
+
+// TornBytes is the interrupted last line cut from records.jsonl (0: none).
+func (w *Writer) TornBytes() int64 { return w.cut }
+
+// Records names where the records go (records.jsonl, or the chunks' prefix), for summaries.
+func (w *Writer) Records() string { return w.rs.records() }
+
+// Write appends one record: one line of one write (local) or of the next chunk (object store).
+func (w *Writer) Write(r *record.Full) error { return w.rf.write(r) }
+
+// ScratchDir is where inputs in flight may be kept during the session (RUN/scratch, or a local
+// directory named after an object-store RUN); the caller creates and removes it.
+func (w *Writer) ScratchDir() (string, error) { return w.rs.scratchDir() }
+
+// Scan hands every record the RUN held when the session began to fn, in reading order (a resume
+// rebuilding its state). The lines were validated when the writer opened; the torn tail it cut is
+// gone.
+func (w *Writer) Scan(ctx context.Context, fn func(r *record.Full)) error {
+	names, err := w.rs.sources(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		rc, err := w.rs.open(ctx, name)
+		if err != nil {
+			return err
+		}
+		err = scanFull(rc, fn)
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.rs.where(name), err)
+		}
+	}
+	return nil
+}
+
+// SessionEnd is how a session ended, for run.json.
+type SessionEnd struct {
+	Pairs, Failed int
+	Stopped       string // why it ended early ("signal"), "" when it ran out of work
+}
+
+// Close ends the session: the records are closed (the last chunk published), run.json records the
+// end, and the lock is released. The first error is returned; a second Close does nothing.
+func (w *Writer) Close(ctx context.Context, end SessionEnd) error {
+	if w.closed {
+		return nil
+	}
+	err := w.rf.close()
+	last := &w.info.Sessions[len(w.info.Sessions)-1]
+	last.Ended, last.Pairs, last.Failed, last.Stopped = now(), end.Pairs, end.Failed, end.Stopped
+	if werr := writeInfo(ctx, w.rs, w.info, false); err == nil {
+		err = werr
+	}
+	w.release()
+	return err
+}
+
+// release unlocks and closes the store; idempotent.
+func (w *Writer) release() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if w.rf != nil {
+		w.rf.close()
+	}
+	if w.unlock != nil {
+		w.unlock()
+	}
+	w.rs.close()
+}

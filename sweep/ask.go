@@ -1,0 +1,175 @@
+package sweep
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/items"
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/sampler"
+)
+
+// ask asks the runtime one pair and returns its record (not yet written): the answer and its verdict,
+// or status error with the runtime's reason.
+func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v *pipeline.Video, in *input) *record.Full {
+	var job *pipeline.Job
+	if in != nil {
+		job = in.job
+	}
+	r := s.baseRecord(it, c, v, job)
+	req := s.request(it)
+	if job != nil {
+		req.Frames = in.frames
+		if in.tensor != nil {
+			req.Tensors = []llm.Tensor{*in.tensor}
+		}
+		req.Video = VideoTiming(v, job, len(in.frames))
+		r.InputSHA256, r.Damaged = in.sha, in.damaged
+	}
+	if p, tpl, err := llm.Render(req); err == nil {
+		b, _ := json.Marshal(p)
+		sum := sha256.Sum256(b)
+		r.PromptSHA256, r.Template = hex.EncodeToString(sum[:]), tpl.ID
+	}
+	resp, err := s.o.Runtime.Answer(ctx, req)
+	s.model.stamp(r, err)
+	if err != nil {
+		r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
+		return r
+	}
+	r.Status = record.StatusOK
+	r.Response, r.Prediction, r.Probs = resp.Text, resp.Choice, resp.Probs
+	r.Template = resp.Template
+	r.PromptTokens, r.CompletionTokens, r.RequestSHA256, r.ImageFormat = resp.PromptTokens, resp.CompletionTokens, resp.RequestSHA256, resp.ImageFormat
+	inputForm(&r.Provenance, resp)
+	lat := resp.LatencyS
+	r.LatencyS = &lat
+	s.addLatency(lat)
+	verdict(r, it, resp)
+	return r
+}
+
+// verdict scores an answer with the audit's rules (audit/score): a multiple-choice item by its parsed
+// letter, with the confidence of the option probabilities; an open-ended one by Token-F1 of the text.
+func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
+	if it.MultipleChoice() {
+		ok := score.Choice(resp.Choice, it.Answer)
+		r.Correct, r.Confidence = &ok, score.Confidence(resp.Probs)
+		return
+	}
+	sc := score.TokenF1(resp.Text, append([]string{it.Answer}, it.References...)...)
+	r.Score, r.Prediction = &sc, resp.Text
+}
+
+// request is the item's question under the sweep's generation settings (frames added by the caller).
+func (s *session) request(it *items.Item) *llm.Request {
+	req := &llm.Request{Question: it.Question, Options: it.Options, Subtitles: it.Subtitles,
+		Template: it.Template, Temperature: s.o.Temperature, MaxTokens: s.o.MaxTokens, Seed: s.o.Seed}
+	for _, t := range it.History {
+		req.History = append(req.History, llm.Turn{Question: t.Question, Answer: t.Answer})
+	}
+	if req.Template == "" {
+		req.Template = s.o.Template
+	}
+	return req
+}
+
+// errorRecord is the record of a pair that got no answer, and why.
+func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
+	r := s.baseRecord(it, c, v, nil)
+	r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
+	s.model.stamp(r, nil) // not the runtime's refusal: the pair never reached it
+	return r
+}
+
+// baseRecord is the part of a record known before the answer.
+func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, j *pipeline.Job) *record.Full {
+	r := &record.Full{
+		Record: record.Record{ItemID: it.ItemID, Config: c.ID, Answer: it.Answer, Category: it.Category, Duration: it.Duration,
+			Task: it.Task, ConfigMeta: configMeta(c)},
+		Provenance: record.Provenance{Video: it.Video, Runtime: s.runtime.Spec, ModelSHA256: s.runtime.ModelSHA256},
+	}
+	if v != nil {
+		r.VideoSHA256 = v.SHA256
+		si := v.Info.StreamIndex
+		r.StreamIndex = &si
+	}
+	if j != nil {
+		r.ConfigMeta.Indices = j.Plan.Indices
+		r.TimestampsS = j.Plan.TimestampsS
+		r.Geometry, r.Kernel, r.Images, r.InputKey = j.Geometry, j.Spec.Kernel, j.Images, j.Key
+		r.Width, r.Height, r.FramesFed = j.Width, j.Height, j.Frames()
+	}
+	return r
+}
+
+// configMeta is a config's config_meta: what is the same on every record of the config (the audit
+// requires that). frames is the budget (absent in fps mode, where it depends on the video); width
+// and height are the fixed size, or for geometries that depend on the source the size a 1920×1080
+// source gets at the budget (nominal: a cost for ordering configs; each record's own size is in its
+// width/height fields).
+func configMeta(c *sampler.Config) *record.ConfigMeta {
+	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline, Loader: c.Loader}
+	tt := c.TextOnly
+	m.TextOnly = &tt
+	if c.TextOnly {
+		zero := 0
+		m.Frames = &zero
+		m.Pipeline = ""
+		return m
+	}
+	if c.Frames > 0 {
+		n := c.Frames
+		m.Frames = &n
+	}
+	if strings.HasPrefix(c.Policy, "random") {
+		sd := int64(c.Seed)
+		m.Seed = &sd
+	}
+	if g := c.Geometry(); g != nil && c.Frames > 0 {
+		w, h := 1920, 1080
+		if fx, ok := g.(geom.Fixed); ok {
+			w, h = fx.W, fx.H
+		}
+		if l, err := g.Layout(w, h, c.Frames); err == nil {
+			if iw, ih, images, err := l.ImageSize(); err == nil {
+				iw2, ih2 := iw, ih*images // tiles count as pixels fed
+				m.Width, m.Height = &iw2, &ih2
+			}
+		}
+	}
+	return m
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// VideoTiming is when the frames of job were shown, for a runtime that feeds them as the model's
+// video (llm.VideoTiming): their source indices and timestamps from the plan, the video's frame rate
+// and count, and the sampling rate the preset reports (qwen-vl-utils' sample_fps); nil when the input
+// is not one image per frame (tiles), which no video path takes.
+func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTiming {
+	if j == nil || v == nil || j.Images != 1 || len(j.Plan.TimestampsS) != images {
+		return nil
+	}
+	return &llm.VideoTiming{TimestampsS: j.Plan.TimestampsS, Indices: j.Plan.Indices,
+		SourceFPS: v.Info.FPS, TotalFrames: v.Info.Frames, SampleFPS: j.Plan.SampleFPS}
+}
+
+// inputForm copies how the frames reached the model from the runtime's response into the record.
+func inputForm(p *record.Provenance, resp *llm.Response) {
+	p.InputMode, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.VideoFPS, resp.VideoFPSSource
+	p.VideoTimestampsS, p.VisualTokens = resp.VideoTimestampsS, resp.VisualTokens
+	p.VisualGroups = nil
+	for _, g := range resp.VisualGroups {
+		p.VisualGroups = append(p.VisualGroups, record.VisualGroup{Frames: g.Frames, Tokens: g.Tokens,
+			GridH: g.GridH, GridW: g.GridW, PosStart: g.PosStart, PosT: g.PosT, Prefix: g.Prefix})
+	}
+}

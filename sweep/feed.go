@@ -1,0 +1,292 @@
+package sweep
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/items"
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/rgb"
+)
+
+// input is one config's input as the runtime is fed it.
+type input struct {
+	v       *pipeline.Video // the opened video (nil: text-only)
+	job     *pipeline.Job   // nil: text-only
+	key     string          // set while the input is in the store only (a cache hit, or over the memory budget)
+	frames  []*rgb.Image    // the uint8 RGB images in tensor order (a runtime that takes frames)
+	tensor  *llm.Tensor     // the float tensor itself (a tensor runtime, llm.TensorInput)
+	sha     string          // sha256 of the frames tensor: the record's input_sha256
+	damaged []int           // frames the decoder concealed (fed under --on-damaged keep)
+	t0      time.Time       // the round's start
+	buildS  float64         // from the round's start until the input was ready
+}
+
+// memoryInput is a built input fed from the pass's memory: the frames are views of the tensor the
+// pass produced (the same bytes a store object holds), never re-read.
+func memoryInput(o *pipeline.Object, v *pipeline.Video, t0 time.Time) (*input, error) {
+	j := o.Result.Job
+	in := &input{v: v, job: j, sha: o.DataSHA256, damaged: o.Result.Damaged, t0: t0}
+	if err := in.setData(j.Key, cache.Tensor{Name: "frames", DType: j.DType, Shape: j.Shape(), Data: o.Data}); err != nil {
+		return nil, err
+	}
+	in.buildS = time.Since(t0).Seconds()
+	return in, nil
+}
+
+// setData makes t the input the runtime is fed: uint8 RGB images (views of t's data), or, for a float
+// tensor (only a tensor runtime's options build one: adoptTensorInput), the tensor itself.
+func (in *input) setData(key string, t cache.Tensor) error {
+	switch t.DType {
+	case cache.U8:
+		f := &cache.File{Tensors: map[string]cache.Tensor{"frames": t}}
+		frames, err := f.Images("frames")
+		in.frames = frames
+		return err
+	case cache.F32:
+		data, err := pipeline.Float32s(t.Data)
+		if err != nil {
+			return fmt.Errorf("input %s: %w", key, err)
+		}
+		shape := make([]int64, len(t.Shape))
+		for i, d := range t.Shape {
+			shape[i] = int64(d)
+		}
+		in.tensor = &llm.Tensor{Shape: shape, Data: data}
+		return nil
+	}
+	return fmt.Errorf("input %s is %s: the runtimes take uint8 RGB frames or a float32 tensor", key, t.DType)
+}
+
+// load reads an input that is in the store only.
+func (in *input) load(ctx context.Context, store *cache.Store) error {
+	pin, _, err := pipeline.LoadInput(ctx, store, in.key)
+	if err != nil {
+		return err
+	}
+	if err := in.setData(in.key, pin.Tensor); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(pin.Tensor.Data)
+	in.sha = hex.EncodeToString(sum[:])
+	if d := pin.Meta["damaged"]; d != "" && d != "[]" {
+		_ = json.Unmarshal([]byte(d), &in.damaged) // the object's own metadata; a bad list only loses the note
+	}
+	in.buildS = time.Since(in.t0).Seconds()
+	return nil
+}
+
+// feedSink is the sink of a video's decoding pass: it hands each finished input to done from the
+// pass's memory, writing it to the --cache on the way (a tee: pipeline.StoreSink beside
+// pipeline.MemorySink, the object never read back). Inputs beyond the memory budget go to the store
+// only (the cache, or the scratch store), and done gets their key, to be loaded when their turn comes.
+type feedSink struct {
+	ctx    context.Context
+	tee    *cache.Store // the --cache, or nil
+	spill  *cache.Store // where inputs over the budget go
+	budget int64        // bytes of tensors this pass may still hold for feeding
+	done   func(j *pipeline.Job, in *input, err error)
+	v      *pipeline.Video
+	t0     time.Time
+}
+
+// Begin implements pipeline.Sink.
+func (s *feedSink) Begin(j *pipeline.Job) (pipeline.JobWriter, error) {
+	n := j.TensorBytes()
+	if n > s.budget {
+		return (&pipeline.StoreSink{Ctx: s.ctx, Store: s.spill, Written: func(r *pipeline.Result, _ cache.Ref) error {
+			s.done(r.Job, &input{v: s.v, job: r.Job, key: r.Job.Key, t0: s.t0}, nil)
+			return nil
+		}}).Begin(j)
+	}
+	s.budget -= n
+	mem, err := (&pipeline.MemorySink{Done: func(o *pipeline.Object) error {
+		in, err := memoryInput(o, s.v, s.t0)
+		s.done(o.Result.Job, in, err)
+		return nil
+	}}).Begin(j)
+	if err != nil || s.tee == nil {
+		return mem, err
+	}
+	st, err := (&pipeline.StoreSink{Ctx: s.ctx, Store: s.tee}).Begin(j)
+	if err != nil {
+		mem.Abort(err)
+		return nil, err
+	}
+	return &teeWriter{store: st, mem: mem}, nil
+}
+
+// teeWriter writes a job's input to the store and to memory; the object is published before the
+// input is fed.
+type teeWriter struct{ store, mem pipeline.JobWriter }
+
+func (w *teeWriter) Frame(pos int, data []byte) error {
+	if err := w.store.Frame(pos, data); err != nil {
+		return err
+	}
+	return w.mem.Frame(pos, data)
+}
+
+func (w *teeWriter) Done(r *pipeline.Result) error {
+	if err := w.store.Done(r); err != nil {
+		w.mem.Abort(err)
+		return err
+	}
+	return w.mem.Done(r)
+}
+
+func (w *teeWriter) Abort(err error) {
+	w.store.Abort(err)
+	w.mem.Abort(err)
+}
+
+// feeder answers one video's pairs: inputs arrive with the pairs to ask on them (text-only at once,
+// from the store, or from the pass as they are built), are made ready one at a time (an input in the
+// store only is loaded then), and their pairs go to Concurrency answer workers.
+type feeder struct {
+	ctx     context.Context
+	s       *session
+	g       *group
+	vs      *VideoSummary
+	mu      sync.Mutex // serialises records and vs
+	in      chan feedInput
+	pending sync.WaitGroup // inputs queued and pairs being answered
+	workers sync.WaitGroup
+	fed     map[string]bool // job keys handed to the feeder
+	spilled []string        // keys written to the scratch store
+	err     error
+}
+
+type feedInput struct {
+	in   *input
+	asks []ask
+}
+
+// task is one pair to answer.
+type task struct {
+	a   *ask
+	it  *items.Item
+	in  *input
+	try time.Time // when the answer was asked
+}
+
+func newFeeder(ctx context.Context, s *session, g *group, vs *VideoSummary) *feeder {
+	f := &feeder{ctx: ctx, s: s, g: g, vs: vs, fed: map[string]bool{}, in: make(chan feedInput, 1024)}
+	tasks := make(chan task, s.o.Concurrency)
+	f.workers.Add(1)
+	go func() { // the loader: one stored input loaded at a time, besides those being answered
+		defer f.workers.Done()
+		defer close(tasks)
+		for fi := range f.in {
+			f.queue(fi, tasks)
+			f.pending.Done()
+		}
+	}()
+	for range s.o.Concurrency {
+		f.workers.Add(1)
+		go func() {
+			defer f.workers.Done()
+			for t := range tasks {
+				t.try = time.Now()
+				f.record(f.s.ask(f.ctx, t.it, t.a.cfg, t.in.v, t.in), t)
+				f.pending.Done()
+			}
+		}()
+	}
+	return f
+}
+
+// input queues an input and the pairs to ask on it.
+func (f *feeder) input(in *input, asks []ask) {
+	if in.job != nil {
+		f.mu.Lock()
+		f.fed[in.job.Key] = true
+		if in.key != "" && f.s.scratch != "" {
+			f.spilled = append(f.spilled, in.key)
+		}
+		f.mu.Unlock()
+	}
+	f.pending.Add(1)
+	f.in <- feedInput{in: in, asks: asks}
+}
+
+func (f *feeder) wasFed(j *pipeline.Job) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fed[j.Key]
+}
+
+// queue readies one input and queues its pairs; after a stop, pairs are left to --resume.
+func (f *feeder) queue(fi feedInput, tasks chan<- task) {
+	if f.s.stopped() {
+		return
+	}
+	if fi.in.key != "" && fi.in.frames == nil {
+		if err := fi.in.load(f.ctx, f.s.store); err != nil {
+			for i := range fi.asks {
+				f.fail(&fi.asks[i], fi.in.v, err)
+			}
+			return
+		}
+	}
+	for i := range fi.asks {
+		for _, it := range fi.asks[i].items {
+			if f.s.stopped() {
+				return
+			}
+			f.pending.Add(1)
+			tasks <- task{a: &fi.asks[i], it: it, in: fi.in}
+		}
+	}
+}
+
+// wait blocks until every queued pair is recorded (or left to --resume after a stop).
+func (f *feeder) wait() { f.pending.Wait() }
+
+// close waits for every queued pair, stops the workers and removes the video's scratch inputs; it
+// returns the first records error.
+func (f *feeder) close() error {
+	close(f.in)
+	f.workers.Wait()
+	f.s.dropScratch(f.ctx, f.spilled)
+	return f.firstErr()
+}
+
+func (f *feeder) firstErr() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// fail records an error for every pair of a: the video cannot be read (v nil when it could not be
+// opened), a config cannot be planned for it, a frame did not decode, an input cannot be loaded.
+func (f *feeder) fail(a *ask, v *pipeline.Video, err error) {
+	for _, it := range a.items {
+		f.record(f.s.errorRecord(it, a.cfg, v, err), task{a: a, it: it})
+	}
+}
+
+// record writes r; an online cascade's step is added first (t.in nil: an error before any input).
+func (f *feeder) record(r *record.Full, t task) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if l := f.s.ladder; l != nil {
+		var buildS, wallS float64
+		if t.in != nil {
+			buildS = t.in.buildS
+			wallS = buildS + time.Since(t.try).Seconds()
+		}
+		l.annotate(r, t.a.step, t.in, buildS, wallS)
+	}
+	if err := f.s.write(r, f.g, f.vs); err != nil && f.err == nil {
+		f.err = err
+	}
+}

@@ -1,0 +1,172 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/items"
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/runs"
+	"github.com/framesweep/framesweep/sampler"
+)
+
+// Options configure a sweep. The CLI fills them from its flags and calls Check, so every rule on
+// their values lives here; Run applies the defaults of zero fields first (withDefaults).
+type Options struct {
+	Grid     *sampler.Grid
+	GridPath string
+	Items    *items.File
+	Runtime  llm.Runtime // answers every pair; safe for concurrent use (llm.Runtime's contract)
+	Spec     llm.Spec    // the runtime's spec, recorded
+	Template string      // prompt template for items that name none ("" = generic)
+	Out      string      // the RUN: a directory, or a blob URL (records as chunk objects: package runs)
+	Resume   bool        // continue the sweep RUN holds
+	Jobs     int         // videos in parallel (0 = 1)
+	// Concurrency is how many answers are in flight at once per video (0: the spec's own concurrency=N,
+	// an openai server's parallelism; else 1, as in-process runtimes serialise anyway).
+	Concurrency int
+	Cache       *cache.Store // content-addressed inputs, read and written (tee'd); nil = none
+	Limit       int          // the first Limit items only (0 = all)
+	Shard       Shard        // this machine's videos
+	Input       pipeline.Options
+	// InputMemory bounds the bytes of built input tensors one video holds in memory to feed the
+	// runtime (0: DefaultInputMemory). An input beyond it streams to the store (--cache, or the RUN's
+	// scratch store) and is read back when its turn comes.
+	InputMemory int64
+	// Generation settings of every request.
+	MaxTokens   int
+	Temperature float64
+	Seed        int64
+	Libraries   map[string]string // the linked library versions, for run.json (RunLibraries)
+	Command     []string
+	Log         *slog.Logger // progress and warnings (nil = discard)
+	// Progress, when set, is told about every finished pair.
+	Progress Progress
+	// Cascade, when set, runs the grid's configs as an online confidence cascade (cascade.go).
+	Cascade *runs.Cascade
+	// ChunkRecords and ChunkInterval: on an object store, a chunk of records is published every
+	// ChunkRecords records or once its oldest record has waited ChunkInterval, and at the end
+	// (0: runs.DefaultChunkRecords, runs.DefaultChunkInterval). A local RUN ignores them.
+	ChunkRecords  int
+	ChunkInterval time.Duration
+}
+
+// DefaultInputMemory is Options.InputMemory's default: a video's inputs up to 1 GiB are fed from
+// the decoding pass's memory (the example grids' inputs are a few MB; 128 frames at 448² are 77 MB).
+const DefaultInputMemory = 1 << 30
+
+// ErrOptions marks options that do not describe a sweep (the CLI's usage errors): errors.Is(err,
+// ErrOptions) holds for every *OptionsError.
+var ErrOptions = errors.New("bad sweep options")
+
+// OptionsError is an option that does not describe a sweep; its message names the CLI flag.
+type OptionsError struct{ Msg string }
+
+func (e *OptionsError) Error() string        { return e.Msg }
+func (e *OptionsError) Is(target error) bool { return target == ErrOptions }
+
+func optErr(format string, a ...any) error { return &OptionsError{Msg: fmt.Sprintf(format, a...)} }
+
+// Check reports the first option whose value does not describe a sweep (ErrOptions, naming the CLI
+// flag). It reads no file: the grid and items may still be unloaded.
+func (o *Options) Check() error {
+	switch {
+	case o.Out == "":
+		return optErr("--out is required")
+	case o.Jobs < 1:
+		return optErr("--jobs must be ≥ 1")
+	case o.Concurrency < 0:
+		return optErr("concurrency must be ≥ 1")
+	case o.Limit < 0:
+		return optErr("--limit must be ≥ 0")
+	case o.MaxTokens < 0:
+		return optErr("--max-tokens must be ≥ 0")
+	case o.InputMemory < 0:
+		return optErr("input memory must be ≥ 0")
+	case o.ChunkRecords < 1 || o.ChunkInterval <= 0:
+		return optErr("--chunk-records must be ≥ 1 and --chunk-interval > 0")
+	}
+	if _, err := llm.TemplateByID(o.Template); err != nil {
+		return optErr("--template: %v", err)
+	}
+	if err := o.Input.Check(); err != nil {
+		return err
+	}
+	if o.Cascade != nil {
+		return checkCascade(o.Cascade)
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields Run accepts: one video and one answer at a time (or the spec's
+// concurrency=N), the generic template, the default chunking and memory, the grid's stream.
+func (o *Options) withDefaults() {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Jobs == 0 {
+		o.Jobs = 1
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = SpecConcurrency(o.Spec)
+	}
+	if o.Template == "" {
+		o.Template = llm.TemplateGeneric
+	}
+	if o.ChunkRecords == 0 {
+		o.ChunkRecords = runs.DefaultChunkRecords
+	}
+	if o.ChunkInterval == 0 {
+		o.ChunkInterval = runs.DefaultChunkInterval
+	}
+	if o.InputMemory == 0 {
+		o.InputMemory = DefaultInputMemory
+	}
+	if o.Input.Stream == nil && o.Grid != nil {
+		o.Input.Stream = o.Grid.Spec.Stream // the grid's stream: key, unless the options name one
+	}
+}
+
+// SpecConcurrency is the answers a runtime spec may have in flight: its concurrency=N (an OpenAI-
+// compatible server's own parallelism), else 1.
+func SpecConcurrency(sp llm.Spec) int {
+	if n, err := strconv.Atoi(sp.Params["concurrency"]); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
+// RunLibraries keeps of the linked library versions those that decide a sweep's inputs and answers
+// with runtime engine: the decoding and resizing libraries, and only the engine's own runtime library.
+func RunLibraries(all map[string]string, engine string) map[string]string {
+	out := make(map[string]string, len(all))
+	for lib, v := range all {
+		if owner, ok := runtimeLibraries[lib]; ok && owner != engine {
+			continue
+		}
+		out[lib] = v
+	}
+	return out
+}
+
+// runtimeLibraries are the libraries only one runtime engine uses.
+var runtimeLibraries = map[string]string{"llama_cpp": "llamacpp", "onnxruntime": "onnx"}
+
+// ParseBudgets reads --cascade's frame budgets ("16,32,64,128"); Check requires them increasing.
+func ParseBudgets(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return nil, optErr("--cascade %q: want increasing frame budgets such as 16,32,64,128", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,139 @@
+package sweep
+
+import (
+	"context"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/runs"
+	"github.com/framesweep/framesweep/sampler"
+)
+
+// session is one Run in progress.
+type session struct {
+	o        *Options
+	w        *runs.Writer
+	done     map[record.Pair]bool // recorded before this session (read-only during the run)
+	store    *cache.Store         // --cache, or the RUN's scratch store (inputs over the memory budget)
+	scratch  string               // the scratch store's directory ("" with --cache)
+	sum      *Summary
+	stop     <-chan struct{}
+	runtime  runs.Runtime // the runtime as run.json records it
+	model    modelFields  // the model every record names
+	ladder   *ladder      // online cascade: the steps and where each item stands; nil for a fixed grid
+	answered atomic.Int64
+	failed   atomic.Int64
+	latMu    sync.Mutex
+	latSum   float64
+}
+
+// newSession prepares a session on an open RUN: its input store (the --cache, or a scratch store the
+// session clears at its start and removes at its end) and, for an online cascade, every item's
+// position from the records already in the RUN.
+func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*sampler.Config) (*session, error) {
+	s := &session{o: o, w: w, done: w.Recorded(), store: o.Cache, stop: stop, runtime: w.Info().Runtime,
+		model: describeModel(ctx, o, w.Info().Runtime.ModelSHA256), sum: &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
+	if s.store == nil {
+		// A crash leaves the scratch inputs to the next session, which clears the directory.
+		dir, err := w.ScratchDir()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+		if s.store, err = cache.Open(ctx, dir); err != nil {
+			return nil, err
+		}
+		s.scratch = dir
+	}
+	if steps != nil {
+		var err error
+		if s.ladder, err = newLadder(ctx, w, o.Cascade, steps); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// close removes the scratch store.
+func (s *session) close() {
+	if s.scratch != "" {
+		s.store.Close()
+		os.RemoveAll(s.scratch)
+		s.scratch = ""
+	}
+}
+
+func (s *session) stopped() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *session) addLatency(x float64) {
+	s.latMu.Lock()
+	s.latSum += x
+	s.latMu.Unlock()
+}
+
+func (s *session) latency() float64 {
+	s.latMu.Lock()
+	defer s.latMu.Unlock()
+	return s.latSum
+}
+
+// write appends r to the records and counts it in vs (the caller serialises calls for one vs).
+func (s *session) write(r *record.Full, g *group, vs *VideoSummary) error {
+	r.At = now()
+	if r.VideoSHA256 == "" {
+		r.VideoSHA256 = g.sha
+	}
+	if err := s.w.Write(r); err != nil {
+		return err
+	}
+	if r.Status == record.StatusError {
+		s.failed.Add(1)
+		vs.PairsFailed++
+	} else {
+		s.answered.Add(1)
+		vs.PairsDone++
+	}
+	if s.o.Progress != nil && (r.Cascade == nil || r.Cascade.Final) {
+		s.o.Progress.Pair(r)
+	}
+	return nil
+}
+
+// passContext is ctx, also cancelled by a stop: a stop ends decoding (what is decoded and written is
+// kept; the rest is left to --resume).
+func (s *session) passContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	pctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-pctx.Done():
+		}
+	}()
+	return pctx, cancel
+}
+
+// dropScratch removes a finished video's inputs from the scratch store.
+func (s *session) dropScratch(ctx context.Context, keys []string) {
+	if s.scratch == "" {
+		return
+	}
+	for _, k := range keys {
+		if err := s.store.Remove(ctx, k); err != nil {
+			s.o.Log.Warn("scratch input not removed", "key", k, "err", err)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/llm/llamacpp"
+	"github.com/framesweep/framesweep/llm/testmodel"
+)
+
+// TestSweepRecordsVideoForm: the sweep hands each input's timing to the runtime, so the tiny
+// Qwen2.5-VL reads its frames as temporal pairs, and every visual record says how the frames reached
+// the model: input_mode, the fps its processor was told, the visual tokens and their groups (4 frames:
+// 2 pairs); text-only records say nothing of it.
+func TestSweepRecordsVideoForm(t *testing.T) {
+	tm, err := testmodel.WriteArch(t.TempDir(), testmodel.ArchQwen25VL, testmodel.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := llm.ParseSpec("llamacpp:model=" + tm.Model + ",mmproj=" + tm.Mmproj + ",threads=1,image_max_tokens=16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := llamacpp.Open(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	grid := writeGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"56x56\"]\ntext_only: true\n")
+	dir := t.TempDir()
+	o := testOptions(t, filepath.Join(dir, "run"), rt, sp, grid)
+	o.Limit = 2
+	if _, err := Run(context.Background(), nil, o); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRun(t, filepath.Join(dir, "run"))
+	if len(recs) != 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for k, r := range recs {
+		if r.Status != "ok" {
+			t.Fatalf("%v: %s", k, r.Error)
+		}
+		if r.InputSHA256 == "" {
+			if r.InputMode != "" || r.VisualTokens != 0 || len(r.VisualGroups) != 0 {
+				t.Errorf("%v: text-only record with input form %q %d", k, r.InputMode, r.VisualTokens)
+			}
+			continue
+		}
+		if r.InputMode != "video" || r.VideoFPS <= 0 || r.VideoFPSSource == "" || len(r.VisualGroups) != 2 || r.VisualTokens == 0 {
+			t.Errorf("%v: mode %q fps %g (%s), %d tokens in %d groups", k, r.InputMode, r.VideoFPS, r.VideoFPSSource, r.VisualTokens, len(r.VisualGroups))
+			continue
+		}
+		sum := 0
+		for g, grp := range r.VisualGroups {
+			sum += grp.Tokens
+			if len(grp.Frames) != 2 || grp.Frames[0] != 2*g {
+				t.Errorf("%v: group %d frames %v", k, g, grp.Frames)
+			}
+		}
+		if sum != r.VisualTokens {
+			t.Errorf("%v: groups hold %d tokens, record says %d", k, sum, r.VisualTokens)
+		}
+	}
+}
+
+// TestSweepRecordsLoader: a grid read by a harness's loader names it in every visual record's
+// config_meta (the audit and the export say which reader made the frames); a loader grid under worker
+// isolation, which loaders cannot run in, fails once at the start, not per pair.
+func TestSweepRecordsLoader(t *testing.T) {
+	rt, sp := tinyRuntime(t)
+	grid := writeGrid(t, "frames: [2]\nloader: lmms-eval\nresolutions: [\"64x48\"]\ntext_only: true\n")
+	dir := t.TempDir()
+	o := testOptions(t, filepath.Join(dir, "run"), rt, sp, grid)
+	o.Limit = 2
+	if _, err := Run(context.Background(), nil, o); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRun(t, filepath.Join(dir, "run"))
+	visual := 0
+	for k, r := range recs {
+		if r.Status != "ok" {
+			t.Fatalf("%v: %s", k, r.Error)
+		}
+		if r.InputSHA256 == "" {
+			continue
+		}
+		visual++
+		if r.ConfigMeta == nil || r.ConfigMeta.Loader != "lmms-eval" {
+			t.Errorf("%v: config_meta %+v", k, r.ConfigMeta)
+		}
+	}
+	if visual != 2 {
+		t.Errorf("%d visual records, want 2", visual)
+	}
+	o = testOptions(t, filepath.Join(dir, "run2"), rt, sp, grid)
+	o.Input.Worker = &worker.Limits{}
+	if _, err := Run(context.Background(), nil, o); !errors.Is(err, ErrOptions) {
+		t.Errorf("loader grid with worker isolation: %v", err)
+	}
+}
