@@ -35,6 +35,7 @@ test: deps
 	# deploy/k8s is its own module (./... above does not enter it); the cache's -tags nocloud errors.
 	$(ENV) cd deploy/k8s && go test -count=1 ./...
 	$(ENV) go test -tags nocloud -count=1 -run TestNoCloud ./cache/
+	$(ENV) FRAMESWEEP_BIN=$(CURDIR)/$(BIN) bash scripts/campaign/run.sh --short
 	# The kernels again without SIMD (-tags noasm) and without cgo (pure-Go references, pure-Go packages),
 	# and the resize tests with gocv's Mat leak profile (fails on an unclosed Mat).
 	$(ENV) go test -tags noasm ./native/

@@ -9,6 +9,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/resize"
@@ -44,20 +45,36 @@ func runLoader(ctx context.Context, ref VideoRef, name string, reqs []loader.Req
 	if err != nil {
 		return decode.Info{}, nil, nil, fmt.Errorf("%s: %w", ref.Path, err)
 	}
-	if err := checkRegular(ref.Path); err != nil {
+	ref = VideoRef{Path: ref.Path, File: ref.File} // the reader's own open: no digest or description to check
+	if err := ref.checkRegular(); err != nil {
 		return decode.Info{}, nil, nil, err
 	}
-	src, err := openDecoder(ctx, VideoRef{Path: ref.Path}, Options{reader: &dopts})
+	src, err := openDecoder(ctx, ref, Options{reader: &dopts})
 	if err != nil {
 		return decode.Info{}, nil, nil, err
 	}
 	defer src.Close()
-	r, ok := src.(load.Reader)
+	r, rename, ok := loadReader(src)
 	if !ok {
 		return decode.Info{}, nil, nil, fmt.Errorf("%s: %w: the source layer gave a %T, which a loader cannot read", ref.Path, ErrOptions, src)
 	}
 	res, errs, err := load.Run(ctx, r, ref.Path, name, reqs, lo)
-	return src.Info(), res, errs, err
+	for i := range errs {
+		errs[i] = rename(errs[i])
+	}
+	return src.Info(), res, errs, rename(err)
+}
+
+// loadReader is the decoder under src that a loader reads: src itself, or the one a descriptor's
+// Source wraps (its errors then name /proc/self/fd/N: rename gives them the video's name back).
+func loadReader(src Source) (load.Reader, func(error) error, bool) {
+	rename := func(err error) error { return err }
+	if fs, ok := src.(*fileSource); ok {
+		src = fs.src
+		rename = func(err error) error { return procfd.Rename(err, fs.fdPath, fs.name) }
+	}
+	r, ok := src.(load.Reader)
+	return r, rename, ok
 }
 
 // LoaderJob is what a harness loader's job carries beside the Job's own fields: the loader, its
@@ -131,7 +148,7 @@ func (p *planner) loaders(ctx context.Context) {
 		for i, c := range cs {
 			reqs[i] = LoaderRequest(c)
 		}
-		info, res, errs, err := runLoader(ctx, VideoRef{Path: p.v.Path}, name, reqs, load.Options{PlanOnly: true, Threads: p.o.Threads})
+		info, res, errs, err := runLoader(ctx, VideoRef{Path: p.v.Path, File: p.v.File}, name, reqs, load.Options{PlanOnly: true, Threads: p.o.Threads})
 		for i, c := range cs {
 			switch {
 			case err != nil:
@@ -260,7 +277,7 @@ func (p *pass) runLoaders(states []*jobState) (loaderStats, error) {
 		for i, s := range ss {
 			reqs[i] = s.j.Loader.Request
 		}
-		_, res, errs, err := runLoader(p.ctx, VideoRef{Path: p.v.Path}, name, reqs, load.Options{Threads: ss[0].j.norm.Threads})
+		_, res, errs, err := runLoader(p.ctx, VideoRef{Path: p.v.Path, File: p.v.File}, name, reqs, load.Options{Threads: ss[0].j.norm.Threads})
 		passes := 0
 		for i, s := range ss {
 			switch {

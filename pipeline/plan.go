@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -20,6 +21,10 @@ type Video struct {
 	Path   string
 	SHA256 string
 	Info   decode.Info
+	// File, when set, is the video as its caller opened it (VideoRef.File): a harness loader's reader,
+	// which opens the video again for its own pass, opens it through this descriptor, never by Path.
+	// The caller keeps it open while the Video is planned or run (serve: its request's or batch's).
+	File *os.File
 }
 
 // Job is one input to build for one video: a config's plan through one pipeline. Configs that

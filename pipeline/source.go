@@ -31,6 +31,12 @@ type VideoRef struct {
 	// cache of descriptions). A worker Source then takes it instead of probing again; an open in
 	// this process checks the file still gives it, else ErrChanged.
 	Info *decode.Info
+	// File, when set, is the video already opened (serve opens it beneath its root and checks it): it
+	// is hashed and decoded through this descriptor only — in this process as /proc/self/fd/N, in a
+	// worker as the descriptor it inherits — never by Path, which then only names it (Video.Path,
+	// Info.Path, errors, an object's source_path). The Source holds its own duplicate of it, so the
+	// caller may close File once OpenVideo or OpenSource has returned.
+	File *os.File
 }
 
 // ErrChanged: the video no longer matches the description the caller gave (VideoRef.Info): it was
@@ -42,12 +48,12 @@ var ErrChanged = errors.New("the video changed since it was described")
 // digest: Video.SHA256 is the content digest every cache key names. The caller closes the Source.
 func OpenVideo(ctx context.Context, ref VideoRef, o Options) (Video, Source, error) {
 	v := Video{Path: ref.Path, SHA256: ref.SHA256}
-	if err := checkRegular(ref.Path); err != nil {
+	if err := ref.checkRegular(); err != nil {
 		return v, nil, err
 	}
 	if v.SHA256 == "" {
 		var err error
-		if v.SHA256, err = cache.FileSHA256(ref.Path); err != nil {
+		if v.SHA256, err = ref.sha256(); err != nil {
 			return v, nil, err
 		}
 	}
@@ -63,7 +69,7 @@ func OpenVideo(ctx context.Context, ref VideoRef, o Options) (Video, Source, err
 // cache key names (probe, plan, frames, the benchmarks). Video.SHA256 is ref.SHA256 (maybe "").
 func OpenSource(ctx context.Context, ref VideoRef, o Options) (Video, Source, error) {
 	v := Video{Path: ref.Path, SHA256: ref.SHA256}
-	if err := checkRegular(ref.Path); err != nil {
+	if err := ref.checkRegular(); err != nil {
 		return v, nil, err
 	}
 	src, err := openDecoder(ctx, ref, o)
@@ -74,21 +80,32 @@ func OpenSource(ctx context.Context, ref VideoRef, o Options) (Video, Source, er
 	return v, src, nil
 }
 
-func checkRegular(path string) error {
-	st, err := os.Stat(path)
+// checkRegular refuses anything but a regular file (a FIFO would block the hash, a device never end).
+func (ref VideoRef) checkRegular() error {
+	var st os.FileInfo
+	var err error
+	if ref.File != nil {
+		st, err = ref.File.Stat()
+	} else {
+		st, err = os.Stat(ref.Path)
+	}
 	if err != nil {
 		return err
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", path)
+		return fmt.Errorf("%s: not a regular file", ref.Path)
 	}
 	return nil
 }
 
 // openDecoder is the one place a ref becomes a decoder. In process it opens decode.Video (index scan)
 // and, when ref carries a description, checks the file still matches it. With o.Worker, the index
-// scan runs in a worker (skipped when ref carries the description) and each Read in another.
+// scan runs in a worker (skipped when ref carries the description) and each Read in another. A ref
+// with a File is opened through that descriptor only (openFile).
 func openDecoder(ctx context.Context, ref VideoRef, o Options) (Source, error) {
+	if ref.File != nil {
+		return openFile(ctx, ref, o)
+	}
 	opts := o.decodeOptions()
 	if o.Worker != nil {
 		r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
@@ -140,17 +157,31 @@ func ShardKey(path string) (digest, key string) {
 	return "", hex.EncodeToString(sum[:])
 }
 
-// workerSource decodes in a supervised child process per Read.
+// workerSource decodes in a supervised child process per Read: the file at path, or, with file set,
+// the file that descriptor holds (the child inherits it; path only names it).
 type workerSource struct {
 	ctx  context.Context
 	r    *worker.Runner
 	path string
+	file *os.File // owned: closed by Close
 	opts decode.Options
 	info decode.Info
 }
 
 func (w *workerSource) Info() decode.Info { return w.info }
-func (w *workerSource) Close() error      { return nil }
+
+// Close closes the descriptor the Source owns, if any (idempotent).
+func (w *workerSource) Close() error {
+	if w.file != nil {
+		w.file.Close()
+		w.file = nil
+	}
+	return nil
+}
+
 func (w *workerSource) Read(indices []int, fn func(*decode.Frame) error) (decode.Stats, error) {
+	if w.file != nil {
+		return w.r.ReadFile(w.ctx, w.file, w.path, indices, w.opts, fn)
+	}
 	return w.r.Read(w.ctx, w.path, indices, w.opts, fn)
 }

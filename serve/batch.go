@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/pipeline"
 )
 
@@ -29,6 +32,8 @@ type future struct {
 type batch struct {
 	key    passKey
 	video  pipeline.Video
+	file   *os.File  // the batch's own descriptor of the video (a duplicate of the first request's)
+	once   sync.Once // closes file
 	jobs   []*pipeline.Job
 	futs   map[string]*future // by content key
 	refs   int                // requests waiting on this batch
@@ -59,7 +64,12 @@ type buildKey struct {
 
 // build returns job's object from a decoding pass shared with concurrent requests for the same
 // video; shared is true when another request had already started building the same key.
-func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pipeline.Job) (obj *object, shared bool, err error) {
+func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pipeline.Job, file *os.File) (obj *object, shared bool, err error) {
+	// A batch may outlive the request that opens it: it decodes its own duplicate of the descriptor.
+	dup, err := procfd.Dup(file, k.Path)
+	if err != nil {
+		return nil, false, err
+	}
 	s.mu.Lock()
 	var b *batch
 	var f *future
@@ -69,7 +79,8 @@ func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pi
 	} else {
 		b = s.open[k]
 		if b == nil {
-			b = &batch{key: k, video: v, futs: map[string]*future{}}
+			b = &batch{key: k, video: v, file: dup, futs: map[string]*future{}}
+			dup = nil
 			b.ctx, b.cancel = context.WithCancel(s.ctx)
 			s.open[k] = b
 			b.timer = time.AfterFunc(s.window, func() { s.run(b) })
@@ -84,17 +95,25 @@ func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pi
 	}
 	b.refs++
 	s.mu.Unlock()
-	defer s.leave(b)
+	if dup != nil {
+		dup.Close() // the batch joined has its own
+	}
 	select {
 	case <-f.done:
+		s.leave(b)
 		return f.obj, shared, f.err
 	case <-ctx.Done():
+		// The request keeps its slot until the build it waits for ends (at once when it was the last
+		// to wait: the pass is cancelled), so the objects being built never outnumber the slots.
+		s.leave(b)
+		<-f.done
 		return nil, shared, apiErr(http.StatusServiceUnavailable, CodeUnavailable, "request cancelled: %v", ctx.Err())
 	}
 }
 
 // leave drops one waiter of b; when none is left before b is done, b is cancelled and forgotten so
-// that later requests start afresh.
+// that later requests start afresh. A batch that has not started never will (run finds it done): its
+// builds end now.
 func (s *Server) leave(b *batch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -102,8 +121,13 @@ func (s *Server) leave(b *batch) {
 	if b.refs > 0 || b.state == batchDone {
 		return
 	}
-	if b.state == batchOpen && b.timer.Stop() {
-		b.state = batchDone // never runs
+	if b.state == batchOpen {
+		b.timer.Stop()
+		b.state = batchDone
+		for key, f := range b.futs {
+			s.settleLocked(b, key, f, nil, apiErr(http.StatusServiceUnavailable, CodeUnavailable, "every request for this build left"))
+		}
+		b.closeFile()
 	}
 	b.cancel()
 	s.forget(b)
@@ -129,6 +153,7 @@ func (s *Server) run(b *batch) {
 	}
 	if b.state != batchOpen || b.refs == 0 {
 		s.mu.Unlock()
+		b.closeFile()
 		return
 	}
 	b.state = batchRunning
@@ -149,8 +174,9 @@ func (s *Server) run(b *batch) {
 		s.forget(b)
 		s.mu.Unlock()
 		b.cancel()
+		b.closeFile()
 	}()
-	src, err := s.videos.open(b.ctx, b.key, b.video)
+	src, err := s.videos.open(b.ctx, b.key, b.video, b.file)
 	if err != nil {
 		fatal = err
 		return
@@ -165,7 +191,9 @@ func (s *Server) run(b *batch) {
 	}}
 	s.stats.passes.Add(1)
 	s.stats.running.Add(1)
-	st, jerrs, err := pipeline.Run(b.ctx, b.video, src, jobs, sink)
+	v := b.video
+	v.File = b.file // a loader's reader opens the video again: through the batch's descriptor
+	st, jerrs, err := pipeline.Run(b.ctx, v, src, jobs, sink)
 	s.stats.running.Add(-1)
 	s.stats.framesRequested.Add(int64(st.Requested))
 	s.stats.framesDecoded.Add(int64(st.Decoded))
@@ -188,6 +216,9 @@ func (s *Server) run(b *batch) {
 	}
 }
 
+// closeFile closes the batch's descriptor (once; the Source it opened holds its own).
+func (b *batch) closeFile() { b.once.Do(func() { b.file.Close() }) }
+
 // settle resolves key's future in b (once).
 func (s *Server) settle(b *batch, key string, o *object, err error) {
 	s.mu.Lock()
@@ -208,6 +239,9 @@ func (s *Server) settleLocked(b *batch, key string, f *future, o *object, err er
 	}
 	f.obj, f.err = o, err
 	close(f.done)
+	// The waiters hold f now; the batch lets go of it, so an object is garbage as soon as its own
+	// requests are done with it, not when the whole pass ends.
+	delete(b.futs, key)
 	if bk := (buildKey{key, b.key.OnDamaged}); s.building[bk].f == f {
 		delete(s.building, bk) // the LRU (or the store) has it now, or the next request retries
 	}

@@ -55,8 +55,8 @@ func FuzzDecodeRequest(f *testing.F) {
 	})
 }
 
-// FuzzResolve: whatever name a request sends, resolve either refuses it (400/403/404) or returns a
-// regular file inside the root, after every symlink.
+// FuzzResolve: whatever name a request sends, opening it either refuses it (400/403/404) or opens a
+// regular file inside the root, after every symlink, and names it by where it is.
 func FuzzResolve(f *testing.F) {
 	root, outside := f.TempDir(), f.TempDir()
 	os.WriteFile(filepath.Join(root, "a.mp4"), []byte("x"), 0o644)
@@ -66,28 +66,37 @@ func FuzzResolve(f *testing.F) {
 	os.Symlink(filepath.Join(outside, "b.mp4"), filepath.Join(root, "out.mp4"))
 	os.Symlink(outside, filepath.Join(root, "od"))
 	os.Symlink("..", filepath.Join(root, "d", "up"))
+	os.Symlink(filepath.Join(root, "a.mp4"), filepath.Join(root, "abs.mp4"))
+	os.Symlink("/proc/self/root"+outside, filepath.Join(root, "magic"))
 	rs, err := newRoots([]string{root})
 	if err != nil {
 		f.Fatal(err)
 	}
 	for _, s := range []string{"a.mp4", "d/in.mp4", "out.mp4", "od/b.mp4", "d/up/a.mp4", "d/up/../x", "../a.mp4", "/etc/passwd",
-		filepath.Join(root, "a.mp4"), "file:a.mp4", "./d//in.mp4", "d", "a.mp4/", ""} {
+		filepath.Join(root, "a.mp4"), "file:a.mp4", "./d//in.mp4", "d", "a.mp4/", "", "abs.mp4", "magic/b.mp4", "d/up/d/up/abs.mp4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		p, err := rs.resolve(name)
-		if err != nil {
-			switch e := asError(err); e.Status {
-			case http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound:
-			default:
-				t.Fatalf("%q: %+v", name, e)
+		for _, openat2 := range []bool{true, false} {
+			useOpenat2 = openat2
+			v, err := rs.open(name)
+			useOpenat2 = true
+			if err != nil {
+				switch e := asError(err); e.Status {
+				case http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound:
+				default:
+					t.Fatalf("%q: %+v", name, e)
+				}
+				continue
 			}
-			return
-		}
-		real, err := filepath.EvalSymlinks(p)
-		st, serr := os.Stat(p)
-		if err != nil || real != p || !within(p, rs[0].real) || serr != nil || !st.Mode().IsRegular() {
-			t.Fatalf("%q resolved to %q (real %q, %v): not a regular file inside %s", name, p, real, err, rs[0].real)
+			p := v.path
+			real, err := filepath.EvalSymlinks(p)
+			st, serr := os.Stat(p)
+			fst, ferr := v.f.Stat()
+			v.Close()
+			if err != nil || real != p || !within(p, rs[0].real) || serr != nil || !st.Mode().IsRegular() || ferr != nil || !os.SameFile(st, fst) {
+				t.Fatalf("%q (openat2 %t) opened %q (real %q, %v): not a regular file inside %s", name, openat2, p, real, err, rs[0].real)
+			}
 		}
 	})
 }

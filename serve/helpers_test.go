@@ -82,6 +82,9 @@ func do(t testing.TB, method, url string, body io.Reader, hdr map[string]string)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json") // as every client sends (415 otherwise: TestBrowsers)
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}

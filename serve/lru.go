@@ -14,6 +14,8 @@ type lru[K comparable, V any] struct {
 	ll    *list.List // front = most recent
 	items map[K]*list.Element
 	cost  func(V) int64
+	// evicted, when set, is told of each value dropped to make room (after the lock is released).
+	evicted func(V)
 }
 
 type lruItem[K comparable, V any] struct {
@@ -39,19 +41,34 @@ func (c *lru[K, V]) get(k K) (V, bool) {
 
 func (c *lru[K, V]) put(k K, v V) {
 	n := c.cost(v)
+	var out []V
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
 		c.remove(e)
 	}
-	if n > c.cap {
-		return
+	if n <= c.cap {
+		c.items[k] = c.ll.PushFront(&lruItem[K, V]{k: k, v: v, cost: n})
+		c.size += n
+		for c.size > c.cap {
+			back := c.ll.Back()
+			c.remove(back)
+			out = append(out, back.Value.(*lruItem[K, V]).v)
+		}
 	}
-	c.items[k] = c.ll.PushFront(&lruItem[K, V]{k: k, v: v, cost: n})
-	c.size += n
-	for c.size > c.cap {
-		c.remove(c.ll.Back())
+	c.mu.Unlock()
+	if c.evicted != nil {
+		for _, v := range out {
+			c.evicted(v)
+		}
 	}
+}
+
+// has reports whether k is held, without making it more recent.
+func (c *lru[K, V]) has(k K) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.items[k]
+	return ok
 }
 
 func (c *lru[K, V]) delete(k K) {

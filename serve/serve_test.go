@@ -425,6 +425,7 @@ func TestCancelledRequest(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/frames", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	if _, err := http.DefaultClient.Do(req); err == nil || !isTimeout(err) {
 		t.Fatalf("want a client timeout, got %v", err)
 	}
@@ -596,7 +597,7 @@ func TestSlowClients(t *testing.T) {
 	}
 	// A header that never ends: the connection is closed.
 	c := dial()
-	c.Write([]byte("POST /v1/frames HTTP/1.1\r\nHost: x\r\n"))
+	c.Write([]byte("POST /v1/frames HTTP/1.1\r\nHost: 127.0.0.1\r\n"))
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	t0 := time.Now()
 	buf := make([]byte, 4096)
@@ -614,7 +615,7 @@ func TestSlowClients(t *testing.T) {
 	}
 	// A body that stops short: 408 with a JSON error.
 	c = dial()
-	c.Write([]byte("POST /v1/frames HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"video\":"))
+	c.Write([]byte("POST /v1/frames HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"video\":"))
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
@@ -632,7 +633,7 @@ func TestSlowClients(t *testing.T) {
 		tc.SetReadBuffer(4096)
 	}
 	body := mustJSON(t, Request{Video: "nasa_13013.mp4", Policy: "uniform", Frames: 40})
-	fmt.Fprintf(c, "POST /v1/frames HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(c, "POST /v1/frames HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	waitFor(t, "the response to start", func() bool { return s.Stats().BytesSent > 0 })
 	waitFor(t, "the unread response to be cut off", func() bool { return s.Stats().Inflight == 0 })
 	c.Close()

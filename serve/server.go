@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/npy"
+	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/loader"
@@ -52,7 +54,8 @@ type Config struct {
 	Roots []string // directories videos are named under (at least one)
 	Token string   // when set, every request needs "Authorization: Bearer <Token>"
 	// MaxInflight bounds the requests being served at once (probe, plan, frames); one more is a 503
-	// with Retry-After. Memory is bounded by about MaxInflight × MaxResponseBytes + LRUBytes.
+	// with Retry-After. Peak memory is bounded by about 1.25 × (MaxInflight × the largest object +
+	// LRUBytes) + 64 MiB per slot over the idle process (docs/serve.md, "Memory").
 	MaxInflight      int
 	MaxBodyBytes     int64         // request bodies over it are 413
 	MaxResponseBytes int64         // an object over it (checked from the plan, before decoding) is 422
@@ -61,7 +64,10 @@ type Config struct {
 	Window           time.Duration // how long a pass waits for more requests of its video; negative: none
 	Store            *cache.Store  // optional content-addressed cache: read first, written after a build
 	Worker           *worker.Limits
-	Log              io.Writer // server errors and panics; nil: discarded
+	// AllowHosts are names the Host header may give besides the loopback names and the address the
+	// server listens on (a name it is reached by through a proxy or DNS); others get 421.
+	AllowHosts []string
+	Log        io.Writer // server errors and panics; nil: discarded
 	// Slow-client timeouts (zero: the defaults above).
 	HeaderTimeout, BodyTimeout, WriteTimeout time.Duration
 }
@@ -70,6 +76,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	roots   roots
+	hosts   *hosts
 	token   *[32]byte // sha256 of the token, compared in constant time
 	window  time.Duration
 	sem     chan struct{}
@@ -85,7 +92,8 @@ type Server struct {
 	open     map[passKey]*batch
 	building map[buildKey]building
 
-	stats counters
+	stats   counters
+	reclaim reclaimer
 }
 
 type counters struct {
@@ -115,6 +123,7 @@ type Stats struct {
 	Inflight        int   `json:"inflight"`         // requests being served now
 	OpenBatches     int   `json:"open_batches"`     // videos whose batch still accepts requests
 	Building        int   `json:"objects_building"` // content keys being built now
+	Reclaims        int64 `json:"reclaims"`         // collections that returned dropped objects' memory to the OS
 }
 
 // New checks cfg and returns a Server.
@@ -151,7 +160,14 @@ func New(cfg Config) (*Server, error) {
 	case strings.ContainsAny(cfg.Token, " \t\r\n"):
 		return nil, errors.New("the token must not contain white space")
 	}
-	s := &Server{cfg: cfg, roots: rs, window: cfg.Window, sem: make(chan struct{}, cfg.MaxInflight),
+	hs, err := newHosts(cfg.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
+	if err := procfd.Check(); err != nil {
+		return nil, err // videos are decoded through the descriptors serve opens
+	}
+	s := &Server{cfg: cfg, roots: rs, hosts: hs, window: cfg.Window, sem: make(chan struct{}, cfg.MaxInflight),
 		videos: newVideos(cfg.Worker, videoEntries), open: map[passKey]*batch{}, building: map[buildKey]building{}}
 	switch {
 	case s.window == 0:
@@ -160,6 +176,7 @@ func New(cfg Config) (*Server, error) {
 		s.window = 0
 	}
 	s.objects = newLRU[string, *object](max(cfg.LRUBytes, 0), (*object).size)
+	s.objects.evicted = func(o *object) { s.reclaim.dropped(o.size()) }
 	s.mux = s.endpoints()
 	if cfg.Token != "" {
 		h := sha256.Sum256([]byte(cfg.Token))
@@ -185,6 +202,7 @@ func (s *Server) Close() error {
 // Serve answers on ln until ctx ends, then shuts down gracefully (requests in progress get up to
 // grace to finish) and closes s.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	s.hosts.listening(ln.Addr())
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: s.cfg.HeaderTimeout, // slow-loris: the header must arrive in time
@@ -224,7 +242,7 @@ func (s *Server) Stats() Stats {
 		Passes: c.passes.Load(), PassesRunning: c.running.Load(), FramesRequested: c.framesRequested.Load(), FramesDecoded: c.framesDecoded.Load(),
 		CodecFrames: c.codecFrames.Load(), ObjectsBuilt: c.built.Load(), JoinedBuilds: c.joined.Load(),
 		LRUHits: c.lruHits.Load(), StoreHits: c.storeHits.Load(), StoreWrites: c.storeWrites.Load(),
-		StoreErrors: c.storeErrors.Load(), BytesSent: c.bytesSent.Load(), Inflight: len(s.sem)}
+		StoreErrors: c.storeErrors.Load(), BytesSent: c.bytesSent.Load(), Inflight: len(s.sem), Reclaims: s.reclaim.runs.Load()}
 	st.LRUBytes, st.LRUObjects = s.objects.usage()
 	s.mu.Lock()
 	st.OpenBatches, st.Building = len(s.open), len(s.building)
@@ -274,6 +292,10 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			s.stats.errors.Add(1)
 		}
 	}()
+	if e := s.checkBrowser(r); e != nil {
+		writeError(w, e)
+		return
+	}
 	if !s.authorized(r) {
 		writeError(w, apiErr(http.StatusUnauthorized, CodeUnauthorized, "a bearer token is required (Authorization: Bearer <token>)"))
 		return
@@ -351,7 +373,11 @@ func (s *Server) authorized(r *http.Request) bool {
 func (s *Server) acquire() (func(), error) {
 	select {
 	case s.sem <- struct{}{}:
-		return func() { <-s.sem }, nil
+		return func() {
+			if <-s.sem; len(s.sem) == 0 {
+				s.reclaim.idle()
+			}
+		}, nil
 	default:
 		s.stats.overloaded.Add(1)
 		return nil, apiErr(http.StatusServiceUnavailable, CodeOverloaded, "all %d slots are busy; retry", cap(s.sem))
@@ -360,6 +386,10 @@ func (s *Server) acquire() (func(), error) {
 
 // readSpec reads and validates a JSON request body within the size and time limits.
 func (s *Server) readSpec(w http.ResponseWriter, r *http.Request) (*spec, error) {
+	if err := checkJSON(r); err != nil {
+		w.Header().Set("Connection", "close") // the body is not read
+		return nil, err
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	if r.ContentLength > s.cfg.MaxBodyBytes {
@@ -476,32 +506,36 @@ func (s *Server) probe(w http.ResponseWriter, r *http.Request) error {
 	if err := (&Request{Video: name}).checkVideo(); err != nil {
 		return err
 	}
-	v, _, err := s.video(r.Context(), name, o)
+	f, v, _, err := s.video(r.Context(), name, o)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	return writeJSON(w, v.Info)
 }
 
-// video resolves name under the roots and describes it.
-func (s *Server) video(ctx context.Context, name string, o pipeline.Options) (pipeline.Video, passKey, error) {
-	path, err := s.roots.resolve(name)
+// video opens name beneath the roots and describes the file it opened (the request reads nothing
+// else). The caller closes the returned *video.
+func (s *Server) video(ctx context.Context, name string, o pipeline.Options) (*video, pipeline.Video, passKey, error) {
+	f, err := s.roots.open(name)
 	if err != nil {
-		return pipeline.Video{}, passKey{}, err
+		return nil, pipeline.Video{}, passKey{}, err
 	}
-	id, err := statID(path)
+	k := keyFor(f.path, f.id, o)
+	v, err := s.videos.get(ctx, k, f.f)
 	if err != nil {
-		return pipeline.Video{}, passKey{}, statErr(name, err)
-	}
-	k := keyFor(path, id, o)
-	v, err := s.videos.get(ctx, k)
-	if err != nil {
+		f.Close()
 		var e *Error
-		if !errors.As(err, &e) {
+		switch {
+		case errors.As(err, &e):
+		case ctx.Err() != nil:
 			err = apiErr(http.StatusServiceUnavailable, CodeUnavailable, "request cancelled: %v", err)
+		default:
+			err = apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
 		}
+		return nil, v, k, err
 	}
-	return v, k, err
+	return f, v, k, nil
 }
 
 // job plans the request's one configuration for v, within the response limits.
@@ -522,17 +556,18 @@ func (s *Server) job(ctx context.Context, v pipeline.Video, sp *spec) (*pipeline
 	return jobs[0], nil
 }
 
-// checkSize refuses, before any decoding, an object over the response limits.
-func (s *Server) checkSize(j *pipeline.Job) error {
+// checkSize refuses, before any decoding, an object over the response limits; it returns the
+// object's estimated size.
+func (s *Server) checkSize(j *pipeline.Job) (int64, error) {
 	if n := j.Frames(); n > s.cfg.MaxFrames {
-		return apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the plan has %d frames; this server serves at most %d per object (--max-frames)", n, s.cfg.MaxFrames)
+		return 0, apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the plan has %d frames; this server serves at most %d per object (--max-frames)", n, s.cfg.MaxFrames)
 	}
 	// The header (provenance JSON) grows with the frame count: indices, pts and pts_s, ≈ 64 bytes a frame.
 	est := j.TensorBytes() + int64(8*j.Frames()) + 64*int64(j.Frames()) + 16<<10
 	if est > s.cfg.MaxResponseBytes {
-		return apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the object would be about %d bytes (%v %s); this server's limit is %d (--max-response-mb)", est, j.Shape(), j.DType, s.cfg.MaxResponseBytes)
+		return 0, apiErr(http.StatusUnprocessableEntity, CodeResponseTooLarge, "the object would be about %d bytes (%v %s); this server's limit is %d (--max-response-mb)", est, j.Shape(), j.DType, s.cfg.MaxResponseBytes)
 	}
-	return nil
+	return est, nil
 }
 
 // PlanResponse is the JSON of POST /v1/plan: `framesweep plan --json`'s report for the video and the
@@ -565,10 +600,12 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, _, err := s.video(r.Context(), sp.req.Video, sp.opts)
+	f, v, _, err := s.video(r.Context(), sp.req.Video, sp.opts)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	v.File = f.f // a loader's reader opens the video again: through this descriptor
 	j, err := s.job(r.Context(), v, sp)
 	if err != nil {
 		return err
@@ -609,26 +646,37 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, k, err := s.video(r.Context(), sp.req.Video, sp.opts)
+	f, v, k, err := s.video(r.Context(), sp.req.Video, sp.opts)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	v.File = f.f // a loader's reader opens the video again: through this descriptor
 	j, err := s.job(r.Context(), v, sp)
 	if err != nil {
 		return err
 	}
-	if err := s.checkSize(j); err != nil {
-		return err
-	}
-	o, served, err := s.object(r.Context(), k, v, j)
+	est, err := s.checkSize(j)
 	if err != nil {
 		return err
 	}
-	return s.send(w, o, format, served, sp.config.ID)
+	o, served, err := s.object(r.Context(), k, v, j, f.f)
+	if err != nil {
+		s.reclaim.dropped(est) // what a failed build may have allocated
+		return err
+	}
+	err = s.send(w, o, format, served, sp.config.ID)
+	// The object is garbage now unless the LRU holds it (its eviction counts it then). Collecting here,
+	// before the slot is freed and the end of the response flushed, lets the next request build in
+	// the memory this one leaves (o is not used past this line, so it is not live during it).
+	if key, n := o.Key, o.size(); !s.objects.has(key) {
+		s.reclaim.dropped(n)
+	}
+	return err
 }
 
-// object returns j's object: from the LRU, the store, or a (shared) decoding pass.
-func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pipeline.Job) (*object, string, error) {
+// object returns j's object: from the LRU, the store, or a (shared) decoding pass over file.
+func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pipeline.Job, file *os.File) (*object, string, error) {
 	// An object built under on_damaged keep with damaged frames is not what a "fail" request gets
 	// (extract under fail refuses those frames): such a request builds, and fails, afresh.
 	usable := func(o *object) bool { return k.OnDamaged == decode.DamagedKeep || o.Meta["damaged"] == "[]" }
@@ -652,12 +700,13 @@ func (s *Server) object(ctx context.Context, k passKey, v pipeline.Video, j *pip
 				s.stats.storeErrors.Add(1)
 				s.logf("cache: %s: %v (building it again)", j.Key, err)
 			}
+			s.reclaim.dropped(int64(len(b))) // read, and not served
 		} else if !errors.Is(err, cache.ErrNotFound) && !errors.Is(err, cache.ErrCorrupt) {
 			s.stats.storeErrors.Add(1)
 			s.logf("cache: %s: %v (building it)", j.Key, err)
 		}
 	}
-	o, shared, err := s.build(ctx, k, v, j)
+	o, shared, err := s.build(ctx, k, v, j, file)
 	if err != nil {
 		return nil, "", err
 	}

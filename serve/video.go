@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sync/singleflight"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
 )
@@ -20,23 +22,22 @@ import (
 const CodeBadVideo = "bad_video"
 
 // fileID identifies one version of a file: a change to it (rewrite, replace, touch) changes the ID,
-// so a cached description is never used for different bytes.
+// so a cached description is never used for different bytes. The ctime is in it because no user can
+// set it (utimensat sets the mtime, and changes the ctime).
 type fileID struct {
-	Dev, Ino uint64
-	Size     int64
-	MtimeNS  int64
+	Dev, Ino         uint64
+	Size             int64
+	MtimeNS, CtimeNS int64
 }
 
-func statID(path string) (fileID, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fileID{}, err
-	}
+// fileIdentity is the version and the link count of a file from its fstat.
+func fileIdentity(st os.FileInfo) (fileID, uint64, error) {
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fileID{}, fmt.Errorf("%s: no file identity on this platform", path)
+		return fileID{}, 0, fmt.Errorf("%s: no file identity on this platform", st.Name())
 	}
-	return fileID{Dev: uint64(sys.Dev), Ino: sys.Ino, Size: st.Size(), MtimeNS: st.ModTime().UnixNano()}, nil
+	return fileID{Dev: uint64(sys.Dev), Ino: sys.Ino, Size: st.Size(), MtimeNS: st.ModTime().UnixNano(),
+		CtimeNS: sys.Ctim.Sec*1e9 + sys.Ctim.Nsec}, uint64(sys.Nlink), nil
 }
 
 // videoKey is what a video's description depends on: the file version and the decode options that
@@ -91,21 +92,31 @@ func newVideos(limits *worker.Limits, entries int) *videos {
 
 // flightKey names a description in the single flight (a videoKey as a string).
 func (k videoKey) flightKey() string {
-	return fmt.Sprintf("%d:%d:%d:%d:%d:%t:%s", k.ID.Dev, k.ID.Ino, k.ID.Size, k.ID.MtimeNS, k.Stream, k.NoRot, k.Path)
+	return fmt.Sprintf("%d:%d:%d:%d:%d:%d:%t:%s", k.ID.Dev, k.ID.Ino, k.ID.Size, k.ID.MtimeNS, k.ID.CtimeNS, k.Stream, k.NoRot, k.Path)
 }
 
-// get returns the description of the video k names, describing it (once) if needed. A request that
-// gives up stops waiting; the description goes on for the others (and the LRU).
-func (vs *videos) get(ctx context.Context, k passKey) (pipeline.Video, error) {
+// get returns the description of the video k names, describing it (once) from f, the file the request
+// opened, if needed. A request that gives up stops waiting; the description goes on for the others (and
+// the LRU), through a descriptor of its own.
+func (vs *videos) get(ctx context.Context, k passKey, f *os.File) (pipeline.Video, error) {
 	if v, ok := vs.cache.get(k.videoKey); ok {
 		return v, nil
 	}
+	// The description may outlive this request (others may be waiting for it): it reads a duplicate,
+	// closed by whichever ends last — the description, or this request when another one's describes.
+	dup, err := procfd.Dup(f, k.Path)
+	if err != nil {
+		return pipeline.Video{}, err
+	}
+	var once sync.Once
+	release := func() { once.Do(func() { dup.Close() }) }
 	ch := vs.flight.DoChan(k.flightKey(), func() (any, error) {
+		defer release()
 		if v, ok := vs.cache.get(k.videoKey); ok { // described while this request looked
 			return v, nil
 		}
 		// Not the request's context: other requests may be waiting for the same description.
-		v, err := vs.describe(context.WithoutCancel(ctx), k)
+		v, err := vs.describe(context.WithoutCancel(ctx), k, dup)
 		if err == nil {
 			vs.cache.put(k.videoKey, v)
 		}
@@ -113,8 +124,10 @@ func (vs *videos) get(ctx context.Context, k passKey) (pipeline.Video, error) {
 	})
 	select {
 	case r := <-ch:
+		release()
 		return r.Val.(pipeline.Video), r.Err
 	case <-ctx.Done():
+		go func() { <-ch; release() }()
 		return pipeline.Video{}, ctx.Err()
 	}
 }
@@ -122,15 +135,19 @@ func (vs *videos) get(ctx context.Context, k passKey) (pipeline.Video, error) {
 // forget drops a description (the file changed under it).
 func (vs *videos) forget(k videoKey) { vs.cache.delete(k) }
 
-// describe hashes the file and runs the decoder's index scan through the engine's source layer (in a
-// worker process when configured); the file must be the same version before and after.
-func (vs *videos) describe(ctx context.Context, k passKey) (pipeline.Video, error) {
-	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path}, k.options(vs.worker))
+// describe hashes the opened file and runs the decoder's index scan on it through the engine's source
+// layer (in a worker process when configured); the file must be the same version before and after.
+func (vs *videos) describe(ctx context.Context, k passKey, f *os.File) (pipeline.Video, error) {
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, File: f}, k.options(vs.worker))
 	if err != nil {
 		return v, videoErr(err)
 	}
 	src.Close()
-	if id, err := statID(k.Path); err != nil || id != k.ID {
+	st, err := f.Stat()
+	if err != nil {
+		return v, changed(k.Path)
+	}
+	if id, _, err := fileIdentity(st); err != nil || id != k.ID {
 		return v, changed(k.Path)
 	}
 	return v, nil
@@ -153,11 +170,12 @@ func videoErr(err error) error {
 	return apiErr(http.StatusUnprocessableEntity, CodeBadVideo, "%v", err)
 }
 
-// open opens a Source for one pass over v through the engine's source layer, with what v already
-// knows (its digest and description): a worker Source takes the description, an in-process open checks
-// the file still matches it (409 and the description forgotten otherwise).
-func (vs *videos) open(ctx context.Context, k passKey, v pipeline.Video) (pipeline.Source, error) {
-	_, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, SHA256: v.SHA256, Info: &v.Info}, k.options(vs.worker))
+// open opens a Source for one pass over v through the engine's source layer, from f (the batch's
+// descriptor of the file), with what v already knows (its digest and description): a worker Source
+// takes the description, an in-process open checks the file still matches it (409 and the description
+// forgotten otherwise).
+func (vs *videos) open(ctx context.Context, k passKey, v pipeline.Video, f *os.File) (pipeline.Source, error) {
+	_, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, SHA256: v.SHA256, Info: &v.Info, File: f}, k.options(vs.worker))
 	switch {
 	case errors.Is(err, pipeline.ErrChanged):
 		vs.forget(k.videoKey)

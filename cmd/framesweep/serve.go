@@ -30,10 +30,11 @@ type serveReady struct {
 func runServe(args []string, stdout, stderr io.Writer) int {
 	const name = "serve"
 	fs := newFlags(name, stderr)
-	var roots stringsFlag
+	var roots, allowHosts stringsFlag
 	addr := fs.String("addr", serve.DefaultAddr, "listen address (loopback by default; any other needs --token-file)")
 	fs.Var(&roots, "root", "directory the videos are named under (repeatable; at least one)")
-	tokenFile := fs.String("token-file", "", "file holding the bearer token every request must send (Authorization: Bearer <token>)")
+	tokenFile := fs.String("token-file", "", "regular file (at most 4 KiB) holding the bearer token every request must send (Authorization: Bearer <token>)")
+	fs.Var(&allowHosts, "allow-host", "a name the Host header may give besides loopback names and the listening address (repeatable; others get 421)")
 	maxInflight := fs.Int("max-inflight", serve.DefaultMaxInflight, "requests served at once; one more gets 503 with Retry-After")
 	cacheLoc := fs.String("cache", "", "content-addressed cache to read objects from and write built ones to (as extract --out)")
 	maxRespMB := fs.Int64("max-response-mb", serve.DefaultMaxResponseBytes>>20, "largest object served (MiB), checked from the plan before decoding")
@@ -44,7 +45,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
 	wMemMB := fs.Int64("worker-memory-mb", 8192, "with --worker: resident memory limit of each decoding process (MiB, 0 = none)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F] [--max-inflight N] [--cache CACHE]")
+		fmt.Fprintln(stderr, "usage: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F] [--allow-host H…] [--max-inflight N] [--cache CACHE]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -63,8 +64,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	case *window < 0 || *wTimeout < 0 || *wMemMB < 0:
 		return usageErr(stderr, name, "--share-window, --worker-timeout and --worker-memory-mb must be ≥ 0")
 	}
+	for _, h := range allowHosts {
+		if err := serve.CheckAllowHost(h); err != nil {
+			return usageErr(stderr, name, "--allow-host: %v", err)
+		}
+	}
 	cfg := serve.Config{Roots: roots, MaxInflight: *maxInflight, MaxResponseBytes: *maxRespMB << 20, MaxFrames: *maxFrames,
-		LRUBytes: *lruMB << 20, Window: *window, Log: stderr}
+		LRUBytes: *lruMB << 20, Window: *window, AllowHosts: allowHosts, Log: stderr}
 	if *lruMB == 0 {
 		cfg.LRUBytes = -1
 	}
@@ -121,18 +127,59 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// readToken reads --token-file: one word of at most 4096 bytes (surrounding white space ignored).
+// maxTokenFile bounds --token-file's size.
+const maxTokenFile = 4 << 10
+
+// readToken reads --token-file: a regular file of at most maxTokenFile bytes holding one word
+// (surrounding white space ignored). Anything else is refused before it is read: a FIFO would block
+// until a writer comes, a device (/dev/zero) would be read until memory runs out.
 func readToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	// O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (and is refused below).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	switch m := st.Mode(); {
+	case !m.IsRegular():
+		return "", fmt.Errorf("%s: the token file must be a regular file, not %s", path, fileKind(m))
+	case st.Size() > maxTokenFile:
+		return "", fmt.Errorf("%s: the token file is %d bytes; at most %d are read", path, st.Size(), maxTokenFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxTokenFile {
+		return "", fmt.Errorf("%s: the token file grew past %d bytes while it was read", path, maxTokenFile)
 	}
 	tok := strings.TrimSpace(string(b))
 	switch {
 	case tok == "":
 		return "", fmt.Errorf("%s: the token file is empty", path)
-	case len(tok) > 4096 || strings.ContainsAny(tok, " \t\r\n"):
-		return "", fmt.Errorf("%s: the token must be one word of at most 4096 bytes", path)
+	case strings.ContainsAny(tok, " \t\r\n"):
+		return "", fmt.Errorf("%s: the token must be one word (no white space inside)", path)
 	}
 	return tok, nil
+}
+
+// fileKind names a file type that is not a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a " + m.Type().String() + " file"
 }

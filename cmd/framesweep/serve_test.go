@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -328,6 +329,7 @@ func servePython(t *testing.T, bin, videos string) {
 	req, _ := http.NewRequest(http.MethodPost, p.url+"/v1/frames", strings.NewReader(`{"video":"nasa_13013.mp4","preset":"qwen2.5-vl","frames":8,"resolution":"qwen2.5-vl"}`))
 	tok, _ := os.ReadFile(tokenFile)
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -552,6 +554,77 @@ func serveLoad(t *testing.T, bin, videos string) {
 	if retries != 0 || h.Stats.Errors != 0 || h.Stats.Overloaded != 0 || h.Stats.Inflight != 0 || h.Stats.Requests != total+1 {
 		t.Fatalf("server counters: %+v (retries %d)", h.Stats, retries)
 	}
+	serveMemory(t, bin, videos)
+}
+
+// serveMemory: large objects under the default --max-inflight 4 — 12 objects of about 96 MiB, 4 at a
+// time, an LRU of 128 MiB (it holds one) — against the stated bound (docs/serve.md, "Memory"): peak
+// RSS ≤ start RSS + 1.25 × (max-inflight × the largest object + the LRU) + 64 MiB per slot, and
+// once idle RSS ≤ start RSS + the LRU + 128 MiB. Before the collections at drop points the peak was
+// about twice the objects in flight and stayed there idle.
+func serveMemory(t *testing.T, bin, videos string) {
+	const (
+		inflight, total = 4, 12
+		lruMB           = 128
+		slotSlack       = 64 << 20
+	)
+	p := startServe(t, bin, "--root", videos, "--max-inflight", strconv.Itoa(inflight), "--max-response-mb", "100", "--lru-mb", strconv.Itoa(lruMB))
+	pid := p.cmd.Process.Pid
+	base := procStatus(t, pid, "VmRSS") << 10
+	client := &http.Client{Timeout: 120 * time.Second}
+	var largest atomic.Int64
+	errs := make(chan error, total)
+	sem := make(chan struct{}, inflight)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i := range total {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			body, _ := json.Marshal(serve.Request{Video: "nasa_13013.mp4", Policy: "uniform", Frames: 32, Resolution: fmt.Sprintf("%dx1024", 1024-16*i)})
+			res, err := client.Post(p.url+"/v1/frames", "application/json", bytes.NewReader(body))
+			if err != nil {
+				errs <- err
+				return
+			}
+			n, err := io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if err != nil || res.StatusCode != 200 {
+				errs <- fmt.Errorf("%s: %d %v", body, res.StatusCode, err)
+				return
+			}
+			for old := largest.Load(); n > old && !largest.CompareAndSwap(old, n); old = largest.Load() {
+			}
+		})
+	}
+	wg.Wait()
+	wall := time.Since(t0)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	peak := procStatus(t, pid, "VmHWM") << 10
+	// Idle: the last request returned what was collected to the OS (in the background); RSS is read
+	// until two samples 200 ms apart agree within 2 MiB (or 5 s pass).
+	idleBound := base + lruMB<<20 + 128<<20
+	idle := procStatus(t, pid, "VmRSS") << 10
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		prev := idle
+		if idle = procStatus(t, pid, "VmRSS") << 10; max(idle-prev, prev-idle) <= 2<<20 {
+			break
+		}
+	}
+	L := largest.Load()
+	peakBound := base + (inflight*L+lruMB<<20)*5/4 + inflight*slotSlack
+	t.Logf("memory: %d objects of up to %d MiB, %d at a time, %.1fs: RSS at start %d MiB, peak %d MiB (bound %d MiB: %d × the largest + the LRU = %d MiB), idle %d MiB (bound %d MiB)",
+		total, L>>20, inflight, wall.Seconds(), base>>20, peak>>20, peakBound>>20, inflight, (inflight*L+lruMB<<20)>>20, idle>>20, idleBound>>20)
+	if peak > peakBound {
+		t.Errorf("peak RSS %d MiB over the bound %d MiB", peak>>20, peakBound>>20)
+	}
+	if idle > idleBound {
+		t.Errorf("idle RSS %d MiB over the bound %d MiB 5 s after the last response", idle>>20, idleBound>>20)
+	}
 }
 
 // TestServeUsage: bad flags are usage errors (exit 2) and bad inputs one-line errors (exit 1), before
@@ -573,6 +646,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"--root", dir, "--addr", "0.0.0.0:0"}, exitUsage, "not a loopback address"},
 		{[]string{"--root", dir, "--addr", ":8765"}, exitUsage, "not a loopback address"},
 		{[]string{"--root", dir, "--bogus"}, exitUsage, "flag provided but not defined"},
+		{[]string{"--root", dir, "--allow-host", "http://evil.example/"}, exitUsage, "--allow-host"},
 		{[]string{"--root", filepath.Join(dir, "missing")}, exitError, "missing"},
 		{[]string{"--root", dir, "--token-file", empty}, exitError, "the token file is empty"},
 		{[]string{"--root", dir, "--token-file", filepath.Join(dir, "nope")}, exitError, "nope"},
@@ -592,6 +666,77 @@ func TestServeUsage(t *testing.T) {
 	for _, a := range []string{"0.0.0.0:1", ":1", "10.0.0.1:1", "example.org:80", "garbage"} {
 		if loopback(a) {
 			t.Errorf("%s: seen as loopback", a)
+		}
+	}
+}
+
+// TestServeTokenFile: --token-file is read only from a regular file of at most 4 KiB. A FIFO (which
+// blocks a reader until a writer comes), /dev/zero (which never ends) and a link to it, a directory and
+// an oversized file are each refused at once with one line naming the file, exit 1. Each case runs in
+// a child process (this test binary) watched from here: killed after 20 s or beyond 512 MiB of RSS,
+// which is a failure.
+func TestServeTokenFile(t *testing.T) {
+	if p := os.Getenv("FRAMESWEEP_TOKEN_CHILD"); p != "" {
+		os.Exit(dispatch([]string{"serve", "--root", os.TempDir(), "--addr", "127.0.0.1:0", "--token-file", p}, io.Discard, os.Stderr))
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, bytes.Repeat([]byte("x"), 5000), 0o600)
+	zeroLink := filepath.Join(dir, "zero-link")
+	os.Symlink("/dev/zero", zeroLink)
+	for _, c := range []struct{ path, msg string }{
+		{fifo, "not a named pipe (FIFO)"},
+		{"/dev/zero", "not a character device"},
+		{zeroLink, "not a character device"},
+		{dir, "not a directory"},
+		{big, "5000 bytes"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestServeTokenFile$")
+		cmd.Env = append(os.Environ(), "FRAMESWEEP_TOKEN_CHILD="+c.path)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var why string
+		deadline := time.After(20 * time.Second)
+	watch:
+		for {
+			select {
+			case <-done:
+				break watch
+			case <-deadline:
+				why = "still running after 20 s"
+			case <-time.After(10 * time.Millisecond):
+				if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)); err == nil {
+					for _, l := range strings.Split(string(b), "\n") {
+						if f := strings.Fields(l); len(f) > 1 && f[0] == "VmRSS:" {
+							if kb, _ := strconv.ParseInt(f[1], 10, 64); kb > 512<<10 {
+								why = fmt.Sprintf("%d MiB of RSS", kb>>10)
+							}
+						}
+					}
+				}
+			}
+			if why != "" {
+				cmd.Process.Kill()
+				<-done
+				break watch
+			}
+		}
+		if why != "" {
+			t.Errorf("--token-file %s: killed: %s", c.path, why)
+			continue
+		}
+		line := strings.TrimSpace(errb.String())
+		if code := cmd.ProcessState.ExitCode(); code != exitError || strings.Count(line, "\n") != 0 || !strings.Contains(line, c.path) || !strings.Contains(line, c.msg) {
+			t.Errorf("--token-file %s: exit %d, stderr %q (want exit %d, one line naming it: %s)", c.path, code, line, exitError, c.msg)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/resize"
@@ -11,9 +12,19 @@ import (
 
 // Probe runs decode.Open + Info in a fresh worker; detail adds per-frame timestamps and keyframe flags.
 func (r *Runner) Probe(ctx context.Context, path string, opts decode.Options, detail bool) (decode.Info, error) {
+	return r.probe(ctx, &Request{Op: "probe", Path: path, Options: opts, Detail: detail})
+}
+
+// ProbeFile is Probe of an open file: the worker inherits f's descriptor and describes the file it
+// holds, not whatever name now leads elsewhere; name names it in errors and Info.Path.
+func (r *Runner) ProbeFile(ctx context.Context, f *os.File, name string, opts decode.Options, detail bool) (decode.Info, error) {
+	return r.probe(ctx, &Request{Op: "probe", Path: name, FD: childFD, file: f, Options: opts, Detail: detail})
+}
+
+func (r *Runner) probe(ctx context.Context, req *Request) (decode.Info, error) {
 	var info decode.Info
 	got := false
-	err := r.run(ctx, &Request{Op: "probe", Path: path, Options: opts, Detail: detail}, func(h *header, _ []byte) error {
+	err := r.run(ctx, req, func(h *header, _ []byte) error {
 		if h.Type == msgInfo {
 			got = true
 			return json.Unmarshal(h.Info, &info)
@@ -21,7 +32,7 @@ func (r *Runner) Probe(ctx context.Context, path string, opts decode.Options, de
 		return nil
 	})
 	if err == nil && !got {
-		err = &Error{Path: path, Op: "probe", Kind: ErrProtocol, Err: fmt.Errorf("no info message")}
+		err = &Error{Path: req.Path, Op: "probe", Kind: ErrProtocol, Err: fmt.Errorf("no info message")}
 	}
 	return info, err
 }
@@ -34,6 +45,15 @@ func (r *Runner) Probe(ctx context.Context, path string, opts decode.Options, de
 func (r *Runner) Read(ctx context.Context, path string, indices []int, opts decode.Options, fn func(*decode.Frame) error) (decode.Stats, error) {
 	return r.read(ctx, &Request{Op: "read", Path: path, Indices: indices, Options: opts}, fn)
 }
+
+// ReadFile is Read of an open file: the worker inherits f's descriptor and decodes the file it holds;
+// name names it in errors.
+func (r *Runner) ReadFile(ctx context.Context, f *os.File, name string, indices []int, opts decode.Options, fn func(*decode.Frame) error) (decode.Stats, error) {
+	return r.read(ctx, &Request{Op: "read", Path: name, FD: childFD, file: f, Indices: indices, Options: opts}, fn)
+}
+
+// childFD is the number of the first descriptor exec.Cmd.ExtraFiles passes.
+const childFD = 3
 
 // ReadResized is Read with every frame resized to size inside the worker (fn receives size.W×size.H
 // frames), so neither the pipe nor the parent ever carries a source-size frame.

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/rgb"
 )
@@ -16,9 +17,22 @@ var ops = map[string]opFunc{
 	"read":  opRead,
 }
 
+// openVideo opens the request's video: the inherited descriptor FD when set (the file the parent
+// opened, by /proc/self/fd), else Path. Errors name Path either way.
+func openVideo(req *Request) (v *decode.Video, name func(error) error, err error) {
+	if req.FD <= 0 {
+		v, err = decode.Open(req.Path, req.Options)
+		return v, func(err error) error { return err }, err
+	}
+	fdp := procfd.Path(req.FD)
+	name = func(err error) error { return procfd.Rename(err, fdp, req.Path) }
+	v, err = decode.Open(fdp, req.Options)
+	return v, name, name(err)
+}
+
 // opProbe opens the video, sends its Info (with per-frame detail when Detail is set) and closes it.
 func opProbe(req *Request, w io.Writer) (any, error) {
-	v, err := decode.Open(req.Path, req.Options)
+	v, _, err := openVideo(req)
 	if err != nil {
 		return nil, err
 	}
@@ -27,6 +41,7 @@ func opProbe(req *Request, w io.Writer) (any, error) {
 	if req.Detail {
 		info = v.WithFramesDetail()
 	}
+	info.Path = req.Path
 	if err := sendInfo(w, info); err != nil {
 		return nil, err
 	}
@@ -36,12 +51,14 @@ func opProbe(req *Request, w io.Writer) (any, error) {
 // opRead sends the video's Info, then each requested frame (distinct indices, ascending) as it is
 // decoded, and the decode.Stats in "done".
 func opRead(req *Request, w io.Writer) (any, error) {
-	v, err := decode.Open(req.Path, req.Options)
+	v, name, err := openVideo(req)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	if err := sendInfo(w, v.Info()); err != nil {
+	info := v.Info()
+	info.Path = req.Path
+	if err := sendInfo(w, info); err != nil {
 		return nil, err
 	}
 	var h header
@@ -77,7 +94,7 @@ func opRead(req *Request, w io.Writer) (any, error) {
 		return writeMsg(w, &h, pix)
 	})
 	if err != nil {
-		return st, &readError{err: err, stats: st}
+		return st, &readError{err: name(err), stats: st}
 	}
 	return st, v.Close()
 }

@@ -6,14 +6,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/framesweep/framesweep/decode"
 )
 
 // Request is the one JSON object the parent writes to the worker's stdin (followed by EOF).
 type Request struct {
-	Op      string         `json:"op"` // "probe" | "read" (and the test ops, see EnvTestOps)
-	Path    string         `json:"path,omitempty"`
+	Op   string `json:"op"` // "probe" | "read" (and the test ops, see EnvTestOps)
+	Path string `json:"path,omitempty"`
+	// FD, when set, is the descriptor the parent passed (exec.Cmd.ExtraFiles: 3): the worker decodes the
+	// file it holds, /proc/self/fd/FD, and Path only names it (in errors and Info.Path). A file opened
+	// and checked by the parent is then decoded without its name being resolved again.
+	FD      int            `json:"fd,omitempty"`
 	Indices []int          `json:"indices,omitempty"`
 	Options decode.Options `json:"options"`
 	Detail  bool           `json:"detail,omitempty"` // "probe": add per-frame pts and keyframe flags
@@ -22,6 +27,8 @@ type Request struct {
 	Size *Size `json:"size,omitempty"`
 	// Arg parameterises test ops ("alloc": bytes per step, "exit": the status).
 	Arg int64 `json:"arg,omitempty"`
+
+	file *os.File // the parent's side of FD
 }
 
 // Size is a resize done in the worker (resize.New(Kernel, srcW, srcH, W, H)).

@@ -117,6 +117,9 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 	cmd := exec.CommandContext(jctx, exe, args...)
 	cmd.Env = append(os.Environ(), r.Env...)
 	cmd.Stdin = bytes.NewReader(reqJSON)
+	if req.file != nil {
+		cmd.ExtraFiles = []*os.File{req.file} // descriptor childFD in the worker
+	}
 	cmd.Stderr = j.stderr
 	// Own process group so a kill reaches anything the worker spawned; die with the parent.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
