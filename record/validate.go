@@ -39,11 +39,17 @@ var ErrorKinds = []string{ErrorTransient, ErrorInput, ErrorRuntime}
 // there would become one), and no key twice in one object (readers would disagree on which value
 // counts). The errors wrap ErrTooLong or ErrSyntax. b must be one JSON value (the decoder checks the
 // rest of the syntax).
-func CheckLine(b []byte) error {
+func CheckLine(b []byte) error { return checkLine(b, nil, nil) }
+
+// checkLine is CheckLine that also finds where the top-level values of the keys of capture lie.
+func checkLine(b []byte, capture []string, spans []span) error {
 	if len(b) > MaxLineBytes {
 		return fmt.Errorf("%w: %d bytes, over %d", ErrTooLong, len(b), MaxLineBytes)
 	}
-	return CheckJSON(b)
+	if !utf8.Valid(b) {
+		return fmt.Errorf("%w: invalid UTF-8 (byte %d)", ErrSyntax, invalidUTF8At(b))
+	}
+	return scanJSON(b, capture, spans)
 }
 
 // CheckJSON is CheckLine without the length limit, for any JSON text (an importer's release file):
@@ -53,7 +59,7 @@ func CheckJSON(b []byte) error {
 		i := invalidUTF8At(b)
 		return fmt.Errorf("%w: invalid UTF-8 (byte %d)", ErrSyntax, i)
 	}
-	return scanJSON(b)
+	return scanJSON(b, nil, nil)
 }
 
 func invalidUTF8At(b []byte) int {
@@ -67,28 +73,44 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
+// span is where a value lies in a line: b[from:to] (to == 0: not found).
+type span struct{ from, to int }
+
 // scanJSON walks b's strings and objects: escaped surrogates must pair, and an object's keys must
-// differ. It does not check the rest of the syntax; a malformed b gets whatever error (or none).
-func scanJSON(b []byte) error {
+// differ. It does not check the rest of the syntax; a malformed b gets whatever error (or none). For
+// each name of capture, spans gets where the top-level object's value of that key lies when it is an
+// object or a list. It allocates nothing for lines of usual depth and width.
+func scanJSON(b []byte, capture []string, spans []span) error {
 	type level struct {
 		obj     bool
 		wantKey bool
-		keys    [][]byte
+		from    int // this level's first key in keys
 	}
-	var stack []level
+	var stackBuf [16]level
+	var keyBuf [64][]byte
+	stack, keys := stackBuf[:0], keyBuf[:0]
+	pending, at := -1, 0 // the capture whose value comes next, and the depth it opens
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
-		case '{':
-			stack = append(stack, level{obj: true, wantKey: true})
-		case '[':
-			stack = append(stack, level{})
+		case '{', '[':
+			if pending >= 0 && len(stack) == 1 && at == 0 {
+				spans[pending].from, at = i, 2
+			}
+			stack = append(stack, level{obj: b[i] == '{', wantKey: true, from: len(keys)})
 		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if n := len(stack); n > 0 {
+				if at == n {
+					spans[pending].to, pending, at = i+1, -1, 0
+				}
+				keys = keys[:stack[n-1].from]
+				stack = stack[:n-1]
 			}
 		case ',':
 			if n := len(stack); n > 0 && stack[n-1].obj {
 				stack[n-1].wantKey = true
+				if n == 1 && at == 0 {
+					pending = -1 // a scalar value of a captured key
+				}
 			}
 		case ':':
 			if n := len(stack); n > 0 {
@@ -107,13 +129,20 @@ func scanJSON(b []byte) error {
 						key = []byte(s)
 					}
 				}
-				for _, k := range stack[n-1].keys {
+				for _, k := range keys[stack[n-1].from:] {
 					if bytes.Equal(k, key) {
 						return fmt.Errorf("%w: key %q twice in one object (byte %d)", ErrSyntax, key, i)
 					}
 				}
-				stack[n-1].keys = append(stack[n-1].keys, key)
+				keys = append(keys, key)
 				stack[n-1].wantKey = false
+				if n == 1 {
+					for k, c := range capture {
+						if string(key) == c {
+							pending = k
+						}
+					}
+				}
 			}
 			i = end
 		}

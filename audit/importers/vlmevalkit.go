@@ -33,6 +33,10 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	if opt.ItemKey == "question" {
 		return nil, record.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
 	}
+	if opt.Meta != nil { // one config_meta, shared by every record (records treat it as read-only)
+		m := *opt.Meta
+		opt.Meta = &m
+	}
 	data, err := readAll(r, path)
 	if err != nil {
 		return nil, err
@@ -284,7 +288,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 			return nil, err
 		}
 	}
-	return res, nil
+	return res, res.emit(opt)
 }
 
 // vlmTable is a VLMEvalKit prediction table's columns and what the import does with them.
