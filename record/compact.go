@@ -20,6 +20,7 @@ type compactor struct {
 	// one of these is not decoded again (its value is blanked to null and the shared copy set).
 	rawMeta    map[string]*ConfigMeta
 	rawHarness map[string]*Harness
+	full       Full // the line being decoded (its provenance is validated, then let go)
 }
 
 // sharedKeys are the top-level keys whose values decode lines from their text: config_meta, harness.
@@ -87,7 +88,7 @@ func sharedBool(p *bool) *bool {
 
 // decode decodes one checked line into r, compact: the config_meta and harness whose text an earlier
 // line had are not decoded again. The line's bytes may be changed (those values blanked).
-func (c *compactor) decode(line []byte, spans []span, r *Record) error {
+func (c *compactor) decode(line []byte, spans []span, r *Full) error {
 	var meta *ConfigMeta
 	var h *Harness
 	if sp := spans[0]; sp.to > 0 {
@@ -100,7 +101,7 @@ func (c *compactor) decode(line []byte, spans []span, r *Record) error {
 			blank(line[sp.from:sp.to])
 		}
 	}
-	if err := decodeRecord(line, r); err != nil {
+	if err := decodeFull(line, r); err != nil {
 		return err
 	}
 	if meta != nil {
@@ -115,12 +116,13 @@ func (c *compactor) decode(line []byte, spans []span, r *Record) error {
 // keep records the shared copies of r's config_meta and harness under the texts they were decoded
 // from (a meta with indices is the record's own).
 func (c *compactor) keep(line []byte, spans []span, r *Record) {
-	if sp := spans[0]; sp.to > 0 && r.ConfigMeta != nil && len(r.ConfigMeta.Indices) == 0 && len(c.rawMeta) < maxInterned {
+	// A value blanked by decode (its text was known) is not a new text.
+	if sp := spans[0]; sp.to > 0 && line[sp.from] != 'n' && r.ConfigMeta != nil && len(r.ConfigMeta.Indices) == 0 && len(c.rawMeta) < maxInterned {
 		if _, ok := c.rawMeta[string(line[sp.from:sp.to])]; !ok {
 			c.rawMeta[string(line[sp.from:sp.to])] = r.ConfigMeta
 		}
 	}
-	if sp := spans[1]; sp.to > 0 && r.Harness != nil && len(c.rawHarness) < maxInterned {
+	if sp := spans[1]; sp.to > 0 && line[sp.from] != 'n' && r.Harness != nil && len(c.rawHarness) < maxInterned {
 		if _, ok := c.rawHarness[string(line[sp.from:sp.to])]; !ok {
 			c.rawHarness[string(line[sp.from:sp.to])] = r.Harness
 		}

@@ -122,12 +122,14 @@ func decodeBatch(recs []Record, lines [][]byte, nums []int, path string, cs []*c
 					errs[i] = &Error{Path: path, Line: nums[i], Op: "parse", Err: err}
 					continue
 				}
-				if err := c.decode(lines[i], spans, &recs[i]); err != nil {
+				f := &c.full
+				if err := c.decode(lines[i], spans, f); err != nil {
 					errs[i] = Errorf(path, nums[i], "parse", ErrSyntax, "%v", err)
 					continue
 				}
-				recs[i].Source = Source{Path: path, Line: nums[i]}
-				if errs[i] = recs[i].Validate(); errs[i] == nil {
+				f.Source = Source{Path: path, Line: nums[i]}
+				if errs[i] = f.Validate(); errs[i] == nil {
+					recs[i] = f.Record
 					c.record(&recs[i])
 					c.keep(lines[i], spans, &recs[i])
 				}
@@ -143,12 +145,14 @@ func decodeBatch(recs []Record, lines [][]byte, nums []int, path string, cs []*c
 	return nil
 }
 
-// decodeRecord parses one record line with goccy/go-json: on the record schema it decodes about 5×
-// faster than encoding/json and 1.7× faster than the hand-written scanner it replaced (docs/audit.md,
-// BenchmarkDecodeRecord), and FuzzDecodeRecord holds it to encoding/json's results.
-func decodeRecord(b []byte, r *Record) error {
-	*r = Record{}
-	return gojson.Unmarshal(b, r)
+// decodeFull parses one record line, the canonical record and a sweep's provenance, with
+// goccy/go-json: on the record schema it decodes about 5× faster than encoding/json and 1.7× faster
+// than the hand-written scanner it replaced (docs/audit.md, BenchmarkDecodeRecord), and
+// FuzzDecodeRecord holds it to encoding/json's results. The provenance is decoded (and validated) so
+// that every reader refuses what a sweep's reader refuses, though the audit keeps only the record.
+func decodeFull(b []byte, f *Full) error {
+	*f = Full{}
+	return gojson.Unmarshal(b, f)
 }
 
 // readLine returns one line without its terminator, or ErrTooLong: a view of br's buffer when the

@@ -208,7 +208,7 @@ func DecodeFull(b []byte, src Source) (*Full, error) {
 		return nil, Errorf(src.Path, src.Line, "parse", ErrSyntax, "%v", err)
 	}
 	f.Source = src
-	if err := f.Record.Validate(); err != nil {
+	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	return &f, nil
@@ -293,15 +293,31 @@ func CanonicalNumber(s string) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
+// MaxLoaderBytes bounds config_meta.loader, a harness loader's name (loader.Names).
+const MaxLoaderBytes = 128
+
 // validStrings checks that the record's text fields are UTF-8: encoding/json would write an invalid
 // byte as U+FFFD, so two ids that differ only there would become one record.
 func (r *Record) validStrings() error {
+	var meta [4]string
+	if m := r.ConfigMeta; m != nil {
+		meta = [4]string{m.Policy, m.Preset, m.Pipeline, m.Loader}
+	}
+	var metric string
+	if r.Harness != nil {
+		metric = r.Harness.Metric
+	}
 	for _, f := range [...]struct{ name, s string }{{"item_id", r.ItemID}, {"config", r.Config}, {"prediction", r.Prediction},
 		{"answer", r.Answer}, {"category", r.Category}, {"duration", r.Duration}, {"question_id", r.QuestionID},
-		{"task", r.Task}, {"doc_hash", r.DocHash}, {"error", r.Error}} {
+		{"task", r.Task}, {"doc_hash", r.DocHash}, {"error", r.Error}, {"model", r.Model},
+		{"config_meta.policy", meta[0]}, {"config_meta.preset", meta[1]}, {"config_meta.pipeline", meta[2]},
+		{"config_meta.loader", meta[3]}, {"harness.metric", metric}} {
 		if !utf8.ValidString(f.s) {
 			return Errorf(r.Source.Path, r.Source.Line, "validate", ErrInvalid, "%s %q is not valid UTF-8", f.name, f.s)
 		}
+	}
+	if len(meta[3]) > MaxLoaderBytes {
+		return Errorf(r.Source.Path, r.Source.Line, "validate", ErrInvalid, "config %q: config_meta.loader of %d bytes (at most %d)", r.Config, len(meta[3]), MaxLoaderBytes)
 	}
 	return nil
 }

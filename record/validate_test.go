@@ -188,3 +188,61 @@ func FuzzCheckLine(f *testing.F) {
 		}
 	})
 }
+
+// The fields of issues 25 and 26 (model, weights_sha256, context_tokens, over_context,
+// config_meta.loader; a sweep's input_mode, video_fps, video_fps_source, video_timestamps_s,
+// visual_tokens, visual_groups) are checked by type and value by every reader: the audit's (Read) and
+// a sweep's, merge's and resume's (DecodeFull). Each refusal names the file, the line and the field.
+func TestNewFieldsValidated(t *testing.T) {
+	const base = `{"item_id":"a","config":"c","status":"ok","correct":true,"video":"v.mp4","runtime":"llamacpp","at":"2026-01-01T00:00:00Z"`
+	good := base + `,"model":"qwen2.5-vl-3b","weights_sha256":"` + strings.Repeat("0f", 32) + `","context_tokens":4096,` +
+		`"config_meta":{"frames":8,"loader":"qwen-vl-utils"},"input_mode":"video","video_fps":2,"video_fps_source":"sample_fps",` +
+		`"video_timestamps_s":[0,1.5],"visual_tokens":128,"visual_groups":[{"frames":[0,1],"tokens":64,"grid_h":8,"grid_w":8,"pos_start":14,"pos_t":14,"prefix":"<0.0 seconds>"}]}`
+	if _, err := Read(strings.NewReader(good), "r.jsonl"); err != nil {
+		t.Fatalf("a sweep's line refused: %v", err)
+	}
+	if _, err := DecodeFull([]byte(good), Source{Path: "r.jsonl", Line: 1}); err != nil {
+		t.Fatalf("a sweep's line refused by DecodeFull: %v", err)
+	}
+	over := `{"item_id":"a","config":"c","status":"error","error":"too long","error_kind":"runtime","over_context":true,"model":"m","context_tokens":512,"video":"v.mp4","runtime":"llamacpp","at":"x"}`
+	if _, err := DecodeFull([]byte(over), Source{Path: "r.jsonl", Line: 1}); err != nil {
+		t.Fatalf("an over_context error record refused: %v", err)
+	}
+	for _, tc := range []struct{ add, field string }{
+		{`,"model":5`, "model"},
+		{`,"model":"` + strings.Repeat("m", MaxModelBytes+1) + `"`, "model"},
+		{`,"weights_sha256":"ABC"`, "weights_sha256"},
+		{`,"weights_sha256":["x"]`, "weights_sha256"},
+		{`,"context_tokens":0`, "context_tokens"},
+		{`,"context_tokens":"4096"`, "context_tokens"},
+		{`,"over_context":true`, "over_context"},
+		{`,"over_context":"yes"`, "over_context"},
+		{`,"config_meta":{"loader":7}`, "loader"},
+		{`,"config_meta":{"loader":"` + strings.Repeat("l", MaxLoaderBytes+1) + `"}`, "loader"},
+		{`,"input_mode":"frames"`, "input_mode"},
+		{`,"input_mode":1`, "input_mode"},
+		{`,"video_fps":"2","video_fps_source":"given"`, "video_fps"},
+		{`,"video_fps":-1,"video_fps_source":"given"`, "video_fps"},
+		{`,"video_fps":2`, "video_fps"},
+		{`,"video_fps":2,"video_fps_source":"guessed"`, "video_fps_source"},
+		{`,"video_timestamps_s":[0,-1]`, "video_timestamps_s"},
+		{`,"video_timestamps_s":"0,1"`, "video_timestamps_s"},
+		{`,"visual_tokens":-3`, "visual_tokens"},
+		{`,"visual_tokens":1.5`, "visual_tokens"},
+		{`,"visual_groups":[{"frames":[-1],"tokens":1}]`, "visual_groups"},
+		{`,"visual_groups":[{"frames":["0"]}]`, "visual_groups"},
+		{`,"visual_groups":{"frames":[0]}`, "visual_groups"},
+		{`,"input_sha256":"xyz"`, "input_sha256"},
+		{`,"probs":{"A":1.5}`, "probs"},
+	} {
+		line := base + tc.add + "}"
+		_, err := Read(strings.NewReader(`{"item_id":"z","config":"c","correct":true}`+"\n"+line), "r.jsonl")
+		if err == nil || !strings.HasPrefix(err.Error(), "r.jsonl:2: ") || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("Read %s: %v", tc.add, err)
+		}
+		_, err = DecodeFull([]byte(line), Source{Path: "r.jsonl", Line: 2})
+		if err == nil || !strings.HasPrefix(err.Error(), "r.jsonl:2: ") || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("DecodeFull %s: %v", tc.add, err)
+		}
+	}
+}

@@ -64,6 +64,17 @@ func TestMergeRefusesWhatTheAuditRefuses(t *testing.T) {
 		{"an escaped lone surrogate", set(6, `"status":"ok"`, `"status":"ok","response":"\udc80"`), "surrogate"},
 		{"a key twice", set(7, `"status":"ok"`, `"status":"ok","status":"ok"`), "twice"},
 		{"a value out of range", set(8, `"status":"ok"`, `"status":"ok","latency_s":-1`), "latency_s"},
+		// The fields of issues 25 and 26, as a sweep writes them, checked as strictly.
+		{"a sweep field of the wrong type", set(9, `"status":"ok"`, `"status":"ok","video_fps":"2"`), "video_fps"},
+		{"a weights digest that is not 64 hex digits", func(l []string) []string {
+			w := regexp.MustCompile(`"weights_sha256":"[0-9a-f]{64}"`)
+			if !w.MatchString(l[10]) {
+				t.Fatalf("line 11 has no weights_sha256: %s", l[10])
+			}
+			l[10] = w.ReplaceAllString(l[10], `"weights_sha256":"XYZ"`)
+			return l
+		}, `weights_sha256 "XYZ"`},
+		{"an fps without its source", set(11, `"status":"ok"`, `"status":"ok","video_fps":2`), "video_fps_source"},
 	} {
 		run := variantRun(t, o.Out, c.edit)
 		sum, err := merge(filepath.Join(t.TempDir(), "m"), run)

@@ -131,7 +131,7 @@ func (w *Writer) TornBytes() int64 { return w.cut }
 func (w *Writer) Records() string { return w.rs.records() }
 
 // Write appends one record: one line of one write (local) or of the next chunk (object store). The
-// line is held to the record validator first (record.CheckLine, Validate): a record any reader would
+// line is held to the record validator first (record.CheckLine, Full.Validate): a record any reader would
 // refuse is not written, and the error wraps record.ErrInvalid, ErrTooLong or ErrSyntax.
 func (w *Writer) Write(r *record.Full) error {
 	b, err := json.Marshal(r)
@@ -141,7 +141,7 @@ func (w *Writer) Write(r *record.Full) error {
 	if err := record.CheckLine(b); err != nil {
 		return &record.Error{Path: w.rs.records(), Op: "write", Err: fmt.Errorf("item %q config %q: %w", r.ItemID, r.Config, err)}
 	}
-	if err := r.Record.Validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return err
 	}
 	return w.rf.writeLine(append(b, '\n'))
