@@ -86,7 +86,7 @@ func importRows(src, videos string, o ImportOptions) ([]Item, error) {
 	case "csv":
 		return importCSV(src, videos, o)
 	case "mlvu-gen":
-		return importMLVUGen(src, videos)
+		return importMLVUGen(src, videos, o)
 	case "avsd":
 		return importAVSD(src, videos, o)
 	}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // MaxLine bounds one line of an items file (a question with subtitles fits easily).
@@ -117,8 +119,10 @@ func Parse(r io.Reader, path string) (*File, error) {
 
 func parseItem(b []byte) (Item, error) {
 	var it Item
-	if !utf8.Valid(b) {
-		return it, errors.New("not UTF-8")
+	// Valid UTF-8, no escaped lone surrogate, no key twice (record.CheckJSON): encoding/json would
+	// make U+FFFD of an invalid byte, and two ids that differ only there one.
+	if err := record.CheckJSON(b); err != nil {
+		return it, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -184,6 +188,16 @@ func (it *Item) validUTF8() error {
 	for i, o := range it.Options {
 		if !utf8.ValidString(o) {
 			return fmt.Errorf("item %q: option %d is not valid UTF-8", it.ItemID, i+1)
+		}
+	}
+	for i, t := range it.History {
+		if !utf8.ValidString(t.Question) || !utf8.ValidString(t.Answer) {
+			return fmt.Errorf("item %q: history turn %d is not valid UTF-8", it.ItemID, i+1)
+		}
+	}
+	for i, r := range it.References {
+		if !utf8.ValidString(r) {
+			return fmt.Errorf("item %q: reference %d is not valid UTF-8", it.ItemID, i+1)
 		}
 	}
 	return nil

@@ -26,13 +26,14 @@ const (
 	kString kind = iota
 	kList        // a list of strings
 	kNumber
+	kAny // known and not read: any JSON value
 )
 
 func (k kind) String() string {
-	if k < 0 || k > kNumber {
+	if k < 0 || k > kAny {
 		return "of another type"
 	}
-	return [...]string{"a string", "a list of strings", "a number"}[k]
+	return [...]string{"a string", "a list of strings", "a number", "any value"}[k]
 }
 
 // field is one key of a release row.
@@ -63,6 +64,15 @@ var videoMMESchema = schema{format: "videomme", what: "Video-MME's release", fie
 var mlvuSchema = schema{format: "mlvu", what: "an MLVU task file", fields: []field{
 	{"video", kString, true}, {"duration", kNumber, false}, {"question", kString, true},
 	{"candidates", kList, false}, {"answer", kString, true}, {"question_type", kString, false},
+}}
+
+// mlvuGenSchema is a question of an MLVU generation task file (8_sub_scene.json, 9_summary.json):
+// MLVU's fields without candidates (a row with them is a multiple-choice task, refused by name);
+// scoring_points, the points MLVU's judge scores a sub-scene caption by, is known and not read.
+var mlvuGenSchema = schema{format: "mlvu-gen", what: "an MLVU generation task file", fields: []field{
+	{"video", kString, true}, {"duration", kNumber, false}, {"question", kString, true},
+	{"candidates", kAny, false}, {"answer", kString, true}, {"question_type", kString, true},
+	{"scoring_points", kAny, false},
 }}
 
 // keyMap is the names a release gives the fields: --map FIELD=KEY (a field named otherwise) and
@@ -243,6 +253,8 @@ func decodeKind(raw json.RawMessage, k kind) (any, error) {
 		var x float64
 		err := json.Unmarshal(raw, &x)
 		return x, err
+	case kAny:
+		return raw, nil
 	}
 	var x string
 	err := json.Unmarshal(raw, &x)

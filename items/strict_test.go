@@ -92,3 +92,41 @@ func TestImportMapIgnoreTemplates(t *testing.T) {
 		t.Fatalf("csv --map item_id=id: %+v %v", its, err)
 	}
 }
+
+// TestImportStrictDialogue: the mlvu-gen and avsd formats (issue 26) are read as strictly: an unknown
+// or misspelt key names itself and the flag (--map, --ignore), text must be UTF-8 without escaped lone
+// surrogates, a key twice is refused.
+func TestImportStrictDialogue(t *testing.T) {
+	dir, videos := importDir(t)
+	gen := `{"video":"a.mkv","duration":60,"question":"Describe it.","answer":"A man runs.","question_type":"summary"}`
+	avsd := `{"type":"videos","dialogs":[{"image_id":"a","caption":"c","summary":"s","dialog":[{"question":"q","answer":"x"},{"question":"q2","answer":"y"}]}]}`
+	for _, c := range []struct {
+		name, format, file, body, want string
+	}{
+		{"mlvu-gen answer misspelt", "mlvu-gen", "9_summary.json", "[" + strings.Replace(gen, `"answer"`, `"answr"`, 1) + "]", `unknown key "answr"`},
+		{"mlvu-gen invalid UTF-8", "mlvu-gen", "9_summary.json", "[" + strings.Replace(gen, `A man`, "A m\xffan", 1) + "]", "UTF-8"},
+		{"mlvu-gen a key twice", "mlvu-gen", "9_summary.json", "[" + strings.Replace(gen, `"question_type"`, `"video":"b.mkv","question_type"`, 1) + "]", "twice"},
+		{"avsd an unknown dialog key", "avsd", "valid_set4DSTC7-AVSD.json", strings.Replace(avsd, `"summary"`, `"sumary"`, 1), `unknown key "sumary"`},
+		{"avsd an unknown turn key", "avsd", "valid_set4DSTC7-AVSD.json", strings.Replace(avsd, `"answer":"y"`, `"answer":"y","answer_2":"z"`, 1), `turn 1: unknown key "answer_2"`},
+		{"avsd an id in invalid UTF-8", "avsd", "valid_set4DSTC7-AVSD.json", strings.Replace(avsd, `"image_id":"a"`, "\"image_id\":\"a\xff\"", 1), "UTF-8"},
+		{"avsd an escaped lone surrogate", "avsd", "valid_set4DSTC7-AVSD.json", strings.Replace(avsd, `"q2"`, `"q2\ud800"`, 1), "surrogate"},
+	} {
+		src := filepath.Join(dir, c.file)
+		mustWrite(t, src, []byte(c.body))
+		its, _, err := Import(src, ImportOptions{Format: c.format, Videos: videos})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), src) {
+			t.Errorf("%s: imported %d items, %v (want an error naming %s and %q)", c.name, len(its), err, src, c.want)
+		}
+	}
+	// --map and --ignore read a release that names a field otherwise or carries a key to leave out.
+	src := filepath.Join(dir, "9_summary.json")
+	mustWrite(t, src, []byte("["+strings.Replace(gen, `"answer"`, `"reference"`, 1)+"]"))
+	if its, _, err := Import(src, ImportOptions{Format: "mlvu-gen", Videos: videos, Map: map[string]string{"answer": "reference"}}); err != nil || len(its) != 1 || its[0].Answer != "A man runs." {
+		t.Errorf("mlvu-gen --map answer=reference: %+v %v", its, err)
+	}
+	src = filepath.Join(dir, "valid_set4DSTC7-AVSD.json")
+	mustWrite(t, src, []byte(strings.Replace(avsd, `"summary"`, `"extra":1,"summary"`, 1)))
+	if its, _, err := Import(src, ImportOptions{Format: "avsd", Videos: filepath.Join(dir), Ignore: []string{"extra"}}); err != nil || len(its) != 1 {
+		t.Errorf("avsd --ignore extra: %+v %v", its, err)
+	}
+}
