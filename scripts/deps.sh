@@ -6,11 +6,12 @@ cd "$(dirname "$0")/.."
 # Go lives in /usr/local/go on these machines; a non-login shell may not have it on PATH.
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 
-# What `make build`/`make demo` need (cgo headers and libraries; ccache for scripts/cc-wrap) and what only
+# What `make build`/`make demo` need (cgo headers and libraries; ccache for scripts/cc-wrap; Debian's
+# python3, which scripts/demo.sh reads JSON with) and what only
 # the tests add (oracles: PyAV, Pillow, OpenCV's Python, torch; the ffmpeg CLI; chromium for the report;
 # Slurm; the ASan runtime). `deps.sh build` installs the first set, `deps.sh` (make test) both.
 BUILD_PKGS=(
-  pkg-config ccache
+  python3 pkg-config ccache
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libavfilter-dev libavdevice-dev libswresample-dev
   libopencv-dev
   nlohmann-json3-dev libstb-dev
@@ -41,9 +42,9 @@ if ! command -v ccache >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends ccache >/dev/null
 fi
 
-# The Go modules first: then llama.cpp and ggml (C/C++ from the module cache; minutes on 2 cores, and
-# they need no package apt installs) compile in the background while apt works, into the Go build cache
-# with the flags of scripts/env.sh, where `go build` finds them.
+# The Go modules first: then what needs no apt package (llama.cpp and ggml, C/C++ from the module cache:
+# minutes on 2 cores; the cloud SDKs) compiles in the background while apt works, into the Go build cache
+# with the flags of scripts/env.sh, where `go build` finds it.
 TP=third_party
 mkdir -p "$TP/include"
 if [ -f go.mod ]; then
@@ -59,7 +60,10 @@ if [ -f go.mod ]; then
   if [ ! -f "$TP/include/miniaudio/miniaudio.h" ] && [ -f "$TP/include/miniaudio.h" ]; then cp "$TP/include/miniaudio.h" "$TP/include/miniaudio/miniaudio.h"; fi
   warm_log=$(mktemp)
   # shellcheck disable=SC1091
-  (source scripts/env.sh && go build $(go list -deps ./llm/llamacpp | grep '^github.com/ollama/ollama/.*/\(llama.cpp\|ggml\)')) >"$warm_log" 2>&1 &
+  # Every package of the binary that needs no apt package (llama.cpp, ggml, the cloud SDKs, …): all but
+  # go-astiav (FFmpeg), gocv (OpenCV), the vendored mtmd (nlohmann/stb) and what imports them.
+  (source scripts/env.sh && go build $(go list -deps -f '{{.ImportPath}} {{join .Deps " "}}' ./cmd/framesweep |
+    awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(github.com\/asticode\/go-astiav|gocv.io\/x\/gocv|github.com\/framesweep\/framesweep\/llm\/llamacpp\/internal\/mtmd)/) next; print $1 }')) >"$warm_log" 2>&1 &
   warm=$!
 fi
 
