@@ -7,18 +7,18 @@ cd "$(dirname "$0")/.."
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 
 # What `make build`/`make demo` need (cgo headers and libraries; ccache for scripts/cc-wrap; Debian's
-# python3, which scripts/demo.sh reads JSON with) and what only
+# python3 and NumPy, which scripts/demo.sh reads JSON and the export with) and what only
 # the tests add (oracles: PyAV, Pillow, OpenCV's Python, torch; the ffmpeg CLI; chromium for the report;
 # Slurm; the ASan runtime). `deps.sh build` installs the first set, `deps.sh` (make test) both.
 BUILD_PKGS=(
-  python3 pkg-config ccache
+  python3 python3-numpy pkg-config ccache
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libavfilter-dev libavdevice-dev libswresample-dev
   libopencv-dev
   nlohmann-json3-dev libstb-dev
 )
 TEST_PKGS=(
   ffmpeg
-  python3-numpy python3-pil python3-av python3-opencv python3-pip python3-setuptools
+  python3-pil python3-av python3-opencv python3-pip python3-setuptools
   python3-torch python3-torchvision python3-packaging python3-requests
   chromium
   time
