@@ -5,16 +5,23 @@ ENV := source scripts/env.sh &&
 BIN := bin/framesweep
 GO_TEST_TIMEOUT ?= 60m
 
-.PHONY: all deps build test test-short check fuzz demo bench clean
+.PHONY: all deps deps-build build test test-short check fuzz demo bench clean
 
 all: build
 
-# Idempotent: installs the missing Debian packages, npm files and Go modules, and nothing else.
+# Idempotent: installs the missing Debian packages, npm files and Go modules, and nothing else. `make build`
+# (and `make demo`) install only what building needs; `make test` adds the tests' oracles and tools.
 deps:
-	bash scripts/deps.sh
+	$(STEP) deps 'bash scripts/deps.sh'
 
-build: deps
-	$(ENV) go build -o $(BIN) ./cmd/framesweep
+deps-build:
+	$(STEP) deps 'bash scripts/deps.sh build'
+
+# STEP NAME 'COMMAND' runs one step with scripts/env.sh sourced and prints its wall and CPU time.
+STEP := bash scripts/step.sh
+
+build: deps-build
+	$(STEP) build 'go build -o $(BIN) ./cmd/framesweep'
 
 # Static checks: gofmt, vet (default and -tags nocloud), a tidy go.mod (and deploy/k8s's), the binary
 # without the cloud drivers, cgo only at the edges, pure-Go packages build without cgo.
@@ -28,31 +35,33 @@ check:
 	@$(ENV) cd deploy/k8s && { go mod tidy -diff >/dev/null || { go mod tidy -diff; echo "deploy/k8s/go.mod is not tidy: run go mod tidy there"; exit 1; }; }
 	$(ENV) bash scripts/check-cgo.sh
 
+# Every step prints its time (scripts/step.sh; the table is in the README). The cgo C/C++ that the race,
+# -tags, cgocheck2 and fuzz builds compile again comes from ccache through scripts/cc-wrap.
 test: deps
-	$(MAKE) check
-	$(ENV) go build -o $(BIN) ./cmd/framesweep
-	$(ENV) FRAMESWEEP_BIN=$(CURDIR)/$(BIN) go test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+	$(STEP) build 'go build -o $(BIN) ./cmd/framesweep'
+	$(STEP) check '$(MAKE) -s check'
+	$(STEP) race 'FRAMESWEEP_BIN=$(CURDIR)/$(BIN) go test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...'
+	$(STEP) campaign 'FRAMESWEEP_BIN=$(CURDIR)/$(BIN) bash scripts/campaign/run.sh --short'
 	# deploy/k8s is its own module (./... above does not enter it); the cache's -tags nocloud errors.
-	$(ENV) cd deploy/k8s && go test -count=1 ./...
-	$(ENV) go test -tags nocloud -count=1 -run TestNoCloud ./cache/
-	$(ENV) FRAMESWEEP_BIN=$(CURDIR)/$(BIN) bash scripts/campaign/run.sh --short
+	$(STEP) k8s 'cd deploy/k8s && go test -count=1 ./...'
+	$(STEP) nocloud 'go test -tags nocloud -count=1 -run TestNoCloud ./cache/'
 	# The kernels again without SIMD (-tags noasm) and without cgo (pure-Go references, pure-Go packages),
 	# and the resize tests with gocv's Mat leak profile (fails on an unclosed Mat).
-	$(ENV) go test -tags noasm ./native/
-	$(ENV) CGO_ENABLED=0 go test ./native/ ./sampler/... ./audit/... ./resize/geom/
-	$(ENV) go test -tags matprofile ./resize/
+	$(STEP) noasm 'go test -tags noasm ./native/'
+	$(STEP) nocgo 'CGO_ENABLED=0 go test ./native/ ./sampler/... ./audit/... ./resize/geom/'
+	$(STEP) matprofile 'go test -tags matprofile ./resize/'
 	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7); decode/ also
 	# counts its live FFmpeg handles (-tags leakcheck: TestMain fails when one is left, STYLE.md B6).
-	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/
-	$(ENV) GOEXPERIMENT=cgocheck2 go test -count=1 -tags leakcheck ./decode/
+	$(STEP) cgocheck2 'GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/'
+	$(STEP) leakcheck 'GOEXPERIMENT=cgocheck2 go test -count=1 -tags leakcheck ./decode/'
 	# AddressSanitizer + LeakSanitizer over our own C (STYLE.md C12): native/ (the SIMD kernels),
-	# native/ffmpeg and llm/llamacpp (our shims; llama.cpp is built with it too: ~6 min the first time).
-	# scripts/lsan.supp names the two third-party leaks by function: full stacks, and -o keeps the test
+	# native/ffmpeg and llm/llamacpp (our shims; llama.cpp is built with it too, the longest step).
+	# scripts/lsan.supp names the third-party leak by function: full stacks, and -o keeps the test
 	# binaries' symbols (go test strips them otherwise, and nothing would match).
-	$(ENV) d=$$(mktemp -d) && ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
-		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./llm/llamacpp/ && rm -rf $$d
+	$(STEP) asan 'd=$$(mktemp -d) && ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
+		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./llm/llamacpp/ && rm -rf $$d'
 	# Every Fuzz* target, found by scripts/fuzz.sh, for FUZZTIME each (5 s: about 3 minutes in all).
-	$(ENV) bash scripts/fuzz.sh
+	$(STEP) fuzz 'bash scripts/fuzz.sh'
 
 # Every fuzz target for longer: make fuzz FUZZTIME=2m
 fuzz:
@@ -62,7 +71,7 @@ test-short: deps
 	$(ENV) go test -short ./...
 
 demo: build
-	bash scripts/demo.sh
+	$(STEP) demo 'bash scripts/demo.sh'
 
 # Every Go benchmark once (ratios against baselines measured in the same run); the CLI twins
 # (`framesweep bench grid|decode|memory|resize`) print the same rows with --format benchstat|csv|json.

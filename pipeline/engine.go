@@ -67,11 +67,15 @@ func (e JobError) Error() string { return e.Err.Error() }
 
 // Stats report one pass.
 type Stats struct {
-	Requested     int     `json:"frames_requested"` // plan positions over all jobs
-	Union         int     `json:"frames_union"`     // distinct frames the jobs need
-	Decoded       int     `json:"frames_decoded"`   // frames decoded and converted to RGB (= Union when decoding once)
-	CodecFrames   int     `json:"codec_frames"`     // pictures the codec output, needed or not (GOP warm-up)
-	Seeks         int     `json:"seeks"`
+	Requested   int `json:"frames_requested"` // plan positions over all jobs
+	Union       int `json:"frames_union"`     // distinct frames the jobs need
+	Decoded     int `json:"frames_decoded"`   // frames decoded and converted to RGB (= Union when decoding once)
+	CodecFrames int `json:"codec_frames"`     // pictures the codec output, needed or not (GOP warm-up)
+	Seeks       int `json:"seeks"`
+	// PacketsSent are the packets the decoders were sent; PacketsMin the reference-chain floor any
+	// decoder needs for the union (decode.Stats.MinPackets): their ratio is the pass's overhead.
+	PacketsSent   int     `json:"packets_sent"`
+	PacketsMin    int     `json:"packets_min"`
 	Damaged       []int   `json:"damaged"` // frames the decoder concealed (decode.Stats.Damaged)
 	Completed     int     `json:"jobs_completed"`
 	Failed        int     `json:"jobs_failed"`
@@ -176,6 +180,7 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 		var ds decode.Stats
 		ds, rerr = p.read(src, union)
 		st.Decoded, st.CodecFrames, st.Seeks, st.Damaged = ds.Converted, ds.Decoded, ds.Seeks, ds.Damaged
+		st.PacketsSent, st.PacketsMin = ds.PacketsSent, ds.MinPackets
 	}
 	if len(loaded) > 0 && p.failed() == nil && ctx.Err() == nil {
 		ls, err := p.runLoaders(loaded)

@@ -54,6 +54,8 @@ type Summary struct {
 	FramesUnion     int            `json:"frames_union"`   // distinct frames the written objects need
 	FramesDecoded   int            `json:"frames_decoded"` // decoded and converted to RGB (= union: decoded once)
 	CodecFrames     int            `json:"codec_frames"`   // pictures the codec output, needed or not
+	PacketsSent     int            `json:"packets_sent"`   // packets sent to the decoders
+	PacketsMin      int            `json:"packets_min"`    // the reference-chain floor of the unions (per_video)
 	Bytes           int64          `json:"bytes"`          // bytes of objects written
 	Seconds         float64        `json:"seconds"`
 	Store           string         `json:"store"`
@@ -79,21 +81,25 @@ type FailedPair struct {
 
 // VideoSummary is one video's part.
 type VideoSummary struct {
-	Path            string  `json:"path"`
-	SHA256          string  `json:"sha256"`
-	Written         int     `json:"objects_written"`
-	Skipped         int     `json:"objects_skipped"`
-	PairsFailed     int     `json:"pairs_failed"`
-	FramesRequested int     `json:"frames_requested"`
-	FramesUnion     int     `json:"frames_union"`
-	FramesDecoded   int     `json:"frames_decoded"`
-	CodecFrames     int     `json:"codec_frames"`
-	Seeks           int     `json:"seeks"`
-	StreamIndex     int     `json:"stream_index"`
-	Damaged         []int   `json:"damaged"` // frames the decoder concealed (refused under fail, used under keep)
-	Bytes           int64   `json:"bytes"`
-	Seconds         float64 `json:"seconds"`
-	DecodeSeconds   float64 `json:"decode_resize_s"` // the pass: decoding, fan-out and streaming to spools
+	Path            string `json:"path"`
+	SHA256          string `json:"sha256"`
+	Written         int    `json:"objects_written"`
+	Skipped         int    `json:"objects_skipped"`
+	PairsFailed     int    `json:"pairs_failed"`
+	FramesRequested int    `json:"frames_requested"`
+	FramesUnion     int    `json:"frames_union"`
+	FramesDecoded   int    `json:"frames_decoded"`
+	CodecFrames     int    `json:"codec_frames"`
+	Seeks           int    `json:"seeks"`
+	// PacketsSent ÷ PacketsMin: the packets decoded over the minimum any decoder needs for the union
+	// (from the keyframe before each wanted frame, following the packets' reference flags).
+	PacketsSent   int     `json:"packets_sent"`
+	PacketsMin    int     `json:"packets_min"`
+	StreamIndex   int     `json:"stream_index"`
+	Damaged       []int   `json:"damaged"` // frames the decoder concealed (refused under fail, used under keep)
+	Bytes         int64   `json:"bytes"`
+	Seconds       float64 `json:"seconds"`
+	DecodeSeconds float64 `json:"decode_resize_s"` // the pass: decoding, fan-out and streaming to spools
 }
 
 // ManifestLine is one line of manifests/<run>.jsonl: one (video, config, pipeline) outcome.
@@ -179,6 +185,8 @@ func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, 
 		sum.FramesUnion += s.FramesUnion
 		sum.FramesDecoded += s.FramesDecoded
 		sum.CodecFrames += s.CodecFrames
+		sum.PacketsSent += s.PacketsSent
+		sum.PacketsMin += s.PacketsMin
 		sum.Bytes += s.Bytes
 		if s.Path != "" {
 			sum.PerVideo = append(sum.PerVideo, s)
@@ -333,6 +341,7 @@ func (r *videoRun) pass(ctx context.Context, v Video, src Source, build []*Job, 
 	st, jerrs, err := Run(ctx, v, src, build, sink)
 	r.sum.FramesRequested, r.sum.FramesUnion, r.sum.FramesDecoded = st.Requested, st.Union, st.Decoded
 	r.sum.CodecFrames, r.sum.Seeks, r.sum.DecodeSeconds = st.CodecFrames, st.Seeks, st.DecodeSeconds
+	r.sum.PacketsSent, r.sum.PacketsMin = st.PacketsSent, st.PacketsMin
 	r.sum.Damaged = append(r.sum.Damaged, st.Damaged...)
 	r.sum.Seconds = roundS(time.Since(t0))
 	var se *SinkError

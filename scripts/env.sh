@@ -13,4 +13,14 @@ _inc="$(cd "${_root}/third_party/include" 2>/dev/null && pwd -P || echo "${_root
 export CGO_CPPFLAGS="-I${_inc} -I/usr/include/stb"
 export FRAMESWEEP_ORT_LIB="${_root}/third_party/onnxruntime/libonnxruntime.so.1"
 export FRAMESWEEP_OCR_MODEL="${_root}/third_party/ocr-models/ch_ppocr_mobile_v2.0_cls_infer.onnx"
-unset _isa _inc
+# cgo compiles through scripts/cc-wrap (ccache when installed): a copy at one fixed path, so every checkout
+# and worktree gives Go the same CC (its build cache keys include it) and the race, cgocheck2, -tags and
+# fuzz builds of `make test` reuse the objects of the first build instead of recompiling llama.cpp.
+_ccw="${XDG_CACHE_HOME:-$HOME/.cache}/framesweep/cc"
+for _c in gcc g++; do
+  if ! cmp -s "${_root}/scripts/cc-wrap" "$_ccw/$_c" 2>/dev/null; then
+    mkdir -p "$_ccw" && cp "${_root}/scripts/cc-wrap" "$_ccw/$_c.$$" && chmod 755 "$_ccw/$_c.$$" && mv -f "$_ccw/$_c.$$" "$_ccw/$_c"
+  fi
+done
+export CC="$_ccw/gcc" CXX="$_ccw/g++"
+unset _isa _inc _ccw _c

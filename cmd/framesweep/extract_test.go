@@ -131,6 +131,13 @@ func TestExtractReproducible(t *testing.T) {
 		if v.Written > 0 && (v.FramesDecoded != v.FramesUnion || v.FramesUnion >= v.FramesRequested) {
 			t.Errorf("%s: decoded %d, union %d, requested %d", v.Path, v.FramesDecoded, v.FramesUnion, v.FramesRequested)
 		}
+		// The floor made visible: packets sent against the reference-chain minimum (issue 27: ≤ 1.02).
+		if v.Written > 0 && (v.PacketsMin == 0 || float64(v.PacketsSent) > 1.02*float64(v.PacketsMin)) {
+			t.Errorf("%s: %d packets sent, floor %d", v.Path, v.PacketsSent, v.PacketsMin)
+		}
+	}
+	if s1.PacketsMin == 0 || s1.PacketsSent < s1.PacketsMin {
+		t.Errorf("summary: %d packets sent, floor %d", s1.PacketsSent, s1.PacketsMin)
 	}
 	if code, s2, _ := exRun(t, args(d2, "2")...); code != exitError || s2.ObjectsWritten != 16 {
 		t.Fatalf("jobs 2: exit %d %+v", code, s2)
