@@ -165,10 +165,20 @@ func splitErrors(recs []record.Record) ([]record.Record, ErrorRecords) {
 	if n == 0 {
 		return recs, er
 	}
-	ok := make([]record.Record, 0, len(recs)-n)
-	for _, r := range recs {
+	var ok []record.Record
+	if errorSuffix(recs, n) {
+		ok = recs[:len(recs)-n] // runs.ReadAll puts them last: the answers are not copied
+	} else {
+		ok = make([]record.Record, 0, len(recs)-n)
+		for i := range recs {
+			if !recs[i].Failed() {
+				ok = append(ok, recs[i])
+			}
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
 		if !r.Failed() {
-			ok = append(ok, r)
 			continue
 		}
 		er.Count++
@@ -178,6 +188,16 @@ func splitErrors(recs []record.Record) ([]record.Record, ErrorRecords) {
 		}
 	}
 	return ok, er
+}
+
+// errorSuffix reports whether the n error records of recs are its last n.
+func errorSuffix(recs []record.Record, n int) bool {
+	for i := len(recs) - n; i < len(recs); i++ {
+		if !recs[i].Failed() {
+			return false
+		}
+	}
+	return true
 }
 
 // dataset is the records arranged as item × config with the primary run of each cell.

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // AVSD (Audio Visual Scene-aware Dialog, DSTC7 track 3) as its public JSON release holds it: the files
@@ -61,16 +64,26 @@ const (
 // answers of --references). item_id = avsd-<image_id>-<turn> (turn 0-based, as the dialog lists it);
 // template generic, whatever the sweep's --template (a multiple-choice template would ask for a letter).
 func importAVSD(src, videos string, o ImportOptions) ([]Item, error) {
+	if len(o.Map) > 0 {
+		return nil, fmt.Errorf("--map: the avsd format's keys are fixed (a key to leave out: --ignore KEY)")
+	}
 	b, err := os.ReadFile(src)
 	if err != nil {
 		return nil, err
 	}
+	b = trimBOM(b)
+	if err := record.CheckJSON(b); err != nil {
+		return nil, fmt.Errorf("%s: %v", src, err)
+	}
 	var f avsdFile
-	if err := json.Unmarshal(trimBOM(b), &f); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: not AVSD's release JSON: %v", src, err)
 	}
 	if f.Dialogs == nil {
 		return nil, fmt.Errorf(`%s: no "dialogs" list (is this an AVSD release file such as valid_set4DSTC7-AVSD.json?)`, src)
+	}
+	if err := avsdKeys(src, b, o.Ignore); err != nil {
+		return nil, err
 	}
 	turns := o.Turns
 	if turns == "" {
@@ -95,6 +108,50 @@ func importAVSD(src, videos string, o ImportOptions) ([]Item, error) {
 		out = append(out, its...)
 	}
 	return out, nil
+}
+
+// avsdKeys checks that the release holds only the keys the challenge's loader reads (type, dialogs; a
+// dialog's image_id, caption, summary, dialog; a turn's question and answer), but those --ignore
+// names: a key it does not know is an error naming it.
+func avsdKeys(src string, b []byte, ignore []string) error {
+	var top struct {
+		Dialogs []struct {
+			Dialog []map[string]json.RawMessage `json:"dialog"`
+		} `json:"dialogs"`
+	}
+	var raw struct {
+		Dialogs []map[string]json.RawMessage `json:"dialogs"`
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(b, &keys) != nil || json.Unmarshal(b, &raw) != nil || json.Unmarshal(b, &top) != nil {
+		return nil // the typed decode has said what is wrong
+	}
+	skip := map[string]bool{}
+	for _, k := range ignore {
+		skip[k] = true
+	}
+	check := func(obj map[string]json.RawMessage, at string, known ...string) error {
+		for k := range obj {
+			if !skip[k] && !slices.Contains(known, k) {
+				return fmt.Errorf("%s: %sunknown key %q: not a key of AVSD's release (%s; a key to leave out: --ignore %s)", src, at, k, strings.Join(known, ", "), k)
+			}
+		}
+		return nil
+	}
+	if err := check(keys, "", "type", "dialogs"); err != nil {
+		return err
+	}
+	for di, d := range raw.Dialogs {
+		if err := check(d, fmt.Sprintf("dialog %d: ", di+1), "image_id", "caption", "summary", "dialog"); err != nil {
+			return err
+		}
+		for ti, t := range top.Dialogs[di].Dialog {
+			if err := check(t, fmt.Sprintf("dialog %d turn %d: ", di+1, ti), "question", "answer"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // avsdItems are one dialog's items.
@@ -164,8 +221,12 @@ func readAVSDRefs(path string) (map[string][][]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	b = trimBOM(b)
+	if err := record.CheckJSON(b); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
 	var c cocoRefs
-	if err := json.Unmarshal(trimBOM(b), &c); err != nil {
+	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("%s: not a COCO caption file: %v", path, err)
 	}
 	if c.Images == nil || c.Annotations == nil {

@@ -93,8 +93,8 @@ func TestImportMLVUGen(t *testing.T) {
 	}
 	for body, want := range map[string]string{
 		`[{"video": "a.mkv", "question": "Q", "answer": "x", "candidates": ["x", "y"], "question_type": "plotQA"}]`: "multiple-choice",
-		`[{"video": "a.mkv", "question": "Q", "question_type": "summary"}]`:                                         "no answer",
-		`[{"video": "a.mkv", "question": "Q", "answer": "x"}]`:                                                      "no question_type",
+		`[{"video": "a.mkv", "question": "Q", "question_type": "summary"}]`:                                         `no "answer"`,
+		`[{"video": "a.mkv", "question": "Q", "answer": "x"}]`:                                                      `no "question_type"`,
 	} {
 		mustWrite(t, src, []byte(body))
 		if _, _, err := Import(src, ImportOptions{Format: "mlvu-gen", Videos: videos}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "row 1") {
@@ -107,12 +107,27 @@ func TestImportMLVUGen(t *testing.T) {
 func TestItemDialogueFields(t *testing.T) {
 	base := `{"item_id":"d","video":"v.mp4","question":"Q?","answer":"a"`
 	for body, want := range map[string]string{
-		base + `,"history":[{"question":"q","answer":""}]}`:                  "history turn 1",
-		base + `,"options":["A. x","B. y"],"answer":"A","references":["b"]}`: "open-ended",
-		base + `,"references":["  "]}`:                                       "reference 1",
+		base + `,"history":[{"question":"q","answer":""}]}`:                                                         "history turn 1",
+		`{"item_id":"d","video":"v.mp4","question":"Q?","answer":"A","options":["A. x","B. y"],"references":["b"]}`: "open-ended",
+		base + `,"references":["  "]}`:                                                                              "reference 1",
 	} {
 		if _, err := Parse(strings.NewReader(body), "d.jsonl"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v (want %q)", body, err, want)
+		}
+	}
+	// Wrong types, invalid UTF-8, an escaped lone surrogate and a key twice are refused naming the
+	// file, the line and the field.
+	for body, want := range map[string]string{
+		base + `,"history":"q: a"}`:                                        "history",
+		base + `,"history":[{"question":1,"answer":"b"}]}`:                 "history",
+		base + `,"references":"b"}`:                                        "references",
+		base + `,"references":[1]}`:                                        "references",
+		base + ",\"history\":[{\"question\":\"q\xff\",\"answer\":\"b\"}]}": "UTF-8",
+		base + `,"references":["b\udc80"]}`:                                "surrogate",
+		base + `,"references":["b"],"references":["c"]}`:                   `"references" twice`,
+	} {
+		if _, err := Parse(strings.NewReader("\n"+body), "d.jsonl"); err == nil || !strings.Contains(err.Error(), "d.jsonl:2") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (want %q at d.jsonl:2)", body, err, want)
 		}
 	}
 	f, err := Parse(strings.NewReader(base+`,"history":[{"question":"q","answer":"b"}],"references":["c"]}`), "d.jsonl")

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/framesweep/framesweep/internal/atomicfile"
 )
@@ -36,6 +37,14 @@ type ImportOptions struct {
 	Format      string // videomme | mlvu | mlvu-gen | avsd | csv
 	Videos      string // directory holding the videos
 	KeepMissing bool   // write the items of missing videos too (the sweep records their pairs as errors)
+	// Map names the release's key (or column) of a field it names otherwise (--map FIELD=KEY), Ignore
+	// the keys to leave out knowingly (--ignore KEY): any other key the format does not know is an
+	// error.
+	Map    map[string]string
+	Ignore []string
+	// Templates are the prompt templates a sweep accepts (llm.TemplateIDs); an item naming another is
+	// an error. nil: not checked.
+	Templates []string
 	// AVSD: References is the multi-reference file of the test set; Turns is AVSDTurnsLast or
 	// AVSDTurnsAll (avsd.go).
 	References, Turns string
@@ -60,24 +69,34 @@ func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
 	if st, err := os.Stat(videos); err != nil || !st.IsDir() {
 		return nil, nil, fmt.Errorf("%s: not a directory of videos", o.Videos)
 	}
-	var items []Item
-	switch o.Format {
-	case "videomme":
-		items, err = importVideoMME(src, videos)
-	case "mlvu":
-		items, err = importMLVU(src, videos)
-	case "csv":
-		items, err = importCSV(src, videos)
-	case "mlvu-gen":
-		items, err = importMLVUGen(src, videos)
-	case "avsd":
-		items, err = importAVSD(src, videos, o)
-	default:
-		return nil, nil, fmt.Errorf("format %q: want videomme, mlvu, mlvu-gen, avsd or csv", o.Format)
-	}
+	items, err := importRows(src, videos, o)
 	if err != nil {
 		return nil, nil, err
 	}
+	return keepFound(src, videos, items, o)
+}
+
+// importRows reads the release's items by its format.
+func importRows(src, videos string, o ImportOptions) ([]Item, error) {
+	switch o.Format {
+	case "videomme":
+		return importVideoMME(src, videos, o)
+	case "mlvu":
+		return importMLVU(src, videos, o)
+	case "csv":
+		return importCSV(src, videos, o)
+	case "mlvu-gen":
+		return importMLVUGen(src, videos, o)
+	case "avsd":
+		return importAVSD(src, videos, o)
+	}
+	return nil, fmt.Errorf("format %q: want videomme, mlvu, mlvu-gen, avsd or csv", o.Format)
+}
+
+// keepFound checks the imported items (each valid, ids unique, templates a sweep accepts) and keeps
+// those whose video is found under videos; the others are listed (a path that leaves videos, by ".."
+// or as an absolute path elsewhere, counts as not found), and kept only with KeepMissing.
+func keepFound(src, videos string, items []Item, o ImportOptions) ([]Item, *ImportResult, error) {
 	res := &ImportResult{Format: o.Format, Source: src, MissingVideos: []string{}}
 	seen := map[string]bool{}
 	ids := map[string]bool{}
@@ -90,7 +109,10 @@ func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
 		if err := it.Validate(); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)
 		}
-		if st, err := os.Stat(it.Video); err != nil || !st.Mode().IsRegular() {
+		if o.Templates != nil && it.Template != "" && !contains(o.Templates, it.Template) {
+			return nil, nil, fmt.Errorf("%s: item %q: template %q is none a sweep accepts (%s)", src, it.ItemID, it.Template, strings.Join(o.Templates, ", "))
+		}
+		if st, err := os.Stat(it.Video); err != nil || !st.Mode().IsRegular() || !within(videos, it.Video) {
 			if !seen[it.Video] {
 				seen[it.Video] = true
 				res.MissingVideos = append(res.MissingVideos, it.Video)
@@ -104,6 +126,13 @@ func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
 	}
 	res.Items = len(out)
 	return out, res, nil
+}
+
+// within reports whether path lies below dir, by name (the videos of a release may be symbolic
+// links to elsewhere; what is checked is that the release's names do not climb out of --videos).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // Write writes canonical ITEMS.jsonl atomically.
@@ -161,89 +190,68 @@ func (vi *videoIndex) find(name string, exts ...string) string {
 
 var videoExts = []string{".mp4", ".MP4", ".mkv", ".webm", ".avi", ".mov"}
 
-// videoMMERow is one row of Video-MME's release (lmms-eval/Video-MME on the hub: videomme/test-*.parquet,
-// the same fields in its JSON form).
-type videoMMERow struct {
-	VideoID     string   `parquet:"video_id,optional" json:"video_id"`
-	Duration    string   `parquet:"duration,optional" json:"duration"`
-	Domain      string   `parquet:"domain,optional" json:"domain"`
-	SubCategory string   `parquet:"sub_category,optional" json:"sub_category"`
-	VideoFile   string   `parquet:"videoID,optional" json:"videoID"`
-	QuestionID  string   `parquet:"question_id,optional" json:"question_id"`
-	TaskType    string   `parquet:"task_type,optional" json:"task_type"`
-	Question    string   `parquet:"question,optional" json:"question"`
-	Options     []string `parquet:"options,list,optional" json:"options"`
-	Answer      string   `parquet:"answer,optional" json:"answer"`
-}
-
-// importVideoMME reads Video-MME's parquet or JSON (a list of rows, or JSON lines).
-func importVideoMME(src, videos string) ([]Item, error) {
-	var rows []videoMMERow
-	var err error
+// importVideoMME reads Video-MME's parquet or JSON (a list of rows, or JSON lines), strictly
+// (videoMMESchema: every key or column known and typed).
+func importVideoMME(src, videos string, o ImportOptions) ([]Item, error) {
+	km, err := newKeyMap(&videoMMESchema, o)
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
 	if isParquet(src) {
-		rows, err = readParquet[videoMMERow](src)
+		rows, err = readParquetRows(src, &videoMMESchema, km)
 	} else {
-		err = readJSONRows(src, &rows)
+		rows, err = readJSONRows(src, &videoMMESchema, km)
 	}
 	if err != nil {
 		return nil, err
 	}
 	vi := newVideoIndex(videos)
 	out := make([]Item, 0, len(rows))
-	for i, r := range rows {
-		if r.QuestionID == "" || r.VideoFile == "" {
-			return nil, fmt.Errorf("%s: row %d: no question_id or videoID (is this Video-MME's release?)", src, i+1)
-		}
-		out = append(out, Item{ItemID: r.QuestionID, Video: vi.find(r.VideoFile, videoExts...), Question: r.Question,
-			Options: r.Options, Answer: strings.TrimSpace(r.Answer), Task: "videomme", Category: r.TaskType, Duration: r.Duration})
+	for _, r := range rows {
+		out = append(out, Item{ItemID: r.str("question_id"), Video: vi.find(r.str("videoID"), videoExts...), Question: r.str("question"),
+			Options: r.list("options"), Answer: strings.TrimSpace(r.str("answer")), Task: "videomme", Category: r.str("task_type"), Duration: r.str("duration")})
 	}
 	return out, nil
 }
 
-// mlvuRow is one question of an MLVU per-task JSON file (MLVU/json/*.json).
-type mlvuRow struct {
-	Video        string   `json:"video"`
-	Duration     float64  `json:"duration"`
-	Question     string   `json:"question"`
-	Candidates   []string `json:"candidates"`
-	Answer       string   `json:"answer"`
-	QuestionType string   `json:"question_type"`
-}
-
-// importMLVU reads one MLVU task file. MLVU's answer is the text of the right candidate; the item's
-// answer is its letter (options are "A. <candidate>" in the file's order, as lmms-eval shows them).
-func importMLVU(src, videos string) ([]Item, error) {
-	var rows []mlvuRow
-	if err := readJSONRows(src, &rows); err != nil {
+// importMLVU reads one MLVU task file, strictly (mlvuSchema). MLVU's answer is the text of the right
+// candidate; the item's answer is its letter (options are "A. <candidate>" in the file's order, as
+// lmms-eval shows them). A question without candidates (a generation task) keeps the reference text.
+func importMLVU(src, videos string, o ImportOptions) ([]Item, error) {
+	km, err := newKeyMap(&mlvuSchema, o)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := readJSONRows(src, &mlvuSchema, km)
+	if err != nil {
 		return nil, err
 	}
 	stem := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 	vi := newVideoIndex(videos)
 	out := make([]Item, 0, len(rows))
 	for i, r := range rows {
-		if r.Video == "" || r.Question == "" {
-			return nil, fmt.Errorf("%s: row %d: no video or question (is this an MLVU task file?)", src, i+1)
-		}
-		it := Item{ItemID: fmt.Sprintf("mlvu-%s-%d", stem, i), Video: vi.find(r.Video, videoExts...), Question: r.Question,
-			Task: "mlvu/" + r.QuestionType, Category: r.QuestionType, Template: "mlvu"}
-		if r.Duration > 0 {
-			d := r.Duration
+		qt := r.str("question_type")
+		it := Item{ItemID: fmt.Sprintf("mlvu-%s-%d", stem, i), Video: vi.find(r.str("video"), videoExts...), Question: r.str("question"),
+			Task: "mlvu/" + qt, Category: qt, Template: "mlvu"}
+		if d := r.number("duration"); d > 0 {
 			it.DurationS = &d
 		}
-		if len(r.Candidates) == 0 { // a generation task: the answer is the reference text
-			it.Answer, it.Template = r.Answer, ""
+		cands := r.list("candidates")
+		if len(cands) == 0 { // a generation task: the answer is the reference text
+			it.Answer, it.Template = r.str("answer"), ""
 			out = append(out, it)
 			continue
 		}
 		letter := ""
-		for k, c := range r.Candidates {
+		for k, c := range cands {
 			it.Options = append(it.Options, fmt.Sprintf("%c. %s", 'A'+k, c))
-			if c == r.Answer && letter == "" {
+			if c == r.str("answer") && letter == "" {
 				letter = string(rune('A' + k))
 			}
 		}
 		if letter == "" {
-			return nil, fmt.Errorf("%s: row %d: answer %q is none of the candidates", src, i+1, r.Answer)
+			return nil, fmt.Errorf("%s: row %d: answer %q is none of the candidates", src, i+1, r.str("answer"))
 		}
 		it.Answer = letter
 		out = append(out, it)
@@ -255,42 +263,35 @@ func importMLVU(src, videos string) ([]Item, error) {
 // "options" column (a JSON list) or as one column per letter (A, B, C, …).
 var csvColumns = []string{"item_id", "video", "question", "options", "answer", "task", "category", "duration", "subtitles", "duration_s", "template"}
 
-// importCSV reads a CSV with a header row (UTF-8, an optional BOM).
-func importCSV(src, videos string) ([]Item, error) {
+// importCSV reads a CSV with a header row (UTF-8, an optional BOM): every column one it knows (after
+// --map; --ignore leaves one out), the required ones present, every byte valid UTF-8.
+func importCSV(src, videos string, o ImportOptions) ([]Item, error) {
 	b, err := os.ReadFile(src)
 	if err != nil {
 		return nil, err
 	}
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(b) {
+		i := 0
+		for i < len(b) {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		return nil, fmt.Errorf("%s:%d: not valid UTF-8 (byte %d): ids that differ only in an invalid byte would become one", src, bytes.Count(b[:i], []byte("\n"))+1, i)
+	}
+	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = 0
 	head, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: no header row: %v", src, err)
 	}
-	col := map[string]int{}
-	var letters []string
-	for i, h := range head {
-		h = strings.TrimSpace(h)
-		switch {
-		case len(h) == 1 && h[0] >= 'A' && h[0] <= 'Z':
-			letters = append(letters, h)
-		case !contains(csvColumns, h):
-			return nil, fmt.Errorf("%s: unknown column %q (known: %s, or option columns A, B, …)", src, h, strings.Join(csvColumns, ", "))
-		}
-		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("%s: column %q twice", src, h)
-		}
-		col[h] = i
+	col, letters, err := csvHeader(src, head, o)
+	if err != nil {
+		return nil, err
 	}
-	for _, need := range []string{"item_id", "video", "question", "answer"} {
-		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("%s: no %q column", src, need)
-		}
-	}
-	if _, ok := col["options"]; ok && len(letters) > 0 {
-		return nil, fmt.Errorf("%s: both an options column and option columns %v", src, letters)
-	}
-	sort.Strings(letters)
 	var out []Item
 	for line := 2; ; line++ {
 		rec, err := r.Read()
@@ -300,40 +301,90 @@ func importCSV(src, videos string) ([]Item, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", src, err)
 		}
-		get := func(k string) string {
-			if i, ok := col[k]; ok {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		it := Item{ItemID: get("item_id"), Video: get("video"), Question: get("question"), Answer: get("answer"),
-			Task: get("task"), Category: get("category"), Duration: get("duration"), Subtitles: get("subtitles"), Template: get("template")}
-		if !filepath.IsAbs(it.Video) {
-			it.Video = filepath.Join(videos, it.Video)
-		}
-		if v := get("duration_s"); v != "" {
-			d, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: duration_s %q is not a number", src, line, v)
-			}
-			it.DurationS = &d
-		}
-		if v := get("options"); v != "" {
-			if err := json.Unmarshal([]byte(v), &it.Options); err != nil {
-				return nil, fmt.Errorf("%s:%d: options %q is not a JSON list of strings", src, line, v)
-			}
-		}
-		for _, l := range letters {
-			if v := strings.TrimSpace(rec[col[l]]); v != "" {
-				it.Options = append(it.Options, l+". "+v)
-			}
-		}
-		if err := it.Validate(); err != nil {
+		it, err := csvItem(rec, col, letters, videos)
+		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", src, line, err)
 		}
 		out = append(out, it)
 	}
 	return out, nil
+}
+
+// csvHeader reads the header: each column's field (its own name, or the field --map gives it) and the
+// option letter columns in order.
+func csvHeader(src string, head []string, o ImportOptions) (map[string]int, []string, error) {
+	field := map[string]string{}
+	for f, c := range o.Map {
+		if !contains(csvColumns, f) {
+			return nil, nil, fmt.Errorf("--map %s=%s: a CSV has no field %q (fields: %s)", f, c, f, strings.Join(csvColumns, ", "))
+		}
+		field[c] = f
+	}
+	col := map[string]int{}
+	var letters []string
+	for i, h := range head {
+		h = strings.TrimSpace(h)
+		if contains(o.Ignore, h) {
+			continue
+		}
+		if f, ok := field[h]; ok {
+			h = f
+		}
+		switch {
+		case len(h) == 1 && h[0] >= 'A' && h[0] <= 'Z':
+			letters = append(letters, h)
+		case !contains(csvColumns, h):
+			return nil, nil, fmt.Errorf("%s: unknown column %q (known: %s, or option columns A, B, …; a field named otherwise: --map FIELD=%s; a column to leave out: --ignore %s)",
+				src, h, strings.Join(csvColumns, ", "), h, h)
+		}
+		if _, dup := col[h]; dup {
+			return nil, nil, fmt.Errorf("%s: column %q twice", src, h)
+		}
+		col[h] = i
+	}
+	for _, need := range []string{"item_id", "video", "question", "answer"} {
+		if _, ok := col[need]; !ok {
+			return nil, nil, fmt.Errorf("%s: no %q column (if the file names it otherwise: --map %s=COLUMN)", src, need, need)
+		}
+	}
+	if _, ok := col["options"]; ok && len(letters) > 0 {
+		return nil, nil, fmt.Errorf("%s: both an options column and option columns %v", src, letters)
+	}
+	sort.Strings(letters)
+	return col, letters, nil
+}
+
+// csvItem is one CSV row's item; relative videos are under videos.
+func csvItem(rec []string, col map[string]int, letters []string, videos string) (Item, error) {
+	get := func(k string) string {
+		if i, ok := col[k]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	it := Item{ItemID: get("item_id"), Video: get("video"), Question: get("question"), Answer: get("answer"),
+		Task: get("task"), Category: get("category"), Duration: get("duration"), Subtitles: get("subtitles"), Template: get("template")}
+	if !filepath.IsAbs(it.Video) {
+		it.Video = filepath.Join(videos, it.Video)
+	}
+	if v := get("duration_s"); v != "" {
+		d, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return it, fmt.Errorf("duration_s %q is not a number", v)
+		}
+		it.DurationS = &d
+	}
+	if v := get("options"); v != "" {
+		if err := json.Unmarshal([]byte(v), &it.Options); err != nil {
+			return it, fmt.Errorf("options %q is not a JSON list of strings", v)
+		}
+	}
+	for _, l := range letters {
+		if v := strings.TrimSpace(rec[col[l]]); v != "" {
+			it.Options = append(it.Options, l+". "+v)
+		}
+	}
+	return it, it.Validate()
 }
 
 func contains(s []string, x string) bool {
@@ -355,29 +406,4 @@ func isParquet(path string) bool {
 	var magic [4]byte
 	_, err = io.ReadFull(f, magic[:])
 	return err == nil && string(magic[:]) == "PAR1"
-}
-
-// readJSONRows reads a JSON array of objects, or JSON lines.
-func readJSONRows[T any](path string, out *[]T) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
-		if err := json.Unmarshal(t, out); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
-		}
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	for {
-		var r T
-		if err := dec.Decode(&r); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("%s: %v", path, err)
-		}
-		*out = append(*out, r)
-	}
 }

@@ -10,6 +10,21 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
+// videoMMERow is a row of Video-MME's release as its parquet has it (lmms-lab/Video-MME on the hub:
+// videomme/test-*.parquet): the fixtures are written with it.
+type videoMMERow struct {
+	VideoID     string   `parquet:"video_id,optional" json:"video_id"`
+	Duration    string   `parquet:"duration,optional" json:"duration"`
+	Domain      string   `parquet:"domain,optional" json:"domain"`
+	SubCategory string   `parquet:"sub_category,optional" json:"sub_category"`
+	VideoFile   string   `parquet:"videoID,optional" json:"videoID"`
+	QuestionID  string   `parquet:"question_id,optional" json:"question_id"`
+	TaskType    string   `parquet:"task_type,optional" json:"task_type"`
+	Question    string   `parquet:"question,optional" json:"question"`
+	Options     []string `parquet:"options,list,optional" json:"options"`
+	Answer      string   `parquet:"answer,optional" json:"answer"`
+}
+
 // TestImportVideoMME: Video-MME's release as parquet (written here by parquet-go with the release's
 // schema: options a list of strings) and as JSON; a missing video is listed and its items left out.
 func TestImportVideoMME(t *testing.T) {

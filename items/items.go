@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // MaxLine bounds one line of an items file (a question with subtitles fits easily).
@@ -117,8 +119,10 @@ func Parse(r io.Reader, path string) (*File, error) {
 
 func parseItem(b []byte) (Item, error) {
 	var it Item
-	if !utf8.Valid(b) {
-		return it, errors.New("not UTF-8")
+	// Valid UTF-8, no escaped lone surrogate, no key twice (record.CheckJSON): encoding/json would
+	// make U+FFFD of an invalid byte, and two ids that differ only there one.
+	if err := record.CheckJSON(b); err != nil {
+		return it, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -133,6 +137,9 @@ func parseItem(b []byte) (Item, error) {
 
 // Validate checks one item.
 func (it *Item) Validate() error {
+	if err := it.validUTF8(); err != nil {
+		return err
+	}
 	switch {
 	case strings.TrimSpace(it.ItemID) == "":
 		return errors.New("missing item_id")
@@ -164,6 +171,34 @@ func (it *Item) Validate() error {
 	}
 	if a := strings.ToUpper(strings.TrimSpace(it.Answer)); len(a) != 1 || a[0] < 'A' || int(a[0]-'A') >= len(it.Options) {
 		return fmt.Errorf("item %q: answer %q is not one of the option letters A..%c", it.ItemID, it.Answer, 'A'+len(it.Options)-1)
+	}
+	return nil
+}
+
+// validUTF8: every text of the item is UTF-8. encoding/json writes an invalid byte as U+FFFD, so two
+// ids that differ only there would become one item (and one a duplicate).
+func (it *Item) validUTF8() error {
+	for _, f := range [...]struct{ name, s string }{{"item_id", it.ItemID}, {"video", it.Video}, {"question", it.Question},
+		{"answer", it.Answer}, {"task", it.Task}, {"category", it.Category}, {"duration", it.Duration},
+		{"subtitles", it.Subtitles}, {"template", it.Template}} {
+		if !utf8.ValidString(f.s) {
+			return fmt.Errorf("item %q: %s is not valid UTF-8", it.ItemID, f.name)
+		}
+	}
+	for i, o := range it.Options {
+		if !utf8.ValidString(o) {
+			return fmt.Errorf("item %q: option %d is not valid UTF-8", it.ItemID, i+1)
+		}
+	}
+	for i, t := range it.History {
+		if !utf8.ValidString(t.Question) || !utf8.ValidString(t.Answer) {
+			return fmt.Errorf("item %q: history turn %d is not valid UTF-8", it.ItemID, i+1)
+		}
+	}
+	for i, r := range it.References {
+		if !utf8.ValidString(r) {
+			return fmt.Errorf("item %q: reference %d is not valid UTF-8", it.ItemID, i+1)
+		}
 	}
 	return nil
 }

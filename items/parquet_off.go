@@ -10,7 +10,8 @@ import (
 // ErrNoParquet: the binary was built with -tags noparquet, without the Parquet reader.
 var ErrNoParquet = errors.New("this framesweep was built without the Parquet reader (-tags noparquet)")
 
-// readParquet refuses: the Parquet reader (github.com/parquet-go/parquet-go) is left out of this build.
-func readParquet[T any](path string) ([]T, error) {
+// readParquetRows refuses: the Parquet reader (github.com/parquet-go/parquet-go) is left out of this
+// build.
+func readParquetRows(path string, _ *schema, _ *keyMap) ([]row, error) {
 	return nil, fmt.Errorf("%s: a Parquet file, and %w; import the release's JSON form, or use a default build", path, ErrNoParquet)
 }

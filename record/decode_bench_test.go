@@ -33,7 +33,7 @@ func recordLines(tb testing.TB) [][]byte {
 }
 
 // BenchmarkDecodeRecord decodes canonical record lines into Record one by one (one goroutine) with
-// encoding/json and with goccy/go-json, which Read uses (decodeRecord).
+// encoding/json and with goccy/go-json, which Read uses (decodeFull).
 // (audit/fastjson.go, the hand-written scanner this replaced, ran as impl=fastjson up to commit c541ef5.)
 //
 //	go test -run '^$' -bench BenchmarkDecodeRecord -benchtime 20x -count 5 ./record/
@@ -75,10 +75,12 @@ func BenchmarkDecodeRecord(b *testing.B) {
 func TestDecodersAgree(t *testing.T) {
 	lines := recordLines(t)
 	for i, l := range lines[:200] {
-		var fast, std, goj record.Record
-		if err := record.DecodeRecord(l, &fast); err != nil {
+		var full record.Full
+		var std, goj record.Record
+		if err := record.DecodeFullLine(l, &full); err != nil {
 			t.Fatal(err)
 		}
+		fast := full.Record
 		if err := json.Unmarshal(l, &std); err != nil {
 			t.Fatal(err)
 		}

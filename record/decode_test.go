@@ -34,16 +34,22 @@ var decodeSeeds = []string{
 	`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"m","value":null,"counted":1.5}}`,
 	`{"item_id":"a","config":"x","correct":true,"harness":{"metric":"m","Kind":"micro","extra":[1],"counted":99999999999999999999}}`,
 	`{"item_id":"a","config":"x","correct":true,"harness":null}`,
+	`{"item_id":"a","config":"x","correct":true,"input_mode":"video","video_fps":2,"video_fps_source":"given","video_timestamps_s":[0,0.5],"visual_tokens":64,"visual_groups":[{"frames":[0,1],"tokens":32,"grid_h":4,"grid_w":8,"pos_start":5,"pos_t":5,"prefix":"<0.0 seconds>"}]}`,
+	`{"item_id":"a","config":"x","correct":true,"video_fps":"2"}`,
+	`{"item_id":"a","config":"x","correct":true,"visual_groups":[{"frames":["0"]}]}`,
+	`{"item_id":"a","config":"x","correct":true,"visual_groups":{"frames":[0]}}`,
+	`{"item_id":"a","config":"x","correct":true,"model_sha256":{"model":1},"probs":{"A":"0.5"}}`,
+	`{"item_id":"a","config":"x","correct":true,"width":1.5,"stream_index":-1,"at":5}`,
 	`null`, `[]`, `{}`, `{"ſcore":1}`, "{\"item_id\":\"a\xff\"}", `{"item_id":"a","config":"x","x":01}`,
 }
 
 // decodeBoth requires the record decoder (go-json) to agree with encoding/json on
-// line: the same error or none, and the same record.
+// line: the same error or none, and the same record and provenance.
 func decodeBoth(t *testing.T, line []byte) {
-	var ref record.Record
+	var ref record.Full
 	refErr := json.Unmarshal(line, &ref)
-	var got record.Record
-	err := record.DecodeRecord(line, &got)
+	var got record.Full
+	err := record.DecodeFullLine(line, &got)
 	if (err == nil) != (refErr == nil) || (err == nil && !reflect.DeepEqual(got, ref)) {
 		t.Fatalf("decode(%q) = %+v, %v; encoding/json %+v, %v", line, got, err, ref, refErr)
 	}

@@ -26,6 +26,9 @@ type Record struct {
 	LatencyS   *float64    `json:"latency_s,omitempty"` // the runtime's own time for this answer
 	Harness    *Harness    `json:"harness,omitempty"`   // imported logs: the harness's own aggregate
 	Error      string      `json:"error,omitempty"`
+	// ErrorKind classifies an error record's error (ErrorTransient, ErrorInput, ErrorRuntime): what
+	// asking again can change. Records written before it existed have none (not transient).
+	ErrorKind string `json:"error_kind,omitempty"`
 	// Cascade is an online cascade's step (`framesweep sweep --cascade`); nil otherwise.
 	Cascade *CascadeStep `json:"cascade,omitempty"`
 
@@ -134,6 +137,12 @@ func (r *Record) RunIndex() int {
 // Validate checks one record against METRICS.md "Records".
 func (r *Record) Validate() error {
 	p, l := r.Source.Path, r.Source.Line
+	if err := r.validStrings(); err != nil {
+		return err
+	}
+	if err := r.checkErrorKind(); err != nil {
+		return err
+	}
 	switch {
 	case r.ItemID == "":
 		return Errorf(p, l, "validate", ErrInvalid, "missing item_id")

@@ -66,6 +66,7 @@ type Inputs struct {
 
 // Session is one invocation on this RUN.
 type Session struct {
+	Kind     string   `json:"kind,omitempty"` // SessionMerge for a merge's; "" for a sweep's
 	Command  []string `json:"command"`
 	Started  string   `json:"started"`
 	Ended    string   `json:"ended,omitempty"`
@@ -77,6 +78,9 @@ type Session struct {
 	Warnings []string `json:"warnings,omitempty"`
 	Run      string   `json:"run,omitempty"` // in a merged RUN: the RUN the session wrote
 }
+
+// SessionMerge is the Kind of the session a merge adds to the merged RUN's run.json.
+const SessionMerge = "merge"
 
 // SameSweep reports why prev (a RUN's run.json) is not the sweep cur describes; nil when it is.
 func SameSweep(prev, cur *Info) error {

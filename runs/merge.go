@@ -35,6 +35,9 @@ type MergeOptions struct {
 	Command []string
 	// ChunkRecords: records per chunk object when Out is on an object store (0: 4096).
 	ChunkRecords int
+	// Items is the sweep's items file, to count the pairs against ("": the path run.json names, when
+	// it is there and still the sweep's: the same canonical digest).
+	Items string
 }
 
 // MergedRun is one input of a merge, in its summary and in the merged run.json.
@@ -43,34 +46,46 @@ type MergedRun struct {
 	Shard      string `json:"shard,omitempty"`
 	Records    int    `json:"records"`              // records taken from it
 	Duplicates int    `json:"duplicates"`           // identical to a record already taken, dropped
+	Superseded int    `json:"superseded,omitempty"` // error records an answer (or a later error) of their pair supersedes, dropped
 	TornBytes  int64  `json:"torn_bytes,omitempty"` // an interrupted last line of its records.jsonl, not a record
 }
 
 // MergeSummary is `framesweep merge`'s JSON.
 type MergeSummary struct {
-	Out        string `json:"out"`
-	Records    string `json:"records"`
-	Shards     string `json:"shards"`   // the merged shard set ("" = every video)
-	Complete   bool   `json:"complete"` // every shard of N is in (or an unsharded RUN)
-	Pairs      int    `json:"pairs_merged"`
-	Failed     int    `json:"pairs_failed"` // error records among them
-	Duplicates int    `json:"duplicates"`
-	// PairsExpected is items × configs, known when the shard set is complete and no session used
-	// --limit; PairsMissing is what the merged RUN lacks of it (a sweep --resume of it finishes them).
-	PairsExpected *int        `json:"pairs_expected,omitempty"`
-	PairsMissing  *int        `json:"pairs_missing,omitempty"`
-	Runs          []MergedRun `json:"runs"`
-	Warnings      []string    `json:"warnings,omitempty"`
-	Seconds       float64     `json:"seconds"`
+	Out     string `json:"out"`
+	Records string `json:"records"`
+	Shards  string `json:"shards"` // the merged shard set ("" = every video)
+	// Complete: every pair of the sweep (its items × its grid) has a record: every shard of N is in
+	// (or an unsharded RUN), the items file is known, and no pair is missing.
+	Complete       bool `json:"complete"`
+	ShardsComplete bool `json:"shards_complete"` // every shard of N is in (or an unsharded RUN)
+	Pairs          int  `json:"pairs_merged"`
+	Failed         int  `json:"pairs_failed"` // error records among them
+	Duplicates     int  `json:"duplicates"`
+	Superseded     int  `json:"superseded"` // error records superseded by a record of their pair
+	// Items is the items file the pairs were counted against ("" when none could be read).
+	Items string `json:"items,omitempty"`
+	// PairsExpected is items × configs (the first --limit items when every session used one), known
+	// when the shard set is complete and the items file is known; PairsMissing is what the merged RUN
+	// lacks of it (a sweep --resume of it finishes them), MissingExamples up to 10 of them.
+	PairsExpected   *int        `json:"pairs_expected,omitempty"`
+	PairsMissing    *int        `json:"pairs_missing,omitempty"`
+	MissingExamples []string    `json:"missing_examples,omitempty"`
+	Runs            []MergedRun `json:"runs"`
+	Warnings        []string    `json:"warnings,omitempty"`
+	Seconds         float64     `json:"seconds"`
 }
 
-// seenRecord is what Merge keeps of a pair already taken: a digest of its comparable fields and where
-// it came from (for naming both sources of a conflict).
+// seenRecord is what Merge keeps of a pair already taken: a digest of its comparable fields, where
+// it came from (for naming both sources of a conflict, and for writing an error record at the end),
+// and for an error record when it was written (of a pair's error records the latest is kept).
 type seenRecord struct {
-	fp   [32]byte
-	run  int32
-	src  int32
-	line int32
+	fp     [32]byte
+	run    int32
+	src    int32
+	line   int32
+	failed bool
+	at     int64
 }
 
 // Merge joins shard RUNs into one: records of every input, a pair's identical duplicates dropped (and
@@ -89,6 +104,12 @@ func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	defer m.closeInputs()
 	merged, err := m.openInputs(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := outsideInputs(o.Out, o.Runs); err != nil {
+		return nil, err
+	}
+	if err := m.loadItems(); err != nil {
 		return nil, err
 	}
 	out, unlock, err := openMergeOutput(ctx, o.Out)
@@ -114,7 +135,7 @@ func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	if err := commit(); err != nil {
 		return nil, err
 	}
-	m.expected(ri, merged)
+	m.expected(merged)
 	last := &ri.Sessions[session]
 	last.Ended, last.Pairs, last.Failed = now(), m.sum.Pairs-m.sum.Failed, m.sum.Failed
 	ri.Merged = m.sum.Runs
@@ -131,6 +152,10 @@ type merger struct {
 	sum     *MergeSummary
 	readers []*Reader
 	infos   []*Info
+	names   [][]string     // per input, its sources
+	items   map[string]int // the items file's ids and their position (nil: not known)
+	order   []string       // the items file's ids in order
+	seen    map[record.Pair]seenRecord
 }
 
 func (m *merger) closeInputs() {
@@ -182,8 +207,8 @@ func (m *merger) openInputs(ctx context.Context) (shard.Set, error) {
 	if err != nil {
 		return shard.Set{}, err
 	}
-	m.sum.Shards, m.sum.Complete = merged.String(), merged.Complete()
-	if !m.sum.Complete {
+	m.sum.Shards, m.sum.ShardsComplete = merged.String(), merged.Complete()
+	if !m.sum.ShardsComplete {
 		m.sum.Warnings = append(m.sum.Warnings, fmt.Sprintf("shards %s: not every shard of %d is merged", m.sum.Shards, merged.N))
 	}
 	return merged, nil
@@ -232,76 +257,178 @@ func (m *merger) mergedInfo() *Info {
 			ri.Sessions = append(ri.Sessions, s)
 		}
 	}
-	ri.Sessions = append(ri.Sessions, Session{Command: m.o.Command, Started: now(), Warnings: m.sum.Warnings})
+	ri.Sessions = append(ri.Sessions, Session{Kind: SessionMerge, Command: m.o.Command, Started: now(), Warnings: m.sum.Warnings})
 	return &ri
 }
 
-// copyRecords writes every input's records to w: a pair's first record is kept, its identical
-// duplicates counted, a differing one an ErrConflict naming both records.
+// copyRecords writes every input's records to w: each record validated (record.DecodeFull: types,
+// UTF-8, the line limit, the values), its config in the grid and its item in the items file; a pair's
+// answer is written when it is met, its identical duplicates counted, a differing one an ErrConflict
+// naming both records. Error records wait: an answer of their pair supersedes them (a resumed sweep
+// asked the pair again), and of a pair's error records only the latest is written, at the end.
 func (m *merger) copyRecords(ctx context.Context, w recordWriter) error {
 	configs := map[string]bool{}
 	for _, c := range m.infos[0].Grid.Configs {
 		configs[c] = true
 	}
-	seen := map[record.Pair]seenRecord{}
-	var names [][]string // per input, its sources
+	m.seen = map[record.Pair]seenRecord{}
 	for i, rr := range m.readers {
-		mr := MergedRun{Run: m.o.Runs[i], Shard: m.infos[i].Shard}
+		m.sum.Runs = append(m.sum.Runs, MergedRun{Run: m.o.Runs[i], Shard: m.infos[i].Shard})
 		srcs, err := rr.Sources(ctx)
 		if err != nil {
 			return err
 		}
-		names = append(names, srcs)
+		m.names = append(m.names, srcs)
 		for si, src := range srcs {
-			torn, err := mergeSource(ctx, rr, src, func(line int, b []byte, k record.Pair, fp [32]byte, failed bool) error {
-				if !configs[k.Config] {
-					return fmt.Errorf("%s:%d: config %q is not in the grid of %s", rr.Where(src), line, k.Config, m.o.Runs[0])
+			torn, err := mergeSource(ctx, rr, src, func(line int, b []byte, f *record.Full, fp [32]byte) error {
+				if !configs[f.Config] {
+					return fmt.Errorf("%s:%d: config %q is not in the grid of %s", rr.Where(src), line, f.Config, m.o.Runs[0])
 				}
-				prev, dup := seen[k]
-				if !dup {
-					seen[k] = seenRecord{fp: fp, run: int32(i), src: int32(si), line: int32(line)}
-					mr.Records++
-					if failed {
-						m.sum.Failed++
-					}
-					return w.writeLine(b)
+				if _, ok := m.items[f.ItemID]; !ok && m.items != nil {
+					return fmt.Errorf("%s:%d: item %q is not in the items file %s of this sweep", rr.Where(src), line, f.ItemID, m.sum.Items)
 				}
-				if prev.fp == fp {
-					mr.Duplicates++
-					return nil
-				}
-				first := m.readers[prev.run]
-				firstSrc := names[prev.run][prev.src]
-				return fmt.Errorf("%w: item %q config %q: %s:%d and %s:%d differ%s (records of one pair must agree but for %s)",
-					ErrConflict, k.Item, k.Config, first.Where(firstSrc), prev.line, rr.Where(src), line,
-					differingFields(ctx, first, firstSrc, int(prev.line), b), strings.Join(volatileNames(), ", "))
+				cur := seenRecord{fp: fp, run: int32(i), src: int32(si), line: int32(line), failed: f.Failed(), at: recordTime(f)}
+				return m.take(ctx, w, f.Key(), cur, b)
 			})
 			if err != nil {
 				return err
 			}
-			mr.TornBytes += torn
+			m.sum.Runs[i].TornBytes += torn
 		}
+	}
+	if err := m.writeErrors(ctx, w); err != nil {
+		return err
+	}
+	for _, mr := range m.sum.Runs {
 		m.sum.Pairs += mr.Records
 		m.sum.Duplicates += mr.Duplicates
-		m.sum.Runs = append(m.sum.Runs, mr)
+		m.sum.Superseded += mr.Superseded
 	}
 	return nil
 }
 
-// expected sets the pairs a complete merge should hold (items × configs) and how many it lacks,
-// when the shard set is complete and no session used --limit.
-func (m *merger) expected(ri *Info, merged shard.Set) {
-	if !merged.Complete() {
-		return
+// take merges one record of pair k (its line b): an answer beats error records, identical records
+// are duplicates, two answers that differ conflict, and of two error records the later one stays.
+func (m *merger) take(ctx context.Context, w recordWriter, k record.Pair, cur seenRecord, b []byte) error {
+	runs := m.sum.Runs
+	prev, dup := m.seen[k]
+	switch {
+	case !dup:
+		m.seen[k] = cur
+		if cur.failed {
+			return nil // written at the end, unless an answer comes
+		}
+		runs[cur.run].Records++
+		return w.writeLine(b)
+	case prev.fp == cur.fp:
+		runs[cur.run].Duplicates++
+		return nil
+	case !prev.failed && !cur.failed:
+		first, firstSrc := m.readers[prev.run], m.names[prev.run][prev.src]
+		curSrc := m.names[cur.run][cur.src]
+		return fmt.Errorf("%w: item %q config %q: %s:%d and %s:%d differ%s (records of one pair must agree but for %s)",
+			ErrConflict, k.Item, k.Config, first.Where(firstSrc), prev.line, m.readers[cur.run].Where(curSrc), cur.line,
+			differingFields(ctx, first, firstSrc, int(prev.line), b), strings.Join(volatileNames(), ", "))
+	case cur.failed && (!prev.failed || cur.at < prev.at):
+		runs[cur.run].Superseded++ // an answer, or a later error, stands
+		return nil
+	default: // cur is an answer, or a later error: prev (an error, not written yet) is superseded
+		runs[prev.run].Superseded++
+		m.seen[k] = cur
+		if cur.failed {
+			return nil
+		}
+		runs[cur.run].Records++
+		return w.writeLine(b)
 	}
-	for _, s := range ri.Sessions {
-		if s.Limit > 0 {
-			return
+}
+
+// writeErrors writes the error records that stand (no answer of their pair came), reading their
+// sources again in order: they are few, and holding every error line in memory is not needed.
+func (m *merger) writeErrors(ctx context.Context, w recordWriter) error {
+	want := map[[2]int32]map[int32]bool{} // (run, source) → lines
+	for _, sr := range m.seen {
+		if sr.failed {
+			key := [2]int32{sr.run, sr.src}
+			if want[key] == nil {
+				want[key] = map[int32]bool{}
+			}
+			want[key][sr.line] = true
 		}
 	}
-	exp := ri.Items.Count * len(ri.Grid.Configs)
-	miss := exp - m.sum.Pairs
+	for ri, rr := range m.readers {
+		for si, src := range m.names[ri] {
+			lines := want[[2]int32{int32(ri), int32(si)}]
+			if len(lines) == 0 {
+				continue
+			}
+			_, err := mergeSource(ctx, rr, src, func(line int, b []byte, _ *record.Full, _ [32]byte) error {
+				if !lines[int32(line)] {
+					return nil
+				}
+				m.sum.Runs[ri].Records++
+				m.sum.Failed++
+				return w.writeLine(b)
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recordTime is when a record was written (its "at"), in Unix nanoseconds; 0 when it has none.
+func recordTime(f *record.Full) int64 {
+	if t, err := time.Parse(time.RFC3339Nano, f.At); err == nil {
+		return t.UnixNano()
+	}
+	return 0
+}
+
+// expected sets the pairs a complete merge should hold and how many it lacks, when the shard set is
+// complete and the items file is known: the items (the first --limit of them when every session used
+// a limit; the largest) × the grid's configs.
+func (m *merger) expected(merged shard.Set) {
+	if !merged.Complete() || m.items == nil {
+		return
+	}
+	ids := m.order
+	if l := sweptLimit(m.infos); l > 0 && l < len(ids) {
+		ids = ids[:l]
+	}
+	configs := m.infos[0].Grid.Configs
+	exp, miss := len(ids)*len(configs), 0
+	for _, id := range ids {
+		for _, c := range configs {
+			if _, ok := m.seen[record.Pair{Item: id, Config: c}]; !ok {
+				miss++
+				if len(m.sum.MissingExamples) < 10 {
+					m.sum.MissingExamples = append(m.sum.MissingExamples, id+" "+c)
+				}
+			}
+		}
+	}
 	m.sum.PairsExpected, m.sum.PairsMissing = &exp, &miss
+	m.sum.Complete = miss == 0
+}
+
+// sweptLimit is the --limit the inputs' sweep sessions used: 0 when one used none (every item), else
+// the largest (the first that many items were swept). Merge sessions sweep nothing.
+func sweptLimit(infos []*Info) int {
+	limit := 0
+	for _, in := range infos {
+		for _, s := range in.Sessions {
+			switch {
+			case s.Kind == SessionMerge:
+			case s.Limit == 0:
+				return 0
+			default:
+				limit = max(limit, s.Limit)
+			}
+		}
+	}
+	return limit
 }
 
 func volatileNames() []string {
@@ -338,10 +465,10 @@ func unionShards(sets []shard.Set, runs []string) (shard.Set, error) {
 	return u, nil
 }
 
-// mergeSource reads one records file of a RUN and hands each record line on with its pair and the
-// digest of its comparable fields. A torn last line of records.jsonl (a crash) is no record: it is
-// dropped and its length returned; a chunk must be whole.
-func mergeSource(ctx context.Context, rr *Reader, src string, fn func(line int, b []byte, k record.Pair, fp [32]byte, failed bool) error) (int64, error) {
+// mergeSource reads one records file of a RUN and hands each record line on, validated and decoded,
+// with the digest of its comparable fields. A torn last line of records.jsonl (a crash) is no record:
+// it is dropped and its length returned; a chunk must be whole.
+func mergeSource(ctx context.Context, rr *Reader, src string, fn func(line int, b []byte, f *record.Full, fp [32]byte) error) (int64, error) {
 	rc, err := rr.OpenSource(ctx, src)
 	if err != nil {
 		return 0, err
@@ -350,7 +477,7 @@ func mergeSource(ctx context.Context, rr *Reader, src string, fn func(line int, 
 	where := rr.Where(src)
 	br := bufio.NewReaderSize(rc, 1<<16)
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := readRecordLine(br)
 		if err == io.EOF {
 			if len(b) > 0 && src != recordsName {
 				return 0, fmt.Errorf("%s: ends with %d bytes without a newline: not published whole by a sweep", where, len(b))
@@ -358,33 +485,35 @@ func mergeSource(ctx context.Context, rr *Reader, src string, fn func(line int, 
 			return int64(len(b)), nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", where, err)
+			return 0, fmt.Errorf("%s:%d: %w", where, line, err)
 		}
 		t := bytes.TrimSpace(b)
 		if len(t) == 0 {
 			continue
 		}
-		k, fp, status, err := recordDigest(t)
+		f, err := record.DecodeFull(t, record.Source{Path: where, Line: line})
 		if err != nil {
-			return 0, fmt.Errorf("%s:%d: not a sweep record (%.60q)", where, line, t)
+			return 0, fmt.Errorf("not a sweep record: %w", err)
 		}
-		if err := fn(line, append(t, '\n'), k, fp, status == "error"); err != nil {
+		if f.Status != record.StatusOK && f.Status != record.StatusError {
+			return 0, fmt.Errorf("%s:%d: not a sweep record (status %q)", where, line, f.Status)
+		}
+		fp, err := recordDigest(t)
+		if err != nil {
+			return 0, fmt.Errorf("%s:%d: %v", where, line, err)
+		}
+		if err := fn(line, append(t, '\n'), f, fp); err != nil {
 			return 0, err
 		}
 	}
 }
 
-// recordDigest parses a record line: its pair, status, and the sha256 of its fields but the volatile
-// ones, each key with its compacted value in key order.
-func recordDigest(b []byte) (record.Pair, [32]byte, string, error) {
+// recordDigest is the sha256 of a record line's fields but the volatile ones, each key with its
+// canonical value (record.Canonical: keys sorted, numbers by value) in key order.
+func recordDigest(b []byte) ([32]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return record.Pair{}, [32]byte{}, "", err
-	}
-	var item, config, status string
-	if json.Unmarshal(m["item_id"], &item) != nil || json.Unmarshal(m["config"], &config) != nil || json.Unmarshal(m["status"], &status) != nil ||
-		item == "" || config == "" || (status != "ok" && status != "error") {
-		return record.Pair{}, [32]byte{}, "", errors.New("no item_id, config and status")
+		return [32]byte{}, err
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -395,28 +524,16 @@ func recordDigest(b []byte) (record.Pair, [32]byte, string, error) {
 	sort.Strings(keys)
 	h := sha256.New()
 	for _, k := range keys {
-		c, err := canonical(m[k])
+		c, err := record.Canonical(m[k])
 		if err != nil {
-			return record.Pair{}, [32]byte{}, "", err
+			return [32]byte{}, err
 		}
 		fmt.Fprintf(h, "%q:%d:", k, len(c))
 		h.Write(c)
 	}
 	var fp [32]byte
 	copy(fp[:], h.Sum(nil))
-	return record.Pair{Item: item, Config: config}, fp, status, nil
-}
-
-// canonical re-encodes a JSON value with object keys sorted and numbers as written, so two encoders'
-// key orders do not make two records differ.
-func canonical(raw json.RawMessage) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
+	return fp, nil
 }
 
 // differingFields names the comparable fields in which the record at src:line and b differ (read
@@ -443,8 +560,8 @@ func differingFields(ctx context.Context, rr *Reader, src string, line int, b []
 		if volatileFields[k] {
 			continue
 		}
-		cx, _ := canonical(x[k])
-		cy, _ := canonical(y[k])
+		cx, _ := record.Canonical(x[k])
+		cy, _ := record.Canonical(y[k])
 		if !bytes.Equal(cx, cy) {
 			diff = append(diff, k)
 		}
@@ -505,14 +622,6 @@ type fileWriter struct {
 	bw     *bufio.Writer
 	closed bool
 	err    error
-}
-
-func (w *fileWriter) write(r *record.Full) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return w.writeLine(append(b, '\n'))
 }
 
 func (w *fileWriter) writeLine(b []byte) error {

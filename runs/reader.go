@@ -54,7 +54,8 @@ func (r *Reader) Where(name string) string { return r.rs.where(name) }
 func (r *Reader) Close() error { return r.rs.close() }
 
 // Records reads and validates every record of the RUN (record.Read: file and line in every error),
-// records.jsonl first, then the chunks. A RUN without records is an error.
+// records.jsonl first, then the chunks; error records an answer of their pair supersedes (a pair a
+// resumed sweep asked again) are dropped (record.Supersede). A RUN without records is an error.
 func (r *Reader) Records(ctx context.Context) ([]record.Record, error) {
 	srcs, err := r.Sources(ctx)
 	if err != nil {
@@ -76,13 +77,14 @@ func (r *Reader) Records(ctx context.Context) ([]record.Record, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: the RUN holds no records", r.loc)
 	}
+	out, _ = record.Supersede(out)
 	return out, nil
 }
 
 // ReadAll reads the inputs of the audit and the cascade: records files and run directories as
 // record.ReadPaths reads them, and RUNs only a RUN reader knows: a RUN on an object store (a blob
 // URL), or a directory holding chunk objects under records/ (a RUN copied from one). The order of
-// the paths is kept.
+// the paths is kept, except that the error records come after every answer (each kind in its order).
 func ReadAll(ctx context.Context, paths []string) ([]record.Record, error) {
 	var all []record.Record
 	var plain []string
@@ -91,7 +93,7 @@ func ReadAll(ctx context.Context, paths []string) ([]record.Record, error) {
 			return nil
 		}
 		recs, err := record.ReadPaths(plain)
-		all, plain = append(all, recs...), nil
+		all, plain = appendRecords(all, recs), nil
 		return err
 	}
 	for _, p := range paths {
@@ -111,12 +113,42 @@ func ReadAll(ctx context.Context, paths []string) ([]record.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, recs...)
+		all = appendRecords(all, recs)
 	}
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	return all, nil
+	all, _ = record.Supersede(all) // across the inputs too: a RUN given beside its retried copy
+	return errorsLast(all), nil
+}
+
+// errorsLast moves the error records after the answers, each in its order (in place; only the error
+// records are copied aside): the audit leaves them out of every metric, and takes the answers as the
+// prefix they then are instead of copying them (a million records are 280 MB).
+func errorsLast(recs []record.Record) []record.Record {
+	var errs []record.Record
+	k := 0
+	for i := range recs {
+		if recs[i].Failed() {
+			errs = append(errs, recs[i])
+			continue
+		}
+		if k != i {
+			recs[k] = recs[i]
+		}
+		k++
+	}
+	copy(recs[k:], errs)
+	return recs
+}
+
+// appendRecords is append(all, recs...) that takes recs itself when all is empty: the records of
+// one input are not copied (a million of them are 280 MB).
+func appendRecords(all, recs []record.Record) []record.Record {
+	if len(all) == 0 {
+		return recs
+	}
+	return append(all, recs...)
 }
 
 // isStoreRun reports whether p needs a RUN reader: a blob URL, or a directory with chunk objects.

@@ -33,14 +33,62 @@ const (
 	syncAfter = time.Second
 )
 
+// PairState is what a RUN holds of a pair: its answer, or only error records (the latest of them
+// transient or not). An answer supersedes error records of its pair; a second answer is an error.
+type PairState uint8
+
+const (
+	Unrecorded      PairState = iota
+	Answered                  // a record with status ok
+	Failed                    // error records only, the latest not transient
+	FailedTransient           // error records only, the latest transient (ErrorTransient)
+)
+
+// pairRec is a pair's state while a RUN is scanned: the state and, for a failed pair, when its latest
+// error record was written (error records of one pair are ordered by their "at", as chunks and
+// records.jsonl are not read in the order they were written in every layout).
+type pairRec struct {
+	state PairState
+	at    int64
+}
+
+// pairSet is the pairs a scan found.
+type pairSet map[record.Pair]pairRec
+
+// add takes one more record of p: an answer beats errors, a later error beats an earlier one, a
+// second answer is an error.
+func (ps pairSet) add(p record.Pair, f *record.Full) error {
+	prev, seen := ps[p]
+	cur := pairRec{state: Answered}
+	if f.Failed() {
+		cur.state = Failed
+		if f.Transient() {
+			cur.state = FailedTransient
+		}
+		if t, err := time.Parse(time.RFC3339Nano, f.At); err == nil {
+			cur.at = t.UnixNano()
+		}
+	}
+	switch {
+	case !seen:
+		ps[p] = cur
+	case prev.state == Answered && cur.state == Answered:
+		return fmt.Errorf("a second record of item %q config %q", p.Item, p.Config)
+	case prev.state == Answered:
+	case cur.state == Answered || cur.at >= prev.at:
+		ps[p] = cur
+	}
+	return nil
+}
+
 // openRecords opens path for appending after repairing its tail: a last line without its newline
-// (a write torn by a crash) is cut, so the next record starts on a line of its own. It returns the
-// pairs already recorded and how many bytes of torn tail were cut. A line in the middle that is not a
-// record is an error naming the line: the file is not one a sweep wrote.
+// (a write torn by a crash) is cut, so the next record starts on a line of its own. It returns how
+// many bytes of torn tail were cut. A line in the middle that is not a record is an error naming
+// the line: the file is not one a sweep wrote.
 //
 // done holds the pairs recorded elsewhere in the RUN (chunks copied in from an object store); the
-// file's pairs are added to it, and a pair recorded twice is an error.
-func openRecords(path string, done map[record.Pair]bool) (*recordsFile, int64, error) {
+// file's pairs are added to it (pairSet.add: a second answer of a pair is an error).
+func openRecords(path string, done pairSet) (*recordsFile, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, 0, err
@@ -75,8 +123,8 @@ func openRecords(path string, done map[record.Pair]bool) (*recordsFile, int64, e
 
 // scanRecords reads every complete line of r: the pairs recorded, and the length of the part that
 // ends with the last newline (the rest is a torn tail).
-func scanRecords(r io.Reader, path string) (map[record.Pair]bool, int64, error) {
-	done := map[record.Pair]bool{}
+func scanRecords(r io.Reader, path string) (pairSet, int64, error) {
+	done := pairSet{}
 	_, good, err := scanRecordsInto(r, path, done)
 	if err != nil {
 		return nil, 0, err
@@ -84,47 +132,56 @@ func scanRecords(r io.Reader, path string) (map[record.Pair]bool, int64, error) 
 	return done, good, nil
 }
 
-// scanRecordsInto is scanRecords adding to done (a pair already there is an error); it also returns
-// the bytes read in all, so a caller can tell a torn tail (n > good).
-func scanRecordsInto(r io.Reader, path string, done map[record.Pair]bool) (n, good int64, err error) {
+// scanRecordsInto is scanRecords adding to done; it also returns the bytes read in all, so a caller
+// can tell a torn tail (n > good). Every line is held to the record validator (record.DecodeFull),
+// as the audit and merge hold it: a RUN they would refuse is not resumed either.
+func scanRecordsInto(r io.Reader, path string, done pairSet) (n, good int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := readRecordLine(br)
 		n += int64(len(b))
 		if err == io.EOF {
 			return n, good, nil // b, if any, is the torn tail
 		}
 		if err != nil {
-			return n, 0, fmt.Errorf("%s: %w", path, err)
+			return n, 0, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		good += int64(len(b))
 		t := bytes.TrimSpace(b)
 		if len(t) == 0 {
 			continue
 		}
-		var k struct {
-			ItemID string `json:"item_id"`
-			Config string `json:"config"`
-			Status string `json:"status"`
+		f, err := record.DecodeFull(t, record.Source{Path: path, Line: line})
+		if err != nil {
+			return n, 0, fmt.Errorf("not a sweep record: %w", err)
 		}
-		if err := json.Unmarshal(t, &k); err != nil || k.ItemID == "" || k.Config == "" || (k.Status != "ok" && k.Status != "error") {
-			return n, 0, fmt.Errorf("%s:%d: not a sweep record (%.60q)", path, line, t)
+		if f.Status != record.StatusOK && f.Status != record.StatusError {
+			return n, 0, fmt.Errorf("%s:%d: not a sweep record (status %q)", path, line, f.Status)
 		}
-		p := record.Pair{Item: k.ItemID, Config: k.Config}
-		if done[p] {
-			return n, 0, fmt.Errorf("%s:%d: a second record of item %q config %q", path, line, k.ItemID, k.Config)
+		if err := done.add(f.Key(), f); err != nil {
+			return n, 0, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		done[p] = true
 	}
 }
 
-// write appends one record as one line.
-func (w *recordsFile) write(r *record.Full) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
+// readRecordLine reads one line with its newline; a line over record.MaxLineBytes is an error
+// (record.ErrTooLong), so a corrupt file cannot make a reader hold unbounded memory.
+func readRecordLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > record.MaxLineBytes+1 {
+			return nil, fmt.Errorf("%w: over %d bytes", record.ErrTooLong, record.MaxLineBytes)
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return buf, err
+		}
+		return buf, nil
 	}
-	return w.writeLine(append(b, '\n'))
 }
 
 // writeLine appends one line (newline included) with one write.

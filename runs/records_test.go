@@ -2,6 +2,10 @@ package runs
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,4 +28,37 @@ func FuzzScanRecords(f *testing.F) {
 			t.Fatalf("%d pairs from %d lines", len(done), n)
 		}
 	})
+}
+
+// ReadAll puts the error records after the answers, each kind in its order (the audit takes the
+// answers as that prefix instead of copying them), across inputs, after Supersede.
+func TestReadAllErrorsLast(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	b := filepath.Join(dir, "b.jsonl")
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(a, `{"item_id":"1","config":"c","status":"error","error":"x"}
+{"item_id":"2","config":"c","correct":true}
+{"item_id":"3","config":"c","status":"error","error":"y"}
+`)
+	write(b, `{"item_id":"4","config":"c","correct":false}
+{"item_id":"3","config":"c","correct":true}
+{"item_id":"5","config":"c","status":"error","error":"z"}
+`)
+	recs, err := ReadAll(context.Background(), []string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ItemID+r.Status)
+	}
+	// Item 3's error is superseded by its answer in b.
+	if want := "2 4 3 1error 5error"; strings.Join(got, " ") != want {
+		t.Errorf("order %q, want %q", strings.Join(got, " "), want)
+	}
 }

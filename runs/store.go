@@ -26,7 +26,6 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/internal/atomicfile"
-	"github.com/framesweep/framesweep/record"
 )
 
 // Where a RUN lives. A local directory keeps the records in one append-only file (records.jsonl,
@@ -55,7 +54,7 @@ type runStore interface {
 	sources(ctx context.Context) ([]string, error)
 	open(ctx context.Context, name string) (io.ReadCloser, error)
 	// openRecords scans every record already in the RUN and opens this session's writer.
-	openRecords(ctx context.Context, session int, ch chunking) (recordWriter, map[record.Pair]bool, int64, error)
+	openRecords(ctx context.Context, session int, ch chunking) (recordWriter, pairSet, int64, error)
 	records() string             // where records go, for the summary
 	scratchDir() (string, error) // inputs in flight without --cache (removed by the session)
 	close() error
@@ -63,7 +62,6 @@ type runStore interface {
 
 // recordWriter is one session's records output.
 type recordWriter interface {
-	write(r *record.Full) error
 	writeLine(b []byte) error // one record line, newline included
 	close() error
 }
@@ -97,7 +95,7 @@ func openRunStore(ctx context.Context, loc string, create bool) (runStore, error
 // scanSource reads one records source into done: a complete source must end with a newline (a
 // chunk, or records.jsonl on an object store); the local records.jsonl may have a torn tail, which
 // openRecords cuts.
-func scanSource(ctx context.Context, rs runStore, name string, done map[record.Pair]bool) error {
+func scanSource(ctx context.Context, rs runStore, name string, done pairSet) error {
 	rc, err := rs.open(ctx, name)
 	if err != nil {
 		return err
@@ -158,12 +156,12 @@ func (d *dirRun) sources(context.Context) ([]string, error) {
 
 // openRecords: chunks copied in from an object store are read as they are; records.jsonl is
 // repaired (torn tail cut) and opened for appending, exactly as a local RUN always was.
-func (d *dirRun) openRecords(ctx context.Context, _ int, _ chunking) (recordWriter, map[record.Pair]bool, int64, error) {
+func (d *dirRun) openRecords(ctx context.Context, _ int, _ chunking) (recordWriter, pairSet, int64, error) {
 	srcs, err := d.sources(ctx)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	done := map[record.Pair]bool{}
+	done := pairSet{}
 	for _, s := range srcs {
 		if s != recordsName {
 			if err := scanSource(ctx, d, s, done); err != nil {
@@ -252,12 +250,12 @@ func (r *bucketRun) sources(ctx context.Context) ([]string, error) {
 	return append(out, chunks...), nil
 }
 
-func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (recordWriter, map[record.Pair]bool, int64, error) {
+func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (recordWriter, pairSet, int64, error) {
 	srcs, err := r.sources(ctx)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	done := map[record.Pair]bool{}
+	done := pairSet{}
 	for _, s := range srcs {
 		if err := scanSource(ctx, r, s, done); err != nil {
 			return nil, nil, 0, err
@@ -302,14 +300,6 @@ type chunkWriter struct {
 // chunkName is records/<session>-<seq>.jsonl: names sort in the order they were written.
 func chunkName(session, seq int) string {
 	return fmt.Sprintf("%s/%04d-%06d.jsonl", chunksDir, session, seq)
-}
-
-func (w *chunkWriter) write(r *record.Full) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return w.writeLine(append(b, '\n'))
 }
 
 func (w *chunkWriter) writeLine(b []byte) error {

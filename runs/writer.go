@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -33,7 +34,7 @@ type Writer struct {
 	rf       recordWriter
 	info     *Info
 	created  bool
-	recorded map[record.Pair]bool
+	recorded pairSet
 	cut      int64
 	warnings []string
 	closed   bool
@@ -119,8 +120,9 @@ func (w *Writer) Info() *Info { return w.info }
 // Warnings name the libraries whose versions differ from the RUN's first session.
 func (w *Writer) Warnings() []string { return w.warnings }
 
-// Recorded are the pairs recorded before this session (read-only).
-func (w *Writer) Recorded() map[record.Pair]bool { return w.recorded }
+// State is what the RUN held of pair p when the session began (Unrecorded, Answered, Failed,
+// FailedTransient).
+func (w *Writer) State(p record.Pair) PairState { return w.recorded[p].state }
 
 // TornBytes is the interrupted last line cut from records.jsonl (0: none).
 func (w *Writer) TornBytes() int64 { return w.cut }
@@ -128,8 +130,22 @@ func (w *Writer) TornBytes() int64 { return w.cut }
 // Records names where the records go (records.jsonl, or the chunks' prefix), for summaries.
 func (w *Writer) Records() string { return w.rs.records() }
 
-// Write appends one record: one line of one write (local) or of the next chunk (object store).
-func (w *Writer) Write(r *record.Full) error { return w.rf.write(r) }
+// Write appends one record: one line of one write (local) or of the next chunk (object store). The
+// line is held to the record validator first (record.CheckLine, Full.Validate): a record any reader would
+// refuse is not written, and the error wraps record.ErrInvalid, ErrTooLong or ErrSyntax.
+func (w *Writer) Write(r *record.Full) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := record.CheckLine(b); err != nil {
+		return &record.Error{Path: w.rs.records(), Op: "write", Err: fmt.Errorf("item %q config %q: %w", r.ItemID, r.Config, err)}
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	return w.rf.writeLine(append(b, '\n'))
+}
 
 // ScratchDir is where inputs in flight may be kept during the session (RUN/scratch, or a local
 // directory named after an object-store RUN); the caller creates and removes it.

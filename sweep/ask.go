@@ -18,7 +18,8 @@ import (
 )
 
 // ask asks the runtime one pair and returns its record (not yet written): the answer and its verdict,
-// or status error with the runtime's reason.
+// or status error with the runtime's reason and its kind. An answer cancelled with the session (or by
+// the runtime) is no record: ask returns nil and the pair is left to --resume.
 func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v *pipeline.Video, in *input) *record.Full {
 	var job *pipeline.Job
 	if in != nil {
@@ -42,7 +43,11 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 	resp, err := s.o.Runtime.Answer(ctx, req)
 	s.model.stamp(r, err)
 	if err != nil {
-		r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
+		if interrupted(ctx, err) {
+			s.noteInterrupted(err)
+			return nil
+		}
+		r.Status, r.Error, r.ErrorKind = record.StatusError, pipeline.OneLine(err), runtimeErrorKind(err)
 		return r
 	}
 	r.Status = record.StatusOK
@@ -82,10 +87,11 @@ func (s *session) request(it *items.Item) *llm.Request {
 	return req
 }
 
-// errorRecord is the record of a pair that got no answer, and why.
+// errorRecord is the record of a pair that got no answer because of its input (the video cannot be
+// read, the config cannot be planned for it, a frame does not decode), and why.
 func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
 	r := s.baseRecord(it, c, v, nil)
-	r.Status, r.Error = record.StatusError, pipeline.OneLine(err)
+	r.Status, r.Error, r.ErrorKind = record.StatusError, pipeline.OneLine(err), record.ErrorInput
 	s.model.stamp(r, nil) // not the runtime's refusal: the pair never reached it
 	return r
 }

@@ -85,8 +85,10 @@ type itemState struct {
 
 func (st *itemState) active(steps int) bool { return !st.final && st.next < steps }
 
-// newLadder rebuilds each item's position from the records already in the RUN (a resume).
-func newLadder(ctx context.Context, w *runs.Writer, c *runs.Cascade, steps []*sampler.Config) (*ladder, error) {
+// newLadder rebuilds each item's position from the records already in the RUN (a resume). An error
+// record counts only where it stands as its pair's record (keepsError): one an answer superseded, or
+// of a pair this session asks again, leaves the item at that step.
+func newLadder(ctx context.Context, w *runs.Writer, c *runs.Cascade, steps []*sampler.Config, keepsError func(record.Pair) bool) (*ladder, error) {
 	l := &ladder{c: c, steps: steps, state: map[string]*itemState{}}
 	stepOf := map[string]int{}
 	for i, c := range steps {
@@ -94,7 +96,7 @@ func newLadder(ctx context.Context, w *runs.Writer, c *runs.Cascade, steps []*sa
 	}
 	err := w.Scan(ctx, func(r *record.Full) {
 		k, ok := stepOf[r.Config]
-		if !ok {
+		if !ok || (r.Failed() && !keepsError(r.Key())) {
 			return
 		}
 		st := l.item(r.ItemID)

@@ -150,24 +150,30 @@ func (w *teeWriter) Abort(err error) {
 
 // feeder answers one video's pairs: inputs arrive with the pairs to ask on them (text-only at once,
 // from the store, or from the pass as they are built), are made ready one at a time (an input in the
-// store only is loaded then), and their pairs go to Concurrency answer workers.
+// store only is loaded then), and their pairs go to Concurrency answer workers. A stored input found
+// corrupt or gone is not a pair's error: it is set aside for the driver to build again (rebuilds). A
+// store or records failure is the session's: it stops the video (stopVideo) and is returned by close.
 type feeder struct {
-	ctx     context.Context
-	s       *session
-	g       *group
-	vs      *VideoSummary
-	mu      sync.Mutex // serialises records and vs
-	in      chan feedInput
-	pending sync.WaitGroup // inputs queued and pairs being answered
-	workers sync.WaitGroup
-	fed     map[string]bool // job keys handed to the feeder
-	spilled []string        // keys written to the scratch store
-	err     error
+	ctx       context.Context
+	stopVideo func() // cancels the video's decoding passes
+	s         *session
+	g         *group
+	vs        *VideoSummary
+	mu        sync.Mutex // serialises records and vs
+	in        chan feedInput
+	pending   sync.WaitGroup // inputs queued and pairs being answered
+	loads     sync.WaitGroup // inputs queued that are to be read from the store
+	workers   sync.WaitGroup
+	fed       map[string]bool // job keys handed to the feeder
+	spilled   []string        // keys written to the scratch store
+	rebuild   []feedInput     // inputs whose stored object was corrupt or gone
+	err       error
 }
 
 type feedInput struct {
 	in   *input
 	asks []ask
+	load bool // in the store only: read before its pairs are asked
 }
 
 // task is one pair to answer.
@@ -178,8 +184,8 @@ type task struct {
 	try time.Time // when the answer was asked
 }
 
-func newFeeder(ctx context.Context, s *session, g *group, vs *VideoSummary) *feeder {
-	f := &feeder{ctx: ctx, s: s, g: g, vs: vs, fed: map[string]bool{}, in: make(chan feedInput, 1024)}
+func newFeeder(ctx context.Context, stopVideo func(), s *session, g *group, vs *VideoSummary) *feeder {
+	f := &feeder{ctx: ctx, stopVideo: stopVideo, s: s, g: g, vs: vs, fed: map[string]bool{}, in: make(chan feedInput, 1024)}
 	tasks := make(chan task, s.o.Concurrency)
 	f.workers.Add(1)
 	go func() { // the loader: one stored input loaded at a time, besides those being answered
@@ -187,6 +193,9 @@ func newFeeder(ctx context.Context, s *session, g *group, vs *VideoSummary) *fee
 		defer close(tasks)
 		for fi := range f.in {
 			f.queue(fi, tasks)
+			if fi.load {
+				f.loads.Done()
+			}
 			f.pending.Done()
 		}
 	}()
@@ -196,7 +205,9 @@ func newFeeder(ctx context.Context, s *session, g *group, vs *VideoSummary) *fee
 			defer f.workers.Done()
 			for t := range tasks {
 				t.try = time.Now()
-				f.record(f.s.ask(f.ctx, t.it, t.a.cfg, t.in.v, t.in), t)
+				if r := f.s.ask(f.ctx, t.it, t.a.cfg, t.in.v, t.in); r != nil {
+					f.record(r, t)
+				}
 				f.pending.Done()
 			}
 		}()
@@ -206,6 +217,7 @@ func newFeeder(ctx context.Context, s *session, g *group, vs *VideoSummary) *fee
 
 // input queues an input and the pairs to ask on it.
 func (f *feeder) input(in *input, asks []ask) {
+	fi := feedInput{in: in, asks: asks, load: in.key != "" && in.frames == nil && in.tensor == nil}
 	if in.job != nil {
 		f.mu.Lock()
 		f.fed[in.job.Key] = true
@@ -215,7 +227,10 @@ func (f *feeder) input(in *input, asks []ask) {
 		f.mu.Unlock()
 	}
 	f.pending.Add(1)
-	f.in <- feedInput{in: in, asks: asks}
+	if fi.load {
+		f.loads.Add(1)
+	}
+	f.in <- fi
 }
 
 func (f *feeder) wasFed(j *pipeline.Job) bool {
@@ -224,22 +239,36 @@ func (f *feeder) wasFed(j *pipeline.Job) bool {
 	return f.fed[j.Key]
 }
 
-// queue readies one input and queues its pairs; after a stop, pairs are left to --resume.
+// unfeed forgets that j's input was handed over (it is to be built again).
+func (f *feeder) unfeed(j *pipeline.Job) {
+	f.mu.Lock()
+	delete(f.fed, j.Key)
+	f.mu.Unlock()
+}
+
+// queue readies one input and queues its pairs; after a stop or a failure of the session, pairs are
+// left to --resume.
 func (f *feeder) queue(fi feedInput, tasks chan<- task) {
-	if f.s.stopped() {
+	if f.halted() {
 		return
 	}
-	if fi.in.key != "" && fi.in.frames == nil {
+	if fi.load {
 		if err := fi.in.load(f.ctx, f.s.store); err != nil {
-			for i := range fi.asks {
-				f.fail(&fi.asks[i], fi.in.v, err)
+			switch {
+			case interrupted(f.ctx, err):
+			case rebuildable(err):
+				f.mu.Lock()
+				f.rebuild = append(f.rebuild, fi)
+				f.mu.Unlock()
+			default:
+				f.fatal(&StoreError{Err: err})
 			}
 			return
 		}
 	}
 	for i := range fi.asks {
 		for _, it := range fi.asks[i].items {
-			if f.s.stopped() {
+			if f.halted() {
 				return
 			}
 			f.pending.Add(1)
@@ -248,11 +277,38 @@ func (f *feeder) queue(fi feedInput, tasks chan<- task) {
 	}
 }
 
+// halted: a stop, the session's end or a failure: no pair is to start.
+func (f *feeder) halted() bool {
+	return f.s.stopped() || f.ctx.Err() != nil || f.firstErr() != nil
+}
+
+// fatal keeps the video's first failure of the session (the store, the records) and stops the video.
+func (f *feeder) fatal(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
+	f.stopVideo()
+}
+
+// waitLoads blocks until every stored input queued so far has been read (or set aside to rebuild).
+func (f *feeder) waitLoads() { f.loads.Wait() }
+
+// takeRebuild returns the inputs set aside to build again, and forgets them.
+func (f *feeder) takeRebuild() []feedInput {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.rebuild
+	f.rebuild = nil
+	return out
+}
+
 // wait blocks until every queued pair is recorded (or left to --resume after a stop).
 func (f *feeder) wait() { f.pending.Wait() }
 
 // close waits for every queued pair, stops the workers and removes the video's scratch inputs; it
-// returns the first records error.
+// returns the first failure of the session (records, store).
 func (f *feeder) close() error {
 	close(f.in)
 	f.workers.Wait()
@@ -266,9 +322,14 @@ func (f *feeder) firstErr() error {
 	return f.err
 }
 
-// fail records an error for every pair of a: the video cannot be read (v nil when it could not be
-// opened), a config cannot be planned for it, a frame did not decode, an input cannot be loaded.
+// fail records an error of the input for every pair of a: the video cannot be read (v nil when it
+// could not be opened), a config cannot be planned for it, a frame did not decode. An error that only
+// says the work was cancelled is no record: the pairs are left to --resume.
 func (f *feeder) fail(a *ask, v *pipeline.Video, err error) {
+	if interrupted(f.ctx, err) {
+		f.s.noteInterrupted(err)
+		return
+	}
 	for _, it := range a.items {
 		f.record(f.s.errorRecord(it, a.cfg, v, err), task{a: a, it: it})
 	}
@@ -277,7 +338,6 @@ func (f *feeder) fail(a *ask, v *pipeline.Video, err error) {
 // record writes r; an online cascade's step is added first (t.in nil: an error before any input).
 func (f *feeder) record(r *record.Full, t task) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if l := f.s.ladder; l != nil {
 		var buildS, wallS float64
 		if t.in != nil {
@@ -286,7 +346,9 @@ func (f *feeder) record(r *record.Full, t task) {
 		}
 		l.annotate(r, t.a.step, t.in, buildS, wallS)
 	}
-	if err := f.s.write(r, f.g, f.vs); err != nil && f.err == nil {
-		f.err = err
+	err := f.s.write(r, f.g, f.vs)
+	f.mu.Unlock()
+	if err != nil {
+		f.fatal(err)
 	}
 }

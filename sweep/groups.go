@@ -10,6 +10,7 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -26,7 +27,7 @@ type group struct {
 func (g *group) pendingItems(s *session, c *sampler.Config) []*items.Item {
 	var out []*items.Item
 	for _, it := range g.items {
-		if !s.done[record.Pair{Item: it.ItemID, Config: c.ID}] {
+		if !s.skip(record.Pair{Item: it.ItemID, Config: c.ID}) {
 			out = append(out, it)
 		}
 	}
@@ -98,15 +99,19 @@ func (g *group) hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// count sets the summary's items, pairs and pairs already recorded.
+// count sets the summary's items, pairs, pairs already recorded and failed pairs asked again.
 func (s *session) count(groups []*group) {
 	for _, g := range groups {
 		s.sum.Items += len(g.items)
 		for _, it := range g.items {
 			for _, c := range s.o.Grid.Configs {
 				s.sum.Pairs++
-				if s.done[record.Pair{Item: it.ItemID, Config: c.ID}] {
+				p := record.Pair{Item: it.ItemID, Config: c.ID}
+				switch {
+				case s.skip(p):
 					s.sum.PairsRecorded++
+				case s.w.State(p) != runs.Unrecorded:
+					s.sum.PairsRetried++
 				}
 			}
 		}

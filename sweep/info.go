@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/framesweep/framesweep/cache"
@@ -21,7 +22,7 @@ func (o *Options) runInfo() *runs.Info {
 	ri := &runs.Info{
 		Format: runs.Format, Engine: version.Engine,
 		Grid:     runs.Grid{Path: o.GridPath, SHA256: gd, Configs: ids},
-		Items:    runs.Items{Path: o.Items.Path, SHA256: o.Items.SHA256, Count: len(o.Items.Items)},
+		Items:    runs.Items{Path: absPath(o.Items.Path), SHA256: o.Items.SHA256, Count: len(o.Items.Items)},
 		Runtime:  runs.Runtime{Spec: o.Spec.Raw, Engine: o.Spec.Engine, ModelSHA256: modelDigests(o.Spec)},
 		Template: o.Template,
 		Inputs: runs.Inputs{Kernel: kernelOf(o.Input), Stream: o.Input.Stream, OnDamaged: damagedOf(o.Input),
@@ -36,6 +37,15 @@ func (o *Options) runInfo() *runs.Info {
 		ri.Shard = o.Shard.String()
 	}
 	return ri
+}
+
+// absPath is p made absolute, so that a merge run elsewhere finds the items file run.json names (p
+// as given when it cannot be).
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil && p != "" {
+		return a
+	}
+	return p
 }
 
 // gridDigest identifies a grid by its expanded configs (so formatting does not matter), with their ids.

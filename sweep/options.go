@@ -26,8 +26,10 @@ type Options struct {
 	Spec     llm.Spec    // the runtime's spec, recorded
 	Template string      // prompt template for items that name none ("" = generic)
 	Out      string      // the RUN: a directory, or a blob URL (records as chunk objects: package runs)
-	Resume   bool        // continue the sweep RUN holds
-	Jobs     int         // videos in parallel (0 = 1)
+	Resume   bool        // continue the sweep RUN holds (pairs whose error is transient are asked again)
+	// RetryErrors asks every failed pair again on a resume, whatever its error (it needs Resume).
+	RetryErrors bool
+	Jobs        int // videos in parallel (0 = 1)
 	// Concurrency is how many answers are in flight at once per video (0: the spec's own concurrency=N,
 	// an openai server's parallelism; else 1, as in-process runtimes serialise anyway).
 	Concurrency int
@@ -91,6 +93,8 @@ func (o *Options) Check() error {
 		return optErr("input memory must be ≥ 0")
 	case o.ChunkRecords < 1 || o.ChunkInterval <= 0:
 		return optErr("--chunk-records must be ≥ 1 and --chunk-interval > 0")
+	case o.RetryErrors && !o.Resume:
+		return optErr("--retry-errors needs --resume (it asks a RUN's failed pairs again)")
 	}
 	if _, err := llm.TemplateByID(o.Template); err != nil {
 		return optErr("--template: %v", err)
@@ -100,6 +104,19 @@ func (o *Options) Check() error {
 	}
 	if o.Cascade != nil {
 		return checkCascade(o.Cascade)
+	}
+	return nil
+}
+
+// checkTemplates refuses an items file whose item names a prompt template no runtime renders: every
+// pair of it would fail alike, so the sweep does not start.
+func checkTemplates(f *items.File) error {
+	for i := range f.Items {
+		if t := f.Items[i].Template; t != "" {
+			if _, err := llm.TemplateByID(t); err != nil {
+				return fmt.Errorf("%s: item %q: template %q is none the sweep knows (%s)", f.Path, f.Items[i].ItemID, t, strings.Join(llm.TemplateIDs, ", "))
+			}
+		}
 	}
 	return nil
 }

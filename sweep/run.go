@@ -31,7 +31,8 @@ type Summary struct {
 	Videos         int     `json:"videos"` // videos with items in this shard
 	VideosOther    int     `json:"videos_other_shards,omitempty"`
 	Pairs          int     `json:"pairs"`           // items × configs in this shard
-	PairsRecorded  int     `json:"pairs_recorded"`  // already in RUN before this session
+	PairsRecorded  int     `json:"pairs_recorded"`  // already in RUN before this session (and not asked again)
+	PairsRetried   int     `json:"pairs_retried"`   // failed pairs asked again (transient errors; all with --retry-errors)
 	PairsDone      int     `json:"pairs_done"`      // answered this session
 	PairsFailed    int     `json:"pairs_failed"`    // error records written this session
 	PairsRemaining int     `json:"pairs_remaining"` // not recorded (an interrupted session)
@@ -40,9 +41,10 @@ type Summary struct {
 	FramesUnion    int     `json:"frames_union"`    // distinct frames the built inputs needed
 	InputsBuilt    int     `json:"inputs_built"`    // objects decoded this session
 	InputsCached   int     `json:"inputs_cached"`   // objects found in the store (decoded nothing)
+	InputsRebuilt  int     `json:"inputs_rebuilt"`  // objects found corrupt or gone when read, built again
 	RuntimeSeconds float64 `json:"runtime_seconds"` // the runtime's own time, summed over pairs
 	Seconds        float64 `json:"seconds"`
-	Stopped        string  `json:"stopped,omitempty"` // a signal ended the session early
+	Stopped        string  `json:"stopped,omitempty"` // what ended the session early: "signal", or "error" (the store, the records)
 	// Cascade: an online cascade's outcome (pairs_* then count records, one per item and step asked).
 	Cascade  *CascadeSummary `json:"cascade,omitempty"`
 	PerVideo []VideoSummary  `json:"per_video"`
@@ -59,6 +61,7 @@ type VideoSummary struct {
 	FramesDecoded int    `json:"frames_decoded"`
 	InputsBuilt   int    `json:"inputs_built"`
 	InputsCached  int    `json:"inputs_cached"`
+	InputsRebuilt int    `json:"inputs_rebuilt,omitempty"`
 	// FramesHeld: an online cascade's most source-size frames kept at once for later steps.
 	FramesHeld int     `json:"frames_held,omitempty"`
 	Seconds    float64 `json:"seconds"`
@@ -69,9 +72,11 @@ type VideoSummary struct {
 var ErrInterrupted = errors.New("interrupted")
 
 // Run performs the sweep. stop ends the session gracefully when closed: no new pair starts, the
-// answers in flight finish and are recorded. ctx cancels everything at once (in-flight answers too).
-// It returns the summary also when pairs failed (Summary.PairsFailed); the error is for the RUN itself
-// (it cannot be written, it belongs to another sweep) or ErrInterrupted.
+// answers in flight finish and are recorded. ctx cancels everything at once (in-flight answers too,
+// and they are left to --resume, never recorded). It returns the summary also when pairs failed
+// (Summary.PairsFailed); the error is for the session itself: the RUN cannot be written or belongs to
+// another sweep, the input store failed (*StoreError: a full disk, an I/O error), or
+// ErrInterrupted. Such an error stops every video; the pairs it leaves unanswered get no record.
 func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error) {
 	start := time.Now()
 	o.withDefaults()
@@ -82,6 +87,9 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 		return nil, optErr("a sweep needs a grid, items and a runtime")
 	}
 	if err := o.adoptTensorInput(); err != nil {
+		return nil, err
+	}
+	if err := checkTemplates(o.Items); err != nil {
 		return nil, err
 	}
 	// Options a config cannot be built under (a loader config with worker isolation, say) fail the
@@ -126,7 +134,13 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if o.Progress != nil {
 		o.Progress.Finish()
 	}
+	if werr == nil {
+		werr = s.leftErr() // an interruption the session did not ask for
+	}
 	s.summarise(results, start)
+	if werr != nil && s.sum.Stopped == "" {
+		s.sum.Stopped = "error"
+	}
 	end := runs.SessionEnd{Pairs: s.sum.PairsDone, Failed: s.sum.PairsFailed, Stopped: s.sum.Stopped}
 	if cerr := w.Close(ctx, end); werr == nil {
 		werr = cerr
@@ -147,8 +161,8 @@ func (s *session) runVideos(ctx context.Context, groups []*group) ([]VideoSummar
 	eg.SetLimit(s.o.Jobs)
 	results := make([]VideoSummary, len(groups))
 	for i, g := range groups {
-		if s.stopped() {
-			break
+		if s.stopped() || gctx.Err() != nil {
+			break // a stop, or a video's error: the rest is left to --resume
 		}
 		eg.Go(func() error {
 			vs, err := s.video(gctx, g)
@@ -168,12 +182,13 @@ func (s *session) summarise(results []VideoSummary, start time.Time) {
 			s.sum.FramesUnion += vs.FramesUnion
 			s.sum.InputsBuilt += vs.InputsBuilt
 			s.sum.InputsCached += vs.InputsCached
+			s.sum.InputsRebuilt += vs.InputsRebuilt
 		}
 	}
 	s.sum.PairsDone = int(s.answered.Load())
 	s.sum.PairsFailed = int(s.failed.Load())
 	s.sum.RuntimeSeconds = round3(s.latency())
-	s.sum.PairsRemaining = s.sum.Pairs - s.sum.PairsRecorded - s.sum.PairsDone - s.sum.PairsFailed
+	s.sum.PairsRemaining = max(s.sum.Pairs-s.sum.PairsRecorded-s.sum.PairsDone-s.sum.PairsFailed, 0)
 	if s.ladder != nil {
 		s.sum.Cascade = s.ladder.summary(s.sum)
 		s.sum.PairsRemaining = s.sum.Items - s.sum.Cascade.Final

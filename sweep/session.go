@@ -16,16 +16,18 @@ import (
 type session struct {
 	o        *Options
 	w        *runs.Writer
-	done     map[record.Pair]bool // recorded before this session (read-only during the run)
-	store    *cache.Store         // --cache, or the RUN's scratch store (inputs over the memory budget)
-	scratch  string               // the scratch store's directory ("" with --cache)
+	store    *cache.Store // --cache, or the RUN's scratch store (inputs over the memory budget)
+	scratch  string       // the scratch store's directory ("" with --cache)
 	sum      *Summary
 	stop     <-chan struct{}
-	runtime  runs.Runtime // the runtime as run.json records it
-	model    modelFields  // the model every record names
-	ladder   *ladder      // online cascade: the steps and where each item stands; nil for a fixed grid
+	runtime  runs.Runtime    // the runtime as run.json records it
+	model    modelFields     // the model every record names
+	ladder   *ladder         // online cascade: the steps and where each item stands; nil for a fixed grid
+	ctx      context.Context // the session's: its end leaves the pairs in flight to --resume
 	answered atomic.Int64
 	failed   atomic.Int64
+	leftMu   sync.Mutex
+	left     error // an answer cancelled without a stop (noteInterrupted)
 	latMu    sync.Mutex
 	latSum   float64
 }
@@ -34,8 +36,9 @@ type session struct {
 // session clears at its start and removes at its end) and, for an online cascade, every item's
 // position from the records already in the RUN.
 func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*sampler.Config) (*session, error) {
-	s := &session{o: o, w: w, done: w.Recorded(), store: o.Cache, stop: stop, runtime: w.Info().Runtime,
-		model: describeModel(ctx, o, w.Info().Runtime.ModelSHA256), sum: &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
+	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: w.Info().Runtime,
+		model: describeModel(ctx, o, w.Info().Runtime.ModelSHA256),
+		sum:   &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
 	if s.store == nil {
 		// A crash leaves the scratch inputs to the next session, which clears the directory.
 		dir, err := w.ScratchDir()
@@ -52,7 +55,7 @@ func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan str
 	}
 	if steps != nil {
 		var err error
-		if s.ladder, err = newLadder(ctx, w, o.Cascade, steps); err != nil {
+		if s.ladder, err = newLadder(ctx, w, o.Cascade, steps, s.keepsError); err != nil {
 			s.close()
 			return nil, err
 		}
@@ -67,6 +70,25 @@ func (s *session) close() {
 		os.RemoveAll(s.scratch)
 		s.scratch = ""
 	}
+}
+
+// skip reports whether pair p needs nothing this session: it is answered, or it failed and the
+// session does not ask failed pairs again (a transient error is always asked again; --retry-errors
+// asks every failed pair again).
+func (s *session) skip(p record.Pair) bool {
+	switch s.w.State(p) {
+	case runs.Answered:
+		return true
+	case runs.Failed:
+		return !s.o.RetryErrors
+	}
+	return false
+}
+
+// keepsError reports whether an error record of p stands as p's record in this session: the pair
+// failed and is not asked again (an answer supersedes it; a pair asked again has no record yet).
+func (s *session) keepsError(p record.Pair) bool {
+	return s.w.State(p) == runs.Failed && !s.o.RetryErrors
 }
 
 func (s *session) stopped() bool {
@@ -90,14 +112,22 @@ func (s *session) latency() float64 {
 	return s.latSum
 }
 
-// write appends r to the records and counts it in vs (the caller serialises calls for one vs).
+// write appends r to the records and counts it in vs (the caller serialises calls for one vs). A
+// record the validator refuses (a reply over the line limit) is not written: an error record of the
+// pair saying so is, so that what the sweep writes is what every reader accepts.
 func (s *session) write(r *record.Full, g *group, vs *VideoSummary) error {
 	r.At = now()
 	if r.VideoSHA256 == "" {
 		r.VideoSHA256 = g.sha
 	}
 	if err := s.w.Write(r); err != nil {
-		return err
+		if !badRecord(err) {
+			return err
+		}
+		r = unwritable(r, err)
+		if err := s.w.Write(r); err != nil {
+			return err
+		}
 	}
 	if r.Status == record.StatusError {
 		s.failed.Add(1)

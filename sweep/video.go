@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
@@ -29,7 +30,7 @@ func (s *session) video(ctx context.Context, g *group) (vs VideoSummary, err err
 	defer func() { vs.Seconds = round3(time.Since(t0).Seconds()) }()
 	pctx, cancel := s.passContext(ctx)
 	defer cancel()
-	d := &driver{s: s, g: g, vs: &vs, ctx: pctx, feed: newFeeder(ctx, s, g, &vs), union: map[int]bool{}}
+	d := &driver{s: s, g: g, vs: &vs, ctx: pctx, feed: newFeeder(ctx, cancel, s, g, &vs), union: map[int]bool{}, rebuilt: map[string]bool{}}
 	defer func() {
 		if cerr := d.close(); err == nil {
 			err = cerr
@@ -48,6 +49,9 @@ func (s *session) video(ctx context.Context, g *group) (vs VideoSummary, err err
 			continue
 		}
 		if err := d.serve(asks, k); err != nil {
+			return vs, err
+		}
+		if err := d.repair(k); err != nil {
 			return vs, err
 		}
 		if s.ladder != nil { // who is asked next depends on these answers
@@ -75,6 +79,7 @@ type driver struct {
 	jobOf   map[string]*pipeline.Job // config id → its job
 	failOf  map[string]error         // config id → why it cannot be planned for this video
 	union   map[int]bool             // frames the inputs built here needed
+	rebuilt map[string]bool          // job keys built again after their stored object was unreadable
 }
 
 // round is round k's asks.
@@ -211,8 +216,10 @@ func (d *driver) fromStore(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, 
 			d.feed.input(&input{v: &d.v, job: j, key: j.Key, t0: t0}, byJob[j])
 		case errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrCorrupt):
 			build = append(build, j)
+		case interrupted(d.ctx, err):
+			return nil, nil // stopped: left to --resume
 		default:
-			return nil, err // the store cannot be read
+			return nil, &StoreError{Err: err} // the store cannot be read: stop the sweep
 		}
 	}
 	return build, nil
@@ -252,8 +259,8 @@ func (d *driver) build(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, k in
 	var se *pipeline.SinkError
 	switch {
 	case errors.As(err, &se):
-		return se // the store is broken: stop the sweep
-	case err != nil && d.s.stopped():
+		return storeFailure(se) // the store is broken (a full disk): stop the sweep, record nothing
+	case err != nil && (d.s.stopped() || interrupted(d.ctx, err)):
 		return nil // stopped: the unbuilt inputs are left to --resume
 	case err != nil:
 		for _, j := range jobs {
@@ -265,6 +272,39 @@ func (d *driver) build(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, k in
 		}
 	}
 	return nil
+}
+
+// repair builds again, in one more pass, the inputs of round k whose stored object turned out corrupt
+// or gone when the feeder read it (a bit flip in a --cache object, a scratch file removed): as serve
+// does, the object is rebuilt rather than any pair failed. An input found unreadable again after its
+// rebuild is the store failing (*StoreError).
+func (d *driver) repair(k int) error {
+	for {
+		d.feed.waitLoads()
+		redo := d.feed.takeRebuild()
+		if len(redo) == 0 || d.s.stopped() || d.ctx.Err() != nil {
+			return nil
+		}
+		byJob := map[*pipeline.Job][]ask{}
+		var jobs []*pipeline.Job
+		for _, fi := range redo {
+			j := fi.in.job
+			if d.rebuilt[j.Key] {
+				return &StoreError{Err: fmt.Errorf("input %s: its object is unreadable again after it was built again", j.Key)}
+			}
+			d.rebuilt[j.Key] = true
+			d.feed.unfeed(j)
+			if byJob[j] == nil {
+				jobs = append(jobs, j)
+			}
+			byJob[j] = append(byJob[j], fi.asks...)
+			d.vs.InputsRebuilt++
+			d.s.o.Log.Warn("stored input unreadable: building it again", "video", d.g.path, "input", j.Key)
+		}
+		if err := d.build(jobs, byJob, k, time.Now()); err != nil {
+			return err
+		}
+	}
 }
 
 // wanted are the frames round k or a later one may ask for: those of the cascade's steps from k on

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/score"
@@ -41,6 +42,15 @@ type Options struct {
 	// Rescore "text" replaces the harness's verdicts with this package's: the prediction's option letter,
 	// or an option's text, against the gold answer's letter. The result says how many verdicts changed.
 	Rescore string
+	// Model names the model that answered, on every record (record.Record.Model).
+	Model string
+	// Emit, when set, gets every record in file order, each validated and final, instead of
+	// Result.Records (nil then); it is called only once the whole file is read and checked, so an
+	// import refused for any line emits nothing. An lmms-eval samples file (JSON lines) that r can
+	// read twice (a file) is read twice, once for the verdicts the aggregate needs and once for the
+	// records, which are emitted one at a time: memory then holds what the aggregate reads of each
+	// sample (lmmsKept, 72 bytes) instead of every record. Emit's error stops the import.
+	Emit func(*record.Record) error
 }
 
 // RescoreText is the only Rescore mode.
@@ -72,7 +82,14 @@ func (o Options) check(path string) error {
 // Result is one imported file: its records, the harness's own aggregate (nil when it is not reproduced,
 // with a note saying why) and remarks for the user.
 type Result struct {
-	Records   []record.Record
+	// Records are the records, unless Options.Emit got them one at a time (an lmms-eval samples
+	// file read twice): nil then.
+	Records  []record.Record
+	Imported int // the records imported
+	// Of the records emitted one at a time: their task and the sum of their verdicts (scores), for
+	// CheckReport.
+	task      string
+	hits      float64
 	Aggregate *Aggregate
 	Rescored  *RescoreCount // set with Options.Rescore
 	Notes     []string      // one line each: rows the aggregate leaves out, why no aggregate, …
@@ -103,10 +120,66 @@ func (a *Aggregate) Name() string {
 
 // stamp puts the aggregate on every record; skip marks the records it leaves out.
 func (a *Aggregate) stamp(recs []record.Record, skip []bool) {
-	name := a.Name()
+	h := a.harness()
 	for i := range recs {
-		recs[i].Harness = &record.Harness{Metric: name, Kind: a.Kind, Value: a.Points(), Counted: a.Counted, LeftOut: a.LeftOut, Skip: skip[i]}
+		recs[i].Harness = h[b2i(skip[i])]
 	}
+}
+
+// harness is the aggregate as records carry it: [0] on the records it counts, [1] on those it
+// leaves out (every record shares one of the two).
+func (a *Aggregate) harness() [2]*record.Harness {
+	name := a.Name()
+	var h [2]*record.Harness
+	for k, skip := range [2]bool{false, true} {
+		h[k] = &record.Harness{Metric: name, Kind: a.Kind, Value: a.Points(), Counted: a.Counted, LeftOut: a.LeftOut, Skip: skip}
+	}
+	return h
+}
+
+// emit hands the records to opt.Emit, when set (they stay in Records: a file read whole holds them
+// anyway).
+func (res *Result) emit(opt Options) error {
+	res.Imported = len(res.Records)
+	if opt.Emit == nil {
+		return nil
+	}
+	for i := range res.Records {
+		if err := opt.Emit(&res.Records[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// taskName is the records' task.
+func (res *Result) taskName() string {
+	if len(res.Records) > 0 {
+		return res.Records[0].Task
+	}
+	return res.task
+}
+
+// microPoints is 100 × the mean verdict (score) of the records.
+func (res *Result) microPoints() float64 {
+	if res.Records != nil {
+		return microPoints(res.Records)
+	}
+	if res.Imported == 0 {
+		return 0
+	}
+	return 100 * res.hits / float64(res.Imported)
+}
+
+// hit is a record's verdict as microPoints counts it.
+func hit(r *record.Record) float64 {
+	switch {
+	case r.Correct != nil && *r.Correct:
+		return 1
+	case r.Score != nil:
+		return *r.Score
+	}
+	return 0
 }
 
 // RescoreCount says what an opt-in rescore did.
@@ -133,6 +206,25 @@ func (c *RescoreCount) String() string {
 	return s
 }
 
+// lineHint is the number of lines left in r when it can be read twice (a file: counted, and r put
+// back where it was), else 0. An importer makes its records' slice at that size once: growing it
+// would hold every array it outgrew too (record.CountLines).
+func lineHint(r io.Reader) int {
+	rs, ok := r.(io.ReadSeeker)
+	if !ok {
+		return 0
+	}
+	at, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	n, err := record.CountLines(rs)
+	if _, serr := rs.Seek(at, io.SeekStart); serr != nil || err != nil {
+		return 0
+	}
+	return n
+}
+
 // readAll reads a whole harness file (bounded) without a leading UTF-8 byte order mark: logs and
 // tables written on Windows carry one.
 func readAll(r io.Reader, path string) ([]byte, error) {
@@ -144,6 +236,22 @@ func readAll(r io.Reader, path string) ([]byte, error) {
 		return nil, record.Errorf(path, 0, "read", record.ErrTooLong, "file over %d bytes", MaxFileBytes)
 	}
 	return record.TrimBOM(b), nil
+}
+
+// textOK refuses a harness file that is not valid UTF-8 (and, for JSON, holds an escaped lone
+// surrogate or a key twice in one object: record.CheckJSON): a decoder would turn an invalid byte into
+// U+FFFD, and two ids that differ only there into one item.
+func textOK(data []byte, path string, isJSON bool) error {
+	var err error
+	if isJSON {
+		err = record.CheckJSON(data)
+	} else if !utf8.Valid(data) {
+		err = fmt.Errorf("%w: not valid UTF-8", record.ErrSyntax)
+	}
+	if err != nil {
+		return &record.Error{Path: path, Op: "read", Err: err}
+	}
+	return nil
 }
 
 var letterPrefix = regexp.MustCompile(`^\(?([A-Z])[.):]\s*`)
@@ -251,12 +359,8 @@ func stringsOf(v any) []string {
 }
 
 func newRecord(opt Options, item string) record.Record {
-	r := record.Record{ItemID: item, Config: opt.Config}
-	if opt.Meta != nil {
-		m := *opt.Meta
-		r.ConfigMeta = &m
-	}
-	return r
+	// opt.Meta is the import's own copy (LmmsEval, VLMEvalKit make it), shared by every record.
+	return record.Record{ItemID: item, Config: opt.Config, ConfigMeta: opt.Meta, Model: opt.Model}
 }
 
 func fmtErr(path string, line int, format string, a ...any) error {

@@ -1,9 +1,12 @@
 package importers
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"path/filepath"
 	"sort"
@@ -27,24 +30,157 @@ func LmmsEval(r io.Reader, path string, opt Options) (*Result, error) {
 	if err := opt.check(path); err != nil {
 		return nil, err
 	}
-	data, err := readAll(r, path)
+	if opt.Meta != nil { // one config_meta, shared by every record (records treat it as read-only)
+		m := *opt.Meta
+		opt.Meta = &m
+	}
+	b := &lmmsBuild{path: path, opt: opt, seen: map[string]int{}, strs: map[string]string{}}
+	rs, twice := r.(io.ReadSeeker)
+	var start int64
+	if twice {
+		var err error
+		if start, err = rs.Seek(0, io.SeekCurrent); err != nil {
+			twice = false
+		}
+	}
+	if n := lineHint(r); n > 0 {
+		b.items = make([]lmmsKept, 0, n)
+		if !twice || opt.Emit == nil {
+			b.recs = make([]record.Record, 0, n)
+		}
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	if !samplesFile(br) {
+		return b.whole(br)
+	}
+	// JSON lines, one sample each: read one at a time, so memory holds the records, not the file.
+	b.task = samplesTask(path, opt.Task)
+	if twice && opt.Emit != nil {
+		return b.twoPasses(rs, start, br)
+	}
+	if err := b.stream(br); err != nil {
+		return nil, err
+	}
+	return b.finish()
+}
+
+// whole reads a file that is not JSON lines of samples (a legacy <task>.json holding "logs") whole.
+func (b *lmmsBuild) whole(br *bufio.Reader) (*Result, error) {
+	data, err := readAll(br, b.path)
 	if err != nil {
 		return nil, err
 	}
-	raws, lines, task, err := lmmsSamples(data, path, opt.Task)
+	if err := textOK(data, b.path, true); err != nil {
+		return nil, err
+	}
+	raws, lines, task, err := lmmsSamples(data, b.path, b.opt.Task)
 	if err != nil {
 		return nil, err
 	}
-	b := &lmmsBuild{path: path, task: task, opt: opt, seen: map[string]int{}}
+	b.task = task
 	for i, raw := range raws {
 		if err := b.sample(raw, lines[i]); err != nil {
 			return nil, err
 		}
 	}
-	if len(b.recs) == 0 {
-		return nil, record.Errorf(path, 0, "import", record.ErrEmpty, "no samples")
-	}
 	return b.finish()
+}
+
+// twoPasses reads a samples file twice (Options.Emit): the first pass converts and checks every
+// sample, keeping what the aggregate reads; the second converts them again and emits each record
+// with the aggregate stamped. The two passes must read the same bytes.
+func (b *lmmsBuild) twoPasses(rs io.ReadSeeker, start int64, br *bufio.Reader) (*Result, error) {
+	b.pass, b.sum = passVerdicts, sha256.New()
+	if err := b.stream(br); err != nil {
+		return nil, err
+	}
+	res, err := b.finish()
+	if err != nil {
+		return nil, err
+	}
+	first := b.sum.Sum(nil)
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return nil, &record.Error{Path: b.path, Op: "read", Err: err}
+	}
+	br.Reset(rs)
+	b.pass, b.sum, b.seen = passRecords, sha256.New(), nil
+	if res.Rescored != nil {
+		b.counts = &RescoreCount{}
+	}
+	if err := b.stream(br); err != nil {
+		return nil, err
+	}
+	if b.next != len(b.items) || !bytes.Equal(first, b.sum.Sum(nil)) {
+		return nil, record.Errorf(b.path, 0, "read", record.ErrFormat, "the file changed while it was read (%d samples, then %d): the records emitted are not the file's", len(b.items), b.next)
+	}
+	res.Imported, res.Rescored, res.task, res.hits = b.next, b.counts, b.task, b.hits
+	return res, nil
+}
+
+// samplesFile reports whether br holds a samples file of JSON lines (its first line one JSON object
+// with a doc_id), which is read a sample at a time; a legacy <task>.json (one object holding "logs")
+// or anything else is read whole.
+func samplesFile(br *bufio.Reader) bool {
+	head, _ := br.Peek(br.Size())
+	head = record.TrimBOM(head)
+	i := bytes.IndexByte(head, '\n')
+	if i < 0 {
+		return false
+	}
+	var first struct {
+		DocID json.RawMessage `json:"doc_id"`
+		Logs  json.RawMessage `json:"logs"`
+	}
+	return json.Unmarshal(head[:i], &first) == nil && first.DocID != nil && first.Logs == nil
+}
+
+// stream reads a samples file line by line: each line checked (record.CheckLine: the line limit,
+// UTF-8, no lone surrogate, no key twice) and converted; blank lines are skipped.
+func (b *lmmsBuild) stream(br *bufio.Reader) error {
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	for line := 1; ; line++ {
+		raw, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long := append([]byte(nil), raw...)
+			for err == bufio.ErrBufferFull && len(long) <= record.MaxLineBytes {
+				raw, err = br.ReadSlice('\n')
+				long = append(long, raw...)
+			}
+			raw = long
+		}
+		if err != nil && err != io.EOF {
+			return &record.Error{Path: b.path, Line: line, Op: "read", Err: err}
+		}
+		if b.sum != nil {
+			b.sum.Write(raw)
+		}
+		if t := bytes.TrimSpace(raw); len(t) > 0 {
+			if cerr := record.CheckLine(t); cerr != nil {
+				return &record.Error{Path: b.path, Line: line, Op: "read", Err: cerr}
+			}
+			if serr := b.sample(t, line); serr != nil {
+				return serr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// samplesTask is the task of a samples file: opt.Task, else the file name's part after "_samples_".
+func samplesTask(path, task string) string {
+	if task != "" {
+		return task
+	}
+	base := filepath.Base(path)
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	if i := strings.Index(stem, "_samples_"); i >= 0 {
+		return stem[i+len("_samples_"):]
+	}
+	return stem
 }
 
 // lmmsSamples splits a file into its samples (raw JSON) with their line numbers (legacy: the 1-based
@@ -74,14 +210,7 @@ func lmmsSamples(data []byte, path, task string) ([][]byte, []int, string, error
 			return raws, lines, task, nil
 		}
 	}
-	if task == "" {
-		stem := strings.TrimSuffix(base, filepath.Ext(base))
-		if i := strings.Index(stem, "_samples_"); i >= 0 {
-			task = stem[i+len("_samples_"):]
-		} else {
-			task = stem
-		}
-	}
+	task = samplesTask(path, task)
 	var raws [][]byte
 	var lines []int
 	for n, line := range bytes.Split(data, []byte("\n")) {
@@ -199,8 +328,41 @@ type lmmsBuild struct {
 	knownLine  int
 	bareLine   int // the first sample without a payload the importer knows
 	recs       []record.Record
-	items      []lmmsItem
+	items      []lmmsKept
 	rescore    []rescoreInput
+	strs       map[string]string // one copy of each repeated string of the records
+	// noTarget is the first sample a rescore has no gold answer for (line, item): an error when no
+	// harness verdict is there instead.
+	noTarget     int
+	noTargetItem string
+	// Reading twice (twoPasses): the pass, the digest of what it read, and in the second pass the
+	// next sample's index, the aggregate's stamps, the rescore's counts.
+	pass     int
+	sum      hash.Hash
+	next     int
+	stamps   *[2]*record.Harness
+	harnessV bool // the records carry the harness's verdicts (a rescore counts changes)
+	counts   *RescoreCount
+	hits     float64 // the verdicts emitted (Result.hits)
+}
+
+// Passes of lmmsBuild: one (records held), or two (twoPasses).
+const (
+	passHold = iota
+	passVerdicts
+	passRecords
+)
+
+// str is s, shared with the records that repeat it (a file of a million samples repeats its
+// categories, durations, answers and predictions).
+func (b *lmmsBuild) str(s string) string {
+	if t, ok := b.strs[s]; ok {
+		return t
+	}
+	if len(b.strs) < 1<<16 {
+		b.strs[s] = s
+	}
+	return s
 }
 
 func (b *lmmsBuild) errf(line int, sentinel error, format string, a ...any) error {
@@ -217,10 +379,12 @@ func (b *lmmsBuild) sample(raw []byte, line int) error {
 	if docID == "" {
 		return b.errf(line, record.ErrInvalid, "sample has no doc_id (keys: %s)", keyList(s, nil))
 	}
-	if prev, ok := b.seen[docID]; ok {
-		return b.errf(line, record.ErrDuplicate, "doc_id %q already at %d", docID, prev)
+	if b.pass != passRecords { // the first pass checked them
+		if prev, ok := b.seen[docID]; ok {
+			return b.errf(line, record.ErrDuplicate, "doc_id %q already at %d", docID, prev)
+		}
+		b.seen[docID] = line
 	}
-	b.seen[docID] = line
 	sm := lmmsSample{s: s, line: line, docID: docID, known: findTask(s)}
 	sm.doc, _ = s["doc"].(map[string]any)
 	// Responses: filtered_resps, else resps; string | list | list of lists.
@@ -424,16 +588,63 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 	}
 	rec.Correct, rec.Score = it.correct, it.score
 	rec.Source = record.Source{Path: b.path, Line: sm.line}
+	rec.Task, rec.Category, rec.Duration = b.str(rec.Task), b.str(rec.Category), b.str(rec.Duration)
+	rec.Prediction, rec.Answer = b.str(rec.Prediction), b.str(rec.Answer)
+	it.payload = aggPayload(it.payload) // the aggregations read a few keys of it; the rest is let go
+	it.category = b.str(it.category)
+	if g := it.v2; g != nil {
+		g.group, g.groupType, g.groupStructure = b.str(g.group), b.str(g.groupType), b.str(g.groupStructure)
+	}
 	gold := it.gold
 	if gold == "" || gold == "None" {
 		gold = rec.Answer
 	}
-	b.recs = append(b.recs, rec)
-	b.items = append(b.items, it)
+	var in rescoreInput
 	if opt.Rescore != "" {
-		b.rescore = append(b.rescore, rescoreInput{response: sm.resp, gold: gold, index: index, cands: candidatesOf(sm.doc, promptOf(s))})
+		in = rescoreInput{response: sm.resp, gold: gold, index: index, cands: candidatesOf(sm.doc, promptOf(s))}
+		if _, ok := in.verdict(); !ok && b.noTarget == 0 {
+			b.noTarget, b.noTargetItem = sm.line, rec.ItemID
+		}
 	}
-	return nil
+	switch b.pass {
+	case passHold:
+		b.recs = append(b.recs, rec)
+		b.items = append(b.items, it.lmmsKept)
+		if opt.Rescore != "" {
+			b.rescore = append(b.rescore, in)
+		}
+		return nil
+	case passVerdicts:
+		b.items = append(b.items, it.lmmsKept)
+		// Checked as it will be written, but for the aggregate (not known yet): a record the second
+		// pass would refuse stops the import before anything is emitted.
+		if opt.Rescore != "" {
+			rescoreOne(&rec, in, true, &RescoreCount{})
+		}
+		return rec.Validate()
+	}
+	return b.emit(&rec, in)
+}
+
+// emit finishes one record of the second pass (the aggregate stamped, the rescore applied), checks
+// it and hands it to Options.Emit.
+func (b *lmmsBuild) emit(rec *record.Record, in rescoreInput) error {
+	i := b.next
+	if i >= len(b.items) {
+		return b.errf(rec.Source.Line, record.ErrFormat, "the file changed while it was read (more samples the second time)")
+	}
+	b.next++
+	if b.stamps != nil {
+		rec.Harness = b.stamps[b2i(b.items[i].skip)]
+	}
+	if b.counts != nil {
+		rescoreOne(rec, in, b.harnessV, b.counts)
+	}
+	if err := rec.Validate(); err != nil {
+		return err
+	}
+	b.hits += hit(rec)
+	return b.opt.Emit(rec)
 }
 
 // unknownPayload is the error for a sample without a verdict the importer knows: it names the sample's
@@ -482,8 +693,42 @@ func (b *lmmsBuild) unknownPayload(s map[string]any, line int, docID string) err
 
 // finish computes the harness's aggregate, applies an opt-in rescore and validates the records.
 func (b *lmmsBuild) finish() (*Result, error) {
+	if len(b.items) == 0 {
+		return nil, record.Errorf(b.path, 0, "import", record.ErrEmpty, "no samples")
+	}
 	res := &Result{Records: b.recs}
 	mapped := b.opt.CorrectFrom != "" || b.opt.PredField != "" || b.opt.OpenEnded
+	b.aggregate(res, mapped)
+	if b.opt.Rescore != "" {
+		b.harnessV = b.known != nil || mapped
+		// Without a harness verdict a record with nothing to score against is an error, not a guess.
+		if !b.harnessV && b.noTarget > 0 {
+			return nil, b.errf(b.noTarget, record.ErrInvalid, "item %q: no target to score the response against", b.noTargetItem)
+		}
+		res.Rescored = &RescoreCount{}
+	}
+	if b.pass != passHold {
+		return res, nil // the second pass finishes the records
+	}
+	if b.stamps != nil {
+		for i := range res.Records {
+			res.Records[i].Harness = b.stamps[b2i(b.items[i].skip)]
+		}
+	}
+	if b.opt.Rescore != "" {
+		res.Rescored = rescore(res.Records, b.rescore, b.harnessV)
+	}
+	for i := range res.Records {
+		if err := res.Records[i].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return res, res.emit(b.opt)
+}
+
+// aggregate computes the harness's aggregate over the samples (the records' stamps) and notes why
+// there is none.
+func (b *lmmsBuild) aggregate(res *Result, mapped bool) {
 	switch {
 	case b.known != nil && !mapped:
 		t := b.known
@@ -494,11 +739,8 @@ func (b *lmmsBuild) finish() (*Result, error) {
 		}
 		res.Aggregate = &Aggregate{Harness: "lmms-eval", Task: b.task, Metric: t.metricName(), Label: a.label, Source: t.source,
 			Kind: a.kind, Raw: a.raw, Scale: a.scale, Counted: a.counted, LeftOut: a.leftOut}
-		skip := make([]bool, len(b.items))
-		for i, it := range b.items {
-			skip[i] = it.skip
-		}
-		res.Aggregate.stamp(res.Records, skip)
+		h := res.Aggregate.harness()
+		b.stamps = &h
 		if a.leftOut > 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("the harness's aggregate counts %d of %d samples (%s); the %d left out count as wrong item by item", a.counted, len(b.items), a.label, a.leftOut))
 		}
@@ -507,22 +749,4 @@ func (b *lmmsBuild) finish() (*Result, error) {
 	case mapped:
 		res.Notes = append(res.Notes, "verdicts mapped by flags: the harness's aggregate is not reproduced")
 	}
-	if b.opt.Rescore != "" {
-		harness := b.known != nil || mapped
-		if !harness {
-			// Without a harness verdict a record with nothing to score against is an error, not a guess.
-			for i := range res.Records {
-				if _, ok := b.rescore[i].verdict(); !ok {
-					return nil, b.errf(res.Records[i].Source.Line, record.ErrInvalid, "item %q: no target to score the response against", res.Records[i].ItemID)
-				}
-			}
-		}
-		res.Rescored = rescore(res.Records, b.rescore, harness)
-	}
-	for i := range res.Records {
-		if err := res.Records[i].Validate(); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
 }

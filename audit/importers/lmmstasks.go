@@ -16,18 +16,43 @@ import (
 // repeats the aggregation's arithmetic in its order, so it is the number lmms-eval printed and stored in
 // results.json as "<metric>,none".
 
-// lmmsItem is one sample as the harness scored it.
+// lmmsItem is one sample as the harness scored it: what the aggregation reads (lmmsKept, held for
+// every sample until the file is read) and what only the sample's record takes.
 type lmmsItem struct {
-	correct                        *bool
-	score                          *float64 // open-ended tasks (NExT-QA WUPS)
-	pred, gold                     string
-	category, duration, questionID string
-	skip                           bool // the harness's aggregate leaves this sample out
-	payload                        map[string]any
-	// Video-MME-v2 scores groups of questions about one video.
+	lmmsKept
+	pred, gold, duration string
+}
+
+// lmmsKept is what the aggregations read of a sample (72 bytes: a file of 10⁶ samples holds 10⁶).
+type lmmsKept struct {
+	correct              *bool
+	score                *float64 // open-ended tasks (NExT-QA WUPS)
+	category, questionID string
+	skip                 bool // the harness's aggregate leaves this sample out
+	payload              map[string]any
+	v2                   *v2Group // Video-MME-v2 only
+}
+
+// v2Group places a Video-MME-v2 question: Video-MME-v2 scores groups of questions about one video.
+type v2Group struct {
 	group, groupType, groupStructure string
 	order                            int
 	orderOK                          bool
+}
+
+// aggPayload keeps of a sample's payload the keys an aggregation reads after the sample is converted
+// (MLVU's duration_group and question_category, VideoMMMU's subdomain); nil when it has none.
+func aggPayload(p map[string]any) map[string]any {
+	var out map[string]any
+	for _, k := range [...]string{"duration_group", "question_category", "subdomain"} {
+		if v, ok := p[k]; ok {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // lmmsAgg is an aggregate as the harness computes it; Raw is on its own scale.
@@ -42,7 +67,7 @@ type lmmsTask struct {
 	metric             string                                                       // results.json metric name; "" = key
 	fits               func(v any) bool                                             // the payload value has this task's shape
 	item               func(v any, s map[string]any, task string) (lmmsItem, error) // one sample's verdict
-	agg                func(task string, items []lmmsItem) (*lmmsAgg, string)       // nil with a reason when the harness reports none
+	agg                func(task string, items []lmmsKept) (*lmmsAgg, string)       // nil with a reason when the harness reports none
 	refuse             func(task string) string                                     // non-empty: the harness does not score this task
 	targetIndex        func(task string) bool                                       // doc_to_target is a 0-based option index
 }
@@ -100,7 +125,7 @@ func boolPtr(b bool) *bool { return &b }
 
 // micro is the fraction (or percent) of counted items the harness scored correct, computed as the
 // harness does: 100*c/n when it multiplies first, (c/n)*100 when it divides first.
-func micro(items []lmmsItem, percentFirst bool) (raw float64, counted, left int) {
+func micro(items []lmmsKept, percentFirst bool) (raw float64, counted, left int) {
 	c := 0
 	for _, it := range items {
 		if it.skip {
@@ -121,8 +146,8 @@ func micro(items []lmmsItem, percentFirst bool) (raw float64, counted, left int)
 	return float64(c) / float64(counted), counted, left
 }
 
-func microAgg(label string, scale float64) func(string, []lmmsItem) (*lmmsAgg, string) {
-	return func(_ string, items []lmmsItem) (*lmmsAgg, string) {
+func microAgg(label string, scale float64) func(string, []lmmsKept) (*lmmsAgg, string) {
+	return func(_ string, items []lmmsKept) (*lmmsAgg, string) {
 		raw, n, left := micro(items, scale == 1)
 		if n == 0 {
 			return nil, "every sample is left out of the aggregate"
@@ -133,7 +158,7 @@ func microAgg(label string, scale float64) func(string, []lmmsItem) (*lmmsAgg, s
 
 // subsetAcc is MMMU-style instance-level accuracy (LongVideoBench, VideoMMMU): per subset acc = c/n,
 // then Σ acc·n / Σ n over the subsets in first-seen order, rounded to 5 decimals like the harness.
-func subsetAcc(items []lmmsItem, keys func(lmmsItem) []string) float64 {
+func subsetAcc(items []lmmsKept, keys func(lmmsKept) []string) float64 {
 	var order []string
 	n, c := map[string]int{}, map[string]int{}
 	for _, it := range items {
@@ -177,7 +202,7 @@ func numFloat(v any) (float64, bool) {
 
 // mcItem builds the common multiple-choice item from a payload's prediction and gold fields.
 func mcItem(p map[string]any, predKey, goldKey string, ok bool) lmmsItem {
-	return lmmsItem{correct: boolPtr(ok), pred: pyStr(p[predKey]), gold: pyStr(p[goldKey]), payload: p}
+	return lmmsItem{lmmsKept: lmmsKept{correct: boolPtr(ok), payload: p}, pred: pyStr(p[predKey]), gold: pyStr(p[goldKey])}
 }
 
 // letterOfIndex maps a 0-based option index ("1", 1) to its letter; "" when v is not one.
@@ -209,7 +234,7 @@ var mlvuTypes = []struct {
 	{prefix("mlvu"), "mlvu_aggregate_results (TASK_TYPES)", []string{"TR", "AR", "VS", "NQA", "ER", "PQA", "SSC", "AO", "AC"}},
 }
 
-func mlvuAgg(task string, items []lmmsItem) (*lmmsAgg, string) {
+func mlvuAgg(task string, items []lmmsKept) (*lmmsAgg, string) {
 	for _, m := range mlvuTypes {
 		if !m.match(task) {
 			continue
@@ -251,24 +276,24 @@ func mlvuAgg(task string, items []lmmsItem) (*lmmsAgg, string) {
 
 // Video-MME-v2 (lmms_eval/tasks/videomme_v2/utils.py): questions are grouped by video; a relevance group
 // scores its correct count quadratically, a logic group by the chain of leading correct answers.
-func v2Agg(_ string, items []lmmsItem) (*lmmsAgg, string) {
+func v2Agg(_ string, items []lmmsKept) (*lmmsAgg, string) {
 	var order []string
-	groups := map[string][]lmmsItem{}
+	groups := map[string][]lmmsKept{}
 	for _, it := range items {
-		if !it.orderOK {
+		if it.v2 == nil || !it.v2.orderOK {
 			return nil, fmt.Sprintf("question_id %q has no integer suffix, so the harness's aggregation would fail", it.questionID)
 		}
-		if _, ok := groups[it.group]; !ok {
-			order = append(order, it.group)
+		if _, ok := groups[it.v2.group]; !ok {
+			order = append(order, it.v2.group)
 		}
-		groups[it.group] = append(groups[it.group], it)
+		groups[it.v2.group] = append(groups[it.v2.group], it)
 	}
 	total := 0.0
 	for _, g := range order {
 		its := groups[g]
 		// Stable sort by the question_id suffix (Python's list.sort is stable).
 		for i := 1; i < len(its); i++ {
-			for j := i; j > 0 && its[j].order < its[j-1].order; j-- {
+			for j := i; j > 0 && its[j].v2.order < its[j-1].v2.order; j-- {
 				its[j], its[j-1] = its[j-1], its[j]
 			}
 		}
@@ -279,12 +304,12 @@ func v2Agg(_ string, items []lmmsItem) (*lmmsAgg, string) {
 			sum += b2i(scores[i])
 		}
 		var s float64
-		switch its[0].groupType {
+		switch its[0].v2.groupType {
 		case "relevance":
 			s = quadratic16(sum)
 		case "logic":
 			var why string
-			if s, why = v2Logic(scores, its[0].groupStructure); why != "" {
+			if s, why = v2Logic(scores, its[0].v2.groupStructure); why != "" {
 				return nil, fmt.Sprintf("video %s: %s", g, why)
 			}
 		default:
@@ -360,7 +385,7 @@ func v2Logic(scores []bool, structure string) (float64, string) {
 
 // NExT-QA open-ended (lmms_eval/tasks/nextqa/utils.py, nextqa_aggregate_results): WUPS@0 summed per
 // question type in the fixed type order, over all questions, ×100.
-func wupsAgg(_ string, items []lmmsItem) (*lmmsAgg, string) {
+func wupsAgg(_ string, items []lmmsKept) (*lmmsAgg, string) {
 	types := []string{"CW", "CH", "TN", "TC", "DB", "DC", "DL", "DO"}
 	sums := map[string]float64{}
 	known := map[string]bool{}
@@ -484,13 +509,13 @@ var lmmsTasks = []*lmmsTask{
 			}
 			it := mcItem(p, "pred_answer", "answer", ok)
 			it.questionID, it.category = str(p["question_id"]), str(p["group_type"])
-			it.group, it.groupType, it.groupStructure = pyStr(p["video_id"]), str(p["group_type"]), str(p["group_structure"])
+			it.v2 = &v2Group{group: pyStr(p["video_id"]), groupType: str(p["group_type"]), groupStructure: str(p["group_structure"])}
 			q := it.questionID
 			if i := strings.LastIndex(q, "-"); i >= 0 {
 				q = q[i+1:]
 			}
 			if n, err := strconv.Atoi(strings.TrimSpace(q)); err == nil {
-				it.order, it.orderOK = n, true
+				it.v2.order, it.v2.orderOK = n, true
 			}
 			return it, nil
 		},
@@ -521,8 +546,8 @@ var lmmsTasks = []*lmmsTask{
 		},
 		// Overall = instance-level accuracy over the duration groups and the question categories: every
 		// sample sits in one of each, so it is the micro accuracy (up to float rounding), as a fraction.
-		agg: func(_ string, items []lmmsItem) (*lmmsAgg, string) {
-			raw := subsetAcc(items, func(it lmmsItem) []string {
+		agg: func(_ string, items []lmmsKept) (*lmmsAgg, string) {
+			raw := subsetAcc(items, func(it lmmsKept) []string {
 				return []string{"d:" + pyStr(it.payload["duration_group"]), "c:" + pyStr(it.payload["question_category"])}
 			})
 			return &lmmsAgg{label: "instance-level accuracy over duration groups and categories", kind: record.HarnessMicro, raw: raw, scale: 100, counted: len(items)}, ""
@@ -587,7 +612,7 @@ var lmmsTasks = []*lmmsTask{
 		fits:   isVerdict,
 		item: func(v any, s map[string]any, _ string) (lmmsItem, error) {
 			ok, _ := verdictOf(v)
-			return lmmsItem{correct: boolPtr(ok), gold: str(s["target"])}, nil
+			return lmmsItem{lmmsKept: lmmsKept{correct: boolPtr(ok)}, gold: str(s["target"])}, nil
 		},
 		agg:         microAgg("mean", 100),
 		targetIndex: prefix("nextqa"), // nextqa_doc_to_target: the option index
@@ -602,7 +627,7 @@ var lmmsTasks = []*lmmsTask{
 			if !ok || !(f >= 0 && f <= 1) {
 				return lmmsItem{}, fmt.Errorf("WUPS[\"0\"] %s is not a score in [0,1]", pyStr(p["0"]))
 			}
-			return lmmsItem{score: &f, category: str(p["qtype"]), gold: str(s["target"]), payload: p}, nil
+			return lmmsItem{lmmsKept: lmmsKept{score: &f, category: str(p["qtype"]), payload: p}, gold: str(s["target"])}, nil
 		},
 		agg:         wupsAgg,
 		targetIndex: never,
@@ -618,7 +643,7 @@ var lmmsTasks = []*lmmsTask{
 			it.category = str(p["dim"])
 			return it, nil
 		},
-		agg: func(_ string, items []lmmsItem) (*lmmsAgg, string) {
+		agg: func(_ string, items []lmmsKept) (*lmmsAgg, string) {
 			raw, n, _ := micro(items, false) // accuracy = yes/len, then × 100
 			return &lmmsAgg{label: "accuracy", kind: record.HarnessMicro, raw: raw * 100, scale: 1, counted: n}, ""
 		},
@@ -630,7 +655,7 @@ var lmmsTasks = []*lmmsTask{
 		fits:   isVerdict,
 		item: func(v any, s map[string]any, _ string) (lmmsItem, error) {
 			ok, _ := verdictOf(v)
-			return lmmsItem{correct: boolPtr(ok), gold: str(s["target"])}, nil
+			return lmmsItem{lmmsKept: lmmsKept{correct: boolPtr(ok)}, gold: str(s["target"])}, nil
 		},
 		agg:         microAgg("mean", 100),
 		targetIndex: never,
@@ -649,12 +674,12 @@ var lmmsTasks = []*lmmsTask{
 			it.category, it.questionID = str(p["subdomain"]), str(p["id"])
 			return it, nil
 		},
-		agg: func(_ string, items []lmmsItem) (*lmmsAgg, string) {
+		agg: func(_ string, items []lmmsKept) (*lmmsAgg, string) {
 			_, n, left := micro(items, false)
 			if n == 0 {
 				return nil, "every answer is an API error, so the harness reports no accuracy"
 			}
-			raw := subsetAcc(items, func(it lmmsItem) []string { return []string{pyStr(it.payload["subdomain"])} })
+			raw := subsetAcc(items, func(it lmmsKept) []string { return []string{pyStr(it.payload["subdomain"])} })
 			return &lmmsAgg{label: "instance-level accuracy over subdomains, API errors left out", kind: record.HarnessMicro, raw: raw, scale: 100, counted: n, leftOut: left}, ""
 		},
 		targetIndex: never,

@@ -38,41 +38,45 @@ func (in rescoreInput) verdict() (bool, bool) {
 func rescore(recs []record.Record, ins []rescoreInput, harness bool) *RescoreCount {
 	c := &RescoreCount{}
 	for i := range recs {
-		r := &recs[i]
-		if r.Score != nil {
-			continue
-		}
-		c.Records++
-		v, ok := ins[i].verdict()
-		if !ok {
-			c.NoOptions++
-			if r.Correct == nil {
-				f := false
-				r.Correct = &f
-			}
-			continue
-		}
-		if !harness || r.Correct == nil {
-			c.Unscored++
-			r.Correct = &v
-			continue
-		}
-		if v != *r.Correct {
-			c.Changed++
-			if v {
-				c.NowCorrect++
-			} else {
-				c.NowWrong++
-			}
-			r.Correct = &v
-			if r.Harness != nil {
-				h := *r.Harness
-				h.Flipped = true
-				r.Harness = &h
-			}
-		}
+		rescoreOne(&recs[i], ins[i], harness, c)
 	}
 	return c
+}
+
+// rescoreOne applies one record's verdict, counted in c.
+func rescoreOne(r *record.Record, in rescoreInput, harness bool, c *RescoreCount) {
+	if r.Score != nil {
+		return
+	}
+	c.Records++
+	v, ok := in.verdict()
+	if !ok {
+		c.NoOptions++
+		if r.Correct == nil {
+			f := false
+			r.Correct = &f
+		}
+		return
+	}
+	if !harness || r.Correct == nil {
+		c.Unscored++
+		r.Correct = &v
+		return
+	}
+	if v != *r.Correct {
+		c.Changed++
+		if v {
+			c.NowCorrect++
+		} else {
+			c.NowWrong++
+		}
+		r.Correct = &v
+		if r.Harness != nil {
+			h := *r.Harness
+			h.Flipped = true
+			r.Harness = &h
+		}
+	}
 }
 
 // optionLine matches an option in a prompt: "(A) text", "A. text", "A) text", "A: text".

@@ -100,10 +100,7 @@ func checkReport(format, reportPath string, data []byte, res *Result, metricHint
 // aggregate's scale) and n-samples[task].effective.
 func checkLmmsEval(rep *Report, top map[string]any, res *Result, metricHint string) {
 	reportPath, a := rep.Path, res.Aggregate
-	task := ""
-	if len(res.Records) > 0 {
-		task = res.Records[0].Task
-	}
+	task := res.taskName()
 	results, _ := top["results"].(map[string]any)
 	tr, ok := results[task].(map[string]any)
 	if !ok {
@@ -112,9 +109,9 @@ func checkLmmsEval(rep *Report, top map[string]any, res *Result, metricHint stri
 	}
 	if ns, ok := top["n-samples"].(map[string]any); ok {
 		if n, ok := ns[task].(map[string]any); ok {
-			if eff, ok := numFloat(n["effective"]); ok && int(eff) != len(res.Records) {
+			if eff, ok := numFloat(n["effective"]); ok && int(eff) != res.Imported {
 				rep.Mismatch = true
-				rep.Message = fmt.Sprintf("%s counted %d samples of %s, the imported file holds %d: the samples file is not that run's", reportPath, int(eff), task, len(res.Records))
+				rep.Message = fmt.Sprintf("%s counted %d samples of %s, the imported file holds %d: the samples file is not that run's", reportPath, int(eff), task, res.Imported)
 				return
 			}
 		}
@@ -135,7 +132,7 @@ func checkLmmsEval(rep *Report, top map[string]any, res *Result, metricHint stri
 	if a == nil {
 		// Mapped verdicts: the harness's rule is unknown, so only say whether their micro accuracy
 		// matches the harness's number on either scale.
-		m := microPoints(res.Records)
+		m := res.microPoints()
 		if math.Abs(v-m) <= pointsTol || math.Abs(100*v-m) <= pointsTol {
 			rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s, the micro accuracy of the mapped verdicts", reportPath, task, metric, pyStr(v))
 		} else {
@@ -219,13 +216,7 @@ func microPoints(recs []record.Record) float64 {
 	}
 	s := 0.0
 	for i := range recs {
-		r := &recs[i]
-		switch {
-		case r.Correct != nil && *r.Correct:
-			s++
-		case r.Score != nil:
-			s += *r.Score
-		}
+		s += hit(&recs[i])
 	}
 	return 100 * s / float64(len(recs))
 }

@@ -33,6 +33,10 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	if opt.ItemKey == "question" {
 		return nil, record.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
 	}
+	if opt.Meta != nil { // one config_meta, shared by every record (records treat it as read-only)
+		m := *opt.Meta
+		opt.Meta = &m
+	}
 	data, err := readAll(r, path)
 	if err != nil {
 		return nil, err
@@ -44,10 +48,16 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		header, rows, err = readXLSX(data, path)
 	case len(trim) > 0 && (trim[0] == '[' || trim[0] == '{'):
+		if err := textOK(trim, path, true); err != nil {
+			return nil, err
+		}
 		header, rows, err = readJSONTable(trim, path)
 	case strings.EqualFold(filepath.Ext(path), ".xlsx"):
 		err = record.Errorf(path, 0, "import", record.ErrFormat, "not an xlsx file (no zip signature)")
 	default:
+		if err := textOK(data, path, false); err != nil {
+			return nil, err
+		}
 		header, rows, err = readTSV(data, path)
 	}
 	if err != nil {
@@ -278,7 +288,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 			return nil, err
 		}
 	}
-	return res, nil
+	return res, res.emit(opt)
 }
 
 // vlmTable is a VLMEvalKit prediction table's columns and what the import does with them.

@@ -87,7 +87,7 @@ func (f *importFlags) options(haveFrames bool) importers.Options {
 		meta = nil // nothing known about the config
 	}
 	return importers.Options{Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, OpenEnded: f.openEnded,
-		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore}
+		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
 func runImport(args []string, stdout, stderr io.Writer) int {
@@ -131,17 +131,20 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return failErr(stderr, "import", err)
 	}
 	defer file.Close()
-	res, err := read(file, path, f.options(haveFrames))
+	// The importer emits the records only once it has read and checked the whole file (every record
+	// through the validator the audit reads with): a refused import writes nothing. A samples file
+	// is read twice rather than held (importers.Options.Emit).
+	out := record.NewLineWriter(stdout)
+	opt := f.options(haveFrames)
+	opt.Emit = out.Write
+	res, err := read(file, path, opt)
+	if err == nil {
+		err = out.Flush()
+	}
 	if err != nil {
 		return failErr(stderr, "import", err)
 	}
-	for i := range res.Records {
-		res.Records[i].Model = f.model
-	}
-	if err := record.Write(stdout, res.Records); err != nil {
-		return failErr(stderr, "import", err)
-	}
-	say("%d records from %s", len(res.Records), path)
+	say("%d records from %s", res.Imported, path)
 	reportImport(say, res)
 	if !f.noCheck {
 		checkImport(say, kind, path, res, f.correctFrom)

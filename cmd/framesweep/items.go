@@ -3,33 +3,71 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/framesweep/framesweep/items"
+	"github.com/framesweep/framesweep/llm"
 )
+
+const itemsUsage = "usage: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]\n" +
+	"       [--map FIELD=KEY]... [--ignore KEY]... [--references MULTIREF.json] [--turns last|all] (avsd)"
+
+// keyMapFlag is --map FIELD=KEY, repeatable: the release's key (or column) of a field it names otherwise.
+type keyMapFlag map[string]string
+
+func (m keyMapFlag) String() string { return "" }
+
+func (m keyMapFlag) Set(s string) error {
+	f, k, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(f) == "" || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("%q: want FIELD=KEY", s)
+	}
+	if _, dup := m[f]; dup {
+		return fmt.Errorf("%s mapped twice", f)
+	}
+	m[f] = k
+	return nil
+}
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(s string) error {
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			*l = append(*l, x)
+		}
+	}
+	return nil
+}
 
 // runItems: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]
 func runItems(args []string, stdout, stderr io.Writer) int {
 	const name = "items"
-	const usage = "usage: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]\n" +
-		"       [--references MULTIREF.json] [--turns last|all] (avsd)"
 	fs := newFlags(name, stderr)
 	videos := fs.String("videos", "", "directory holding the videos (required)")
 	out := fs.String("out", "", "the items file to write (required)")
 	keep := fs.Bool("keep-missing", false, "keep the items of videos not found (the sweep records their pairs as errors)")
+	keys := keyMapFlag{}
+	fs.Var(keys, "map", "FIELD=KEY: the release names FIELD (e.g. options) KEY; repeatable (any other unknown key is an error)")
+	var ignore listFlag
+	fs.Var(&ignore, "ignore", "KEY: a key or column of the release to leave out knowingly; repeatable")
 	refs := fs.String("references", "", "avsd: the test set's multi-reference answers (test_set4DSTC7-AVSD_multiref.json)")
 	turns := fs.String("turns", items.AVSDTurnsLast, "avsd: last (each dialog's last turn, as DSTC7 scores) or all (every answered turn)")
-	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\n\nflags:\n", usage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\n\nflags:\n", itemsUsage); fs.PrintDefaults() }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
 	}
 	if len(pos) == 0 || pos[0] != "import" {
-		return usageErr(stderr, name, "want %q", usage)
+		return usageErr(stderr, name, "want %q", itemsUsage)
 	}
 	pos = pos[1:]
 	switch {
 	case len(pos) != 2:
-		return usageErr(stderr, name, "want a format and a FILE: %s", usage)
+		return usageErr(stderr, name, "want a format and a FILE: %s", itemsUsage)
 	case pos[0] != "videomme" && pos[0] != "mlvu" && pos[0] != "mlvu-gen" && pos[0] != "avsd" && pos[0] != "csv":
 		return usageErr(stderr, name, "format %q: want videomme, mlvu, mlvu-gen, avsd or csv", pos[0])
 	case *videos == "" || *out == "":
@@ -39,7 +77,8 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	case *turns != items.AVSDTurnsLast && *turns != items.AVSDTurnsAll:
 		return usageErr(stderr, name, "--turns %q: want last or all", *turns)
 	}
-	its, res, err := items.Import(pos[1], items.ImportOptions{Format: pos[0], Videos: *videos, KeepMissing: *keep, References: *refs, Turns: *turns})
+	its, res, err := items.Import(pos[1], items.ImportOptions{Format: pos[0], Videos: *videos, KeepMissing: *keep,
+		Map: keys, Ignore: ignore, Templates: llm.TemplateIDs, References: *refs, Turns: *turns})
 	if err != nil {
 		return failErr(stderr, name, err)
 	}

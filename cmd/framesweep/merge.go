@@ -8,7 +8,7 @@ import (
 	"github.com/framesweep/framesweep/runs"
 )
 
-const mergeUsage = `usage: framesweep merge RUN... --out RUN [--chunk-records N]
+const mergeUsage = `usage: framesweep merge RUN... --out RUN [--items ITEMS.jsonl] [--chunk-records N]
   RUN: a sweep's run directory or blob URL (s3://bucket/prefix?…, gs://…, azblob://…)`
 
 // runMerge: shard RUNs joined into one (runs.Merge).
@@ -17,6 +17,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(name, stderr)
 	out := fs.String("out", "", "the merged RUN (required): a directory or blob URL that holds no RUN yet")
 	chunk := fs.Int("chunk-records", 4096, "records per chunk object when --out is on an object store")
+	itemsPath := fs.String("items", "", "the sweep's items file, to count the pairs against (default: the one run.json names)")
 	fs.Usage = func() { fmt.Fprintln(stderr, mergeUsage); fs.PrintDefaults() }
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -30,7 +31,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	case *chunk < 1:
 		return usageErr(stderr, name, "--chunk-records must be ≥ 1")
 	}
-	sum, err := runs.Merge(context.Background(), runs.MergeOptions{Runs: inputs, Out: *out, ChunkRecords: *chunk,
+	sum, err := runs.Merge(context.Background(), runs.MergeOptions{Runs: inputs, Out: *out, ChunkRecords: *chunk, Items: *itemsPath,
 		Command: append([]string{"framesweep", name}, args...)})
 	if err != nil {
 		return failErr(stderr, name, err)

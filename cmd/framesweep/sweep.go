@@ -27,7 +27,7 @@ import (
 	"github.com/framesweep/framesweep/sweep"
 )
 
-const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume] [--jobs N]
+const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume [--retry-errors]] [--jobs N]
                         [--cache CACHE] [--template NAME] [--limit N] [--shard i/N|env] [--log-format text|json]
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
                         [--max-tokens N] [--temperature T] [--seed S] [--chunk-records N] [--chunk-interval D]
@@ -38,7 +38,7 @@ const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl
 // the rules on their values.
 type sweepFlags struct {
 	grid, items, spec, out, cacheLoc, template, shard, logFormat, kernel string
-	resume, noRot, isolate                                               bool
+	resume, retryErrors, noRot, isolate                                  bool
 	jobs, limit, maxTokens, chunkRecords, folds                          int
 	temperature, threshold                                               float64
 	seed                                                                 int64
@@ -53,7 +53,8 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.items, "items", "", "items JSONL (required; README \"Items file\")")
 	fs.StringVar(&f.spec, "runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
 	fs.StringVar(&f.out, "out", "", "the RUN (required): a directory (records.jsonl, run.json) or a blob URL (records/ chunks, run.json)")
-	fs.BoolVar(&f.resume, "resume", false, "continue the sweep RUN holds: recorded pairs are skipped, a torn last line is cut")
+	fs.BoolVar(&f.resume, "resume", false, "continue the sweep RUN holds: recorded pairs are skipped (but those whose error is transient), a torn last line is cut")
+	fs.BoolVar(&f.retryErrors, "retry-errors", false, "with --resume: ask every pair recorded as an error again (e.g. once a missing video is there)")
 	fs.IntVar(&f.jobs, "jobs", 1, "videos in parallel")
 	fs.StringVar(&f.cacheLoc, "cache", "", "content-addressed input store (a directory or blob URL) read and written; default: none (inputs are fed from memory, those over the memory budget through the RUN's scratch store)")
 	fs.StringVar(&f.template, "template", llm.TemplateGeneric, "prompt template and answer parser for items that name none: "+strings.Join(llm.TemplateIDs, " "))
@@ -79,7 +80,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 // options validates the flags into sweep options (no file is read); a usage error is returned as
 // its message.
 func (f *sweepFlags) options(args []string) (sweep.Options, error) {
-	o := sweep.Options{GridPath: f.grid, Template: f.template, Out: f.out, Resume: f.resume, Jobs: f.jobs, Limit: f.limit,
+	o := sweep.Options{GridPath: f.grid, Template: f.template, Out: f.out, Resume: f.resume, RetryErrors: f.retryErrors, Jobs: f.jobs, Limit: f.limit,
 		MaxTokens: f.maxTokens, Temperature: f.temperature, Seed: f.seed, Command: append([]string{"framesweep", "sweep"}, args...),
 		ChunkRecords: f.chunkRecords, ChunkInterval: f.chunkInterval}
 	var err error

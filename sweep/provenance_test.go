@@ -1,0 +1,20 @@
+package sweep
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/record"
+)
+
+// The record validator's provenance value sets are the runtimes' (record does not import llm): a mode
+// or fps source added to llm and not to record would make every sweep record of it refused at write.
+func TestProvenanceValueSets(t *testing.T) {
+	if want := []string{llm.InputImages, llm.InputVideo}; !slices.Equal(record.InputModes, want) {
+		t.Errorf("record.InputModes %v, llm's %v", record.InputModes, want)
+	}
+	if want := []string{llm.FPSGiven, llm.FPSSampled, llm.FPSTimestamps}; !slices.Equal(record.FPSSources, want) {
+		t.Errorf("record.FPSSources %v, llm's %v", record.FPSSources, want)
+	}
+}
