@@ -367,20 +367,9 @@ func Expand(spec GridSpec) (*Grid, error) {
 	if err := spec.Options.LoaderOptions.check(""); err != nil {
 		return nil, err
 	}
-	var entries []samplerEntry
-	for _, n := range spec.Policies {
-		s, err := LookupPolicy(n)
-		if err != nil {
-			return nil, errf(ErrUnknown, "grid", "policies: "+err.Error())
-		}
-		entries = append(entries, samplerEntry{s, false})
-	}
-	for _, n := range spec.Presets {
-		s, err := LookupPreset(n)
-		if err != nil {
-			return nil, errf(ErrUnknown, "grid", "presets: "+err.Error())
-		}
-		entries = append(entries, samplerEntry{s, true})
+	entries, err := samplerEntries(spec)
+	if err != nil {
+		return nil, err
 	}
 	if len(entries) == 0 && !spec.TextOnly {
 		return nil, gridErr("no policies or presets (and no text_only config)")
@@ -415,77 +404,114 @@ func Expand(spec GridSpec) (*Grid, error) {
 	base := Request{Torch: spec.Options.Torch, ForceLast: spec.Options.ForceLast, ForceSample: spec.Options.ForceSample,
 		MinFrames: spec.Options.MinFrames, MaxFrames: spec.Options.MaxFrames}
 	for _, e := range entries {
-		name := e.s.Name()
-		hasFrames, hasFPS := e.s.Modes()
-		random := strings.HasPrefix(name, "random")
-		needsFPS := false
-		if s, ok := e.s.(*sampler); ok {
-			needsFPS = s.needsFPS
-		}
-		if (needsFPS || !hasFrames) && len(spec.SampleFPS) == 0 {
-			return nil, gridErr("%q needs sample_fps values", name)
-		}
-		if !hasFPS && len(spec.Frames) == 0 {
-			return nil, gridErr("%q has no fps mode and the grid has no frames budgets", name)
-		}
-		type budget struct {
-			n int
-			f float64
-		}
-		var budgets []budget
-		if hasFrames && !needsFPS {
-			for _, n := range spec.Frames {
-				budgets = append(budgets, budget{n: n})
-			}
-		}
-		if hasFPS {
-			for _, f := range spec.SampleFPS {
-				budgets = append(budgets, budget{f: f})
-			}
-		}
-		seedList := []uint64{0}
-		if random {
-			seedList = seeds
-		}
-		for _, b := range budgets {
-			for _, seed := range seedList {
-				for _, res := range resolutions {
-					for _, pipe := range pipelines {
-						c := Config{Frames: b.n, SampleFPS: b.f, Seed: seed, Resolution: res, Pipeline: pipe, sampler: e.s, geometry: g.geoms[res]}
-						if e.preset {
-							c.Preset = name
-						} else {
-							c.Policy = name
-						}
-						c.request = base
-						c.request.Frames, c.request.SampleFPS, c.request.Seed = b.n, b.f, seed
-						if b.n > 0 { // min/max frames clamp fps modes only
-							c.request.MinFrames, c.request.MaxFrames = 0, 0
-						}
-						if name == "nested" {
-							c.ladder = spec.Frames
-						}
-						c.ID = configID(c, random)
-						g.Configs = append(g.Configs, c)
-					}
-				}
-			}
+		if err := g.addSampler(e, base, seeds, resolutions, pipelines); err != nil {
+			return nil, err
 		}
 	}
 	if spec.TextOnly {
 		g.Configs = append(g.Configs, Config{ID: "text-only", TextOnly: true})
 	}
-	seen := map[string]bool{}
-	for _, c := range g.Configs {
-		if seen[c.ID] {
-			return nil, gridErr("two configs get the id %q (resolutions that differ only in punctuation?)", c.ID)
-		}
-		seen[c.ID] = true
+	if err := g.checkIDs(); err != nil {
+		return nil, err
 	}
 	if err := g.applyModel(); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// samplerEntries looks up the spec's policies and presets.
+func samplerEntries(spec GridSpec) ([]samplerEntry, error) {
+	var entries []samplerEntry
+	for _, n := range spec.Policies {
+		s, err := LookupPolicy(n)
+		if err != nil {
+			return nil, errf(ErrUnknown, "grid", "policies: "+err.Error())
+		}
+		entries = append(entries, samplerEntry{s, false})
+	}
+	for _, n := range spec.Presets {
+		s, err := LookupPreset(n)
+		if err != nil {
+			return nil, errf(ErrUnknown, "grid", "presets: "+err.Error())
+		}
+		entries = append(entries, samplerEntry{s, true})
+	}
+	return entries, nil
+}
+
+// addSampler adds one sampler's configs: its budgets (frames, then sample_fps, as its modes allow) ×
+// seeds (random samplers only) × resolutions × pipelines.
+func (g *Grid) addSampler(e samplerEntry, base Request, seeds []uint64, resolutions, pipelines []string) error {
+	name := e.s.Name()
+	hasFrames, hasFPS := e.s.Modes()
+	random := strings.HasPrefix(name, "random")
+	needsFPS := false
+	if s, ok := e.s.(*sampler); ok {
+		needsFPS = s.needsFPS
+	}
+	if (needsFPS || !hasFrames) && len(g.Spec.SampleFPS) == 0 {
+		return gridErr("%q needs sample_fps values", name)
+	}
+	if !hasFPS && len(g.Spec.Frames) == 0 {
+		return gridErr("%q has no fps mode and the grid has no frames budgets", name)
+	}
+	type budget struct {
+		n int
+		f float64
+	}
+	var budgets []budget
+	if hasFrames && !needsFPS {
+		for _, n := range g.Spec.Frames {
+			budgets = append(budgets, budget{n: n})
+		}
+	}
+	if hasFPS {
+		for _, f := range g.Spec.SampleFPS {
+			budgets = append(budgets, budget{f: f})
+		}
+	}
+	seedList := []uint64{0}
+	if random {
+		seedList = seeds
+	}
+	for _, b := range budgets {
+		for _, seed := range seedList {
+			for _, res := range resolutions {
+				for _, pipe := range pipelines {
+					c := Config{Frames: b.n, SampleFPS: b.f, Seed: seed, Resolution: res, Pipeline: pipe, sampler: e.s, geometry: g.geoms[res]}
+					if e.preset {
+						c.Preset = name
+					} else {
+						c.Policy = name
+					}
+					c.request = base
+					c.request.Frames, c.request.SampleFPS, c.request.Seed = b.n, b.f, seed
+					if b.n > 0 { // min/max frames clamp fps modes only
+						c.request.MinFrames, c.request.MaxFrames = 0, 0
+					}
+					if name == "nested" {
+						c.ladder = g.Spec.Frames
+					}
+					c.ID = configID(c, random)
+					g.Configs = append(g.Configs, c)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkIDs refuses two configs with the same id.
+func (g *Grid) checkIDs() error {
+	seen := map[string]bool{}
+	for _, c := range g.Configs {
+		if seen[c.ID] {
+			return gridErr("two configs get the id %q (resolutions that differ only in punctuation?)", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	return nil
 }
 
 func validateSpec(spec *GridSpec) error {

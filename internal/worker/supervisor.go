@@ -89,24 +89,6 @@ const protoGrace = time.Second
 // run executes req in a fresh worker and hands every message to handle. It returns the worker's
 // RemoteError when the op failed, an *Error when the process failed, or handle's own error.
 func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, payload []byte) error) error {
-	exe := r.Exe
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
-		}
-	}
-	args := append([]string(nil), r.Args...)
-	if r.Args == nil {
-		args = []string{"worker"}
-	}
-	if r.Limits.Memory > 0 {
-		args = append(args, "--rlimit-data", strconv.FormatInt(backstop(r.Limits.Memory), 10))
-	}
-	reqJSON, err := json.Marshal(req)
-	if err != nil {
-		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
-	}
 	jctx, cancel := ctx, context.CancelFunc(func() {})
 	if r.Limits.Timeout > 0 {
 		jctx, cancel = context.WithTimeout(ctx, r.Limits.Timeout)
@@ -114,17 +96,10 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 	defer cancel()
 
 	j := &job{req: req, limits: r.Limits, stderr: newTailWriter(r.Log)}
-	cmd := exec.CommandContext(jctx, exe, args...)
-	cmd.Env = append(os.Environ(), r.Env...)
-	cmd.Stdin = bytes.NewReader(reqJSON)
-	if req.file != nil {
-		cmd.ExtraFiles = []*os.File{req.file} // descriptor childFD in the worker
+	cmd, err := r.command(jctx, req, j.stderr)
+	if err != nil {
+		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
 	}
-	cmd.Stderr = j.stderr
-	// Own process group so a kill reaches anything the worker spawned; die with the parent.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = 2 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
@@ -190,6 +165,41 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 		return handleErr
 	}
 	return j.classify(jctx, ctx, cmd.ProcessState, waitErr, terminal, remote, protoErr)
+}
+
+// command is the worker process for req: this executable's worker command (or Exe and Args), with the
+// data rlimit backstop, the request on stdin and the video's descriptor when the request carries one.
+func (r *Runner) command(ctx context.Context, req *Request, stderr io.Writer) (*exec.Cmd, error) {
+	exe := r.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	args := append([]string(nil), r.Args...)
+	if r.Args == nil {
+		args = []string{"worker"}
+	}
+	if r.Limits.Memory > 0 {
+		args = append(args, "--rlimit-data", strconv.FormatInt(backstop(r.Limits.Memory), 10))
+	}
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), r.Env...)
+	cmd.Stdin = bytes.NewReader(reqJSON)
+	if req.file != nil {
+		cmd.ExtraFiles = []*os.File{req.file} // descriptor childFD in the worker
+	}
+	cmd.Stderr = stderr
+	// Own process group so a kill reaches anything the worker spawned; die with the parent.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = 2 * time.Second
+	return cmd, nil
 }
 
 // consume reads messages until a terminal one or the end of the stream.
