@@ -2230,16 +2230,20 @@ private:
                 int y_floor = static_cast<int>(py);
                 float x_lerp = px - x_floor;
                 float y_lerp = py - y_floor;
+                // framesweep: the neighbours stay inside the image (a source 1 pixel wide or high
+                // read the column or row after the buffer).
+                int x_next = std::min(x_floor + 1, src.nx - 1);
+                int y_next = std::min(y_floor + 1, src.ny - 1);
 
                 for (int c = 0; c < 3; c++) {
                     float top = lerp(
                         static_cast<float>(src.buf[3 * (y_floor * src.nx + x_floor) + c]),
-                        static_cast<float>(src.buf[3 * (y_floor * src.nx + (x_floor + 1)) + c]),
+                        static_cast<float>(src.buf[3 * (y_floor * src.nx + x_next) + c]),
                         x_lerp
                     );
                     float bottom = lerp(
-                        static_cast<float>(src.buf[3 * ((y_floor + 1) * src.nx + x_floor) + c]),
-                        static_cast<float>(src.buf[3 * ((y_floor + 1) * src.nx + (x_floor + 1)) + c]),
+                        static_cast<float>(src.buf[3 * (y_next * src.nx + x_floor) + c]),
+                        static_cast<float>(src.buf[3 * (y_next * src.nx + x_next) + c]),
                         x_lerp
                     );
                     dst.buf[3 * (y * target_width + x) + c] = static_cast<uint8_t>(lerp(top, bottom, y_lerp));
