@@ -123,7 +123,7 @@ func scanJSON(b []byte, capture []string, spans []span) error {
 			}
 			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
 				key := b[i+1 : end]
-				if escaped {
+				if escaped && end < len(b) { // an unterminated string is the decoder's error to report
 					var s string
 					if json.Unmarshal(b[i:end+1], &s) == nil {
 						key = []byte(s)
