@@ -91,12 +91,12 @@ func sharedBool(p *bool) *bool {
 func (c *compactor) decode(line []byte, spans []span, r *Full) error {
 	var meta *ConfigMeta
 	var h *Harness
-	if sp := spans[0]; sp.to > 0 {
+	if sp := spans[0]; sp.found() {
 		if meta = c.rawMeta[string(line[sp.from:sp.to])]; meta != nil {
 			blank(line[sp.from:sp.to])
 		}
 	}
-	if sp := spans[1]; sp.to > 0 {
+	if sp := spans[1]; sp.found() {
 		if h = c.rawHarness[string(line[sp.from:sp.to])]; h != nil {
 			blank(line[sp.from:sp.to])
 		}
@@ -117,12 +117,12 @@ func (c *compactor) decode(line []byte, spans []span, r *Full) error {
 // from (a meta with indices is the record's own).
 func (c *compactor) keep(line []byte, spans []span, r *Record) {
 	// A value blanked by decode (its text was known) is not a new text.
-	if sp := spans[0]; sp.to > 0 && line[sp.from] != 'n' && r.ConfigMeta != nil && len(r.ConfigMeta.Indices) == 0 && len(c.rawMeta) < maxInterned {
+	if sp := spans[0]; sp.found() && line[sp.from] != 'n' && r.ConfigMeta != nil && len(r.ConfigMeta.Indices) == 0 && len(c.rawMeta) < maxInterned {
 		if _, ok := c.rawMeta[string(line[sp.from:sp.to])]; !ok {
 			c.rawMeta[string(line[sp.from:sp.to])] = r.ConfigMeta
 		}
 	}
-	if sp := spans[1]; sp.to > 0 && line[sp.from] != 'n' && r.Harness != nil && len(c.rawHarness) < maxInterned {
+	if sp := spans[1]; sp.found() && line[sp.from] != 'n' && r.Harness != nil && len(c.rawHarness) < maxInterned {
 		if _, ok := c.rawHarness[string(line[sp.from:sp.to])]; !ok {
 			c.rawHarness[string(line[sp.from:sp.to])] = r.Harness
 		}

@@ -135,3 +135,22 @@ func markSet(v reflect.Value, set map[string]bool) {
 		markSet(fv, set)
 	}
 }
+
+// A malformed line with a second top-level object that names config_meta again, left open, once
+// paired the second value's start with the first value's end and sliced past it (a panic that
+// FuzzReadRecords found). It is a syntax error naming its line, on the first read and after a
+// well-formed line made its config_meta text known.
+func TestReadSecondTopLevelValue(t *testing.T) {
+	good := `{"item_id":"a","config":"x","correct":true,"config_meta":{"frames":8,"width":448}}`
+	bad := `{"item_id":"b","config":"x","config_meta":{"frames":8,"width":448}}  {"item_id":"c","config_meta":{"frames":99999`
+	for _, in := range []string{bad, good + "\n" + bad} {
+		_, err := Read(strings.NewReader(in), "two.jsonl")
+		if err == nil || !strings.Contains(err.Error(), "two.jsonl") {
+			t.Fatalf("%q: err = %v, want a syntax error naming two.jsonl", in, err)
+		}
+	}
+	spans := make([]span, 1)
+	if err := scanJSON([]byte(bad), []string{"config_meta"}, spans); err != nil || spans[0].found() {
+		t.Fatalf("scanJSON: err %v, span %+v: want the open second value not found", err, spans[0])
+	}
+}

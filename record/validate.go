@@ -73,8 +73,10 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
-// span is where a value lies in a line: b[from:to] (to == 0: not found).
+// span is where a value lies in a line: b[from:to] (to == 0: not found or not closed).
 type span struct{ from, to int }
+
+func (s span) found() bool { return s.to > s.from }
 
 // scanJSON walks b's strings and objects: escaped surrogates must pair, and an object's keys must
 // differ. It does not check the rest of the syntax; a malformed b gets whatever error (or none). For
@@ -94,7 +96,9 @@ func scanJSON(b []byte, capture []string, spans []span) error {
 		switch b[i] {
 		case '{', '[':
 			if pending >= 0 && len(stack) == 1 && at == 0 {
-				spans[pending].from, at = i, 2
+				// A second top-level value of a malformed line may name the key again: its span
+				// starts afresh (to 0 until it closes), never pairing with the first value's end.
+				spans[pending], at = span{from: i}, 2
 			}
 			stack = append(stack, level{obj: b[i] == '{', wantKey: true, from: len(keys)})
 		case '}', ']':
