@@ -139,7 +139,7 @@ func checkOpened(name string, f *os.File, rt root) (*video, error) {
 		return nil, statErr(name, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, forbidden("video %q: not a regular file (%s)", name, kind(st.Mode()))
+		return nil, forbidden("video %q: not a regular file (%s)", name, FileKind(st.Mode()))
 	}
 	id, nlink, err := fileIdentity(st)
 	if err != nil {
@@ -190,16 +190,19 @@ func statErr(name string, err error) error {
 	return forbidden("video %q: %v", name, err)
 }
 
-func kind(m fs.FileMode) string {
+// FileKind names a file type that is not a regular file, for errors (serve's videos, its token file).
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
+		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
 	case m&fs.ModeDevice != 0:
-		return "a device"
+		return "a block device"
 	}
-	return m.Type().String()
+	return "a " + m.Type().String() + " file"
 }

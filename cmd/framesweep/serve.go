@@ -146,7 +146,7 @@ func readToken(path string) (string, error) {
 	}
 	switch m := st.Mode(); {
 	case !m.IsRegular():
-		return "", fmt.Errorf("%s: the token file must be a regular file, not %s", path, fileKind(m))
+		return "", fmt.Errorf("%s: the token file must be a regular file, not %s", path, serve.FileKind(m))
 	case st.Size() > maxTokenFile:
 		return "", fmt.Errorf("%s: the token file is %d bytes; at most %d are read", path, st.Size(), maxTokenFile)
 	}
@@ -165,21 +165,4 @@ func readToken(path string) (string, error) {
 		return "", fmt.Errorf("%s: the token must be one word (no white space inside)", path)
 	}
 	return tok, nil
-}
-
-// fileKind names a file type that is not a regular file.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a " + m.Type().String() + " file"
 }
