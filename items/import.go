@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/framesweep/framesweep/internal/atomicfile"
+	"github.com/framesweep/framesweep/record"
 )
 
 // MaxImportBytes bounds the release file an import reads (Video-MME's parquet is ~1 MB, MLVU's
@@ -270,16 +271,9 @@ func importCSV(src, videos string, o ImportOptions) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = record.TrimBOM(b)
 	if !utf8.Valid(b) {
-		i := 0
-		for i < len(b) {
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			i += n
-		}
+		i := record.InvalidUTF8At(b)
 		return nil, fmt.Errorf("%s:%d: not valid UTF-8 (byte %d): ids that differ only in an invalid byte would become one", src, bytes.Count(b[:i], []byte("\n"))+1, i)
 	}
 	r := csv.NewReader(bytes.NewReader(b))

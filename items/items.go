@@ -87,7 +87,7 @@ func Parse(r io.Reader, path string) (*File, error) {
 			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrMalformed, err)
 		}
 		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			b = record.TrimBOM(b)
 		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
 			it, perr := parseItem(t)

@@ -177,7 +177,7 @@ func readJSONRows(path string, s *schema, km *keyMap) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = record.TrimBOM(b)
 	if err := record.CheckJSON(b); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

@@ -8,6 +8,22 @@ import (
 
 const vmmeRow = `{"video_id":"001","duration":"short","domain":"Knowledge","sub_category":"History","url":"https://www.youtube.com/watch?v=fFjv93ACGo8","videoID":"fFjv93ACGo8","question_id":"001-1","task_type":"Counting Problem","question":"How many?","options":["A. 1.","B. 2.","C. 3.","D. 4."],"answer":"C"}`
 
+// refusal is a release an importer must refuse with an error naming the file and holding want.
+type refusal struct{ name, format, file, body, want string }
+
+// refuseImports writes each case's body to dir/file and imports it with the videos under videos.
+func refuseImports(t *testing.T, dir, videos string, cases []refusal) {
+	t.Helper()
+	for _, c := range cases {
+		src := filepath.Join(dir, c.file)
+		mustWrite(t, src, []byte(c.body))
+		its, _, err := Import(src, ImportOptions{Format: c.format, Videos: videos})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), src) {
+			t.Errorf("%s: imported %d items, %v (want an error naming %s and %q)", c.name, len(its), err, src, c.want)
+		}
+	}
+}
+
 // TestImportStrictSchemas: a release whose keys or columns the importer does not know, lacks a
 // required one, holds a value of another type, or text that is not UTF-8 is refused with an error
 // naming the file and the key (and the flag that maps it), never imported as something else (a
@@ -15,9 +31,7 @@ const vmmeRow = `{"video_id":"001","duration":"short","domain":"Knowledge","sub_
 func TestImportStrictSchemas(t *testing.T) {
 	dir, videos := importDir(t)
 	mlvu := `{"video":"movie101_66.mp4","duration":246,"question":"What color?","candidates":["Yellow","Red"],"answer":"Yellow","question_type":"plotQA"}`
-	for _, c := range []struct {
-		name, format, file, body, want string
-	}{
+	refuseImports(t, dir, videos, []refusal{
 		{"Video-MME options named otherwise", "videomme", "v.jsonl", strings.Replace(vmmeRow, `"options"`, `"choices"`, 1), `unknown key "choices"`},
 		{"Video-MME without options", "videomme", "v.jsonl", strings.Replace(vmmeRow, `"options":["A. 1.","B. 2.","C. 3.","D. 4."],`, "", 1), `no "options"`},
 		{"Video-MME options of another type", "videomme", "v.jsonl", strings.Replace(vmmeRow, `["A. 1.","B. 2.","C. 3.","D. 4."]`, `"A. 1. B. 2."`, 1), `"options" is not a list of strings`},
@@ -27,14 +41,7 @@ func TestImportStrictSchemas(t *testing.T) {
 		{"an escaped lone surrogate in an id", "videomme", "v.jsonl", strings.Replace(vmmeRow, `"001-1"`, `"001-1\udc80"`, 1), "surrogate"},
 		{"a key twice", "videomme", "v.jsonl", strings.Replace(vmmeRow, `"answer":"C"`, `"answer":"C","answer":"D"`, 1), "twice"},
 		{"CSV ids that differ in an invalid byte", "csv", "c.csv", "item_id,video,question,answer\nq\xff,a.mkv,Q,free\nq\xfe,a.mkv,Q,free\n", "c.csv:2: not valid UTF-8"},
-	} {
-		src := filepath.Join(dir, c.file)
-		mustWrite(t, src, []byte(c.body))
-		its, _, err := Import(src, ImportOptions{Format: c.format, Videos: videos})
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), src) {
-			t.Errorf("%s: imported %d items, %v (want an error naming %s and %q)", c.name, len(its), err, src, c.want)
-		}
-	}
+	})
 	// The release as it is published (url, domain, sub_category are known keys) imports.
 	src := filepath.Join(dir, "v.jsonl")
 	mustWrite(t, src, []byte(vmmeRow))
@@ -100,9 +107,7 @@ func TestImportStrictDialogue(t *testing.T) {
 	dir, videos := importDir(t)
 	gen := `{"video":"a.mkv","duration":60,"question":"Describe it.","answer":"A man runs.","question_type":"summary"}`
 	avsd := `{"type":"videos","dialogs":[{"image_id":"a","caption":"c","summary":"s","dialog":[{"question":"q","answer":"x"},{"question":"q2","answer":"y"}]}]}`
-	for _, c := range []struct {
-		name, format, file, body, want string
-	}{
+	refuseImports(t, dir, videos, []refusal{
 		{"mlvu-gen answer misspelt", "mlvu-gen", "9_summary.json", "[" + strings.Replace(gen, `"answer"`, `"answr"`, 1) + "]", `unknown key "answr"`},
 		{"mlvu-gen invalid UTF-8", "mlvu-gen", "9_summary.json", "[" + strings.Replace(gen, `A man`, "A m\xffan", 1) + "]", "UTF-8"},
 		{"mlvu-gen a key twice", "mlvu-gen", "9_summary.json", "[" + strings.Replace(gen, `"question_type"`, `"video":"b.mkv","question_type"`, 1) + "]", "twice"},
@@ -110,14 +115,7 @@ func TestImportStrictDialogue(t *testing.T) {
 		{"avsd an unknown turn key", "avsd", "valid_set4DSTC7-AVSD.json", strings.Replace(avsd, `"answer":"y"`, `"answer":"y","answer_2":"z"`, 1), `turn 1: unknown key "answer_2"`},
 		{"avsd an id in invalid UTF-8", "avsd", "valid_set4DSTC7-AVSD.json", strings.Replace(avsd, `"image_id":"a"`, "\"image_id\":\"a\xff\"", 1), "UTF-8"},
 		{"avsd an escaped lone surrogate", "avsd", "valid_set4DSTC7-AVSD.json", strings.Replace(avsd, `"q2"`, `"q2\ud800"`, 1), "surrogate"},
-	} {
-		src := filepath.Join(dir, c.file)
-		mustWrite(t, src, []byte(c.body))
-		its, _, err := Import(src, ImportOptions{Format: c.format, Videos: videos})
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), src) {
-			t.Errorf("%s: imported %d items, %v (want an error naming %s and %q)", c.name, len(its), err, src, c.want)
-		}
-	}
+	})
 	// --map and --ignore read a release that names a field otherwise or carries a key to leave out.
 	src := filepath.Join(dir, "9_summary.json")
 	mustWrite(t, src, []byte("["+strings.Replace(gen, `"answer"`, `"reference"`, 1)+"]"))

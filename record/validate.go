@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -46,23 +47,23 @@ func checkLine(b []byte, capture []string, spans []span) error {
 	if len(b) > MaxLineBytes {
 		return fmt.Errorf("%w: %d bytes, over %d", ErrTooLong, len(b), MaxLineBytes)
 	}
-	if !utf8.Valid(b) {
-		return fmt.Errorf("%w: invalid UTF-8 (byte %d)", ErrSyntax, invalidUTF8At(b))
-	}
-	return scanJSON(b, capture, spans)
+	return checkText(b, capture, spans)
 }
 
 // CheckJSON is CheckLine without the length limit, for any JSON text (an importer's release file):
 // valid UTF-8, no escaped lone surrogate, no key twice in one object. Errors wrap ErrSyntax.
-func CheckJSON(b []byte) error {
+func CheckJSON(b []byte) error { return checkText(b, nil, nil) }
+
+// checkText is what CheckLine and CheckJSON both check: valid UTF-8, then scanJSON.
+func checkText(b []byte, capture []string, spans []span) error {
 	if !utf8.Valid(b) {
-		i := invalidUTF8At(b)
-		return fmt.Errorf("%w: invalid UTF-8 (byte %d)", ErrSyntax, i)
+		return fmt.Errorf("%w: invalid UTF-8 (byte %d)", ErrSyntax, InvalidUTF8At(b))
 	}
-	return scanJSON(b, nil, nil)
+	return scanJSON(b, capture, spans)
 }
 
-func invalidUTF8At(b []byte) int {
+// InvalidUTF8At is the offset of b's first byte that is not valid UTF-8 (len(b) when there is none).
+func InvalidUTF8At(b []byte) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n == 1 {
@@ -334,10 +335,8 @@ func (r *Record) checkErrorKind() error {
 	if r.Status != StatusError {
 		return Errorf(r.Source.Path, r.Source.Line, "validate", ErrInvalid, "item %q config %q: error_kind %q on a record that is not an error", r.ItemID, r.Config, r.ErrorKind)
 	}
-	for _, k := range ErrorKinds {
-		if r.ErrorKind == k {
-			return nil
-		}
+	if slices.Contains(ErrorKinds, r.ErrorKind) {
+		return nil
 	}
 	return Errorf(r.Source.Path, r.Source.Line, "validate", ErrInvalid, "item %q config %q: error_kind %q (want transient, input or runtime)", r.ItemID, r.Config, r.ErrorKind)
 }

@@ -314,12 +314,7 @@ func (m *merger) take(ctx context.Context, w recordWriter, k record.Pair, cur se
 	prev, dup := m.seen[k]
 	switch {
 	case !dup:
-		m.seen[k] = cur
-		if cur.failed {
-			return nil // written at the end, unless an answer comes
-		}
-		runs[cur.run].Records++
-		return w.writeLine(b)
+		return m.stand(w, k, cur, b)
 	case prev.fp == cur.fp:
 		runs[cur.run].Duplicates++
 		return nil
@@ -334,13 +329,19 @@ func (m *merger) take(ctx context.Context, w recordWriter, k record.Pair, cur se
 		return nil
 	default: // cur is an answer, or a later error: prev (an error, not written yet) is superseded
 		runs[prev.run].Superseded++
-		m.seen[k] = cur
-		if cur.failed {
-			return nil
-		}
-		runs[cur.run].Records++
-		return w.writeLine(b)
+		return m.stand(w, k, cur, b)
 	}
+}
+
+// stand makes cur the record of its pair: an answer is written now, an error at the end (writeErrors),
+// unless an answer comes.
+func (m *merger) stand(w recordWriter, k record.Pair, cur seenRecord, b []byte) error {
+	m.seen[k] = cur
+	if cur.failed {
+		return nil
+	}
+	m.sum.Runs[cur.run].Records++
+	return w.writeLine(b)
 }
 
 // writeErrors writes the error records that stand (no answer of their pair came), reading their
