@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ollama/ollama/fs/ggml"
+	"github.com/framesweep/framesweep/internal/gguf"
 )
 
 // Arch is the model family a tiny pair imitates: the text model's GGUF architecture and the
@@ -128,10 +128,10 @@ func (s archSpec) vocab() (tokens []string, scores []float32, types []int32) {
 	return tokens, scores, types
 }
 
-func (s archSpec) textKV(arch Arch) ggml.KV {
+func (s archSpec) textKV(arch Arch) gguf.KV {
 	tokens, scores, types := s.vocab()
 	a := s.textArch
-	kv := ggml.KV{
+	kv := gguf.KV{
 		"general.architecture":                  a,
 		"general.name":                          fmt.Sprintf("framesweep tiny random %s (answers are noise)", arch),
 		"general.file_type":                     uint32(0),
@@ -173,7 +173,7 @@ func (s archSpec) textKV(arch Arch) ggml.KV {
 
 // textTensors follows textTensors' recipe (a constant first embedding dimension and per-token output
 // biases, so the model emits printable text and often a letter) with the family's extra tensors.
-func (s archSpec) textTensors(rng *rand.Rand) []*ggml.Tensor {
+func (s archSpec) textTensors(rng *rand.Rand) []gguf.WTensor {
 	tokens, _, types := s.vocab()
 	V := len(tokens)
 	emb := randn(rng, embd*V, 1)
@@ -196,7 +196,7 @@ func (s archSpec) textTensors(rng *rand.Rand) []*ggml.Tensor {
 		}
 		out[v*embd] = bias
 	}
-	ts := []*ggml.Tensor{
+	ts := []gguf.WTensor{
 		tensor("token_embd.weight", emb, embd, uint64(V)),
 		tensor("output_norm.weight", fill(embd, 1), embd),
 		tensor("output.weight", out, embd, uint64(V)),
@@ -251,8 +251,8 @@ type visionSpec struct {
 	shuffle       int  // InternVL pixel-shuffle factor (clip.vision.projector.scale_factor)
 }
 
-func (v visionSpec) kv(arch Arch) ggml.KV {
-	kv := ggml.KV{
+func (v visionSpec) kv(arch Arch) gguf.KV {
+	kv := gguf.KV{
 		"general.architecture":                     "clip",
 		"general.name":                             fmt.Sprintf("framesweep tiny random %s mmproj (answers are noise)", arch),
 		"general.file_type":                        uint32(0),
@@ -284,7 +284,7 @@ func (v visionSpec) kv(arch Arch) ggml.KV {
 	return kv
 }
 
-func (v visionSpec) tensors(rng *rand.Rand) []*ggml.Tensor {
+func (v visionSpec) tensors(rng *rand.Rand) []gguf.WTensor {
 	E, F, P := uint64(visEmbd), uint64(visFFN), uint64(v.patch)
 	ne := func(shape ...uint64) int {
 		n := 1
@@ -293,19 +293,19 @@ func (v visionSpec) tensors(rng *rand.Rand) []*ggml.Tensor {
 		}
 		return n
 	}
-	w := func(name string, scale float64, shape ...uint64) *ggml.Tensor {
+	w := func(name string, scale float64, shape ...uint64) gguf.WTensor {
 		return tensor(name, randn(rng, ne(shape...), scale), shape...)
 	}
-	one := func(name string, n uint64) *ggml.Tensor { return tensor(name, fill(int(n), 1), n) }
-	zero := func(name string, n uint64) *ggml.Tensor { return tensor(name, fill(int(n), 0), n) }
-	norm := func(name string, n uint64) []*ggml.Tensor {
+	one := func(name string, n uint64) gguf.WTensor { return tensor(name, fill(int(n), 1), n) }
+	zero := func(name string, n uint64) gguf.WTensor { return tensor(name, fill(int(n), 0), n) }
+	norm := func(name string, n uint64) []gguf.WTensor {
 		if v.rms {
-			return []*ggml.Tensor{one(name+".weight", n)}
+			return []gguf.WTensor{one(name+".weight", n)}
 		}
-		return []*ggml.Tensor{one(name+".weight", n), zero(name+".bias", n)}
+		return []gguf.WTensor{one(name+".weight", n), zero(name+".bias", n)}
 	}
 
-	ts := []*ggml.Tensor{w("v.patch_embd.weight", 0.05, P, P, 3, E)}
+	ts := []gguf.WTensor{w("v.patch_embd.weight", 0.05, P, P, 3, E)}
 	if v.twoConv {
 		ts = append(ts, w("v.patch_embd.weight.1", 0.05, P, P, 3, E))
 	}

@@ -1,5 +1,5 @@
 // Package testmodel writes a tiny random-weight llama GGUF and a matching tiny random-weight vision
-// projector (mmproj, clip architecture, "mlp" projector) with ollama's pure-Go GGUF writer (Write), and
+// projector (mmproj, clip architecture, "mlp" projector) with our pure-Go GGUF writer (internal/gguf), and
 // the same for each model family of the study (WriteArch: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, InternVL):
 // a text model of the family's GGUF architecture and a projector of its type, with the tensors and
 // keys llama.cpp and clip.cpp need for them. They are real files that llama.cpp loads and runs on
@@ -9,15 +9,17 @@
 package testmodel
 
 import (
-	"encoding/binary"
+	"cmp"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
-	"github.com/ollama/ollama/fs/ggml"
+	"github.com/framesweep/framesweep/internal/gguf"
 )
 
 // File names written by Write.
@@ -102,12 +104,12 @@ func Write(dir string, seed uint64) (Paths, error) {
 	return p, nil
 }
 
-func writeGGUF(path string, kv ggml.KV, ts []*ggml.Tensor) error {
+func writeGGUF(path string, kv gguf.KV, ts []gguf.WTensor) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("testmodel: %w", err)
 	}
-	err = ggml.WriteGGUF(f, kv, ts)
+	err = gguf.Write(f, kv, sortTensors(ts))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -118,9 +120,9 @@ func writeGGUF(path string, kv ggml.KV, ts []*ggml.Tensor) error {
 	return nil
 }
 
-func textKV() ggml.KV {
+func textKV() gguf.KV {
 	tokens, scores, types := Vocab()
-	return ggml.KV{
+	return gguf.KV{
 		"general.architecture":                   "llama",
 		"general.name":                           "framesweep tiny random llama (answers are noise)",
 		"general.file_type":                      uint32(0),
@@ -145,8 +147,8 @@ func textKV() ggml.KV {
 	}
 }
 
-func visionKV() ggml.KV {
-	return ggml.KV{
+func visionKV() gguf.KV {
+	return gguf.KV{
 		"general.architecture":                     "clip",
 		"general.name":                             "framesweep tiny random mmproj (answers are noise)",
 		"general.file_type":                        uint32(0),
@@ -167,21 +169,28 @@ func visionKV() ggml.KV {
 	}
 }
 
-// f32 is a float32 tensor payload.
-type f32 []float32
-
-func (d f32) WriteTo(w io.Writer) (int64, error) {
-	b := make([]byte, 4*len(d))
-	for i, v := range d {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+// sortTensors orders tensors by layer ("blk.N." prefix; others last), then by name: the order of the
+// files the tests and the demo pin (the order ollama's writer used to give them).
+func sortTensors(ts []gguf.WTensor) []gguf.WTensor {
+	block := func(name string) int {
+		rest, ok := strings.CutPrefix(name, "blk.")
+		num, _, dot := strings.Cut(rest, ".")
+		n, err := strconv.Atoi(num)
+		if !ok || !dot || err != nil {
+			return math.MaxInt
+		}
+		return n
 	}
-	n, err := w.Write(b)
-	return int64(n), err
+	out := slices.Clone(ts)
+	slices.SortStableFunc(out, func(a, b gguf.WTensor) int {
+		return cmp.Or(cmp.Compare(block(a.Name), block(b.Name)), cmp.Compare(a.Name, b.Name))
+	})
+	return out
 }
 
 // tensor makes an F32 tensor; shape is in ggml order (fastest dimension first).
-func tensor(name string, data []float32, shape ...uint64) *ggml.Tensor {
-	return &ggml.Tensor{Name: name, Kind: 0, Shape: shape, WriterTo: f32(data)}
+func tensor(name string, data []float32, shape ...uint64) gguf.WTensor {
+	return gguf.F32Tensor(name, data, shape...)
 }
 
 func randn(rng *rand.Rand, n int, scale float64) []float32 {
@@ -200,7 +209,7 @@ func fill(n int, v float32) []float32 {
 	return d
 }
 
-func textTensors(rng *rand.Rand) []*ggml.Tensor {
+func textTensors(rng *rand.Rand) []gguf.WTensor {
 	tokens, _, _ := Vocab()
 	V := len(tokens)
 	// Dimension 0 of every token embedding is a large constant, so after the final RMS norm the hidden
@@ -227,7 +236,7 @@ func textTensors(rng *rand.Rand) []*ggml.Tensor {
 		}
 		out[v*embd] = bias
 	}
-	ts := []*ggml.Tensor{
+	ts := []gguf.WTensor{
 		tensor("token_embd.weight", emb, embd, uint64(V)),
 		tensor("output_norm.weight", fill(embd, 1), embd),
 		tensor("output.weight", out, embd, uint64(V)),
@@ -249,9 +258,9 @@ func textTensors(rng *rand.Rand) []*ggml.Tensor {
 	return ts
 }
 
-func visionTensors(rng *rand.Rand) []*ggml.Tensor {
+func visionTensors(rng *rand.Rand) []gguf.WTensor {
 	patches := (imageSize / patchSize) * (imageSize / patchSize)
-	ts := []*ggml.Tensor{
+	ts := []gguf.WTensor{
 		tensor("v.patch_embd.weight", randn(rng, patchSize*patchSize*3*visEmbd, 0.05), patchSize, patchSize, 3, visEmbd),
 		tensor("v.position_embd.weight", randn(rng, visEmbd*patches, 0.1), visEmbd, uint64(patches)),
 		tensor("mm.0.weight", randn(rng, visEmbd*mmprojHide, 0.2), visEmbd, mmprojHide),

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/fs/ggml"
+	"github.com/framesweep/framesweep/internal/gguf"
 )
 
 func TestDeterministicAndWellFormed(t *testing.T) {
@@ -38,20 +38,12 @@ func TestDeterministicAndWellFormed(t *testing.T) {
 		t.Error("different seeds gave identical models")
 	}
 	for path, arch := range map[string]string{a.Model: "llama", a.Mmproj: "clip"} {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
+		g := decodeFile(t, path)
+		if g.KV.Architecture() != arch {
+			t.Errorf("%s: architecture %q", path, g.KV.Architecture())
 		}
-		g, err := ggml.Decode(f, 1<<20)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if g.KV().Architecture() != arch {
-			t.Errorf("%s: architecture %q", path, g.KV().Architecture())
-		}
-		if arch == "llama" && g.KV().ContextLength() < 2048 {
-			t.Errorf("context length %d < 2048", g.KV().ContextLength())
+		if n, _ := g.KV.Uint(arch + ".context_length"); arch == "llama" && n < 2048 {
+			t.Errorf("context length %d < 2048", n)
 		}
 	}
 }
@@ -135,14 +127,14 @@ func TestWriteArch(t *testing.T) {
 			ArchLlama: {"llama", "mlp"}, ArchQwen2VL: {"qwen2vl", "qwen2vl_merger"}, ArchQwen25VL: {"qwen2vl", "qwen2.5vl_merger"},
 			ArchQwen3VL: {"qwen3vl", "qwen3vl_merger"}, ArchInternVL: {"qwen2", "internvl"},
 		}[a]
-		if text.KV().Architecture() != want[0] || proj.KV().String("projector_type") != want[1] {
-			t.Errorf("%s: text %q projector %q", a, text.KV().Architecture(), proj.KV().String("projector_type"))
+		if text.KV.Architecture() != want[0] || proj.KV.String("clip.projector_type") != want[1] {
+			t.Errorf("%s: text %q projector %q", a, text.KV.Architecture(), proj.KV.String("clip.projector_type"))
 		}
-		if tmpl := text.KV().String("tokenizer.chat_template"); (a == ArchLlama) != (tmpl == "") {
+		if tmpl := text.KV.String("tokenizer.chat_template"); (a == ArchLlama) != (tmpl == "") {
 			t.Errorf("%s: chat template %q", a, tmpl)
 		}
-		if text.KV().ContextLength() < 2048 {
-			t.Errorf("%s: context length %d", a, text.KV().ContextLength())
+		if n, _ := text.KV.Uint(text.KV.Architecture() + ".context_length"); n < 2048 {
+			t.Errorf("%s: context length %d", a, n)
 		}
 	}
 	if _, err := ParseArch("gemma3"); err == nil || !strings.Contains(err.Error(), "qwen25vl") {
@@ -153,14 +145,13 @@ func TestWriteArch(t *testing.T) {
 	}
 }
 
-func decodeFile(t *testing.T, path string) *ggml.GGML {
+func decodeFile(t *testing.T, path string) *gguf.File {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	g, err := ggml.Decode(f, 1<<20)
+	g, err := gguf.Read(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
