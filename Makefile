@@ -5,7 +5,7 @@ ENV := source scripts/env.sh &&
 BIN := bin/framesweep
 GO_TEST_TIMEOUT ?= 60m
 
-.PHONY: all deps deps-build build test test-short check fuzz demo bench clean
+.PHONY: all deps deps-build deps-cuda build test test-short check fuzz demo bench clean
 
 all: build
 
@@ -16,6 +16,10 @@ deps:
 
 deps-build:
 	$(STEP) deps 'bash scripts/deps.sh build'
+
+# The build set plus llama.cpp's CUDA backend (llamacpp:…,device=cuda0; docs/runtimes.md "GPU").
+deps-cuda:
+	$(STEP) deps 'bash scripts/deps.sh cuda'
 
 # STEP NAME 'COMMAND' runs one step with scripts/env.sh sourced and prints its wall and CPU time.
 STEP := bash scripts/step.sh

@@ -25,6 +25,9 @@ var (
 	// (a proxy's HTML page, a different API). Retrying the same request would get the same body.
 	ErrBadResponse = errors.New("malformed server reply")
 	ErrClosed      = errors.New("runtime closed")
+	// ErrDevice: the device a spec asks for (a GPU) cannot be had: its backend library, a library that
+	// one needs, or the device itself is missing. Never answered on another device instead.
+	ErrDevice = errors.New("device unavailable")
 )
 
 // Error carries the operation and the file or URL it concerns.

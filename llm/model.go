@@ -15,6 +15,9 @@ type ModelInfo struct {
 	ID string
 	// ContextTokens is the context size in tokens (0: not reported).
 	ContextTokens int
+	// Backend names the inference build and the devices it runs on, for an in-process runtime (e.g.
+	// "llama.cpp v0.4.0 (ggml 0.23.0 5b4ebc5); CPU libggml-cpu-zen4.so"); "" for a server.
+	Backend string
 }
 
 // Describer is implemented by runtimes that can name their model and its context size.

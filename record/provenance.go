@@ -20,7 +20,8 @@ type Provenance struct {
 
 	// The answer.
 	Runtime          string             `json:"runtime"`
-	ModelSHA256      map[string]string  `json:"model_sha256,omitempty"` // spec key → file digest
+	RuntimeBackend   string             `json:"runtime_backend,omitempty"` // in process: the build and devices (llm.ModelInfo.Backend)
+	ModelSHA256      map[string]string  `json:"model_sha256,omitempty"`    // spec key → file digest
 	Template         string             `json:"template,omitempty"`
 	PromptSHA256     string             `json:"prompt_sha256,omitempty"`
 	Response         string             `json:"response,omitempty"`

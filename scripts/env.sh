@@ -1,21 +1,17 @@
 # Build environment shared by the Makefile, CI and developers: source it before `go build/test`
-# by hand so the cgo cache keys match the Makefile's (otherwise llama.cpp recompiles, ~4 min).
+# by hand so the cgo cache keys match the Makefile's (otherwise gocv and mtmd recompile, minutes).
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 _root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if grep -q -m1 avx2 /proc/cpuinfo 2>/dev/null; then _isa=x86-64-v3; else _isa=x86-64-v2; fi
 export CGO_ENABLED=1
 export CGO_CFLAGS="-O3 -march=${_isa}"
 export CGO_CXXFLAGS="-O3 -march=${_isa}"
-# miniaudio.h (from the malgo module) for the vendored llama.cpp mtmd build; Debian's nlohmann/stb headers.
-# The include path is resolved physically, so a git worktree whose third_party/ links to another
-# checkout's gives the same flags (and reuses the cached llama.cpp build instead of recompiling it).
-_inc="$(cd "${_root}/third_party/include" 2>/dev/null && pwd -P || echo "${_root}/third_party/include")"
-export CGO_CPPFLAGS="-I${_inc} -I/usr/include/stb"
+unset CGO_CPPFLAGS
 export FRAMESWEEP_ORT_LIB="${_root}/third_party/onnxruntime/libonnxruntime.so.1"
 export FRAMESWEEP_OCR_MODEL="${_root}/third_party/ocr-models/ch_ppocr_mobile_v2.0_cls_infer.onnx"
 # cgo compiles through scripts/cc-wrap (ccache when installed): a copy at one fixed path, so every checkout
 # and worktree gives Go the same CC (its build cache keys include it) and the race, cgocheck2, -tags and
-# fuzz builds of `make test` reuse the objects of the first build instead of recompiling llama.cpp.
+# fuzz builds of `make test` reuse the objects of the first build instead of recompiling gocv and mtmd.
 _ccw="${XDG_CACHE_HOME:-$HOME/.cache}/framesweep/cc"
 for _c in gcc g++; do
   if ! cmp -s "${_root}/scripts/cc-wrap" "$_ccw/$_c" 2>/dev/null; then
@@ -23,4 +19,4 @@ for _c in gcc g++; do
   fi
 done
 export CC="$_ccw/gcc" CXX="$_ccw/g++"
-unset _isa _inc _ccw _c
+unset _isa _ccw _c

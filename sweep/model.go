@@ -9,11 +9,13 @@ import (
 )
 
 // modelFields are what every record of a session says about the model that answered: the
-// runtime's model id, the digest of the weights files the spec names, its context size.
+// runtime's model id, the digest of the weights files the spec names, its context size, and (in
+// process) the build and devices it ran on.
 type modelFields struct {
 	name    string
 	weights string
 	context *int
+	backend string
 }
 
 // describeModel asks the runtime for its model once per session (llm.DescribeModel). A runtime
@@ -24,7 +26,7 @@ func describeModel(ctx context.Context, o *Options, files map[string]string) mod
 		info = llm.ModelInfo{ID: llm.SpecModelName(o.Spec)}
 		o.Log.Warn("the runtime did not name its model; records name the spec's model=", "model", info.ID, "error", err)
 	}
-	mf := modelFields{name: info.ID, weights: record.WeightsDigest(files)}
+	mf := modelFields{name: info.ID, weights: record.WeightsDigest(files), backend: info.Backend}
 	if info.ContextTokens > 0 {
 		n := info.ContextTokens
 		mf.context = &n
@@ -37,5 +39,6 @@ func describeModel(ctx context.Context, o *Options, files map[string]string) mod
 // model's context ceiling (record.Record.OverContext).
 func (mf modelFields) stamp(r *record.Full, err error) {
 	r.Model, r.WeightsSHA256, r.ContextTokens = mf.name, mf.weights, mf.context
+	r.RuntimeBackend = mf.backend
 	r.OverContext = err != nil && (errors.Is(err, llm.ErrContextTooLong) || errors.Is(err, llm.ErrTooManyImages))
 }

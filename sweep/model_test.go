@@ -3,8 +3,10 @@ package sweep
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/testmodel"
@@ -53,6 +55,10 @@ func TestSweepRecordsModel(t *testing.T) {
 		if r.Model != "tiny-llama" || r.WeightsSHA256 == "" || r.WeightsSHA256 != want || len(r.ModelSHA256) != 2 ||
 			r.ContextTokens == nil || *r.ContextTokens != 450 {
 			t.Fatalf("%v: model %q weights %q (want %q from %v) context %v", k, r.Model, r.WeightsSHA256, want, r.ModelSHA256, r.ContextTokens)
+		}
+		// The llama.cpp release and the CPU backend that loaded (e.g. "…; CPU libggml-cpu-zen4.so").
+		if !strings.HasPrefix(r.RuntimeBackend, "llama.cpp "+version.LlamaCpp+" (ggml ") || !strings.Contains(r.RuntimeBackend, "; CPU libggml-cpu-") {
+			t.Fatalf("%v: runtime_backend %q", k, r.RuntimeBackend)
 		}
 		over := k.Config == "f64-uniform-64x48-raw"
 		if over != (r.Status == record.StatusError) || over != r.OverContext {

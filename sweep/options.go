@@ -173,7 +173,7 @@ func RunLibraries(all map[string]string, engine string) map[string]string {
 }
 
 // runtimeLibraries are the libraries only one runtime engine uses.
-var runtimeLibraries = map[string]string{"llama_cpp": "llamacpp", "onnxruntime": "onnx"}
+var runtimeLibraries = map[string]string{"llama_cpp": "llamacpp", "llama_cpp_backends": "llamacpp", "onnxruntime": "onnx"}
 
 // ParseBudgets reads --cascade's frame budgets ("16,32,64,128"); Check requires them increasing.
 func ParseBudgets(s string) ([]int, error) {

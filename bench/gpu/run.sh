@@ -18,6 +18,11 @@
 #    (`framesweep frames --hwaccel cuda|none` decoding every frame), decoder creation cost (first-frame
 #    latency cuda vs CPU), and `framesweep bench peers` (framesweep extract vs PyAV/OpenCV/ffmpeg: the
 #    CPU path, extract has no --hwaccel) plus the ffmpeg CLI's -hwaccel cuda bare decode.
+# 5. In process: the tiny Qwen2.5-VL model (`framesweep testmodel --arch qwen25vl`) asked one question
+#    about 8 frames with llama.cpp on CUDA (device=cuda0) and on the CPU: the same choice, probabilities
+#    within $LLAMA_TOL (0.02), tokens/s of each. Needs `scripts/deps.sh cuda` (llama.cpp's CUDA backend)
+#    and the host's CUDA 13 runtime; without them the step FAILs with the error that names what is missing.
+#    In --self-test: the CPU side twice, and the refusal of device=cuda0 when no CUDA backend is installed.
 # All of it is bounded to 10 minutes. Knobs: PSNR_MIN (35), STREAMS ("1 4 16"), PEERS (1; 0 skips the
 # peers step), FRAMESWEEP_BIN, FRAMESWEEP_BENCH_CACHE, OUT (work dir), PYTHON (/usr/bin/python3).
 set -euo pipefail
@@ -36,6 +41,7 @@ fi
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 HERE=bench/gpu
 PSNR_MIN="${PSNR_MIN:-35}"
+LLAMA_TOL="${LLAMA_TOL:-0.02}"
 PEERS="${PEERS:-1}"
 OUT="${OUT:-$(mktemp -d /tmp/framesweep-gpu.XXXXXX)}"
 mkdir -p "$OUT"
@@ -227,6 +233,47 @@ if [[ $SELFTEST -eq 0 && $PEERS -eq 1 ]]; then
 		ts+=("$(elapsed "$t0" "$(now)")")
 	done
 	[[ ${#ts[@]} -gt 0 ]] && note "ffmpeg -hwaccel cuda bare decode of the 60 s clip: $(printf '%s\n' "${ts[@]}" | median) s (median of ${#ts[@]})"
+fi
+
+# --- 5. in process: llama.cpp on CUDA vs the CPU -----------------------------------------------------
+TM="$OUT/tiny-qwen25vl"
+"$BIN" testmodel --arch qwen25vl --out "$TM" >/dev/null || die "framesweep testmodel failed"
+LLSPEC="llamacpp:model=$TM/tiny-qwen25vl.gguf,mmproj=$TM/tiny-qwen25vl-mmproj.gguf,threads=1"
+ask() { # ask DEVICE OUT.json
+	timeout 120 "$BIN" ask --runtime "$LLSPEC,device=$1" "$OUT/h264-8bit.mkv" --question "Which pattern comes first?" \
+		--options "A. circles" "B. bars" "C. text" "D. noise" --preset qwen2.5-vl --frames 8 --json >"$2" 2>"$2.err"
+}
+if ask cpu "$OUT/llama-cpu.json"; then
+	if [[ $SELFTEST -eq 1 ]]; then
+		# No GPU: the comparison runs on two CPU answers, and asking for CUDA must be refused by name.
+		ask cpu "$OUT/llama-cpu2.json" || die "the second CPU answer failed: $(tail -n1 "$OUT/llama-cpu2.json.err")"
+		"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); r["runtime_backend"]="CUDA0 (self-test stand-in)"; json.dump(r,open(sys.argv[1],"w"))' "$OUT/llama-cpu2.json"
+		set +e
+		verdict="$("$PY" "$HERE/verdict.py" llama "$OUT/llama-cpu2.json" "$OUT/llama-cpu.json" "$LLAMA_TOL")"
+		rc=$?
+		set -e
+		note "$verdict"
+		[[ $rc -eq 0 ]] || FAIL=1
+		if ask cuda0 "$OUT/llama-cuda.json" || ! grep -q 'device=cuda0' "$OUT/llama-cuda.json.err"; then
+			note "FAIL llama.cpp device=cuda0 without a CUDA backend: $(tail -n1 "$OUT/llama-cuda.json.err")"
+			FAIL=1
+		else
+			note "llama.cpp device=cuda0 refused by name: $(tail -n1 "$OUT/llama-cuda.json.err" | cut -c1-160)"
+		fi
+	elif ask cuda0 "$OUT/llama-cuda.json"; then
+		set +e
+		verdict="$("$PY" "$HERE/verdict.py" llama "$OUT/llama-cuda.json" "$OUT/llama-cpu.json" "$LLAMA_TOL")"
+		rc=$?
+		set -e
+		note "$verdict"
+		[[ $rc -eq 0 ]] || FAIL=1
+	else
+		note "FAIL llama.cpp on CUDA: $(tail -n1 "$OUT/llama-cuda.json.err")"
+		FAIL=1
+	fi
+else
+	note "FAIL llama.cpp on the CPU: $(tail -n1 "$OUT/llama-cpu.json.err")"
+	FAIL=1
 fi
 
 echo

@@ -10,8 +10,13 @@
   verdict.py streams HW N WALL_S FRAMES_PER_STREAM OUT1.json ...
       One line for N parallel `framesweep frames --hwaccel HW` processes: aggregate decoded frames/s and
       how many of them really decoded on the device (stats.hwaccel), with the first fallback reason.
+  verdict.py llama GPU.json CPU.json TOL
+      The tiny model asked the same question in process on CUDA and on the CPU (`framesweep ask --json`
+      with device=cuda0 and device=cpu): FAIL when the choice differs, when an option's probability differs
+      by more than TOL, or when the GPU answer's runtime_backend does not name a CUDA device; otherwise
+      "ok" with each side's tokens/s (completion_tokens / latency_s).
   verdict.py self-test
-      Runs the decode decisions on synthetic rows for outcomes a CPU-only host cannot produce.
+      Runs the decode and llama decisions on synthetic inputs for outcomes a CPU-only host cannot produce.
 """
 import json
 import sys
@@ -69,6 +74,29 @@ def streams_line(hw, n, wall, frames, outs):
     return "ok", line
 
 
+def llama_verdict(gpu, cpu, tol):
+    problems = []
+    if "CUDA" not in gpu.get("runtime_backend", ""):
+        problems.append("the GPU answer ran on %r, not a CUDA device" % gpu.get("runtime_backend", ""))
+    if gpu.get("choice") != cpu.get("choice"):
+        problems.append("choice %r on CUDA, %r on the CPU" % (gpu.get("choice"), cpu.get("choice")))
+    gp, cp = gpu.get("probs") or {}, cpu.get("probs") or {}
+    if set(gp) != set(cp) or not gp:
+        problems.append("options %s on CUDA, %s on the CPU" % (sorted(gp), sorted(cp)))
+    diff = max([abs(gp[k] - cp[k]) for k in gp if k in cp] or [0.0])
+    if diff > tol:
+        problems.append("probabilities differ by %.4f > %g" % (diff, tol))
+
+    def tps(r):
+        return r.get("completion_tokens", 0) / r["latency_s"] if r.get("latency_s") else 0.0
+    line = "%s llama.cpp in process: choice cuda=%s cpu=%s, max |Δp| %.4f (tolerance %g), %.1f tokens/s on CUDA, %.1f on the CPU [%s]" % (
+        "FAIL" if problems else "ok", gpu.get("choice"), cpu.get("choice"), diff, tol, tps(gpu), tps(cpu),
+        gpu.get("runtime_backend", ""))
+    if problems:
+        line += ": " + "; ".join(problems)
+    return ("FAIL" if problems else "ok"), line
+
+
 def self_test():
     def rows(hw_used, frames_hw=100, frames_cpu=100, psnr=48.0, failure=None, note="device=cuda"):
         chk = {"name": "Decode/video=x/check=hwaccel-vs-cpu/hwaccel=cuda", "note": note,
@@ -98,7 +126,22 @@ def self_test():
     if decode_verdict([], "case", "gpu", "self-test", 35)[0] != "FAIL":
         bad += 1
         print("verdict self-test: missing check row did not fail")
-    print("verdict self-test: %d cases, %d wrong" % (len(cases) + 1, bad))
+    def ans(choice, a, backend="llama.cpp v0.4.0; CUDA0 (NVIDIA H200), all layers; CPU libggml-cpu-zen4.so"):
+        return {"choice": choice, "probs": {"A": a, "B": 1 - a}, "completion_tokens": 32, "latency_s": 0.5,
+                "runtime_backend": backend}
+    cpu = ans("A", 0.80, "llama.cpp v0.4.0; CPU libggml-cpu-zen4.so")
+    llama_cases = [
+        ("same choice, close probabilities", ans("A", 0.805), "ok"),
+        ("choice differs", ans("B", 0.45), "FAIL"),
+        ("probabilities too far apart", ans("A", 0.70), "FAIL"),
+        ("ran on the CPU although asked for CUDA", ans("A", 0.80, cpu["runtime_backend"]), "FAIL"),
+    ]
+    for what, g, want in llama_cases:
+        got, line = llama_verdict(g, cpu, 0.02)
+        if got != want:
+            bad += 1
+            print("verdict self-test: llama: %s: got %s, want %s: %s" % (what, got, want, line))
+    print("verdict self-test: %d cases, %d wrong" % (len(cases) + 1 + len(llama_cases), bad))
     return 1 if bad else 0
 
 
@@ -112,6 +155,15 @@ def main(argv):
             print("FAIL %s: cannot read %s: %s" % (argv[3], argv[2], e))
             return 1
         status, line = decode_verdict(rows, argv[3], argv[4], argv[5], float(argv[6]))
+        print(line)
+        return 1 if status == "FAIL" else 0
+    if len(argv) == 5 and argv[1] == "llama":
+        try:
+            gpu, cpu = json.load(open(argv[2])), json.load(open(argv[3]))
+        except (OSError, ValueError) as e:
+            print("FAIL llama.cpp in process: cannot read the answers: %s" % e)
+            return 1
+        status, line = llama_verdict(gpu, cpu, float(argv[4]))
         print(line)
         return 1 if status == "FAIL" else 0
     if len(argv) >= 7 and argv[1] == "streams":

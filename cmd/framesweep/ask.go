@@ -34,6 +34,7 @@ var runtimes = llm.Registry{
 type askOutput struct {
 	*llm.Response
 	Runtime     string    `json:"runtime"`
+	Backend     string    `json:"runtime_backend,omitempty"` // in process: the build and devices it ran on
 	Video       string    `json:"video,omitempty"`
 	Sampler     string    `json:"sampler,omitempty"`
 	Config      string    `json:"config,omitempty"`   // the grid config id these settings name
@@ -130,6 +131,11 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 		return failErr(stderr, name, err)
 	}
 	out.Response = resp
+	if d, ok := rt.(llm.Describer); ok && a.engine == "llamacpp" { // a server's Describe is a request
+		if info, err := d.Describe(ctx); err == nil {
+			out.Backend = info.Backend
+		}
+	}
 	if a.asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return failErr(stderr, name, err)

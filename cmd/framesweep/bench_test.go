@@ -251,7 +251,8 @@ func TestGPUScript(t *testing.T) {
 	}
 	s := string(b)
 	for _, want := range []string{"verdict decisions: self-test passed", "streams hw=cuda n=4", "streams hw=none n=1",
-		"decoder creation: first frame cuda", "bench/gpu: all checks passed"} {
+		"decoder creation: first frame cuda", "ok llama.cpp in process: choice cuda=", "llama.cpp device=cuda0 refused by name",
+		"bench/gpu: all checks passed"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}

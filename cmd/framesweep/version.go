@@ -2,8 +2,8 @@ package main
 
 import (
 	"io"
-	"os"
 	"runtime"
+	"strings"
 
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm/llamacpp"
@@ -12,8 +12,9 @@ import (
 )
 
 // versionReport is `framesweep version --json`: the libraries this process runs with, read from
-// the linked code (shared-object versions, OpenCV's and ONNX Runtime's own version strings,
-// llama.cpp's build info), beside the versions the build pins.
+// the linked code (shared-object versions, OpenCV's and ONNX Runtime's own version strings, the
+// version and commit libggml reports and the ggml backends loaded: the CPU level's library, any GPU),
+// beside the versions the build pins.
 type versionReport struct {
 	Engine    string            `json:"engine"`
 	Go        string            `json:"go"`
@@ -23,8 +24,18 @@ type versionReport struct {
 
 func libraryVersions() map[string]string {
 	libs := pipeline.Libraries()
-	libs["llama_cpp"] = llamacpp.BuildCommit()
-	if v, err := onnx.LibraryVersion(os.Getenv("FRAMESWEEP_ORT_LIB")); err == nil {
+	gv, gc := llamacpp.LinkedGGML()
+	libs["llama_cpp"] = llamacpp.Release + " (ggml " + gv + " " + gc + ")"
+	if bs, err := llamacpp.Backends(); err == nil {
+		var names []string
+		for _, b := range bs {
+			names = append(names, b.String())
+		}
+		libs["llama_cpp_backends"] = strings.Join(names, ", ")
+	} else {
+		libs["llama_cpp_backends"] = "unavailable: " + pipeline.OneLine(err)
+	}
+	if v, err := onnx.LibraryVersion(""); err == nil {
 		libs["onnxruntime"] = v
 	} else {
 		libs["onnxruntime"] = "unavailable: " + pipeline.OneLine(err)
@@ -42,7 +53,8 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		Engine: version.Engine, Go: runtime.Version(), Libraries: libraryVersions(),
 		Pinned: map[string]string{
 			"ffmpeg": version.FFmpeg, "go-astiav": version.GoAstiav, "opencv": version.OpenCV, "gocv": version.Gocv,
-			"llama_cpp": version.LlamaCpp, "ollama": version.Ollama, "onnxruntime": version.ONNXRuntime,
+			"llama_cpp": version.LlamaCpp, "node-llama-cpp": version.NodeLlamaCpp, "ggml": version.GGML + " " + version.GGMLCommit,
+			"onnxruntime": version.ONNXRuntime,
 		},
 	}
 	if err := writeJSON(stdout, rep); err != nil {

@@ -1,4 +1,4 @@
-// Package ollamatest builds the ollama server from the module version go.mod pins and serves the
+// Package ollamatest builds the ollama server from the module version go.mod pins (as a tool) and serves the
 // tiny test model (llm/testmodel) on 127.0.0.1, for the tests of every package that talks to an
 // OpenAI-compatible server (llm/openai, sweep). Test support only.
 package ollamatest
@@ -11,8 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,9 +20,9 @@ import (
 	"github.com/framesweep/framesweep/llm/testmodel"
 )
 
-// Build builds the ollama server from the module version pinned in go.mod, in a scratch module
-// that copies the repository's go.mod/go.sum (so the build cache, llama.cpp included, is shared).
-// FRAMESWEEP_OLLAMA_BIN points at a prebuilt binary instead.
+// Build returns the ollama server binary: FRAMESWEEP_OLLAMA_BIN when set, else the one
+// scripts/ollama-server.sh builds once per machine from the version go.mod pins as a tool (scripts/deps.sh
+// builds it in the background for `make test`; concurrent test packages wait on its lock).
 func Build(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("FRAMESWEEP_OLLAMA_BIN"); p != "" {
@@ -30,31 +30,17 @@ func Build(t testing.TB) string {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	mod = regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(mod, []byte("module framesweep.test/ollama"))
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "ollama")
 	start := time.Now()
-	cmd := exec.Command("go", "build", "-mod=mod", "-o", bin, "github.com/ollama/ollama")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the ollama server: %v\n%s", err, out)
+	cmd := exec.Command("bash", filepath.Join(root, "scripts", "ollama-server.sh"))
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("building the ollama server: %v\n%s", err, stderr.Bytes())
 	}
-	t.Logf("built ollama server in %.1fs", time.Since(start).Seconds())
-	return bin
+	t.Logf("ollama server ready in %.1fs", time.Since(start).Seconds())
+	return strings.TrimSpace(string(out))
 }
 
 func freePort(t testing.TB) int {

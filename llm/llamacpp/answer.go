@@ -16,14 +16,13 @@ import (
 	"github.com/framesweep/framesweep/llm"
 )
 
-// piece is one part of a prompt, in order: text tokens (1-D positions), or a visual block: an
-// mtmd image chunk of a frame, or a temporal pair of frames.
+// piece is one part of a prompt, in order: text tokens (1-D positions), or a visual block: the mtmd
+// image chunk of a frame or of a temporal pair of frames.
 type piece struct {
 	text []int32
 
 	frame        *frame // an image chunk (frame.chunks[chunk])
 	chunk        int
-	pair         *pair
 	nTok         int
 	gridW, gridH int
 	// join continues the previous visual piece's block: same start position (a Qwen2-VL-family
@@ -33,20 +32,16 @@ type piece struct {
 	group llm.VisualGroup
 }
 
-func (p piece) visual() bool { return p.frame != nil || p.pair != nil }
+func (p piece) visual() bool { return p.frame != nil }
 
 // owned is the C memory a request's pieces hold; free releases it (idempotent per handle).
 type owned struct {
 	frames []*frame
-	pairs  []*pair
 }
 
 func (o *owned) free() {
 	for _, f := range o.frames {
 		f.free()
-	}
-	for _, p := range o.pairs {
-		p.free()
 	}
 }
 
@@ -226,25 +221,17 @@ func mropePositions(start int, p piece) []int32 {
 	return pos
 }
 
-// decodeVisual encodes a visual piece and decodes its embeddings at positions; a frame's or a
-// pair's C memory is released as soon as it is decoded.
+// decodeVisual encodes a visual piece and decodes its embeddings at positions; a frame's C memory is
+// released as soon as its last image chunk is decoded.
 func (r *Runtime) decodeVisual(p piece, positions []int32, nPer int, nonCausal bool) error {
-	var embd *C.float
-	var err error
-	if p.pair != nil {
-		embd, err = r.mtmd.encodePair(p.pair)
-	} else {
-		embd, err = r.mtmd.encode(p.frame, p.chunk)
-	}
+	embd, err := r.mtmd.encode(p.frame, p.chunk)
 	if err != nil {
 		return llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frames %v: %v", p.group.Frames, err)
 	}
 	if err := r.lctx.decodeEmbd(embd, p.nTok, positions, nPer, nonCausal); err != nil {
 		return r.decodeErr(err)
 	}
-	if p.pair != nil {
-		p.pair.free()
-	} else if p.chunk == len(p.frame.chunks)-1 || !hasImageAfter(p.frame, p.chunk) {
+	if p.chunk == len(p.frame.chunks)-1 || !hasImageAfter(p.frame, p.chunk) {
 		p.frame.free()
 	}
 	return nil

@@ -3,15 +3,14 @@ package llamacpp
 import (
 	"context"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/gguf"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/rgb"
-	"github.com/ollama/ollama/fs/ggml"
 )
 
 // perFrame is what one 56×42 frame becomes in each family (the projector's own resize, mtmd's
@@ -135,7 +134,7 @@ func TestChatTemplates(t *testing.T) {
 	// The template really is the GGUF's: a Vicuna-style one (LLaVA-NeXT-Video's family) renders as such.
 	dir := t.TempDir()
 	vicuna := filepath.Join(dir, "vicuna.gguf")
-	rewriteGGUF(t, tiny.Model, vicuna, func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+	rewriteGGUF(t, tiny.Model, vicuna, func(kv gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
 		kv["tokenizer.chat_template"] = "{% for m in messages %}{% if m['role'] == 'user' %}USER: {{ m['content'] }} {% else %}ASSISTANT: {{ m['content'] }}</s>{% endif %}{% endfor %}ASSISTANT: "
 		return ts
 	})
@@ -154,7 +153,7 @@ func TestChatTemplates(t *testing.T) {
 	}
 
 	unknown := filepath.Join(dir, "unknown.gguf")
-	rewriteGGUF(t, tiny.Model, unknown, func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+	rewriteGGUF(t, tiny.Model, unknown, func(kv gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
 		kv["tokenizer.chat_template"] = "{{ no family llama.cpp knows }}"
 		return ts
 	})
@@ -185,7 +184,7 @@ func TestUnsupportedProjector(t *testing.T) {
 	dir := t.TempDir()
 	for _, typ := range []string{"gemma3", "ldp", "no-such-projector"} {
 		p := filepath.Join(dir, typ+".gguf")
-		rewriteGGUF(t, tiny.Mmproj, p, func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+		rewriteGGUF(t, tiny.Mmproj, p, func(kv gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
 			kv["clip.projector_type"] = typ
 			return ts
 		})
@@ -208,9 +207,9 @@ func TestUnsupportedProjector(t *testing.T) {
 // and mean-short, which reads past the key's array.
 func TestCrashingFamilyProjectorsRejected(t *testing.T) {
 	dir := t.TempDir()
-	drop := func(name string) func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor {
-		return func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
-			var out []*ggml.Tensor
+	drop := func(name string) func(gguf.KV, []*gguf.WTensor) []*gguf.WTensor {
+		return func(_ gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
+			var out []*gguf.WTensor
 			for _, x := range ts {
 				if x.Name != name {
 					out = append(out, x)
@@ -219,8 +218,8 @@ func TestCrashingFamilyProjectorsRejected(t *testing.T) {
 			return out
 		}
 	}
-	setKV := func(k string, v any) func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor {
-		return func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+	setKV := func(k string, v any) func(gguf.KV, []*gguf.WTensor) []*gguf.WTensor {
+		return func(kv gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
 			if v == nil {
 				delete(kv, k)
 			} else {
@@ -229,21 +228,21 @@ func TestCrashingFamilyProjectorsRejected(t *testing.T) {
 			return ts
 		}
 	}
-	reshape := func(name string, shape ...uint64) func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor {
-		return func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+	reshape := func(name string, shape ...uint64) func(gguf.KV, []*gguf.WTensor) []*gguf.WTensor {
+		return func(_ gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
 			for _, x := range ts {
 				if x.Name == name {
 					n := uint64(1)
 					for _, d := range shape {
 						n *= d
 					}
-					x.Shape, x.WriterTo = shape, zeros(4*n)
+					x.Shape, x.Data = shape, make([]byte, 4*n)
 				}
 			}
 			return ts
 		}
 	}
-	cases := map[testmodel.Arch]map[string]func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor{
+	cases := map[testmodel.Arch]map[string]func(gguf.KV, []*gguf.WTensor) []*gguf.WTensor{
 		testmodel.ArchQwen2VL: {
 			"no-second-conv": drop("v.patch_embd.weight.1"),
 			"no-q-bias":      drop("v.blk.0.attn_q.bias"),
@@ -275,7 +274,7 @@ func TestCrashingFamilyProjectorsRejected(t *testing.T) {
 	for a, edits := range cases {
 		src := archs[a].Mmproj
 		same := filepath.Join(dir, string(a)+"-same.gguf")
-		rewriteGGUF(t, src, same, func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor { return ts })
+		rewriteGGUF(t, src, same, func(_ gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor { return ts })
 		rt, err := New(archs[a].Model, same, Options{Threads: 1, Context: 256})
 		if err != nil {
 			t.Fatalf("%s: faithful copy rejected: %v", a, err)
@@ -294,14 +293,6 @@ func TestCrashingFamilyProjectorsRejected(t *testing.T) {
 	if LiveHandles() != 0 {
 		t.Errorf("LiveHandles = %d", LiveHandles())
 	}
-}
-
-// zeros is a tensor payload of n zero bytes.
-type zeros uint64
-
-func (z zeros) WriteTo(w io.Writer) (int64, error) {
-	n, err := w.Write(make([]byte, z))
-	return int64(n), err
 }
 
 // TestImageTokenLimits: image_max_tokens bounds a Qwen frame's tokens (llama.cpp's smart resize: a

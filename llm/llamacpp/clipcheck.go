@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ollama/ollama/fs/ggml"
+	"github.com/framesweep/framesweep/internal/gguf"
 )
 
 // Vision projectors are checked in Go against what the pinned clip.cpp (tools/mtmd/clip.cpp and the
@@ -37,7 +37,7 @@ func SupportedProjectors() []string {
 
 // clipFile is a projector's key/values and tensor shapes (ggml order) with its vision sizes.
 type clipFile struct {
-	kv     ggml.KV
+	kv     gguf.KV
 	shapes map[string][]uint64
 	proj   string
 	// E embedding length, F feed-forward length, P patch size, I image size, N blocks, H heads.
@@ -59,31 +59,11 @@ var keyTypes = map[string]string{
 	"clip.vision.image_grid_pinpoints": "[]i32", "clip.vision.feature_layer": "[]i32",
 }
 
-func keyType(v any) string {
-	switch v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case uint32:
-		return "u32"
-	case int32:
-		return "i32"
-	case float32:
-		return "f32"
-	}
-	// Arrays are ollama's unexported *ggml.array[T]; their element type is in the type's name.
-	t := fmt.Sprintf("%T", v)
-	for name, short := range map[string]string{"[float32]": "[]f32", "[int32]": "[]i32", "[uint32]": "[]u32"} {
-		if strings.HasSuffix(t, name) {
-			return short
-		}
-	}
-	return t
-}
+// keyType is a value's GGUF type as keyTypes names it.
+func keyType(v any) string { return gguf.TypeName(v) }
 
 // checkClip validates a vision projector before clip.cpp loads it and returns its projector type.
-func checkClip(g *ggml.GGML) (string, error) {
+func checkClip(g *gguf.File) (string, error) {
 	c, err := clipOf(g)
 	if err != nil {
 		return "", err
@@ -104,8 +84,8 @@ func checkClip(g *ggml.GGML) (string, error) {
 }
 
 // clipOf reads and checks a projector's key/values (typed keys, required sizes) into a clipFile.
-func clipOf(g *ggml.GGML) (*clipFile, error) {
-	kv := g.KV()
+func clipOf(g *gguf.File) (*clipFile, error) {
+	kv := g.KV
 	for k, want := range keyTypes {
 		v, ok := kv[k]
 		if !ok {
@@ -115,10 +95,10 @@ func clipOf(g *ggml.GGML) (*clipFile, error) {
 			return nil, fmt.Errorf("vision projector: key %s has type %s, clip.cpp reads %s", k, got, want)
 		}
 	}
-	if !kv.Bool("has_vision_encoder") {
+	if !kv.Bool("clip.has_vision_encoder") {
 		return nil, fmt.Errorf("vision projector has no vision encoder (clip.has_vision_encoder is not true)")
 	}
-	if kv.Bool("has_audio_encoder") {
+	if kv.Bool("clip.has_audio_encoder") {
 		return nil, fmt.Errorf("vision projector also has an audio encoder, which the in-process backend does not load")
 	}
 	for _, k := range []string{"image_mean", "image_std", "image_size", "patch_size", "embedding_length",
@@ -127,29 +107,29 @@ func clipOf(g *ggml.GGML) (*clipFile, error) {
 			return nil, fmt.Errorf("vision projector lacks clip.vision.%s", k)
 		}
 	}
-	if len(kv.Floats("vision.image_mean")) < 3 || len(kv.Floats("vision.image_std")) < 3 {
+	if len(kv.Floats("clip.vision.image_mean")) < 3 || len(kv.Floats("clip.vision.image_std")) < 3 {
 		return nil, fmt.Errorf("vision projector: image_mean/image_std need 3 values")
 	}
-	if len(kv.Ints("vision.image_grid_pinpoints"))%2 != 0 {
+	if len(kv.Ints("clip.vision.image_grid_pinpoints"))%2 != 0 {
 		return nil, fmt.Errorf("vision projector: image_grid_pinpoints has an odd number of values")
 	}
 	c := &clipFile{kv: kv, shapes: map[string][]uint64{},
-		E: uint64(kv.Uint("vision.embedding_length")), F: uint64(kv.Uint("vision.feed_forward_length")),
-		P: uint64(kv.Uint("vision.patch_size")), I: uint64(kv.Uint("vision.image_size")),
-		N: uint64(kv.Uint("vision.block_count")), H: uint64(kv.Uint("vision.attention.head_count"))}
+		E: kvUint(kv, "clip.vision.embedding_length"), F: kvUint(kv, "clip.vision.feed_forward_length"),
+		P: kvUint(kv, "clip.vision.patch_size"), I: kvUint(kv, "clip.vision.image_size"),
+		N: kvUint(kv, "clip.vision.block_count"), H: kvUint(kv, "clip.vision.attention.head_count")}
 	if c.H == 0 || c.E == 0 || c.E%c.H != 0 {
 		return nil, fmt.Errorf("vision projector: head count %d does not divide embedding length %d", c.H, c.E)
 	}
 	if c.P == 0 || c.I == 0 || c.N == 0 || c.N > 1024 {
 		return nil, fmt.Errorf("vision projector: patch size %d, image size %d or block count %d out of range", c.P, c.I, c.N)
 	}
-	for _, t := range g.Tensors().Items() {
+	for _, t := range g.Tensors {
 		c.shapes[t.Name] = t.Shape
 	}
 	// clip.cpp's choice: clip.projector_type, else clip.vision.projector_type, else "mlp".
-	c.proj = kv.String("projector_type")
+	c.proj = kv.String("clip.projector_type")
 	if c.proj == "" {
-		c.proj = kv.String("vision.projector_type")
+		c.proj = kv.String("clip.vision.projector_type")
 	}
 	if c.proj == "" {
 		c.proj = "mlp"
@@ -306,8 +286,8 @@ func checkMLP(c *clipFile) error {
 		return fmt.Errorf("vision projector (mlp): v.position_embd.weight %v holds fewer than %d positions of %d", c.shapes["v.position_embd.weight"], nPos, c.E)
 	}
 	// The graph runs blocks 0..run-1: up to the second-to-last, or to the deepest feature layer.
-	run, deepest := c.N-1, int32(-1)
-	for _, l := range c.kv.Ints("vision.feature_layer") {
+	run, deepest := c.N-1, int64(-1)
+	for _, l := range c.kv.Ints("clip.vision.feature_layer") {
 		if l < 0 || uint64(l) > c.N {
 			return fmt.Errorf("vision projector (mlp): feature layer %d outside 0..%d", l, c.N)
 		}
@@ -402,9 +382,9 @@ func checkQwen2VL(c *clipFile) error {
 	if err != nil {
 		return err
 	}
-	if c.kv.Uint("vision.n_wa_pattern") > 0 && uint64(c.kv.Uint("vision.projection_dim")) != out {
+	if kvUint(c.kv, "clip.vision.n_wa_pattern") > 0 && kvUint(c.kv, "clip.vision.projection_dim") != out {
 		return fmt.Errorf("vision projector (%s): projection_dim %d differs from the merger output %d (window attention reshapes by it)",
-			c.proj, c.kv.Uint("vision.projection_dim"), out)
+			c.proj, kvUint(c.kv, "clip.vision.projection_dim"), out)
 	}
 	return nil
 }
@@ -469,7 +449,7 @@ func checkQwen3VL(c *clipFile) error {
 // (+1), pixel shuffle by projector.scale_factor (> 0, dividing the patch grid), projector
 // mm.model.mlp.0 (layer norm), .1, .3.
 func checkInternVL(c *clipFile) error {
-	s := uint64(c.kv.Uint("vision.projector.scale_factor"))
+	s := kvUint(c.kv, "clip.vision.projector.scale_factor")
 	if c.I%c.P != 0 {
 		return fmt.Errorf("vision projector (internvl): image size %d is not a multiple of patch size %d", c.I, c.P)
 	}
@@ -500,4 +480,10 @@ func checkInternVL(c *clipFile) error {
 	}
 	_, err := c.checkProj("mm.model.mlp.1.weight", "mm.model.mlp.1.bias", "mm.model.mlp.3.weight", "mm.model.mlp.3.bias", in)
 	return err
+}
+
+// kvUint is key k's unsigned value (0 when absent; its type was checked against keyTypes).
+func kvUint(kv gguf.KV, k string) uint64 {
+	v, _ := kv.Uint(k)
+	return v
 }

@@ -1,10 +1,18 @@
 // Package llamacpp is the in-process llama.cpp backend of llm: a GGUF text model and its vision projector
-// (mmproj) loaded through the llama.cpp C API (llama.cpp ec98e2002 as github.com/ollama/ollama v0.17.4
-// vendors it: libllama and ggml from that module, mtmd from internal/mtmd with our patch set), greedy
-// decoding, and a confidence from the logits of the option-letter tokens at the first answer position.
+// (mmproj) loaded through the llama.cpp C API of upstream's prebuilt libraries (release v0.4.0 as npm
+// @node-llama-cpp/linux-x64 ships them: libllama, libggml, libggml-base and one CPU backend per CPU
+// level, the best loaded at run time; llama.cpp's CUDA backend on request), mtmd compiled from the same
+// release's source by internal/mtmd, greedy decoding, and a confidence from the logits of the
+// option-letter tokens at the first answer position.
 //
 // Spec: llamacpp:model=PATH[,mmproj=PATH,threads=N,ctx=N,chat=gguf|chatml|plain,image_min_tokens=N,
-// image_max_tokens=N,input=images|video,tokens_per_second=N]
+// image_max_tokens=N,input=images|video,tokens_per_second=N,device=cpu|cudaN,gpu_layers=N]
+//
+// device=cudaN runs the model and the projector on that CUDA device (gpu_layers= of the text model's
+// layers, all by default); the CUDA backend comes from `scripts/deps.sh cuda`, and a GPU that cannot be
+// had is an error naming the missing library (ErrNoGPU), never a fall-back to the CPU. Describe names
+// the release and the devices actually loaded (the CPU backend's variant, the GPU), and the sweep
+// records it as runtime_backend.
 //
 // Model files are checked in Go (GGUF magic, header, tensor extents, architecture; for projectors the
 // keys, tensors and shapes the projector type's clip graph needs) before llama.cpp sees them, because
@@ -12,17 +20,20 @@
 // qwen2.5vl_merger, qwen3vl_merger and internvl; any other is refused at load with its name.
 //
 // Frames go to mtmd as raw RGB bitmaps (mtmd_bitmap_init), so C never decodes image bytes; a frame that
-// fails validation never reaches C. The prompt is laid out in Go as pieces — text tokens, an image chunk,
-// a temporal pair of frames — each decoded with positions computed here: 1-D for text and for 1-D
+// fails validation never reaches C. The prompt is laid out in Go as pieces — text tokens, an image chunk
+// of a frame or of a temporal pair of frames — each decoded with positions computed here: 1-D for text and for 1-D
 // projectors, (t, h, w) M-RoPE positions for the Qwen2-VL family, where the next text starts one past
 // the largest component (as transformers' get_rope_index continues after a vision block).
 //
 // input=images: each frame is one image (the family's markers around it). input=video: the frames as the
 // family's video processor reads them — Qwen2-VL, Qwen2.5-VL, Qwen3-VL: temporal pairs through the two
-// Conv3d patch kernels (an odd count repeats the last frame), one <|vision_start|>…<|vision_end|> block
+// Conv3d patch kernels (upstream mtmd's temporal merge of two mergeable bitmaps; an odd count repeats
+// the last frame), with framesweep's own layout where upstream's differs: one <|vision_start|>…<|vision_end|> block
 // whose pairs take temporal positions by index (Qwen2-VL) or by absolute time, ⌊g × 2/fps ×
 // tokens_per_second⌋ (Qwen2.5-VL), or each pair in its own block after its time as text, "<1.3
-// seconds>" (Qwen3-VL); InternVL: "Frame{i}: " before each frame, one tile per frame. Unset, the mode is
+// seconds>" (Qwen3-VL); InternVL: "Frame{i}: " before each frame, one tile per frame (resized to the
+// tile with Pillow's bicubic, as InternVL's load_video does; upstream mtmd tiles an image of any other
+// size, which is what input=images gives: up to 12 tiles and a thumbnail). Unset, the mode is
 // video when the request carries its frames' timing (llm.Request.Video) and the family has a video path,
 // images otherwise. LLaVA (mlp) projectors have no video path and refuse input=video by name.
 // llm.Response reports the mode, the visual tokens and, per frame or pair, its tokens and positions.

@@ -1,21 +1,21 @@
 package llamacpp
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/gguf"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/rgb"
-	"github.com/ollama/ollama/fs/ggml"
 )
 
 var (
@@ -238,50 +238,53 @@ func TestOddFrameSizes(t *testing.T) {
 
 // rewriteGGUF copies a GGUF with its key/values and tensors changed by edit (tensor data read back from
 // the original file), to make projectors that llama.cpp itself would crash on.
-func rewriteGGUF(t *testing.T, src, dst string, edit func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor) {
+func rewriteGGUF(t *testing.T, src, dst string, edit func(kv gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor) {
 	t.Helper()
-	f, err := os.Open(src)
+	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	g, err := ggml.Decode(f, 1<<20)
+	g, err := gguf.Read(bytes.NewReader(b), int64(len(b)), gguf.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv := ggml.KV{}
-	for k, v := range g.KV() {
+	kv := gguf.KV{}
+	for k, v := range g.KV {
 		if k != "general.parameter_count" {
 			kv[k] = v
 		}
 	}
-	var ts []*ggml.Tensor
-	for _, tt := range g.Tensors().Items() {
-		sec := io.NewSectionReader(f, int64(g.Tensors().Offset+tt.Offset), int64(tt.Size()))
-		ts = append(ts, &ggml.Tensor{Name: tt.Name, Kind: tt.Kind, Shape: tt.Shape, WriterTo: sectionWriter{sec}})
+	var ts []*gguf.WTensor
+	for _, tt := range g.Tensors {
+		n, err := tt.Size()
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := g.DataOffset + tt.Offset
+		ts = append(ts, &gguf.WTensor{Name: tt.Name, Type: tt.Type, Shape: tt.Shape, Data: b[off : off+n]})
 	}
 	ts = edit(kv, ts)
-	out, err := os.Create(dst)
+	out := make([]gguf.WTensor, len(ts))
+	for i, x := range ts {
+		out[i] = *x
+	}
+	f, err := os.Create(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ggml.WriteGGUF(out, kv, ts); err != nil {
+	if err := gguf.Write(f, kv, out); err != nil {
 		t.Fatal(err)
 	}
-	out.Close()
+	f.Close()
 }
-
-type sectionWriter struct{ r *io.SectionReader }
-
-func (s sectionWriter) WriteTo(w io.Writer) (int64, error) { return io.Copy(w, s.r) }
 
 // TestCrashingProjectorsRejected: projector defects that make llama.cpp segfault or abort (DEPS.md) are
 // caught in Go with an error naming the file.
 func TestCrashingProjectorsRejected(t *testing.T) {
 	dir := t.TempDir()
-	drop := func(name string) func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor {
-		return func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
-			var out []*ggml.Tensor
+	drop := func(name string) func(gguf.KV, []*gguf.WTensor) []*gguf.WTensor {
+		return func(_ gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
+			var out []*gguf.WTensor
 			for _, x := range ts {
 				if x.Name != name {
 					out = append(out, x)
@@ -290,9 +293,9 @@ func TestCrashingProjectorsRejected(t *testing.T) {
 			return out
 		}
 	}
-	cases := map[string]func(ggml.KV, []*ggml.Tensor) []*ggml.Tensor{
-		"no-mean": func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor { delete(kv, "clip.vision.image_mean"); return ts },
-		"bad-heads": func(kv ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+	cases := map[string]func(gguf.KV, []*gguf.WTensor) []*gguf.WTensor{
+		"no-mean": func(kv gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor { delete(kv, "clip.vision.image_mean"); return ts },
+		"bad-heads": func(kv gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
 			kv["clip.vision.attention.head_count"] = uint32(5)
 			return ts
 		},
@@ -301,7 +304,7 @@ func TestCrashingProjectorsRejected(t *testing.T) {
 	}
 	// The unmodified copy must still load: the rewrite itself is faithful.
 	same := filepath.Join(dir, "same.gguf")
-	rewriteGGUF(t, tiny.Mmproj, same, func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor { return ts })
+	rewriteGGUF(t, tiny.Mmproj, same, func(_ gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor { return ts })
 	rt, err := New(tiny.Model, same, Options{Threads: 1, Context: 256})
 	if err != nil {
 		t.Fatalf("faithful copy rejected: %v", err)

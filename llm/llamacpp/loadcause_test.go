@@ -8,25 +8,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/gguf"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/ollama/ollama/fs/ggml"
 )
 
 // A GGUF that passes our header check but that llama.cpp refuses: the one-line error names the file and
 // llama.cpp's own reason, which it reports only through its log.
 func TestLoadFailureCause(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "alien.gguf")
-	f, err := os.Create(p)
-	if err != nil {
+	var b bytes.Buffer
+	kv := gguf.KV{"general.architecture": "nosucharch", "general.name": "unknown architecture"}
+	if err := gguf.Write(&b, kv, []gguf.WTensor{gguf.F32Tensor("token_embd.weight", make([]float32, 4), 4)}); err != nil {
 		t.Fatal(err)
 	}
-	kv := ggml.KV{"general.architecture": "nosucharch", "general.name": "unknown architecture"}
-	ts := []*ggml.Tensor{{Name: "token_embd.weight", Kind: 0, Shape: []uint64{4}, WriterTo: bytes.NewReader(make([]byte, 16))}}
-	if err := ggml.WriteGGUF(f, kv, ts); err != nil {
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
-	_, err = New(p, "", Options{Threads: 1})
+	_, err := New(p, "", Options{Threads: 1})
 	var e *llm.Error
 	if !errors.Is(err, llm.ErrModel) || !errors.As(err, &e) || e.Path != p ||
 		!strings.Contains(err.Error(), "nosucharch") || strings.Contains(err.Error(), "\n") {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/framesweep/framesweep/internal/gguf"
 	"github.com/framesweep/framesweep/llm"
 )
 
@@ -30,12 +31,14 @@ type Runtime struct {
 	path     string
 	mmproj   string
 	proj     string // the projector's clip.projector_type ("" without one)
+	tile     int    // the projector's clip.vision.image_size (InternVL: the side of a tile)
 	video    videoPath
 	input    string // spec input=: llm.InputImages, llm.InputVideo, or "" (video when the request carries timing)
 	tps      float64
 	nctx     int
 	chat     string // "gguf", "chatml" or "plain"
 	template string // the GGUF's tokenizer.chat_template ("" when it has none)
+	backend  string // the llama.cpp build and the devices it runs on (Describe; records' runtime_backend)
 	// promptPos is the position after the last prompt's prefill: below its token count when frames
 	// went in with M-RoPE positions (tests read it). trace, when not nil, receives every prompt
 	// token's (kind, t, h, w) position (tests).
@@ -48,7 +51,8 @@ type tracePos struct{ Kind, T, H, W int }
 
 // Open opens a runtime from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
-	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens", "input", "tokens_per_second"); err != nil {
+	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens", "input", "tokens_per_second",
+		"device", "gpu_layers"); err != nil {
 		return nil, err
 	}
 	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
@@ -82,8 +86,16 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	layers, err := sp.Int("gpu_layers", -1, -1)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := sp.Params["gpu_layers"]; ok && sp.Params["device"] == "" {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: gpu_layers= needs device= (e.g. device=cuda0)")
+	}
 	return New(sp.Params["model"], sp.Params["mmproj"], Options{Threads: threads, Context: nctx, Chat: chat,
-		ImageMinTokens: minTok, ImageMaxTokens: maxTok, Input: input, TokensPerSecond: float64(tps)})
+		ImageMinTokens: minTok, ImageMaxTokens: maxTok, Input: input, TokensPerSecond: float64(tps),
+		Device: sp.Params["device"], GPULayers: layers})
 }
 
 // Turn formats (Options.Chat, spec key chat=).
@@ -108,6 +120,13 @@ type Options struct {
 	// TokensPerSecond is Qwen2.5-VL's vision_config.tokens_per_second (the GGUF does not carry it);
 	// 0 = 2, the value of the released Qwen2.5-VL checkpoints.
 	TokensPerSecond float64
+	// Device is where the model and the projector run: "" or "cpu" (the best ggml CPU backend for this
+	// CPU), or "cudaN" (llama.cpp's CUDA backend, installed by `scripts/deps.sh cuda`). Asking for a GPU
+	// that cannot be had is an error (ErrNoGPU), never a fall-back to the CPU.
+	Device string
+	// GPULayers is how many of the text model's layers go to the GPU (negative: all); the CPU keeps
+	// the rest. Ignored without a GPU Device.
+	GPULayers int
 }
 
 // New loads model (and mmproj when not "") after checking both files in Go.
@@ -130,9 +149,11 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	r := &Runtime{path: model, mmproj: mmproj, nctx: o.Context, chat: o.Chat, input: o.Input, tps: o.TokensPerSecond}
 	if mmproj != "" {
 		var err error
-		if _, r.proj, err = inspectGGUF(mmproj, true); err != nil {
+		var kv gguf.KV
+		if _, r.proj, kv, err = inspectGGUF(mmproj, true); err != nil {
 			return nil, err
 		}
+		r.tile = int(kvUint(kv, "clip.vision.image_size"))
 		r.video = videoPaths[r.proj]
 		if o.Input == llm.InputVideo && r.video == noVideo {
 			return nil, llm.Errorf("load model", mmproj, llm.ErrBadSpec, "input=video: projector type %q has no faithful video path in process (%s); use input=images", r.proj, noVideoWhy[r.proj])
@@ -140,8 +161,15 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	} else if o.Input == llm.InputVideo {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: input=video needs mmproj=")
 	}
-	backendInit()
-	m, cause, err := loadModel(model)
+	if err := backendInit(); err != nil {
+		return nil, llm.Errorf("load model", model, llm.ErrModel, "%v", err)
+	}
+	gpu, err := openDevice(o.Device, cudaLib())
+	if err != nil {
+		return nil, err // ErrBadSpec or ErrDevice, naming the device and the library
+	}
+	r.backend = describeBackend(gpu, o.GPULayers)
+	m, cause, err := loadModel(model, gpu, o.GPULayers)
 	if err != nil {
 		if cause == "" {
 			cause = "no reason logged"
@@ -165,7 +193,7 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		return fail(err)
 	}
 	if mmproj != "" {
-		if err := r.loadProjector(o); err != nil {
+		if err := r.loadProjector(o, gpu); err != nil {
 			return fail(err)
 		}
 	}
@@ -174,8 +202,13 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 }
 
 // loadProjector loads the vision projector and checks that it suits the text model.
-func (r *Runtime) loadProjector(o Options) error {
-	mt, err := newMtmd(r.mmproj, r.model, o.Threads, o.ImageMinTokens, o.ImageMaxTokens)
+func (r *Runtime) loadProjector(o Options, gpu *device) error {
+	if pm, tm := mropeProjectors[r.proj], r.model.mrope(); pm != tm {
+		kind := map[bool]string{true: "M-RoPE", false: "1-D RoPE"}
+		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "the projector lays frames out for %s but the text model %s uses %s (mismatched pair)",
+			kind[pm], r.path, kind[tm])
+	}
+	mt, err := newMtmd(r.mmproj, r.model, o.Threads, o.ImageMinTokens, o.ImageMaxTokens, gpu)
 	if err != nil {
 		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "mtmd could not load the projector (does it match the model?)")
 	}
@@ -184,15 +217,13 @@ func (r *Runtime) loadProjector(o Options) error {
 	if !mt.vision() {
 		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "the projector has no vision encoder")
 	}
-	// Embedding positions are laid out by the projector's kind and read by the text model's: a
-	// mismatch makes llama.cpp read past the position buffer (or misplace every frame).
-	if pm, tm := mt.mrope(), r.model.mrope(); pm != tm {
-		kind := map[bool]string{true: "M-RoPE", false: "1-D RoPE"}
-		return llm.Errorf("load model", r.mmproj, llm.ErrModel, "the projector lays frames out for %s but the text model %s uses %s (mismatched pair)",
-			kind[pm], r.path, kind[tm])
-	}
 	return nil
 }
+
+// mropeProjectors are the projector types whose embeddings take M-RoPE positions (the Qwen2-VL
+// family's mergers). Upstream mtmd takes the layout from the text model, so a projector of the other
+// kind would load and misplace every frame (or read past the position buffer): caught here.
+var mropeProjectors = map[string]bool{"qwen2vl_merger": true, "qwen2.5vl_merger": true, "qwen3vl_merger": true}
 
 // setChat settles the turn format: the GGUF's template when it has one and chat is "" or "gguf"
 // (checked here, once, against llama.cpp's formatter), else chatml or plain as asked.

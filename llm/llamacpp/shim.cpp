@@ -1,13 +1,15 @@
-// C++ entry points of llm/llamacpp (declared in shim.h): thin wrappers over the llama.cpp, mtmd and
-// clip APIs of the pinned llama.cpp (package internal/mtmd carries its headers and compiles mtmd),
-// every exception caught.
+// C++ entry points of llm/llamacpp (declared in shim.h): thin wrappers over the llama.cpp, ggml and
+// mtmd APIs of the pinned release (prebuilt libllama/libggml, mtmd compiled by package
+// internal/mtmd), every exception caught.
 #include "shim.h"
 
-#include "clip-impl.h" // clip_image_u8 / clip_image_f32 (temporal pairs, patches/0001)
-#include "clip.h"
+#include "ggml-backend.h"
 #include "llama.h"
 #include "mtmd.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,14 +19,23 @@
 #include <vector>
 
 // Levels of ggml_log_level: 1 debug, 2 info, 3 warn, 4 error, 5 continuation of the previous message.
+// Messages at or above log_min reach stderr, prefixed "llama.cpp: " so they are not mistaken for ours;
+// the default (errors) keeps llama.cpp's advice about its own command-line flags off a framesweep run.
 static int last_level = 0;
+static int log_min = GGML_LOG_LEVEL_ERROR;
+static bool line_start = true;
 
 static void quiet_log(enum ggml_log_level level, const char * text, void *) {
 	if (level != GGML_LOG_LEVEL_CONT) {
 		last_level = level;
 	}
-	if (last_level >= GGML_LOG_LEVEL_WARN && text != nullptr) {
+	if (last_level >= log_min && text != nullptr) {
+		if (line_start) {
+			fputs("llama.cpp: ", stderr);
+		}
 		fputs(text, stderr);
+		size_t k = strlen(text);
+		line_start = k > 0 && text[k - 1] == '\n';
 	}
 }
 
@@ -33,9 +44,12 @@ static std::mutex cap_mu;
 static bool cap_on = false, cap_in_error = false;
 static std::string cap_text;
 
+// While a load is captured its errors are not printed: the Go error reports the first one.
 static void capture_log(enum ggml_log_level level, const char * text, void * data) {
+	bool captured = false;
 	{
 		std::lock_guard<std::mutex> lock(cap_mu);
+		captured = cap_on && (level == GGML_LOG_LEVEL_ERROR || (level == GGML_LOG_LEVEL_CONT && last_level == GGML_LOG_LEVEL_ERROR));
 		if (level != GGML_LOG_LEVEL_CONT) {
 			cap_in_error = false;
 		}
@@ -51,20 +65,177 @@ static void capture_log(enum ggml_log_level level, const char * text, void * dat
 			}
 		}
 	}
+	if (captured) {
+		if (level != GGML_LOG_LEVEL_CONT) {
+			last_level = level;
+		}
+		return;
+	}
 	quiet_log(level, text, data);
 }
 
 // A progress callback of our own: without one llama.cpp prints a row of dots on stderr.
 static bool no_progress(float, void *) { return true; }
 
+static void put(char * buf, size_t n, const std::string & s) {
+	if (n == 0) {
+		return;
+	}
+	size_t k = std::min(s.size(), n - 1);
+	memcpy(buf, s.data(), k);
+	buf[k] = 0;
+}
+
+// lib_dir: the directory of the libllama this process runs (its ggml backends lie beside it).
+static std::string lib_dir() {
+	Dl_info info;
+	if (dladdr(reinterpret_cast<void *>(&llama_backend_init), &info) == 0 || info.dli_fname == nullptr) {
+		return "";
+	}
+	std::string p = info.dli_fname;
+	size_t slash = p.rfind('/');
+	return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+// loaded_variant: the file name of the loaded library whose name starts with prefix ("" if none).
+struct variant_search {
+	const char * prefix;
+	std::string found;
+};
+
+static int find_loaded(struct dl_phdr_info * info, size_t, void * data) {
+	auto * vs = static_cast<variant_search *>(data);
+	if (info->dlpi_name == nullptr) {
+		return 0;
+	}
+	const char * base = strrchr(info->dlpi_name, '/');
+	base = base == nullptr ? info->dlpi_name : base + 1;
+	if (strncmp(base, vs->prefix, strlen(vs->prefix)) == 0) {
+		vs->found = base;
+		return 1;
+	}
+	return 0;
+}
+
+static std::string loaded_variant(const char * prefix) {
+	variant_search vs{prefix, ""};
+	dl_iterate_phdr(find_loaded, &vs);
+	return vs.found;
+}
+
 extern "C" {
 
-void native_backend_init(void) {
+int native_lib_dir(char * buf, size_t n) {
 	try {
-		llama_backend_init();
+		std::string d = lib_dir();
+		put(buf, n, d);
+		return d.empty() ? -1 : 0;
+	} catch (...) {
+		return -2;
+	}
+}
+
+int native_backend_init(int log_level, char * err, size_t n) {
+	try {
+		log_min = log_level;
+		ggml_log_set(quiet_log, nullptr);
 		llama_log_set(capture_log, nullptr);
 		mtmd_log_set(quiet_log, nullptr); // the projector logs every image at info level otherwise
+		// The prebuilt libggml loads its CPU backend at run time, one library per CPU level: ggml scores
+		// each libggml-cpu-*.so beside it against this CPU and registers the best. GPU backends are
+		// loaded only when asked for (native_gpu_load), so a CPU run never initialises CUDA.
+		std::string dir = lib_dir();
+		if (dir.empty()) {
+			put(err, n, "cannot locate the loaded libllama");
+			return -1;
+		}
+		ggml_backend_load_all_from_path(dir.c_str());
+		if (ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU) == nullptr) {
+			put(err, n, "no ggml CPU backend (libggml-cpu-*.so) in " + dir + " loads on this CPU");
+			return -1;
+		}
+		llama_backend_init();
+		return 0;
 	} catch (...) {
+		put(err, n, "exception while loading the ggml backends");
+		return -2;
+	}
+}
+
+int32_t native_backends(char * buf, int32_t n) {
+	try {
+		std::string out;
+		for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+			ggml_backend_dev_t d = ggml_backend_dev_get(i);
+			std::string detail = ggml_backend_dev_description(d);
+			if (ggml_backend_dev_type(d) == GGML_BACKEND_DEVICE_TYPE_CPU) {
+				std::string v = loaded_variant("libggml-cpu-");
+				detail = v.empty() ? detail : v;
+			}
+			out += std::string(ggml_backend_dev_name(d)) + "\t" + detail + "\n";
+		}
+		if ((int32_t) out.size() < n) {
+			memcpy(buf, out.data(), out.size());
+			buf[out.size()] = 0;
+		}
+		return (int32_t) out.size();
+	} catch (...) {
+		return -1;
+	}
+}
+
+static std::mutex gpu_mu;
+static bool gpu_loaded = false;
+
+int native_gpu_load(const char * path, char * err, size_t n) {
+	std::lock_guard<std::mutex> lock(gpu_mu);
+	try {
+		if (!gpu_loaded) {
+			// dlopen first: its error names the library that is missing (libcudart.so.13, libcuda.so.1…),
+			// which ggml's loader only logs. The handle is dropped once ggml holds its own.
+			void * h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			if (h == nullptr) {
+				const char * e = dlerror();
+				put(err, n, e != nullptr ? e : "dlopen failed");
+				return -1;
+			}
+			ggml_backend_reg_t reg = ggml_backend_load(path);
+			dlclose(h);
+			if (reg == nullptr) {
+				put(err, n, std::string(path) + ": ggml could not register it as a backend");
+				return -1;
+			}
+			gpu_loaded = true;
+		}
+		int k = 0;
+		for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+			if (ggml_backend_dev_type(ggml_backend_dev_get(i)) == GGML_BACKEND_DEVICE_TYPE_GPU) {
+				k++;
+			}
+		}
+		return k;
+	} catch (...) {
+		put(err, n, "exception while loading the GPU backend");
+		return -1;
+	}
+}
+
+void * native_gpu_device(int i, char * desc, size_t n) {
+	try {
+		int k = 0;
+		for (size_t j = 0; j < ggml_backend_dev_count(); j++) {
+			ggml_backend_dev_t d = ggml_backend_dev_get(j);
+			if (ggml_backend_dev_type(d) != GGML_BACKEND_DEVICE_TYPE_GPU) {
+				continue;
+			}
+			if (k++ == i) {
+				put(desc, n, std::string(ggml_backend_dev_name(d)) + " (" + ggml_backend_dev_description(d) + ")");
+				return d;
+			}
+		}
+		return nullptr;
+	} catch (...) {
+		return nullptr;
 	}
 }
 
@@ -87,11 +258,15 @@ void native_log_capture_end(char * buf, size_t n) {
 	cap_text.clear();
 }
 
-void * native_model_load(const char * path) {
+void * native_model_load(const char * path, void * gpu, int32_t gpu_layers) {
 	try {
 		struct llama_model_params p = llama_model_default_params();
-		p.use_mmap = true;
+		p.load_mode = LLAMA_LOAD_MODE_MMAP;
 		p.progress_callback = no_progress;
+		// Only the device asked for: with none, the CPU alone (no layer is offloaded).
+		ggml_backend_dev_t devs[2] = {static_cast<ggml_backend_dev_t>(gpu), nullptr};
+		p.devices = devs;
+		p.n_gpu_layers = gpu == nullptr ? 0 : gpu_layers;
 		return llama_model_load_from_file(path, p);
 	} catch (...) {
 		return nullptr;
@@ -325,13 +500,14 @@ int32_t native_chat_apply(const char * tmpl, const char * system, const char * u
 	}
 }
 
-void * native_mtmd_init(const char * path, void * model, int n_threads, int min_tokens, int max_tokens) {
+void * native_mtmd_init(const char * path, void * model, int n_threads, int min_tokens, int max_tokens, void * gpu) {
 	try {
 		struct mtmd_context_params p = mtmd_context_params_default();
 		p.n_threads = n_threads;
 		p.image_min_tokens = min_tokens; // <= 0: the projector's own limits
 		p.image_max_tokens = max_tokens;
-		p.use_gpu = false;
+		p.use_gpu = gpu != nullptr;
+		p.device = static_cast<ggml_backend_dev_t>(gpu);
 		p.print_timings = false;
 		p.warmup = false;
 		return mtmd_init_from_file(path, static_cast<const llama_model *>(model), p);
@@ -365,35 +541,42 @@ int native_mtmd_mrope(void * mtmd) {
 
 int native_mtmd_non_causal(void * mtmd) {
 	try {
-		return mtmd_decode_use_non_causal(static_cast<mtmd_context *>(mtmd)) ? 1 : 0;
+		return mtmd_decode_use_non_causal(static_cast<mtmd_context *>(mtmd), nullptr) ? 1 : 0; // nullptr: an image chunk
 	} catch (...) {
 		return -1;
 	}
 }
 
 // The marker text is tokenized without special tokens, so no BOS lands in mid-prompt.
-void * native_mtmd_tokenize_rgb(void * mtmd, uint32_t w, uint32_t h, const unsigned char * rgb, int32_t * status) {
-	mtmd_bitmap * bm = nullptr;
+void * native_mtmd_tokenize_rgb(void * mtmd, uint32_t w, uint32_t h, const unsigned char * rgb, const unsigned char * b, int32_t * status) {
+	mtmd_bitmap * bms[2] = {nullptr, nullptr};
 	mtmd_input_chunks * chunks = nullptr;
+	const int n = b == nullptr ? 1 : 2;
 	try {
-		bm = mtmd_bitmap_init(w, h, rgb);
-		if (bm == nullptr) {
-			*status = -1;
-			return nullptr;
+		for (int k = 0; k < n; k++) {
+			bms[k] = mtmd_bitmap_init(w, h, k == 0 ? rgb : b);
+			if (bms[k] == nullptr) {
+				throw 1;
+			}
+			mtmd_bitmap_set_mergeable(bms[k], n == 2);
 		}
 		chunks = mtmd_input_chunks_init();
-		struct mtmd_input_text txt = {mtmd_default_marker(), false, true};
-		const mtmd_bitmap * bms[1] = {bm};
-		*status = mtmd_tokenize(static_cast<mtmd_context *>(mtmd), chunks, &txt, bms, 1);
-		mtmd_bitmap_free(bm);
-		bm = nullptr; // the catch below must not free it again
+		std::string marker = mtmd_default_marker();
+		std::string text = n == 2 ? marker + marker : marker;
+		struct mtmd_input_text txt = {text.c_str(), text.size(), false, true};
+		const mtmd_bitmap * cb[2] = {bms[0], bms[1]};
+		*status = mtmd_tokenize(static_cast<mtmd_context *>(mtmd), chunks, &txt, cb, n);
+		for (auto & bm : bms) {
+			mtmd_bitmap_free(bm); // nullptr is fine
+			bm = nullptr;         // the catch below must not free it again
+		}
 		if (*status != 0) {
 			mtmd_input_chunks_free(chunks);
 			return nullptr;
 		}
 		return chunks;
 	} catch (...) {
-		if (bm != nullptr) {
+		for (auto & bm : bms) {
 			mtmd_bitmap_free(bm);
 		}
 		if (chunks != nullptr) {
@@ -430,9 +613,15 @@ int native_chunk_info(void * chunks, int32_t i, int32_t * type, int32_t * n_toke
 		*n_pos = (int32_t) mtmd_input_chunk_get_n_pos(c);
 		*nx = *n_tokens;
 		*ny = 1;
-		if (const mtmd_image_tokens * it = mtmd_input_chunk_get_tokens_image(c)) {
-			*nx = (int32_t) mtmd_image_tokens_get_nx(it);
-			*ny = (int32_t) mtmd_image_tokens_get_ny(it);
+		const mtmd_image_tokens * it = mtmd_input_chunk_get_tokens_image(c);
+		if (it != nullptr && *n_tokens > 0) {
+			// Under M-RoPE the last token sits at (t, x, y) = (0, nx-1, ny-1) of its grid; 1-D
+			// positions run on (t = n-1).
+			mtmd_decoder_pos last = mtmd_image_tokens_get_decoder_pos(it, 0, (size_t) *n_tokens - 1);
+			if (last.t == 0 && *n_tokens > 1) {
+				*nx = (int32_t) last.x + 1;
+				*ny = (int32_t) last.y + 1;
+			}
 		}
 		return 0;
 	} catch (...) {
@@ -461,78 +650,6 @@ const float * native_chunk_encode(void * mtmd, void * chunks, int32_t i) {
 		return mtmd_get_output_embd(m);
 	} catch (...) {
 		return nullptr;
-	}
-}
-
-// A temporal pair: both frames preprocessed as images, in one clip image (frame a, then frame b),
-// and the embeddings once encoded.
-struct native_pair {
-	clip_image_f32_batch batch;
-	std::vector<float> embd;
-	int32_t n_tokens = 0;
-};
-
-// preprocess resizes and normalises one frame as the projector does for an image.
-static bool preprocess(clip_ctx * cv, uint32_t w, uint32_t h, const unsigned char * rgb, clip_image_f32_batch & out) {
-	clip_image_u8_ptr u8(clip_image_u8_init());
-	clip_build_img_from_pixels(rgb, (int) w, (int) h, u8.get());
-	return clip_image_preprocess(cv, u8.get(), &out) && out.entries.size() == 1;
-}
-
-void * native_pair_new(void * mtmd, uint32_t w, uint32_t h, const unsigned char * a, const unsigned char * b, int32_t * n_tokens, int32_t * nx, int32_t * ny, int32_t * status) {
-	native_pair * p = nullptr;
-	try {
-		clip_ctx * cv = mtmd_get_clip_ctx_v(static_cast<mtmd_context *>(mtmd));
-		if (cv == nullptr || !clip_is_mrope(cv)) {
-			*status = -3; // no Qwen2-VL-family vision encoder
-			return nullptr;
-		}
-		clip_image_f32_batch fa, fb;
-		if (!preprocess(cv, w, h, a, fa) || !preprocess(cv, w, h, b, fb)) {
-			*status = -1;
-			return nullptr;
-		}
-		clip_image_f32 & ia = *fa.entries[0];
-		const clip_image_f32 & ib = *fb.entries[0];
-		if (ia.nx != ib.nx || ia.ny != ib.ny) {
-			*status = -4;
-			return nullptr;
-		}
-		ia.buf.insert(ia.buf.end(), ib.buf.begin(), ib.buf.end()); // frame a, then frame b
-		p = new native_pair();
-		p->batch.entries.push_back(std::move(fa.entries[0]));
-		clip_image_f32 * img = p->batch.entries[0].get();
-		p->n_tokens = clip_n_output_tokens(cv, img);
-		*n_tokens = p->n_tokens;
-		*nx = clip_n_output_tokens_x(cv, img);
-		*ny = clip_n_output_tokens_y(cv, img);
-		*status = 0;
-		return p;
-	} catch (...) {
-		delete p;
-		*status = -2;
-		return nullptr;
-	}
-}
-
-const float * native_pair_encode(void * mtmd, void * pair, int n_threads) {
-	try {
-		auto * p = static_cast<native_pair *>(pair);
-		clip_ctx * cv = mtmd_get_clip_ctx_v(static_cast<mtmd_context *>(mtmd));
-		p->embd.assign((size_t) p->n_tokens * clip_n_mmproj_embd(cv), 0.0f);
-		if (!clip_image_batch_encode(cv, n_threads, &p->batch, p->embd.data())) {
-			return nullptr;
-		}
-		return p->embd.data();
-	} catch (...) {
-		return nullptr;
-	}
-}
-
-void native_pair_free(void * pair) {
-	try {
-		delete static_cast<native_pair *>(pair);
-	} catch (...) {
 	}
 }
 

@@ -1,12 +1,11 @@
 package llamacpp
 
 /*
-// Our own cgo layer over the llama.cpp C API and the mtmd/clip library that package internal/mtmd
-// compiles (with its patch set); see shim.h. We do not link ollama's llama wrapper: it fixes the
-// image encoder at 4 threads (~1000x slower on 2 cores), decodes images from encoded bytes (a bad
-// image crashes the process), cannot free a llama_context, and would link a second, unpatched mtmd.
+// Our own cgo layer over the llama.cpp C API of the prebuilt libllama/libggml and the mtmd library
+// that package internal/mtmd compiles from the same release; see shim.h. The headers are the
+// release's, from third_party/llama/src (scripts/deps.sh).
 #cgo CXXFLAGS: -std=c++17
-#cgo CPPFLAGS: -I${SRCDIR}/internal/mtmd -I${SRCDIR}/internal/mtmd/include
+#cgo CPPFLAGS: -I${SRCDIR}/../../third_party/llama/src/include -I${SRCDIR}/../../third_party/llama/src/ggml/include -I${SRCDIR}/../../third_party/llama/src/tools/mtmd
 #include <stdlib.h>
 #include "shim.h"
 */
@@ -19,20 +18,8 @@ import (
 	"sync"
 	"unsafe"
 
-	_ "github.com/framesweep/framesweep/llm/llamacpp/internal/mtmd" // mtmd, clip (patched), libllama, ggml
-	ggml "github.com/ollama/ollama/ml/backend/ggml/ggml/src"
+	_ "github.com/framesweep/framesweep/llm/llamacpp/internal/mtmd" // mtmd and clip; links libllama, libggml
 )
-
-var backendOnce sync.Once
-
-// backendInit loads ggml's backends (the CPU backend is linked in) and initialises llama.cpp with
-// quiet logs (warnings and errors on stderr).
-func backendInit() {
-	backendOnce.Do(func() {
-		ggml.OnceLoad()
-		C.native_backend_init()
-	})
-}
 
 // errKVFull: llama_decode found no KV slot (status 1), the only status meaning "too long".
 var errKVFull = errors.New("could not find a kv cache slot")
@@ -55,13 +42,13 @@ type llModel struct{ p unsafe.Pointer }
 
 // loadModel loads a text model and returns, on failure, the first error llama.cpp logged while
 // loading (its only report of the cause).
-func loadModel(path string) (*llModel, string, error) {
+func loadModel(path string, gpu *device, gpuLayers int) (*llModel, string, error) {
 	loadMu.Lock()
 	defer loadMu.Unlock()
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
 	C.native_log_capture_begin()
-	p := C.native_model_load(cs)
+	p := C.native_model_load(cs, gpu.handle(), C.int32_t(gpuLayers))
 	var buf [1024]C.char
 	C.native_log_capture_end(&buf[0], C.size_t(len(buf)))
 	if p == nil {

@@ -1,7 +1,7 @@
 // Our C entry points into llama.cpp and mtmd (shim.cpp), compiled against the headers of the pinned
-// llama.cpp (ec98e2002) that package internal/mtmd carries. Go sees only these functions and opaque
-// pointers; every one of them catches C++ exceptions and reports a status, so a throw inside
-// llama.cpp becomes a Go error instead of std::terminate.
+// llama.cpp release (third_party/llama/src, see package internal/mtmd). Go sees only these functions
+// and opaque pointers; every one of them catches C++ exceptions and reports a status, so a throw
+// inside llama.cpp becomes a Go error instead of std::terminate.
 #ifndef FRAMESWEEP_LLAMACPP_SHIM_H
 #define FRAMESWEEP_LLAMACPP_SHIM_H
 
@@ -13,12 +13,26 @@
 extern "C" {
 #endif
 
-// native_backend_init: llama_backend_init, and llama.cpp's and mtmd's logs reduced to warnings and
-// errors on stderr (with the load-error capture below chained in front).
-void native_backend_init(void);
+// native_backend_init: llama.cpp's, ggml's and mtmd's logs routed through ours (errors on stderr, the
+// rest only at FRAMESWEEP_LLAMA_LOG's level; the load-error capture below chained in front), the best
+// ggml CPU backend of the directory libllama was loaded from registered, and llama_backend_init. It
+// returns 0, or -1 with the reason in err (NUL-terminated) when no CPU backend loads.
+int native_backend_init(int log_level, char * err, size_t n);
+// native_lib_dir writes the directory libllama was loaded from (NUL-terminated); 0 on success.
+int native_lib_dir(char * buf, size_t n);
+// native_backends writes the loaded backends, one "name\tdetail" line each (detail: the CPU backend's
+// library variant, a GPU's description); it returns the length written (may exceed n: call again).
+int32_t native_backends(char * buf, int32_t n);
+// native_gpu_load loads the CUDA backend library at path (once) and returns the number of CUDA
+// devices, or -1 with dlopen's reason (which names a missing CUDA library) in err.
+int native_gpu_load(const char * path, char * err, size_t n);
+// native_gpu_device: the i-th GPU device's handle (NULL when there is none); its description in desc.
+void * native_gpu_device(int i, char * desc, size_t n);
 
 // Text model and context.
-void * native_model_load(const char * path);       // NULL on failure (the reason is in the log)
+// native_model_load loads a text model on the CPU, or with gpu != NULL its first gpu_layers layers
+// (negative: all) on that device. NULL on failure (the reason is in the log).
+void * native_model_load(const char * path, void * gpu, int32_t gpu_layers);
 void native_model_free(void * model);
 int native_model_mrope(void * model);               // 1: 4-component (M-RoPE / interleaved M-RoPE) positions
 int32_t native_vocab_n(void * model);
@@ -54,14 +68,18 @@ const char * native_chat_template(void * model);    // tokenizer.chat_template (
 int32_t native_chat_apply(const char * tmpl, const char * system, const char * user, char * buf, int32_t len);
 
 // Vision projector (mtmd).
-void * native_mtmd_init(const char * path, void * model, int n_threads, int min_tokens, int max_tokens);
+// native_mtmd_init loads the projector, on gpu when it is not NULL.
+void * native_mtmd_init(const char * path, void * model, int n_threads, int min_tokens, int max_tokens, void * gpu);
 void native_mtmd_free(void * mtmd);
 int native_mtmd_vision(void * mtmd);                // 1 with a vision encoder, 0 without, -1 on error
 int native_mtmd_mrope(void * mtmd);                 // 1 when its embeddings take M-RoPE positions
 int native_mtmd_non_causal(void * mtmd);            // 1 when its embeddings are decoded without the causal mask
 // native_mtmd_tokenize_rgb tokenizes one packed RGB24 image (mtmd_bitmap_init copies it) behind the
-// family's markers; the returned chunks are freed with native_chunks_free.
-void * native_mtmd_tokenize_rgb(void * mtmd, uint32_t w, uint32_t h, const unsigned char * rgb, int32_t * status);
+// family's markers; with b not NULL, two frames of one size as one temporal pair (both bitmaps
+// mergeable: upstream mtmd merges them into one image chunk of a Qwen2-VL-family video, frame a
+// through the patch embedding's kernel 0, b through kernel 1). The returned chunks are freed with
+// native_chunks_free.
+void * native_mtmd_tokenize_rgb(void * mtmd, uint32_t w, uint32_t h, const unsigned char * rgb, const unsigned char * b, int32_t * status);
 void native_chunks_free(void * chunks);
 int32_t native_chunks_n(void * chunks);
 // native_chunk_info: type (0 text, 1 image, 2 audio), KV cells, token grid (nx × ny under M-RoPE,
@@ -71,12 +89,6 @@ const int32_t * native_chunk_text(void * chunks, int32_t i, int32_t * n); // a t
 // native_chunk_encode runs the vision encoder on image chunk i; the embeddings (n_tokens × n_embd_inp
 // floats) are borrowed until the next encode. NULL on failure.
 const float * native_chunk_encode(void * mtmd, void * chunks, int32_t i);
-// Temporal pairs (patches/0001): two frames of one size, each resized by the projector as an image,
-// held as one clip image; native_pair_encode runs both through the Conv3d patch kernels (frame a
-// through kernel 0, b through kernel 1). The embeddings are owned by the pair until native_pair_free.
-void * native_pair_new(void * mtmd, uint32_t w, uint32_t h, const unsigned char * a, const unsigned char * b, int32_t * n_tokens, int32_t * nx, int32_t * ny, int32_t * status);
-const float * native_pair_encode(void * mtmd, void * pair, int n_threads);
-void native_pair_free(void * pair);
 
 // llama.cpp reports why a model failed to load only through its log: the capture keeps the first
 // error logged between begin and end; end copies it (NUL-terminated) into buf.

@@ -6,8 +6,10 @@ import (
 	"github.com/framesweep/framesweep/internal/version"
 )
 
-func TestBuildCommit(t *testing.T) {
-	if got := BuildCommit(); got != version.LlamaCpp {
-		t.Errorf("linked llama.cpp %q, pinned %q", got, version.LlamaCpp)
+// TestLinkedGGML: the libggml-base this test runs is the pinned release's (read from the library).
+func TestLinkedGGML(t *testing.T) {
+	v, c := LinkedGGML()
+	if v != version.GGML || c != version.GGMLCommit {
+		t.Errorf("linked ggml %s %s, pinned %s %s", v, c, version.GGML, version.GGMLCommit)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/framesweep/framesweep/llm"
+	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -13,7 +14,8 @@ type videoPath int
 
 const (
 	noVideo videoPath = iota
-	// videoQwen2VL: temporal pairs through the Conv3d's two patch kernels, one
+	// videoQwen2VL: temporal pairs through the Conv3d's two patch kernels (upstream mtmd's temporal
+	// merge of two mergeable bitmaps), one
 	// <|vision_start|>…<|vision_end|> block whose pair g has temporal position start+g
 	// (transformers models/qwen2_vl/modeling_qwen2_vl.py, get_rope_index: t_index = arange(grid_t)).
 	videoQwen2VL
@@ -27,6 +29,10 @@ const (
 	videoQwen3VL
 	// videoInternVL: one 448×448 tile per frame behind "Frame{i}: " lines, i from 1 (the InternVL
 	// model card's video example: load_video(max_num=1), video_prefix "Frame{i+1}: <image>\n").
+	// load_video resizes each frame to the tile with PIL's bicubic (dynamic_preprocess with
+	// max_num=1, then T.Resize): framesweep does the same (Pillow-exact, native.Bicubic) before mtmd,
+	// whose own InternVL preprocessing would tile a frame of any other size (up to 12 tiles and a
+	// thumbnail, the model card's image path).
 	videoInternVL
 )
 
@@ -138,15 +144,24 @@ func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) 
 }
 
 // pairPiece preprocesses temporal pair g: frames 2g and 2g+1, or the last frame twice when the
-// count is odd (the video processors pad with the last frame).
+// count is odd (the video processors pad with the last frame). Upstream mtmd merges the pair into one
+// image chunk; its marker text is left out, since the family's layout (one block for the video, or a
+// block per pair after its time) is ours.
 func (r *Runtime) pairPiece(fr []*rgb.Image, g int, own *owned) (piece, error) {
 	a, b := 2*g, min(2*g+1, len(fr)-1)
-	p, err := r.mtmd.newPair(fr[a], fr[b])
+	f, err := r.mtmd.tokenizeFrame(fr[a], fr[b])
+	if err == nil {
+		own.frames = append(own.frames, f)
+	}
+	var k int
+	if err == nil {
+		k, err = f.image()
+	}
 	if err != nil {
 		return piece{}, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frames %d,%d (%dx%d): %v", a, b, fr[a].W, fr[a].H, err)
 	}
-	own.pairs = append(own.pairs, p)
-	return piece{pair: p, nTok: p.nTok, gridW: p.gridW, gridH: p.gridH, group: llm.VisualGroup{Frames: []int{a, b}}}, nil
+	c := f.chunks[k]
+	return piece{frame: f, chunk: k, nTok: c.nTok, gridW: c.gridW, gridH: c.gridH, group: llm.VisualGroup{Frames: []int{a, b}}}, nil
 }
 
 // internVLPieces: "Frame{i}: " (from 1), the frame as one tile with its <img>…</img>, a line break.
@@ -162,7 +177,11 @@ func (r *Runtime) internVLPieces(req *llm.Request, own *owned) ([]piece, error) 
 		if err != nil {
 			return nil, err
 		}
-		ps, err := r.framePieces(f, i, own)
+		tile, err := r.toTile(f)
+		if err != nil {
+			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d (%dx%d): %v", i, f.W, f.H, err)
+		}
+		ps, err := r.framePieces(tile, i, own)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +193,7 @@ func (r *Runtime) internVLPieces(req *llm.Request, own *owned) ([]piece, error) 
 
 // framePieces tokenizes frame i as an image: the family's marker text and the image chunk(s).
 func (r *Runtime) framePieces(f *rgb.Image, i int, own *owned) ([]piece, error) {
-	fr, err := r.mtmd.tokenizeFrame(f)
+	fr, err := r.mtmd.tokenizeFrame(f, nil)
 	if err != nil {
 		return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d (%dx%d): %v", i, f.W, f.H, err)
 	}
@@ -201,4 +220,21 @@ func firstVisual(ps []piece) int {
 		}
 	}
 	return 0
+}
+
+// toTile resizes a frame to the projector's tile (image_size²) with Pillow's bicubic filter, as
+// InternVL's load_video does; a frame already that size is returned as is.
+func (r *Runtime) toTile(f *rgb.Image) (*rgb.Image, error) {
+	if r.tile <= 0 || (f.W == r.tile && f.H == r.tile) {
+		return f, nil
+	}
+	p, err := native.NewPlan(native.Bicubic, f.W, f.H, r.tile, r.tile)
+	if err != nil {
+		return nil, err
+	}
+	dst := rgb.New(r.tile, r.tile)
+	if err := p.Resample(dst, f); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/gguf"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/vlref"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/rgb"
-	"github.com/ollama/ollama/fs/ggml"
 )
 
 // synthFrames are n distinct w×h frames (a moving gradient): the checks below are about tokens and
@@ -337,14 +337,14 @@ func TestPairKernels(t *testing.T) {
 		p := archs[arch]
 		zeroed := func(name string) string {
 			out := filepath.Join(dir, string(arch)+"-"+strings.ReplaceAll(name, ".", "_")+".gguf")
-			rewriteGGUF(t, p.Mmproj, out, func(_ ggml.KV, ts []*ggml.Tensor) []*ggml.Tensor {
+			rewriteGGUF(t, p.Mmproj, out, func(_ gguf.KV, ts []*gguf.WTensor) []*gguf.WTensor {
 				for _, x := range ts {
 					if x.Name == name {
 						n := uint64(4)
 						for _, d := range x.Shape {
 							n *= d
 						}
-						x.WriterTo = zeros(n)
+						x.Data = make([]byte, n)
 					}
 				}
 				return ts

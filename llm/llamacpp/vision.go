@@ -20,10 +20,10 @@ type mtmdCtx struct {
 	threads int
 }
 
-func newMtmd(path string, m *llModel, threads, minTokens, maxTokens int) (*mtmdCtx, error) {
+func newMtmd(path string, m *llModel, threads, minTokens, maxTokens int, gpu *device) (*mtmdCtx, error) {
 	cs := C.CString(path)
 	defer C.free(unsafe.Pointer(cs))
-	p := C.native_mtmd_init(cs, m.p, C.int(threads), C.int(minTokens), C.int(maxTokens))
+	p := C.native_mtmd_init(cs, m.p, C.int(threads), C.int(minTokens), C.int(maxTokens), gpu.handle())
 	if p == nil {
 		return nil, fmt.Errorf("mtmd_init_from_file failed")
 	}
@@ -59,19 +59,29 @@ type chunk struct {
 	gridW, gridH int     // image token grid (M-RoPE); nTok × 1 otherwise
 }
 
-// frame is one tokenized frame (mtmd chunks: the family's marker tokens and the preprocessed image),
-// owned by the Answer call that made it; free is idempotent.
+// frame is one tokenized frame, or temporal pair of frames (mtmd chunks: the family's marker tokens
+// and the preprocessed image), owned by the Answer call that made it; free is idempotent.
 type frame struct {
 	p      unsafe.Pointer
 	chunks []chunk
 }
 
 // tokenizeFrame preprocesses one RGB frame (mtmd_bitmap_init copies it; the projector resizes it as
-// its family does). The frame holds C memory until free.
-func (m *mtmdCtx) tokenizeFrame(img *rgb.Image) (*frame, error) {
+// its family does), or with b not nil the temporal pair (img, b) of a Qwen2-VL-family video, which
+// upstream mtmd merges into one image chunk (img through the patch embedding's kernel 0, b through
+// kernel 1). The frame holds C memory until free.
+func (m *mtmdCtx) tokenizeFrame(img, b *rgb.Image) (*frame, error) {
 	pix := img.Packed()
+	var second *C.uchar
+	if b != nil {
+		if b.W != img.W || b.H != img.H {
+			return nil, fmt.Errorf("frames of a pair differ in size (%dx%d, %dx%d)", img.W, img.H, b.W, b.H)
+		}
+		pb := b.Packed()
+		second = (*C.uchar)(unsafe.Pointer(&pb[0]))
+	}
 	var status C.int32_t
-	p := C.native_mtmd_tokenize_rgb(m.p, C.uint32_t(img.W), C.uint32_t(img.H), (*C.uchar)(unsafe.Pointer(&pix[0])), &status)
+	p := C.native_mtmd_tokenize_rgb(m.p, C.uint32_t(img.W), C.uint32_t(img.H), (*C.uchar)(unsafe.Pointer(&pix[0])), second, &status)
 	if p == nil {
 		return nil, fmt.Errorf("mtmd_tokenize: status %d", int32(status))
 	}
@@ -114,74 +124,38 @@ func (m *mtmdCtx) encode(f *frame, i int) (*C.float, error) {
 	return e, nil
 }
 
-// pair is two frames held as one clip image for the Conv3d patch embedding (patches/0001), owned
-// by the Answer call that made it; free is idempotent.
-type pair struct {
-	p            unsafe.Pointer
-	nTok         int
-	gridW, gridH int
+// image returns the index of the frame's image chunk (a frame or pair tokenizes to exactly one).
+func (f *frame) image() (int, error) {
+	k := -1
+	for i, c := range f.chunks {
+		if c.typ == chunkImage {
+			if k >= 0 {
+				return 0, fmt.Errorf("mtmd made %d image chunks of one frame", 2)
+			}
+			k = i
+		}
+	}
+	if k < 0 {
+		return 0, fmt.Errorf("mtmd made no image chunk")
+	}
+	return k, nil
 }
 
-// newPair preprocesses frames a and b (one size) as the projector resizes images.
-func (m *mtmdCtx) newPair(a, b *rgb.Image) (*pair, error) {
-	if a.W != b.W || a.H != b.H {
-		return nil, fmt.Errorf("frames of a pair differ in size (%dx%d, %dx%d)", a.W, a.H, b.W, b.H)
-	}
-	pa, pb := a.Packed(), b.Packed()
-	var n, nx, ny, status C.int32_t
-	p := C.native_pair_new(m.p, C.uint32_t(a.W), C.uint32_t(a.H), (*C.uchar)(unsafe.Pointer(&pa[0])), (*C.uchar)(unsafe.Pointer(&pb[0])), &n, &nx, &ny, &status)
-	if p == nil {
-		return nil, fmt.Errorf("preprocessing the pair failed (status %d)", int32(status))
-	}
-	live.Add(1)
-	return &pair{p: p, nTok: int(n), gridW: int(nx), gridH: int(ny)}, nil
-}
-
-// encode runs both frames through the vision encoder; the embeddings are the pair's until free.
-func (m *mtmdCtx) encodePair(p *pair) (*C.float, error) {
-	e := C.native_pair_encode(m.p, p.p, C.int(m.threads))
-	if e == nil {
-		return nil, fmt.Errorf("clip_image_batch_encode failed on the pair")
-	}
-	return e, nil
-}
-
-func (p *pair) free() {
-	if p != nil && p.p != nil {
-		C.native_pair_free(p.p)
-		p.p = nil
-		live.Add(-1)
-	}
-}
-
-// embeddingsOf returns a copy of the embeddings of frame img encoded as an image (its first image
-// chunk), or of the pair (img, b) when b is not nil (tests compare the two paths).
+// embeddingsOf returns a copy of the embeddings of frame img encoded as an image, or of the pair
+// (img, b) when b is not nil (tests compare the two paths).
 func (m *mtmdCtx) embeddingsOf(img, b *rgb.Image, width int) ([]float32, error) {
-	if b != nil {
-		p, err := m.newPair(img, b)
-		if err != nil {
-			return nil, err
-		}
-		defer p.free()
-		e, err := m.encodePair(p)
-		if err != nil {
-			return nil, err
-		}
-		return append([]float32(nil), unsafe.Slice((*float32)(unsafe.Pointer(e)), p.nTok*width)...), nil
-	}
-	f, err := m.tokenizeFrame(img)
+	f, err := m.tokenizeFrame(img, b)
 	if err != nil {
 		return nil, err
 	}
 	defer f.free()
-	for k, c := range f.chunks {
-		if c.typ == chunkImage {
-			e, err := m.encode(f, k)
-			if err != nil {
-				return nil, err
-			}
-			return append([]float32(nil), unsafe.Slice((*float32)(unsafe.Pointer(e)), c.nTok*width)...), nil
-		}
+	k, err := f.image()
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("no image chunk")
+	e, err := m.encode(f, k)
+	if err != nil {
+		return nil, err
+	}
+	return append([]float32(nil), unsafe.Slice((*float32)(unsafe.Pointer(e)), f.chunks[k].nTok*width)...), nil
 }

@@ -34,7 +34,7 @@ func acquireEnv(lib string) error {
 	defer envMu.Unlock()
 	if envRef == 0 {
 		if _, err := os.Stat(lib); err != nil {
-			return llm.Errorf("load onnxruntime", lib, llm.ErrModel, "shared library: %v (set FRAMESWEEP_ORT_LIB or lib=)", errors.Unwrap(err))
+			return llm.Errorf("load onnxruntime", lib, llm.ErrModel, "shared library: %v (run scripts/deps.sh, or set FRAMESWEEP_ORT_LIB or lib=)", errors.Unwrap(err))
 		}
 		ort.SetSharedLibraryPath(lib)
 		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
@@ -61,7 +61,7 @@ func releaseEnv() {
 // builds exactly that tensor.
 type Options struct {
 	Threads int        // intra-op threads; default NumCPU
-	Lib     string     // libonnxruntime.so.1; default $FRAMESWEEP_ORT_LIB
+	Lib     string     // libonnxruntime.so.1; default DefaultLib()
 	Mean    [3]float32 // per channel, after scaling to [0,1]; default 0.5
 	Std     [3]float32 // default 0.5
 	Stretch bool       // resize to H×W ignoring the aspect ratio (default: keep it and pad right)
@@ -155,7 +155,7 @@ func New(model string, o Options) (*Runtime, error) {
 		o.Threads = runtime.NumCPU()
 	}
 	if o.Lib == "" {
-		o.Lib = os.Getenv("FRAMESWEEP_ORT_LIB")
+		o.Lib = DefaultLib()
 	}
 	if o.Std == [3]float32{} {
 		o.Mean, o.Std = [3]float32{0.5, 0.5, 0.5}, [3]float32{0.5, 0.5, 0.5}
