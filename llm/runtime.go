@@ -56,6 +56,10 @@ type Response struct {
 	ImageFormat string `json:"image_format,omitempty"`
 	// InputMode is how the frames reached the model: InputImages or InputVideo; "" without frames.
 	InputMode string `json:"input_mode,omitempty"`
+	// InputForm is the exact form the model or its server received the frames in (Form*: in-process
+	// images or the family's video reading, image_url parts, vLLM's or SGLang's video item); "" without
+	// frames.
+	InputForm string `json:"input_form,omitempty"`
 	// VideoFPS is the sampling rate the model's processor was told (video mode): what Qwen2.5-VL's
 	// temporal positions follow (second_per_grid_t = 2 / fps); VideoFPSSource says how it was found
 	// (FPSGiven, FPSSampled, FPSTimestamps).
@@ -68,6 +72,10 @@ type Response struct {
 	// it (in process); VisualGroups says per frame or frame pair how many and at which positions.
 	VisualTokens int           `json:"visual_tokens,omitempty"`
 	VisualGroups []VisualGroup `json:"visual_groups,omitempty"`
+	// VideoWarnings says, one line each, where the model sees the frames otherwise than the request
+	// says: what a server re-derives (SGLang's rate, times and resize), the fps transformers 5.x would
+	// derive from the metadata instead of the one sent, a fallback to images.
+	VideoWarnings []string `json:"video_warnings,omitempty"`
 }
 
 // Runtime answers requests. Implementations are safe for concurrent use unless documented otherwise,

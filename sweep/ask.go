@@ -171,8 +171,8 @@ func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTimin
 
 // inputForm copies how the frames reached the model from the runtime's response into the record.
 func inputForm(p *record.Provenance, resp *llm.Response) {
-	p.InputMode, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.VideoFPS, resp.VideoFPSSource
-	p.VideoTimestampsS, p.VisualTokens = resp.VideoTimestampsS, resp.VisualTokens
+	p.InputMode, p.InputForm, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.InputForm, resp.VideoFPS, resp.VideoFPSSource
+	p.VideoTimestampsS, p.VisualTokens, p.VideoWarnings = resp.VideoTimestampsS, resp.VisualTokens, resp.VideoWarnings
 	p.VisualGroups = nil
 	for _, g := range resp.VisualGroups {
 		p.VisualGroups = append(p.VisualGroups, record.VisualGroup{Frames: g.Frames, Tokens: g.Tokens,

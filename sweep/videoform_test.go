@@ -14,7 +14,7 @@ import (
 
 // TestSweepRecordsVideoForm: the sweep hands each input's timing to the runtime, so the tiny
 // Qwen2.5-VL reads its frames as temporal pairs, and every visual record says how the frames reached
-// the model: input_mode, the fps its processor was told, the visual tokens and their groups (4 frames:
+// the model: input_mode, input_form, the fps its processor was told, the visual tokens and their groups (4 frames:
 // 2 pairs); text-only records say nothing of it.
 func TestSweepRecordsVideoForm(t *testing.T) {
 	tm, err := testmodel.WriteArch(t.TempDir(), testmodel.ArchQwen25VL, testmodel.DefaultSeed)
@@ -46,12 +46,12 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 			t.Fatalf("%v: %s", k, r.Error)
 		}
 		if r.InputSHA256 == "" {
-			if r.InputMode != "" || r.VisualTokens != 0 || len(r.VisualGroups) != 0 {
+			if r.InputMode != "" || r.InputForm != "" || r.VisualTokens != 0 || len(r.VisualGroups) != 0 {
 				t.Errorf("%v: text-only record with input form %q %d", k, r.InputMode, r.VisualTokens)
 			}
 			continue
 		}
-		if r.InputMode != "video" || r.VideoFPS <= 0 || r.VideoFPSSource == "" || len(r.VisualGroups) != 2 || r.VisualTokens == 0 {
+		if r.InputMode != "video" || r.InputForm != llm.FormQwen25VLVideo || r.VideoFPS <= 0 || r.VideoFPSSource == "" || len(r.VisualGroups) != 2 || r.VisualTokens == 0 {
 			t.Errorf("%v: mode %q fps %g (%s), %d tokens in %d groups", k, r.InputMode, r.VideoFPS, r.VideoFPSSource, r.VisualTokens, len(r.VisualGroups))
 			continue
 		}

@@ -38,6 +38,14 @@ var videoPaths = map[string]videoPath{
 	"internvl":         videoInternVL,
 }
 
+// videoForms names each path's form (llm.Response.InputForm).
+var videoForms = map[videoPath]string{
+	videoQwen2VL:  llm.FormQwen2VLVideo,
+	videoQwen25VL: llm.FormQwen25VLVideo,
+	videoQwen3VL:  llm.FormQwen3VLVideo,
+	videoInternVL: llm.FormInternVLFrames,
+}
+
 // noVideoWhy says why a projector type has no video path (the input=video refusal).
 var noVideoWhy = map[string]string{
 	"mlp": "LLaVA-1.5/1.6 projectors read images; LLaVA-NeXT-Video's 2×2 pooled frames need a pooling projector no GGUF converter writes",
@@ -74,6 +82,7 @@ func (r *Runtime) mode(req *llm.Request) (string, error) {
 // videoPieces lays the frames out as the family's video processor does. The frames and pairs it
 // tokenizes are recorded in own, which the caller frees.
 func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) ([]piece, error) {
+	resp.InputForm = videoForms[r.video]
 	if r.video == videoInternVL {
 		return r.internVLPieces(req, own)
 	}
@@ -101,6 +110,9 @@ func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) 
 		}
 		secondPerGrid = 2 / fps // temporal_patch_size / fps
 		resp.VideoFPS, resp.VideoFPSSource = fps, src
+		if w := llm.FPSWarning(fps, len(fr), req.Video.TotalFrames, req.Video.SourceFPS); w != "" {
+			resp.VideoWarnings = append(resp.VideoWarnings, w)
+		}
 	case videoQwen3VL:
 		times = llm.PairTimes(req.Video.TimestampsS)
 		resp.VideoTimestampsS = times
