@@ -28,6 +28,10 @@ type Request struct {
 	Temperature float64 // 0 = greedy (the default)
 	MaxTokens   int     // 0 = DefaultMaxTokens
 	Seed        int64
+	// ImagesPerFrame is how many images each frame is: a tiled layout (InternVL's dynamic_preprocess:
+	// tiles then a thumbnail, Frames holding each frame's images one after another); 0 or 1: one.
+	// Video timing then has one entry per frame, not per image.
+	ImagesPerFrame int
 	// Video places the frames in time (one timestamp per frame, …), for runtimes that hand them to
 	// the model as a video (input=video); nil when their timing is unknown.
 	Video *VideoTiming
@@ -142,8 +146,12 @@ func (r *Request) Validate() error {
 			return Errorf("answer", "", ErrBadImage, "frame %d: %v", i, err)
 		}
 	}
+	per := r.Images()
+	if r.ImagesPerFrame < 0 || len(r.Frames)%per != 0 {
+		return Errorf("answer", "", ErrBadRequest, "%d images are not whole frames of %d images each", len(r.Frames), r.ImagesPerFrame)
+	}
 	if r.Video != nil {
-		if err := r.Video.check(len(r.Frames)); err != nil {
+		if err := r.Video.check(len(r.Frames) / per); err != nil {
 			return err
 		}
 	}
@@ -155,6 +163,9 @@ func (r *Request) Validate() error {
 	}
 	return nil
 }
+
+// Images is the number of images per frame: ImagesPerFrame, at least 1.
+func (r *Request) Images() int { return max(1, r.ImagesPerFrame) }
 
 // MaxTok returns the effective generation bound.
 func (r *Request) MaxTok() int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/worker"
@@ -64,6 +65,53 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 		}
 		if sum != r.VisualTokens {
 			t.Errorf("%v: groups hold %d tokens, record says %d", k, sum, r.VisualTokens)
+		}
+	}
+}
+
+// TestSweepTiledInternVL: a tiled geometry (tiles=4: internvl3:max_num=4, at the tiny projector's
+// 56-pixel tile) reaches the InternVL runtime as frames of several images with one timestamp per
+// frame, so it reads them as its video: one "Frame{i}: " block per frame holding every tile and the
+// thumbnail, and each record says so (input_form internvl-frames, images_per_frame, a visual group per
+// image with the label on each frame's first).
+func TestSweepTiledInternVL(t *testing.T) {
+	tm, err := testmodel.WriteArch(t.TempDir(), testmodel.ArchInternVL, testmodel.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := llm.ParseSpec("llamacpp:model=" + tm.Model + ",mmproj=" + tm.Mmproj + ",threads=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := llamacpp.Open(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	grid := writeGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"internvl3:max_num=4,tile=56\"]\n")
+	dir := t.TempDir()
+	o := testOptions(t, filepath.Join(dir, "run"), rt, sp, grid)
+	o.Limit = 1
+	if _, err := Run(context.Background(), nil, o); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRun(t, filepath.Join(dir, "run"))
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for k, r := range recs {
+		per := r.Images
+		if r.Status != "ok" || per < 2 || r.InputMode != "video" || r.InputForm != llm.FormInternVLFrames || len(r.VisualGroups) != 4*per {
+			t.Fatalf("%v: status %q %s, %d images per frame, mode %q form %q, %d groups", k, r.Status, r.Error, per, r.InputMode, r.InputForm, len(r.VisualGroups))
+		}
+		for g, grp := range r.VisualGroups {
+			want := ""
+			if g%per == 0 {
+				want = "Frame" + strconv.Itoa(g/per+1) + ": "
+			}
+			if grp.Prefix != want {
+				t.Errorf("%v: group %d prefix %q, want %q", k, g, grp.Prefix, want)
+			}
 		}
 	}
 }

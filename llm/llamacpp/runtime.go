@@ -36,6 +36,7 @@ type Runtime struct {
 	nctx     int
 	chat     string // "gguf", "chatml" or "plain"
 	template string // the GGUF's tokenizer.chat_template ("" when it has none)
+	sysMsg   string // the family's own system message, for prompts without one (InternVL's chat())
 	// promptPos is the position after the last prompt's prefill: below its token count when frames
 	// went in with M-RoPE positions (tests read it). trace, when not nil, receives every prompt
 	// token's (kind, t, h, w) position (tests).
@@ -48,7 +49,7 @@ type tracePos struct{ Kind, T, H, W int }
 
 // Open opens a runtime from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
-	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens", "input", "tokens_per_second"); err != nil {
+	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens", "input", "tokens_per_second", "system"); err != nil {
 		return nil, err
 	}
 	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
@@ -82,8 +83,12 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	system := sp.Params["system"]
+	if system != "" && system != SystemAuto && system != SystemNone {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: system=%q (want auto or none)", system)
+	}
 	return New(sp.Params["model"], sp.Params["mmproj"], Options{Threads: threads, Context: nctx, Chat: chat,
-		ImageMinTokens: minTok, ImageMaxTokens: maxTok, Input: input, TokensPerSecond: float64(tps)})
+		ImageMinTokens: minTok, ImageMaxTokens: maxTok, Input: input, TokensPerSecond: float64(tps), System: system})
 }
 
 // Turn formats (Options.Chat, spec key chat=).
@@ -91,6 +96,14 @@ const (
 	ChatGGUF  = "gguf"   // the GGUF's own tokenizer.chat_template, through llama.cpp's built-in formatter
 	ChatML    = "chatml" // <|im_start|>role\n…<|im_end|> turns
 	ChatPlain = "plain"  // system, user and assistant prefix separated by newlines
+)
+
+// System messages (Options.System, spec key system=).
+const (
+	// SystemAuto: a prompt without a system turn gets the one the family's own chat() always sets
+	// (InternVL: llm.InternVLSystemMessage), under chat=gguf and chat=chatml.
+	SystemAuto = "auto"
+	SystemNone = "none" // no system turn unless the prompt has one
 )
 
 // Options are the load settings.
@@ -108,6 +121,8 @@ type Options struct {
 	// TokensPerSecond is Qwen2.5-VL's vision_config.tokens_per_second (the GGUF does not carry it);
 	// 0 = 2, the value of the released Qwen2.5-VL checkpoints.
 	TokensPerSecond float64
+	// System is SystemAuto ("" too) or SystemNone.
+	System string
 }
 
 // New loads model (and mmproj when not "") after checking both files in Go.
@@ -124,6 +139,9 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	if o.Input != "" && o.Input != llm.InputImages && o.Input != llm.InputVideo {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: input=%q (want images or video)", o.Input)
 	}
+	if o.System != "" && o.System != SystemAuto && o.System != SystemNone {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: system=%q (want auto or none)", o.System)
+	}
 	if _, err := CheckGGUF(model, false); err != nil {
 		return nil, err
 	}
@@ -134,6 +152,9 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 			return nil, err
 		}
 		r.video = videoPaths[r.proj]
+		if r.proj == "internvl" && o.System != SystemNone {
+			r.sysMsg = llm.InternVLSystemMessage
+		}
 		if o.Input == llm.InputVideo && r.video == noVideo {
 			return nil, llm.Errorf("load model", mmproj, llm.ErrBadSpec, "input=video: projector type %q has no faithful video path in process (%s); use input=images", r.proj, noVideoWhy[r.proj])
 		}
@@ -258,6 +279,9 @@ const framesAt = "\uE000framesweep:frames\uE000"
 // renderTurns returns the prompt text before the frames (the start of the user turn) and after them
 // (the rest of the user turn, the assistant header and the assistant prefix).
 func (r *Runtime) renderTurns(p llm.Prompt) (pre, post string, err error) {
+	if p.System == "" && r.chat != ChatPlain {
+		p.System = r.sysMsg
+	}
 	switch r.chat {
 	case ChatPlain:
 		if p.System != "" {

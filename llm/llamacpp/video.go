@@ -2,7 +2,6 @@ package llamacpp
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/rgb"
@@ -64,14 +63,19 @@ func qwen25Time(g int, secondPerGrid, tps float64) int {
 }
 
 // mode returns the input mode of a request with frames: the spec's input=, or video when the
-// request carries timing and the family has a video path.
+// request carries timing and the family has a video path that takes its frames (tiled frames: only
+// InternVL's).
 func (r *Runtime) mode(req *llm.Request) (string, error) {
+	tiled := req.Images() > 1
 	m := r.input
 	if m == "" {
 		m = llm.InputImages
-		if r.video != noVideo && req.Video != nil {
+		if r.video != noVideo && req.Video != nil && (!tiled || r.video == videoInternVL) {
 			m = llm.InputVideo
 		}
+	}
+	if m == llm.InputVideo && tiled && r.video != videoInternVL {
+		return "", llm.Errorf("answer", r.mmproj, llm.ErrBadRequest, "input=video with a %s projector: its video reading takes one image per frame, not %d tiles (use input=images)", r.proj, req.Images())
 	}
 	if m == llm.InputVideo && r.video.needsTiming() && req.Video == nil {
 		return "", llm.Errorf("answer", r.mmproj, llm.ErrBadRequest, "input=video with a %s projector needs the frames' timing (Request.Video): its positions or timestamps follow time", r.proj)
@@ -161,27 +165,52 @@ func (r *Runtime) pairPiece(fr []*rgb.Image, g int, own *owned) (piece, error) {
 	return piece{pair: p, nTok: p.nTok, gridW: p.gridW, gridH: p.gridH, group: llm.VisualGroup{Frames: []int{a, b}}}, nil
 }
 
-// internVLPieces: "Frame{i}: " (from 1), the frame as one tile with its <img>…</img>, a line break.
+// internVLPieces: per frame "Frame{i}: " (from 1), its image — one <img>…</img> block holding all
+// its tiles and thumbnail when the frames are tiled (Request.ImagesPerFrame) —, a line break
+// (llm.InternVLFrameLabel; chat() writes <img><IMG_CONTEXT>×256·num_patches</img> per <image>).
 func (r *Runtime) internVLPieces(req *llm.Request, own *owned) ([]piece, error) {
-	nl, err := r.model.tokenize("\n", false, false)
+	nl, err := r.model.tokenize(llm.InternVLFrameEnd, false, false)
 	if err != nil {
 		return nil, err
 	}
+	per := req.Images()
 	var out []piece
-	for i, f := range req.Frames {
-		label := "Frame" + strconv.Itoa(i+1) + ": "
+	for i := range len(req.Frames) / per {
+		label := llm.InternVLFrameLabel(i)
 		pre, err := r.model.tokenize(label, false, false)
 		if err != nil {
 			return nil, err
 		}
-		ps, err := r.framePieces(f, i, own)
-		if err != nil {
-			return nil, err
+		var block []piece
+		for k := range per {
+			ps, err := r.framePieces(req.Frames[i*per+k], i*per+k, own)
+			if err != nil {
+				return nil, err
+			}
+			block = append(block, tilePieces(ps, k == 0, k == per-1)...)
 		}
-		ps[firstVisual(ps)].group.Prefix = label
-		out = append(append(append(out, piece{text: pre}), ps...), piece{text: nl})
+		block[firstVisual(block)].group.Prefix = label
+		out = append(append(append(out, piece{text: pre}), block...), piece{text: nl})
 	}
 	return out, nil
+}
+
+// tilePieces keeps of one tile's pieces (mtmd's "<img>", the image, "</img>") the opening marker
+// only for the first tile and the closing one only for the last, so a frame's tiles share one block.
+func tilePieces(ps []piece, first, last bool) []piece {
+	v := firstVisual(ps)
+	end := v + 1
+	for end < len(ps) && ps[end].visual() {
+		end++
+	}
+	start, stop := v, end
+	if first {
+		start = 0
+	}
+	if last {
+		stop = len(ps)
+	}
+	return ps[start:stop]
 }
 
 // framePieces tokenizes frame i as an image: the family's marker text and the image chunk(s).

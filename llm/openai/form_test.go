@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -50,5 +51,34 @@ func TestInputFormsAndFPSWarning(t *testing.T) {
 		case c.warn != "" && (len(resp.VideoWarnings) != 1 || !strings.Contains(resp.VideoWarnings[0], c.warn)):
 			t.Errorf("%s: warnings %q, want one naming %q", c.name, resp.VideoWarnings, c.warn)
 		}
+	}
+}
+
+// TestTiledFramesNoVideoItem: frames of several images each (tiles) have no server video item (the
+// server tiles frames itself): input=video refuses them by name, fallback=images sends every tile as
+// an image part, and input=images is unchanged.
+func TestTiledFramesNoVideoItem(t *testing.T) {
+	var parts int
+	s := server(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		v := videoItem{}
+		collectParts(body, &v)
+		parts = v.imageParts
+		io.WriteString(w, vllmReply)
+	})
+	r := req4
+	r.Frames, r.ImagesPerFrame = []*rgb.Image{frame(), frame(), frame(), frame()}, 2
+	r.Video = &llm.VideoTiming{TimestampsS: []float64{0, 0.5}, SourceFPS: 30, TotalFrames: 300, Indices: []int{0, 15}}
+	for _, server := range []string{ServerVLLM, ServerSGLang} {
+		_, err := client(t, s, Options{Input: llm.InputVideo, Server: server}).Answer(context.Background(), &r)
+		if !errors.Is(err, llm.ErrVideoInput) || !strings.Contains(err.Error(), "2 tiles") {
+			t.Errorf("%s, tiled frames as video: %v", server, err)
+		}
+		resp, err := client(t, s, Options{Input: llm.InputVideo, Server: server, FallbackImages: true}).Answer(context.Background(), &r)
+		if err != nil || parts != 4 || resp.InputForm != llm.FormImageURL || len(resp.VideoWarnings) != 1 {
+			t.Errorf("%s, fallback=images: %v, %d image parts, %+v", server, err, parts, resp)
+		}
+	}
+	if resp, err := client(t, s, Options{}).Answer(context.Background(), &r); err != nil || parts != 4 || resp.InputForm != llm.FormImageURL {
+		t.Errorf("input=images: %v, %d parts", err, parts)
 	}
 }

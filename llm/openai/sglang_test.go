@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/encode"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
@@ -42,27 +43,33 @@ type sglangResult struct {
 	frames            []byte
 }
 
-// runSGLangOracle runs the oracle over one video_url string.
-func runSGLangOracle(t *testing.T, py, url string) *sglangResult {
+// runSGLangOracle runs the oracle over video_url strings, in one Python process.
+func runSGLangOracle(t *testing.T, py string, urls ...string) []*sglangResult {
 	t.Helper()
 	dir := t.TempDir()
-	in := filepath.Join(dir, "url")
-	if err := os.WriteFile(in, []byte(url), 0o644); err != nil {
-		t.Fatal(err)
+	files := make([]string, len(urls))
+	for i, u := range urls {
+		files[i] = filepath.Join(dir, fmt.Sprintf("url%d", i))
+		if err := os.WriteFile(files[i], []byte(u), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if out, err := exec.Command(py, "testdata/sglang_load_video.py", in, dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command(py, append([]string{"testdata/sglang_load_video.py"}, files...)...).CombinedOutput(); err != nil {
 		t.Fatalf("oracle: %v\n%s", err, out)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
-	if err != nil {
-		t.Fatal(err)
+	res := make([]*sglangResult, len(urls))
+	for i, f := range files {
+		b, err := os.ReadFile(f + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[i] = &sglangResult{}
+		if err := json.Unmarshal(b, res[i]); err != nil {
+			t.Fatal(err)
+		}
+		res[i].frames, _ = os.ReadFile(f + ".rgb")
 	}
-	var r sglangResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	r.frames, _ = os.ReadFile(filepath.Join(dir, "frames.rgb"))
-	return &r
+	return res
 }
 
 // sglangStandIn answers every request and keeps its video_url (or its image parts' count).
@@ -109,13 +116,18 @@ func twoFPS(t *testing.T, n int) ([]*rgb.Image, *llm.VideoTiming) {
 // in the same loader (base64 validation), as the server answered it.
 func TestSGLangLoadVideo(t *testing.T) {
 	url, last := sglangStandIn(t)
-	plans := map[string]func() ([]*rgb.Image, *llm.VideoTiming){
-		"uniform 8": func() ([]*rgb.Image, *llm.VideoTiming) { return planFrames(t, 8) },
-		"2 fps 8":   func() ([]*rgb.Image, *llm.VideoTiming) { return twoFPS(t, 8) },
+	type sent struct {
+		name  string
+		fr    []*rgb.Image
+		resp  *llm.Response
+		video string
 	}
-	var py string
-	for name, plan := range plans {
-		fr, timing := plan()
+	var cases []sent
+	for _, name := range []string{"uniform 8", "2 fps 8"} {
+		fr, timing := planFrames(t, 8)
+		if name == "2 fps 8" {
+			fr, timing = twoFPS(t, 8)
+		}
 		c, err := New(url, "m", Options{Input: llm.InputVideo, Server: ServerSGLang})
 		if err != nil {
 			t.Fatal(err)
@@ -135,51 +147,63 @@ func TestSGLangLoadVideo(t *testing.T) {
 			t.Errorf("%s: input_mode %q input_form %q image_format %q", name, resp.InputMode, resp.InputForm, resp.ImageFormat)
 		}
 		checkMP4(t, name, video, fr, resp)
-		if py == "" {
-			py = testenv.NeedPython(t, "av", "numpy", "torch")
-		}
-		o := runSGLangOracle(t, py, video)
-		if o.Error != "" {
-			t.Fatalf("%s: SGLang's loader fails: %s", name, o.Error)
-		}
-		n := len(fr)
-		all := make([]int, n)
-		for i := range all {
-			all[i] = i
-		}
-		if o.Branch != "data" || o.TotalFrames != n || o.NFrames != n || o.NFramesTorchcodec != n ||
-			!slices.Equal(o.IndicesRound, all) || !slices.Equal(o.IndicesTrunc, all) {
-			t.Errorf("%s: branch %q, %d frames, keeps %d (torchcodec %d), indices %v / %v", name, o.Branch, o.TotalFrames, o.NFrames, o.NFramesTorchcodec, o.IndicesRound, o.IndicesTrunc)
-		}
-		if o.AvgFPS != resp.VideoFPS || fmt.Sprint(o.Qwen3Timestamps) != fmt.Sprint(resp.VideoTimestampsS) {
-			t.Errorf("%s: server fps %v times %v, response %v %v", name, o.AvgFPS, o.Qwen3Timestamps, resp.VideoFPS, resp.VideoTimestampsS)
-		}
-		var sent []byte
-		for _, f := range fr {
-			sent = append(sent, f.Packed()...)
-		}
-		if !bytes.Equal(o.frames, sent) {
-			t.Errorf("%s: the frames SGLang samples differ from the frames sent (shape %v)", name, o.FramesShape)
-		}
-		resize := fmt.Sprintf("%dx%d frame to %dx%d", fr[0].W, fr[0].H, o.ResizeHW[1], o.ResizeHW[0])
-		if !slices.ContainsFunc(resp.VideoWarnings, func(w string) bool { return strings.Contains(w, resize) }) {
-			t.Errorf("%s: warnings %q do not name SGLang's resize (%s)", name, resp.VideoWarnings, resize)
-		}
-		t.Logf("%s: %d frames at %v fps (%s); warnings %q", name, n, resp.VideoFPS, resp.VideoFPSSource, resp.VideoWarnings)
+		cases = append(cases, sent{name, fr, resp, video})
 	}
-	// The form sent before (issue 33): "video:" + the PNG files back to back. SGLang's loader
-	// base64-decodes the whole string with validation and fails.
-	fr, _ := planFrames(t, 4)
+	// The form sent before (issue 33): "video:" + the PNG files back to back.
 	var cat []byte
-	for _, f := range fr {
+	for _, f := range cases[0].fr[:4] {
 		b, err := llm.EncodePNG(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cat = append(cat, b...)
 	}
-	if o := runSGLangOracle(t, py, "video:"+base64.StdEncoding.EncodeToString(cat)); !strings.Contains(o.Error, "binascii") {
+	// A file at 4 fps, which SGLang re-samples at 2 fps: the oracle must drop frames (it is not a
+	// pass-through).
+	fast, err := encode.PNGMP4(cases[0].fr, encode.Rate{Num: 4, Den: 1}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	py := testenv.NeedPython(t, "av", "numpy", "torch")
+	out := runSGLangOracle(t, py, cases[0].video, cases[1].video, "video:"+base64.StdEncoding.EncodeToString(cat),
+		"data:video/mp4;base64,"+base64.StdEncoding.EncodeToString(fast))
+	for k, c := range cases {
+		o, n := out[k], len(c.fr)
+		if o.Error != "" {
+			t.Fatalf("%s: SGLang's loader fails: %s", c.name, o.Error)
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		if o.Branch != "data" || o.TotalFrames != n || o.NFrames != n || o.NFramesTorchcodec != n ||
+			!slices.Equal(o.IndicesRound, all) || !slices.Equal(o.IndicesTrunc, all) {
+			t.Errorf("%s: branch %q, %d frames, keeps %d (torchcodec %d), indices %v / %v", c.name, o.Branch, o.TotalFrames, o.NFrames, o.NFramesTorchcodec, o.IndicesRound, o.IndicesTrunc)
+		}
+		if o.AvgFPS != c.resp.VideoFPS || fmt.Sprint(o.Qwen3Timestamps) != fmt.Sprint(c.resp.VideoTimestampsS) {
+			t.Errorf("%s: server fps %v times %v, response %v %v", c.name, o.AvgFPS, o.Qwen3Timestamps, c.resp.VideoFPS, c.resp.VideoTimestampsS)
+		}
+		var want []byte
+		for _, f := range c.fr {
+			want = append(want, f.Packed()...)
+		}
+		if !bytes.Equal(o.frames, want) {
+			t.Errorf("%s: the frames SGLang samples differ from the frames sent (shape %v)", c.name, o.FramesShape)
+		}
+		resize := fmt.Sprintf("%dx%d frame to %dx%d", c.fr[0].W, c.fr[0].H, o.ResizeHW[1], o.ResizeHW[0])
+		if !slices.ContainsFunc(c.resp.VideoWarnings, func(w string) bool { return strings.Contains(w, resize) }) {
+			t.Errorf("%s: warnings %q do not name SGLang's resize (%s)", c.name, c.resp.VideoWarnings, resize)
+		}
+		t.Logf("%s: %d frames at %v fps (%s); warnings %q", c.name, n, c.resp.VideoFPS, c.resp.VideoFPSSource, c.resp.VideoWarnings)
+	}
+	// SGLang's loader base64-decodes the whole old form with validation and fails.
+	if o := out[2]; !strings.Contains(o.Error, "binascii") {
 		t.Errorf("old video: form: loader says %q, want a base64 validation error", o.Error)
+	}
+	// 8 frames at 4 fps: smart_nframes keeps 4, torch.linspace(0, 7, 4).round() = 0 2 5 7, the
+	// truncating form 0 2 4 7.
+	if o := out[3]; o.NFrames != 4 || !slices.Equal(o.IndicesRound, []int{0, 2, 5, 7}) || !slices.Equal(o.IndicesTrunc, []int{0, 2, 4, 7}) {
+		t.Errorf("8 frames at 4 fps: keeps %d, indices %v / %v", o.NFrames, o.IndicesRound, o.IndicesTrunc)
 	}
 }
 

@@ -45,6 +45,9 @@ func reason(err error) string {
 
 // videoParts is the frames as one video item of the server's form.
 func (c *Client) videoParts(req *llm.Request, cr *chatRequest, resp *llm.Response) ([]part, error) {
+	if req.Images() > 1 {
+		return nil, llm.Errorf("answer", c.base, llm.ErrVideoInput, "input=video: a server's video item takes one image per frame, not %d tiles (the server tiles frames itself)", req.Images())
+	}
 	if c.o.Server == ServerSGLang {
 		url, err := c.sglangVideo(req, resp)
 		if err != nil {

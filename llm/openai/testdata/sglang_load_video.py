@@ -16,8 +16,9 @@ video stream (IndexKeyframes), get_avg_fps() the stream's avg_frame_rate num/den
 decoded frames in RGB24. torchcodec's average_fps (frames / (end - begin of the stream)) is reported
 beside it.
 
-usage: python3 sglang_load_video.py URLFILE OUTDIR
-writes OUTDIR/result.json and, when the video loads, OUTDIR/frames.rgb (the sampled frames, N×H×W×3).
+usage: python3 sglang_load_video.py URLFILE...
+for each URLFILE (a video_url's url) writes URLFILE.json and, when the video loads, URLFILE.rgb (the
+sampled frames, N×H×W×3); one process for all (importing torch takes seconds).
 """
 import base64
 import json
@@ -113,7 +114,7 @@ def smart_resize(h, w, factor, min_pixels, max_pixels):
     return hb, wb
 
 
-def main(urlfile, out):
+def main(urlfile):
     with open(urlfile) as f:
         url = f.read()
     result = {}
@@ -121,7 +122,7 @@ def main(urlfile, out):
         branch, vr = load_video(url)
     except Exception as e:  # what the server answers: the loader's exception
         result["error"] = f"{type(e).__module__}.{type(e).__name__}: {e}"
-        json.dump(result, open(os.path.join(out, "result.json"), "w"))
+        json.dump(result, open(urlfile + ".json", "w"))
         return
     total, fps = len(vr), vr.get_avg_fps()
     n = smart_nframes(total, fps)
@@ -144,9 +145,10 @@ def main(urlfile, out):
         resize_hw=list(smart_resize(h, w, 28, min_pixels, max_pixels)),
         qwen3_timestamps=[i / fps for i in idx_round],
     )
-    batch.astype(np.uint8).tofile(os.path.join(out, "frames.rgb"))
-    json.dump(result, open(os.path.join(out, "result.json"), "w"))
+    batch.astype(np.uint8).tofile(urlfile + ".rgb")
+    json.dump(result, open(urlfile + ".json", "w"))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    for urlfile in sys.argv[1:]:
+        main(urlfile)
