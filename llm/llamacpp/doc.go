@@ -4,7 +4,7 @@
 // decoding, and a confidence from the logits of the option-letter tokens at the first answer position.
 //
 // Spec: llamacpp:model=PATH[,mmproj=PATH,threads=N,ctx=N,chat=gguf|chatml|plain,image_min_tokens=N,
-// image_max_tokens=N,input=images|video,tokens_per_second=N]
+// image_max_tokens=N,input=images|video,tokens_per_second=N,system=auto|none]
 //
 // Model files are checked in Go (GGUF magic, header, tensor extents, architecture; for projectors the
 // keys, tensors and shapes the projector type's clip graph needs) before llama.cpp sees them, because
@@ -22,13 +22,15 @@
 // Conv3d patch kernels (an odd count repeats the last frame), one <|vision_start|>…<|vision_end|> block
 // whose pairs take temporal positions by index (Qwen2-VL) or by absolute time, ⌊g × 2/fps ×
 // tokens_per_second⌋ (Qwen2.5-VL), or each pair in its own block after its time as text, "<1.3
-// seconds>" (Qwen3-VL); InternVL: "Frame{i}: " before each frame, one tile per frame. Unset, the mode is
+// seconds>" (Qwen3-VL); InternVL: "Frame{i}: " before each frame, one tile per frame or, for tiled frames
+// (llm.Request.ImagesPerFrame), all its tiles in one <img> block. Unset, the mode is
 // video when the request carries its frames' timing (llm.Request.Video) and the family has a video path,
 // images otherwise. LLaVA (mlp) projectors have no video path and refuse input=video by name.
 // llm.Response reports the mode, the visual tokens and, per frame or pair, its tokens and positions.
 //
 // Turns are formatted with the GGUF's own chat template (llama.cpp's built-in formatter, which knows a
 // fixed list of template families) when the file has one, else as chatml; chat=chatml|plain override.
+// An InternVL prompt without a system turn gets the one InternVL's chat() sets (system=none: not).
 //
 // Every C handle (model, context, token batch, mtmd context, and each request's tokenized frames and
 // frame pairs) has one owner whose free/Close is idempotent; LiveHandles counts the handles alive so
