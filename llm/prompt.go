@@ -54,10 +54,14 @@ func Render(r *Request) (Prompt, Template, error) {
 	return withHistory(t.Render(r), r.History), t, nil
 }
 
-// Finish fills the template id and the extracted choice of a response.
+// Finish fills the template id and the extracted choice of a response, and FormImages as the input
+// form of frames a runtime fed as images without naming the form.
 func Finish(resp *Response, r *Request, t Template) {
 	resp.Template = t.ID
 	resp.Choice = t.Extract(resp.Text, Letters(r.Options))
+	if resp.InputForm == "" && resp.InputMode == InputImages {
+		resp.InputForm = FormImages
+	}
 }
 
 // optionLines renders options as "A. text" lines (Video-MME, generic) or "(A) text" lines (MLVU).

@@ -28,6 +28,10 @@ type Request struct {
 	Temperature float64 // 0 = greedy (the default)
 	MaxTokens   int     // 0 = DefaultMaxTokens
 	Seed        int64
+	// ImagesPerFrame is how many images each frame is: a tiled layout (InternVL's dynamic_preprocess:
+	// tiles then a thumbnail, Frames holding each frame's images one after another); 0 or 1: one.
+	// Video timing then has one entry per frame, not per image.
+	ImagesPerFrame int
 	// Video places the frames in time (one timestamp per frame, …), for runtimes that hand them to
 	// the model as a video (input=video); nil when their timing is unknown.
 	Video *VideoTiming
@@ -56,6 +60,10 @@ type Response struct {
 	ImageFormat string `json:"image_format,omitempty"`
 	// InputMode is how the frames reached the model: InputImages or InputVideo; "" without frames.
 	InputMode string `json:"input_mode,omitempty"`
+	// InputForm is the exact form the model or its server received the frames in (Form*: in-process
+	// images or the family's video reading, image_url parts, vLLM's or SGLang's video item); "" without
+	// frames.
+	InputForm string `json:"input_form,omitempty"`
 	// VideoFPS is the sampling rate the model's processor was told (video mode): what Qwen2.5-VL's
 	// temporal positions follow (second_per_grid_t = 2 / fps); VideoFPSSource says how it was found
 	// (FPSGiven, FPSSampled, FPSTimestamps).
@@ -68,6 +76,10 @@ type Response struct {
 	// it (in process); VisualGroups says per frame or frame pair how many and at which positions.
 	VisualTokens int           `json:"visual_tokens,omitempty"`
 	VisualGroups []VisualGroup `json:"visual_groups,omitempty"`
+	// VideoWarnings says, one line each, where the model sees the frames otherwise than the request
+	// says: what a server re-derives (SGLang's rate, times and resize), the fps transformers 5.x would
+	// derive from the metadata instead of the one sent, a fallback to images.
+	VideoWarnings []string `json:"video_warnings,omitempty"`
 }
 
 // Runtime answers requests. Implementations are safe for concurrent use unless documented otherwise,
@@ -134,8 +146,12 @@ func (r *Request) Validate() error {
 			return Errorf("answer", "", ErrBadImage, "frame %d: %v", i, err)
 		}
 	}
+	per := r.Images()
+	if r.ImagesPerFrame < 0 || len(r.Frames)%per != 0 {
+		return Errorf("answer", "", ErrBadRequest, "%d images are not whole frames of %d images each", len(r.Frames), r.ImagesPerFrame)
+	}
 	if r.Video != nil {
-		if err := r.Video.check(len(r.Frames)); err != nil {
+		if err := r.Video.check(len(r.Frames) / per); err != nil {
 			return err
 		}
 	}
@@ -147,6 +163,9 @@ func (r *Request) Validate() error {
 	}
 	return nil
 }
+
+// Images is the number of images per frame: ImagesPerFrame, at least 1.
+func (r *Request) Images() int { return max(1, r.ImagesPerFrame) }
 
 // MaxTok returns the effective generation bound.
 func (r *Request) MaxTok() int {

@@ -2,11 +2,13 @@ package record
 
 import "math"
 
-// Values a sweep writes in its provenance (llm.InputImages and llm.InputVideo; llm.FPSGiven,
-// llm.FPSSampled and llm.FPSTimestamps: record does not import llm, and sweep's
-// TestProvenanceValueSets holds the two lists equal).
+// Values a sweep writes in its provenance (llm.InputImages and llm.InputVideo; llm.InputForms;
+// llm.FPSGiven, llm.FPSSampled and llm.FPSTimestamps: record does not import llm, and sweep's
+// TestProvenanceValueSets holds the lists equal).
 var (
 	InputModes = []string{"images", "video"}
+	InputForms = []string{"images", "qwen2vl-video", "qwen25vl-video", "qwen3vl-video", "internvl-frames",
+		"image_url", "vllm-video-jpeg", "sglang-video-mp4"}
 	FPSSources = []string{"given", "sample_fps", "timestamps"}
 )
 
@@ -38,6 +40,9 @@ func (p *Provenance) validate(r *Record) error {
 	}
 	if p.InputMode != "" && !oneOf(p.InputMode, InputModes) {
 		return bad("input_mode %q (want images or video)", p.InputMode)
+	}
+	if p.InputForm != "" && !oneOf(p.InputForm, InputForms) {
+		return bad("input_form %q (want one of %v)", p.InputForm, InputForms)
 	}
 	if p.VideoFPSSource != "" && !oneOf(p.VideoFPSSource, FPSSources) {
 		return bad("video_fps_source %q (want given, sample_fps or timestamps)", p.VideoFPSSource)

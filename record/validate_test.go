@@ -196,7 +196,8 @@ func FuzzCheckLine(f *testing.F) {
 func TestNewFieldsValidated(t *testing.T) {
 	const base = `{"item_id":"a","config":"c","status":"ok","correct":true,"video":"v.mp4","runtime":"llamacpp","at":"2026-01-01T00:00:00Z"`
 	good := base + `,"model":"qwen2.5-vl-3b","weights_sha256":"` + strings.Repeat("0f", 32) + `","context_tokens":4096,` +
-		`"config_meta":{"frames":8,"loader":"qwen-vl-utils"},"input_mode":"video","video_fps":2,"video_fps_source":"sample_fps",` +
+		`"config_meta":{"frames":8,"loader":"qwen-vl-utils"},"input_mode":"video","input_form":"sglang-video-mp4","video_fps":2,"video_fps_source":"sample_fps",` +
+		`"video_warnings":["sglang: resized"],` +
 		`"video_timestamps_s":[0,1.5],"visual_tokens":128,"visual_groups":[{"frames":[0,1],"tokens":64,"grid_h":8,"grid_w":8,"pos_start":14,"pos_t":14,"prefix":"<0.0 seconds>"}]}`
 	if _, err := Read(strings.NewReader(good), "r.jsonl"); err != nil {
 		t.Fatalf("a sweep's line refused: %v", err)
@@ -221,6 +222,9 @@ func TestNewFieldsValidated(t *testing.T) {
 		{`,"config_meta":{"loader":"` + strings.Repeat("l", MaxLoaderBytes+1) + `"}`, "loader"},
 		{`,"input_mode":"frames"`, "input_mode"},
 		{`,"input_mode":1`, "input_mode"},
+		{`,"input_form":"pairs"`, "input_form"},
+		{`,"input_form":2`, "input_form"},
+		{`,"video_warnings":"x"`, "video_warnings"},
 		{`,"video_fps":"2","video_fps_source":"given"`, "video_fps"},
 		{`,"video_fps":-1,"video_fps_source":"given"`, "video_fps"},
 		{`,"video_fps":2`, "video_fps"},

@@ -32,7 +32,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 		if in.tensor != nil {
 			req.Tensors = []llm.Tensor{*in.tensor}
 		}
-		req.Video = VideoTiming(v, job, len(in.frames))
+		req.Video, req.ImagesPerFrame = VideoTiming(v, job, len(in.frames)), job.Images
 		r.InputSHA256, r.Damaged = in.sha, in.damaged
 	}
 	if p, tpl, err := llm.Render(req); err == nil {
@@ -159,10 +159,11 @@ func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 // VideoTiming is when the frames of job were shown, for a runtime that feeds them as the model's
 // video (llm.VideoTiming): their source indices and timestamps from the plan, the video's frame rate
-// and count, and the sampling rate the preset reports (qwen-vl-utils' sample_fps); nil when the input
-// is not one image per frame (tiles), which no video path takes.
+// and count, and the sampling rate the preset reports (qwen-vl-utils' sample_fps); one entry per
+// frame when each frame is several images (tiles: llm.Request.ImagesPerFrame = j.Images). nil when
+// the images fed are not the plan's frames.
 func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTiming {
-	if j == nil || v == nil || j.Images != 1 || len(j.Plan.TimestampsS) != images {
+	if j == nil || v == nil || j.Images < 1 || len(j.Plan.TimestampsS)*j.Images != images {
 		return nil
 	}
 	return &llm.VideoTiming{TimestampsS: j.Plan.TimestampsS, Indices: j.Plan.Indices,
@@ -171,8 +172,8 @@ func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTimin
 
 // inputForm copies how the frames reached the model from the runtime's response into the record.
 func inputForm(p *record.Provenance, resp *llm.Response) {
-	p.InputMode, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.VideoFPS, resp.VideoFPSSource
-	p.VideoTimestampsS, p.VisualTokens = resp.VideoTimestampsS, resp.VisualTokens
+	p.InputMode, p.InputForm, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.InputForm, resp.VideoFPS, resp.VideoFPSSource
+	p.VideoTimestampsS, p.VisualTokens, p.VideoWarnings = resp.VideoTimestampsS, resp.VisualTokens, resp.VideoWarnings
 	p.VisualGroups = nil
 	for _, g := range resp.VisualGroups {
 		p.VisualGroups = append(p.VisualGroups, record.VisualGroup{Frames: g.Frames, Tokens: g.Tokens,

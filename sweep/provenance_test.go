@@ -14,6 +14,9 @@ func TestProvenanceValueSets(t *testing.T) {
 	if want := []string{llm.InputImages, llm.InputVideo}; !slices.Equal(record.InputModes, want) {
 		t.Errorf("record.InputModes %v, llm's %v", record.InputModes, want)
 	}
+	if !slices.Equal(record.InputForms, llm.InputForms) {
+		t.Errorf("record.InputForms %v, llm's %v", record.InputForms, llm.InputForms)
+	}
 	if want := []string{llm.FPSGiven, llm.FPSSampled, llm.FPSTimestamps}; !slices.Equal(record.FPSSources, want) {
 		t.Errorf("record.FPSSources %v, llm's %v", record.FPSSources, want)
 	}

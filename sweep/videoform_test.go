@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/worker"
@@ -14,7 +15,7 @@ import (
 
 // TestSweepRecordsVideoForm: the sweep hands each input's timing to the runtime, so the tiny
 // Qwen2.5-VL reads its frames as temporal pairs, and every visual record says how the frames reached
-// the model: input_mode, the fps its processor was told, the visual tokens and their groups (4 frames:
+// the model: input_mode, input_form, the fps its processor was told, the visual tokens and their groups (4 frames:
 // 2 pairs); text-only records say nothing of it.
 func TestSweepRecordsVideoForm(t *testing.T) {
 	tm, err := testmodel.WriteArch(t.TempDir(), testmodel.ArchQwen25VL, testmodel.DefaultSeed)
@@ -46,12 +47,12 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 			t.Fatalf("%v: %s", k, r.Error)
 		}
 		if r.InputSHA256 == "" {
-			if r.InputMode != "" || r.VisualTokens != 0 || len(r.VisualGroups) != 0 {
+			if r.InputMode != "" || r.InputForm != "" || r.VisualTokens != 0 || len(r.VisualGroups) != 0 {
 				t.Errorf("%v: text-only record with input form %q %d", k, r.InputMode, r.VisualTokens)
 			}
 			continue
 		}
-		if r.InputMode != "video" || r.VideoFPS <= 0 || r.VideoFPSSource == "" || len(r.VisualGroups) != 2 || r.VisualTokens == 0 {
+		if r.InputMode != "video" || r.InputForm != llm.FormQwen25VLVideo || r.VideoFPS <= 0 || r.VideoFPSSource == "" || len(r.VisualGroups) != 2 || r.VisualTokens == 0 {
 			t.Errorf("%v: mode %q fps %g (%s), %d tokens in %d groups", k, r.InputMode, r.VideoFPS, r.VideoFPSSource, r.VisualTokens, len(r.VisualGroups))
 			continue
 		}
@@ -64,6 +65,53 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 		}
 		if sum != r.VisualTokens {
 			t.Errorf("%v: groups hold %d tokens, record says %d", k, sum, r.VisualTokens)
+		}
+	}
+}
+
+// TestSweepTiledInternVL: a tiled geometry (tiles=4: internvl3:max_num=4, at the tiny projector's
+// 56-pixel tile) reaches the InternVL runtime as frames of several images with one timestamp per
+// frame, so it reads them as its video: one "Frame{i}: " block per frame holding every tile and the
+// thumbnail, and each record says so (input_form internvl-frames, images_per_frame, a visual group per
+// image with the label on each frame's first).
+func TestSweepTiledInternVL(t *testing.T) {
+	tm, err := testmodel.WriteArch(t.TempDir(), testmodel.ArchInternVL, testmodel.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := llm.ParseSpec("llamacpp:model=" + tm.Model + ",mmproj=" + tm.Mmproj + ",threads=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := llamacpp.Open(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	grid := writeGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"internvl3:max_num=4,tile=56\"]\n")
+	dir := t.TempDir()
+	o := testOptions(t, filepath.Join(dir, "run"), rt, sp, grid)
+	o.Limit = 1
+	if _, err := Run(context.Background(), nil, o); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRun(t, filepath.Join(dir, "run"))
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for k, r := range recs {
+		per := r.Images
+		if r.Status != "ok" || per < 2 || r.InputMode != "video" || r.InputForm != llm.FormInternVLFrames || len(r.VisualGroups) != 4*per {
+			t.Fatalf("%v: status %q %s, %d images per frame, mode %q form %q, %d groups", k, r.Status, r.Error, per, r.InputMode, r.InputForm, len(r.VisualGroups))
+		}
+		for g, grp := range r.VisualGroups {
+			want := ""
+			if g%per == 0 {
+				want = "Frame" + strconv.Itoa(g/per+1) + ": "
+			}
+			if grp.Prefix != want {
+				t.Errorf("%v: group %d prefix %q, want %q", k, g, grp.Prefix, want)
+			}
 		}
 	}
 }

@@ -198,7 +198,7 @@ func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, v pipeline.Video, sr
 			return failErr(stderr, name, err)
 		}
 		a.req.Frames = in.Frames
-		a.req.Video = sweep.VideoTiming(&v, obj.Result.Job, len(in.Frames))
+		a.req.Video, a.req.ImagesPerFrame = sweep.VideoTiming(&v, obj.Result.Job, len(in.Frames)), obj.Result.Job.Images
 	}
 	job := obj.Result.Job
 	out.Video, out.Indices, out.TimestampsS = a.video, job.Plan.Indices, job.Plan.TimestampsS

@@ -83,6 +83,7 @@ func TestAskVideoForm(t *testing.T) {
 	opts := []string{"--options", "A. a rabbit", "B. a bird", "C. a cat", "D. a dog"}
 	type out struct {
 		InputMode    string  `json:"input_mode"`
+		InputForm    string  `json:"input_form"`
 		VideoFPS     float64 `json:"video_fps"`
 		VisualTokens int     `json:"visual_tokens"`
 		VisualGroups []struct {
@@ -118,6 +119,10 @@ func TestAskVideoForm(t *testing.T) {
 		vid, img := ask(spec), ask(spec+",input=images")
 		if vid.InputMode != "video" || img.InputMode != "images" || len(img.VisualGroups) != 16 || len(vid.Indices) != 16 {
 			t.Fatalf("%s: video %+v images %+v", arch, vid, img)
+		}
+		// Each route names the form the model received.
+		if form := map[string]string{"qwen25vl": "qwen25vl-video", "qwen3vl": "qwen3vl-video", "internvl": "internvl-frames"}[arch]; vid.InputForm != form || img.InputForm != "images" {
+			t.Errorf("%s: input_form %q as video, %q as images", arch, vid.InputForm, img.InputForm)
 		}
 		switch arch {
 		case "qwen25vl", "qwen3vl":

@@ -6,7 +6,8 @@
 // option-letter tokens at the first answer position.
 //
 // Spec: llamacpp:model=PATH[,mmproj=PATH,threads=N,ctx=N,chat=gguf|chatml|plain,image_min_tokens=N,
-// image_max_tokens=N,input=images|video,tokens_per_second=N,device=cpu|cudaN,gpu_layers=N]
+// image_max_tokens=N,input=images|video,tokens_per_second=N,system=auto|none,
+// device=cpu|cudaN,gpu_layers=N]
 //
 // device=cudaN runs the model and the projector on that CUDA device (gpu_layers= of the text model's
 // layers, all by default); the CUDA backend comes from `scripts/deps.sh cuda`, and a GPU that cannot be
@@ -33,13 +34,15 @@
 // tokens_per_second⌋ (Qwen2.5-VL), or each pair in its own block after its time as text, "<1.3
 // seconds>" (Qwen3-VL); InternVL: "Frame{i}: " before each frame, one tile per frame (resized to the
 // tile with Pillow's bicubic, as InternVL's load_video does; upstream mtmd tiles an image of any other
-// size, which is what input=images gives: up to 12 tiles and a thumbnail). Unset, the mode is
+// size, which is what input=images gives: up to 12 tiles and a thumbnail) or, for tiled frames
+// (llm.Request.ImagesPerFrame), all its tiles in one <img> block. Unset, the mode is
 // video when the request carries its frames' timing (llm.Request.Video) and the family has a video path,
 // images otherwise. LLaVA (mlp) projectors have no video path and refuse input=video by name.
 // llm.Response reports the mode, the visual tokens and, per frame or pair, its tokens and positions.
 //
 // Turns are formatted with the GGUF's own chat template (llama.cpp's built-in formatter, which knows a
 // fixed list of template families) when the file has one, else as chatml; chat=chatml|plain override.
+// An InternVL prompt without a system turn gets the one InternVL's chat() sets (system=none: not).
 //
 // Every C handle (model, context, token batch, mtmd context, and each request's tokenized frames and
 // frame pairs) has one owner whose free/Close is idempotent; LiveHandles counts the handles alive so

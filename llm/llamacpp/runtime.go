@@ -39,6 +39,7 @@ type Runtime struct {
 	chat     string // "gguf", "chatml" or "plain"
 	template string // the GGUF's tokenizer.chat_template ("" when it has none)
 	backend  string // the llama.cpp build and the devices it runs on (Describe; records' runtime_backend)
+	sysMsg   string // the family's own system message, for prompts without one (InternVL's chat())
 	// promptPos is the position after the last prompt's prefill: below its token count when frames
 	// went in with M-RoPE positions (tests read it). trace, when not nil, receives every prompt
 	// token's (kind, t, h, w) position (tests).
@@ -52,7 +53,7 @@ type tracePos struct{ Kind, T, H, W int }
 // Open opens a runtime from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
 	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens", "input", "tokens_per_second",
-		"device", "gpu_layers"); err != nil {
+		"system", "device", "gpu_layers"); err != nil {
 		return nil, err
 	}
 	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
@@ -86,6 +87,10 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	system := sp.Params["system"]
+	if system != "" && system != SystemAuto && system != SystemNone {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: system=%q (want auto or none)", system)
+	}
 	layers, err := sp.Int("gpu_layers", -1, -1)
 	if err != nil {
 		return nil, err
@@ -94,7 +99,7 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: gpu_layers= needs device= (e.g. device=cuda0)")
 	}
 	return New(sp.Params["model"], sp.Params["mmproj"], Options{Threads: threads, Context: nctx, Chat: chat,
-		ImageMinTokens: minTok, ImageMaxTokens: maxTok, Input: input, TokensPerSecond: float64(tps),
+		ImageMinTokens: minTok, ImageMaxTokens: maxTok, Input: input, TokensPerSecond: float64(tps), System: system,
 		Device: sp.Params["device"], GPULayers: layers})
 }
 
@@ -103,6 +108,14 @@ const (
 	ChatGGUF  = "gguf"   // the GGUF's own tokenizer.chat_template, through llama.cpp's built-in formatter
 	ChatML    = "chatml" // <|im_start|>role\n…<|im_end|> turns
 	ChatPlain = "plain"  // system, user and assistant prefix separated by newlines
+)
+
+// System messages (Options.System, spec key system=).
+const (
+	// SystemAuto: a prompt without a system turn gets the one the family's own chat() always sets
+	// (InternVL: llm.InternVLSystemMessage), under chat=gguf and chat=chatml.
+	SystemAuto = "auto"
+	SystemNone = "none" // no system turn unless the prompt has one
 )
 
 // Options are the load settings.
@@ -127,6 +140,8 @@ type Options struct {
 	// GPULayers is how many of the text model's layers go to the GPU (negative: all); the CPU keeps
 	// the rest. Ignored without a GPU Device.
 	GPULayers int
+	// System is SystemAuto ("" too) or SystemNone.
+	System string
 }
 
 // New loads model (and mmproj when not "") after checking both files in Go.
@@ -143,6 +158,9 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	if o.Input != "" && o.Input != llm.InputImages && o.Input != llm.InputVideo {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: input=%q (want images or video)", o.Input)
 	}
+	if o.System != "" && o.System != SystemAuto && o.System != SystemNone {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: system=%q (want auto or none)", o.System)
+	}
 	if _, err := CheckGGUF(model, false); err != nil {
 		return nil, err
 	}
@@ -155,6 +173,9 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		}
 		r.tile = int(kvUint(kv, "clip.vision.image_size"))
 		r.video = videoPaths[r.proj]
+		if r.proj == "internvl" && o.System != SystemNone {
+			r.sysMsg = llm.InternVLSystemMessage
+		}
 		if o.Input == llm.InputVideo && r.video == noVideo {
 			return nil, llm.Errorf("load model", mmproj, llm.ErrBadSpec, "input=video: projector type %q has no faithful video path in process (%s); use input=images", r.proj, noVideoWhy[r.proj])
 		}
@@ -289,6 +310,9 @@ const framesAt = "\uE000framesweep:frames\uE000"
 // renderTurns returns the prompt text before the frames (the start of the user turn) and after them
 // (the rest of the user turn, the assistant header and the assistant prefix).
 func (r *Runtime) renderTurns(p llm.Prompt) (pre, post string, err error) {
+	if p.System == "" && r.chat != ChatPlain {
+		p.System = r.sysMsg
+	}
 	switch r.chat {
 	case ChatPlain:
 		if p.System != "" {

@@ -2,7 +2,6 @@ package llamacpp
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/native"
@@ -44,6 +43,14 @@ var videoPaths = map[string]videoPath{
 	"internvl":         videoInternVL,
 }
 
+// videoForms names each path's form (llm.Response.InputForm).
+var videoForms = map[videoPath]string{
+	videoQwen2VL:  llm.FormQwen2VLVideo,
+	videoQwen25VL: llm.FormQwen25VLVideo,
+	videoQwen3VL:  llm.FormQwen3VLVideo,
+	videoInternVL: llm.FormInternVLFrames,
+}
+
 // noVideoWhy says why a projector type has no video path (the input=video refusal).
 var noVideoWhy = map[string]string{
 	"mlp": "LLaVA-1.5/1.6 projectors read images; LLaVA-NeXT-Video's 2×2 pooled frames need a pooling projector no GGUF converter writes",
@@ -62,14 +69,19 @@ func qwen25Time(g int, secondPerGrid, tps float64) int {
 }
 
 // mode returns the input mode of a request with frames: the spec's input=, or video when the
-// request carries timing and the family has a video path.
+// request carries timing and the family has a video path that takes its frames (tiled frames: only
+// InternVL's).
 func (r *Runtime) mode(req *llm.Request) (string, error) {
+	tiled := req.Images() > 1
 	m := r.input
 	if m == "" {
 		m = llm.InputImages
-		if r.video != noVideo && req.Video != nil {
+		if r.video != noVideo && req.Video != nil && (!tiled || r.video == videoInternVL) {
 			m = llm.InputVideo
 		}
+	}
+	if m == llm.InputVideo && tiled && r.video != videoInternVL {
+		return "", llm.Errorf("answer", r.mmproj, llm.ErrBadRequest, "input=video with a %s projector: its video reading takes one image per frame, not %d tiles (use input=images)", r.proj, req.Images())
 	}
 	if m == llm.InputVideo && r.video.needsTiming() && req.Video == nil {
 		return "", llm.Errorf("answer", r.mmproj, llm.ErrBadRequest, "input=video with a %s projector needs the frames' timing (Request.Video): its positions or timestamps follow time", r.proj)
@@ -80,6 +92,7 @@ func (r *Runtime) mode(req *llm.Request) (string, error) {
 // videoPieces lays the frames out as the family's video processor does. The frames and pairs it
 // tokenizes are recorded in own, which the caller frees.
 func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) ([]piece, error) {
+	resp.InputForm = videoForms[r.video]
 	if r.video == videoInternVL {
 		return r.internVLPieces(req, own)
 	}
@@ -107,6 +120,9 @@ func (r *Runtime) videoPieces(req *llm.Request, resp *llm.Response, own *owned) 
 		}
 		secondPerGrid = 2 / fps // temporal_patch_size / fps
 		resp.VideoFPS, resp.VideoFPSSource = fps, src
+		if w := llm.FPSWarning(fps, len(fr), req.Video.TotalFrames, req.Video.SourceFPS); w != "" {
+			resp.VideoWarnings = append(resp.VideoWarnings, w)
+		}
 	case videoQwen3VL:
 		times = llm.PairTimes(req.Video.TimestampsS)
 		resp.VideoTimestampsS = times
@@ -164,31 +180,57 @@ func (r *Runtime) pairPiece(fr []*rgb.Image, g int, own *owned) (piece, error) {
 	return piece{frame: f, chunk: k, nTok: c.nTok, gridW: c.gridW, gridH: c.gridH, group: llm.VisualGroup{Frames: []int{a, b}}}, nil
 }
 
-// internVLPieces: "Frame{i}: " (from 1), the frame as one tile with its <img>…</img>, a line break.
+// internVLPieces: per frame "Frame{i}: " (from 1), its image — one <img>…</img> block holding all
+// its tiles and thumbnail when the frames are tiled (Request.ImagesPerFrame) —, a line break
+// (llm.InternVLFrameLabel; chat() writes <img><IMG_CONTEXT>×256·num_patches</img> per <image>).
 func (r *Runtime) internVLPieces(req *llm.Request, own *owned) ([]piece, error) {
-	nl, err := r.model.tokenize("\n", false, false)
+	nl, err := r.model.tokenize(llm.InternVLFrameEnd, false, false)
 	if err != nil {
 		return nil, err
 	}
+	per := req.Images()
 	var out []piece
-	for i, f := range req.Frames {
-		label := "Frame" + strconv.Itoa(i+1) + ": "
+	for i := range len(req.Frames) / per {
+		label := llm.InternVLFrameLabel(i)
 		pre, err := r.model.tokenize(label, false, false)
 		if err != nil {
 			return nil, err
 		}
-		tile, err := r.toTile(f)
-		if err != nil {
-			return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d (%dx%d): %v", i, f.W, f.H, err)
+		var block []piece
+		for k := range per {
+			f := req.Frames[i*per+k]
+			tile, err := r.toTile(f)
+			if err != nil {
+				return nil, llm.Errorf("answer", r.mmproj, llm.ErrBadImage, "frame %d (%dx%d): %v", i*per+k, f.W, f.H, err)
+			}
+			ps, err := r.framePieces(tile, i*per+k, own)
+			if err != nil {
+				return nil, err
+			}
+			block = append(block, tilePieces(ps, k == 0, k == per-1)...)
 		}
-		ps, err := r.framePieces(tile, i, own)
-		if err != nil {
-			return nil, err
-		}
-		ps[firstVisual(ps)].group.Prefix = label
-		out = append(append(append(out, piece{text: pre}), ps...), piece{text: nl})
+		block[firstVisual(block)].group.Prefix = label
+		out = append(append(append(out, piece{text: pre}), block...), piece{text: nl})
 	}
 	return out, nil
+}
+
+// tilePieces keeps of one tile's pieces (mtmd's "<img>", the image, "</img>") the opening marker
+// only for the first tile and the closing one only for the last, so a frame's tiles share one block.
+func tilePieces(ps []piece, first, last bool) []piece {
+	v := firstVisual(ps)
+	end := v + 1
+	for end < len(ps) && ps[end].visual() {
+		end++
+	}
+	start, stop := v, end
+	if first {
+		start = 0
+	}
+	if last {
+		stop = len(ps)
+	}
+	return ps[start:stop]
 }
 
 // framePieces tokenizes frame i as an image: the family's marker text and the image chunk(s).

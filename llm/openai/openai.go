@@ -45,7 +45,7 @@ func (e *StatusError) Unwrap() error { return e.Kind }
 // Servers whose video item the client can form (Options.Server, spec key server=).
 const (
 	ServerVLLM   = "vllm"   // video_url "data:video/jpeg;base64,<f1>,<f2>,…" + media_io_kwargs/mm_processor_kwargs
-	ServerSGLang = "sglang" // video_url "video:<base64 of the concatenated PNG frames>"
+	ServerSGLang = "sglang" // video_url "data:video/mp4;base64,…": PNG pictures in an MP4 at a constant rate (sglang.go)
 )
 
 // Options configure a Client.
@@ -53,9 +53,14 @@ type Options struct {
 	Image   string // "png" (default: lossless, the frames exactly as decoded and resized) or "jpeg"
 	Quality int    // JPEG quality (Image "jpeg" only), default 95
 	// Input is llm.InputImages (default: one image_url part per frame) or llm.InputVideo (the frames
-	// as one video item of Server's form; JPEG for vLLM, PNG for SGLang).
-	Input       string
-	Server      string        // ServerVLLM (default) or ServerSGLang; the video item's form
+	// as one video item of Server's form; JPEG for vLLM, PNG pictures in an MP4 for SGLang).
+	Input  string
+	Server string // ServerVLLM (default) or ServerSGLang; the video item's form
+	// FallbackImages (spec fallback=images): frames the server's video form cannot take (SGLang:
+	// an odd count, more than 768, a rate above 2 fps) go as image parts instead, and the response
+	// says so; without it they are refused (llm.ErrVideoInput).
+	FallbackImages bool
+
 	Concurrency int           // requests in flight at once, default 4
 	Timeout     time.Duration // per attempt, default 120 s
 	Retries     int           // extra attempts after a 5xx/timeout/connection error, default 3
@@ -76,13 +81,22 @@ type Client struct {
 
 // Open opens a client from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
-	if err := sp.Check([]string{"url", "model"}, "image_format", "image", "quality", "concurrency", "timeout", "retries", "top_logprobs", "prefill", "input", "server"); err != nil {
+	if err := sp.Check([]string{"url", "model"}, "image_format", "image", "quality", "concurrency", "timeout", "retries", "top_logprobs", "prefill", "input", "server", "fallback"); err != nil {
 		return nil, err
 	}
 	var o Options
 	var err error
 	if o.Input, o.Server, err = videoSpec(sp); err != nil {
 		return nil, err
+	}
+	switch fb, ok := sp.Params["fallback"]; {
+	case !ok:
+	case fb != "images":
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: fallback=%q (want images)", fb)
+	case o.Input != llm.InputVideo:
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: fallback=images applies to input=video")
+	default:
+		o.FallbackImages = true
 	}
 	// image_format is the key; image (its former name) is still read.
 	o.Image = sp.Params["image_format"]
@@ -94,7 +108,7 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	}
 	if o.Input == llm.InputVideo {
 		// The video item's form fixes the encoding: vLLM's video/jpeg item decodes JPEG frames,
-		// SGLang's decoder splits PNG frames.
+		// SGLang's MP4 holds PNG pictures.
 		want := map[string]string{ServerVLLM: "jpeg", ServerSGLang: "png"}[o.Server]
 		if o.Image != "" && o.Image != want {
 			return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: input=video,server=%s sends %s frames (image_format=%s given)", o.Server, want, o.Image)
@@ -291,17 +305,10 @@ func (c *Client) buildRequest(req *llm.Request, p llm.Prompt, resp *llm.Response
 	if len(req.Frames) == 0 {
 		cr.Messages = append(cr.Messages, message{Role: "user", Content: p.User})
 	} else {
-		var parts []part
-		var err error
-		if c.o.Input == llm.InputVideo {
-			parts, err = c.videoParts(req, cr, resp)
-		} else {
-			parts, err = c.imageParts(req)
-		}
+		parts, err := c.frameParts(req, cr, resp)
 		if err != nil {
 			return nil, err
 		}
-		resp.InputMode, resp.ImageFormat = c.o.Input, c.ImageFormat()
 		parts = append(parts, part{Type: "text", Text: p.User})
 		cr.Messages = append(cr.Messages, message{Role: "user", Content: parts})
 	}
@@ -342,84 +349,6 @@ func (c *Client) imageParts(req *llm.Request) ([]part, error) {
 		parts = append(parts, part{Type: "image_url", ImageURL: &imageURL{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)}})
 	}
 	return parts, nil
-}
-
-// videoParts is the frames as one video item of the server's form.
-func (c *Client) videoParts(req *llm.Request, cr *chatRequest, resp *llm.Response) ([]part, error) {
-	var url strings.Builder
-	switch c.o.Server {
-	case ServerSGLang:
-		// SGLang's decode_video_base64 (python/sglang/srt/utils: reached through the "video:" prefix)
-		// base64-decodes the payload and splits it at every PNG signature: the frames' PNG files
-		// back to back, lossless. The form carries no timing.
-		var cat []byte
-		for i, f := range req.Frames {
-			b, _, err := c.encode(f, i)
-			if err != nil {
-				return nil, err
-			}
-			cat = append(cat, b...)
-		}
-		url.WriteString("video:" + base64.StdEncoding.EncodeToString(cat))
-	default:
-		// vLLM's VideoMediaIO.load_base64 (vllm/multimodal/media/video.py): a "video/jpeg" payload is
-		// split at ',' and each piece decoded as a JPEG image; the frames are taken as they are (no
-		// re-sampling; newer versions keep the first num_frames, default 32, hence num_frames below).
-		if req.Video == nil {
-			return nil, llm.Errorf("answer", c.base, llm.ErrBadRequest, "input=video,server=vllm needs the frames' timing (Request.Video): without it the server places them at 1 fps")
-		}
-		url.WriteString("data:video/jpeg;base64,")
-		for i, f := range req.Frames {
-			b, _, err := c.encode(f, i)
-			if err != nil {
-				return nil, err
-			}
-			if i > 0 {
-				url.WriteByte(',')
-			}
-			url.WriteString(base64.StdEncoding.EncodeToString(b))
-		}
-		if err := c.videoTiming(req, cr, resp); err != nil {
-			return nil, err
-		}
-	}
-	return []part{{Type: "video_url", VideoURL: &imageURL{URL: url.String()}}}, nil
-}
-
-// videoTiming tells vLLM where the frames lie in time. The loader's metadata (media_io_kwargs:
-// fps, frames_indices, total_num_frames; read by VideoMediaIO.load_base64) gives Qwen3-VL its
-// timestamps, frames_indices / fps (transformers Qwen3VLProcessor._calculate_timestamps); the
-// processor's fps (mm_processor_kwargs) gives Qwen2.5-VL its second_per_grid_t = 2 / fps
-// (Qwen2_5_VLProcessor.__call__); do_sample_frames false keeps the frames as sent.
-func (c *Client) videoTiming(req *llm.Request, cr *chatRequest, resp *llm.Response) error {
-	v, n := req.Video, len(req.Frames)
-	fps, src, err := v.FPS(n)
-	if err != nil {
-		return err
-	}
-	meta := map[string]any{"num_frames": n}
-	idx, rate := v.Indices, v.SourceFPS
-	if idx == nil || rate <= 0 {
-		// Only timestamps: indices on a millisecond grid (fps 1000), so idx/fps is each time to 1 ms.
-		idx, rate = make([]int, n), 1000
-		for i, t := range v.TimestampsS {
-			idx[i] = int(math.Round(t * rate))
-		}
-	}
-	meta["fps"], meta["frames_indices"] = rate, idx
-	if v.TotalFrames > 0 && v.Indices != nil {
-		meta["total_num_frames"] = v.TotalFrames
-	} else if last := idx[n-1] + 1; last > n {
-		meta["total_num_frames"] = last // vLLM requires total_num_frames ≥ the frames sent
-	}
-	cr.MediaIOKwargs = map[string]map[string]any{"video": meta}
-	cr.MMProcessorKwargs = map[string]any{"fps": fps, "do_sample_frames": false}
-	resp.VideoFPS, resp.VideoFPSSource = fps, src
-	resp.VideoTimestampsS = make([]float64, n)
-	for i, x := range idx {
-		resp.VideoTimestampsS[i] = float64(x) / rate
-	}
-	return nil
 }
 
 // Answer sends one request, retrying 5xx replies, timeouts and connection errors with backoff.
@@ -521,7 +450,7 @@ func (c *Client) videoError(se *StatusError) {
 	}
 	se.Kind = llm.ErrVideoInput
 	if c.o.Server == ServerSGLang {
-		se.Hint = "SGLang must read the \"video:\" concatenated-PNG item (decode_video_base64); or use input=images"
+		se.Hint = "SGLang's load_video hands the data:video/mp4 item (PNG pictures) to decord or torchcodec, which must decode it; or use input=images"
 		return
 	}
 	se.Hint = "vLLM: allow the video item with --limit-mm-per-prompt '{\"video\":1}' (a model without a video processor takes none), " +

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
-	"image/png"
 	"io"
 	"math"
 	"net/http"
@@ -31,9 +30,7 @@ import (
 //     default 32; -1 = all) and each piece decoded as a base64 JPEG; the metadata (fps default 1,
 //     frames_indices default 0..n-1, total_num_frames default n, which must be ≥ n) comes from
 //     media_io_kwargs.
-//   - SGLang, python/sglang/srt/utils, decode_video_base64 (reached by load_image's "video:"
-//     prefix): the payload is base64-decoded and cut at every PNG signature (89 50 4E 47 0D 0A 1A
-//     0A), each piece one PNG frame.
+// SGLang's loader and Qwen-VL processor are run as an oracle in sglang_test.go.
 
 // videoItem is what a stand-in server read from a request.
 type videoItem struct {
@@ -131,45 +128,6 @@ func parseVLLM(body map[string]any) (*videoItem, error) {
 		v.processorFPS, _ = m["fps"].(float64)
 		v.doSample = m["do_sample_frames"]
 	}
-	return v, nil
-}
-
-// parseSGLang reads a chat request the way SGLang's decode_video_base64 does.
-func parseSGLang(body map[string]any) (*videoItem, error) {
-	v := &videoItem{}
-	url, err := collectParts(body, v)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasPrefix(url, "video:") {
-		return nil, fmt.Errorf("video url %.30q has no video: prefix", url)
-	}
-	raw, err := base64.StdEncoding.Strict().DecodeString(strings.TrimPrefix(url, "video:"))
-	if err != nil {
-		return nil, err
-	}
-	sig := []byte{0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A}
-	var starts []int
-	for i := 0; i < len(raw)-7; {
-		if bytes.Equal(raw[i:i+8], sig) {
-			starts = append(starts, i)
-			i += 8
-		} else {
-			i++
-		}
-	}
-	for k, s := range starts {
-		end := len(raw)
-		if k+1 < len(starts) {
-			end = starts[k+1]
-		}
-		im, err := png.Decode(bytes.NewReader(raw[s:end]))
-		if err != nil {
-			return nil, err
-		}
-		v.frames = append(v.frames, im)
-	}
-	_, v.mediaIOKwargs = body["media_io_kwargs"]
 	return v, nil
 }
 
@@ -336,38 +294,6 @@ func TestVideoItemVLLM(t *testing.T) {
 	}
 }
 
-// TestVideoItemSGLang: input=video,server=sglang sends the frames as SGLang's decoder splits them:
-// lossless, every decoded frame byte-equal to the frame given.
-func TestVideoItemSGLang(t *testing.T) {
-	url, last := standIn(t, parseSGLang)
-	for _, n := range []int{8, 15} {
-		fr, timing := planFrames(t, n)
-		c, err := New(url, "m", Options{Input: llm.InputVideo, Server: ServerSGLang})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := req4
-		r.Frames, r.Video = fr, timing
-		resp, err := c.Answer(context.Background(), &r)
-		c.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := last()
-		if len(v.frames) != n {
-			t.Fatalf("%d frames sent, the decoder split %d", n, len(v.frames))
-		}
-		for i, im := range v.frames {
-			if got := piloracle.FromImage(im); got.W != fr[i].W || !bytes.Equal(got.Packed(), fr[i].Packed()) {
-				t.Errorf("frame %d differs from the frame given", i)
-			}
-		}
-		if resp.InputMode != llm.InputVideo || resp.ImageFormat != "png" || v.mediaIOKwargs || resp.VideoTimestampsS != nil {
-			t.Errorf("input_mode %q image_format %q media_io_kwargs %v timestamps %v", resp.InputMode, resp.ImageFormat, v.mediaIOKwargs, resp.VideoTimestampsS)
-		}
-	}
-}
-
 // TestVideoErrors: a server that does not take the video item answers in prose; the error is
 // llm.ErrVideoInput on one line naming the server settings that govern it.
 func TestVideoErrors(t *testing.T) {
@@ -382,7 +308,7 @@ func TestVideoErrors(t *testing.T) {
 		"indices": {400, `{"object":"error","message":"frames_indices length (3) must match number of frames sent (2)","code":400}`,
 			ServerVLLM, []string{"--media-io-kwargs"}},
 		"qwen3-metadata": {500, qwen3Metadata500, ServerVLLM, []string{"--limit-mm-per-prompt"}},
-		"sglang":         {400, `{"object":"error","message":"Invalid video: cannot decode","code":400}`, ServerSGLang, []string{"decode_video_base64"}},
+		"sglang":         {400, `{"object":"error","message":"Invalid video: cannot decode","code":400}`, ServerSGLang, []string{"load_video", "input=images"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := server(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) {

@@ -7,9 +7,11 @@
 //     libavformat's init_input (av_probe_input_format2 on the name alone, then av_probe_input_buffer2),
 //     without opening the demuxer;
 //   - BestVideoStream opens a file, runs avformat_find_stream_info and returns av_find_best_stream's
-//     choice of video stream (the stream torchcodec, decord and FFmpeg's examples decode by default).
+//     choice of video stream (the stream torchcodec, decord and FFmpeg's examples decode by default);
+//   - FillRGB24 writes packed RGB24 rows into a frame's plane 0 (go-astiav reads frames' pixels but
+//     cannot write them), so encode/ can hand FFmpeg's encoders the frames it is given.
 //
-// decode/ is the only user. Every call is one cgo call; C never keeps Go memory past a call; every
-// FFmpeg object a helper allocates is freed before it returns. Without cgo the package is empty (decode
-// needs cgo through go-astiav anyway).
+// decode/ and encode/ are the users. Every call is one cgo call; C never keeps Go memory past a call;
+// every FFmpeg object a helper allocates is freed before it returns. Without cgo the package is empty
+// (decode and encode need cgo through go-astiav anyway).
 package ffmpeg

@@ -8,6 +8,7 @@ package ffmpeg
 // #include <libavcodec/avcodec.h>
 // #include <libavutil/frame.h>
 // #include <libavutil/dict.h>
+// #include <libavutil/pixfmt.h>
 //
 // #include <stdatomic.h>
 // #include <string.h>
@@ -50,6 +51,21 @@ package ffmpeg
 // 	AVFrame *f = (AVFrame *)p;
 // 	*decode_error_flags = f->decode_error_flags;
 // 	*flags = f->flags;
+// }
+//
+// // native_fill_rgb24 copies h rows of 3·w bytes (stride bytes apart in src) into plane 0 of an
+// // AVFrame whose buffer the caller allocated (av_frame_get_buffer) as RGB24 of at least w×h; it
+// // makes the frame writable first (a buffer shared with an encoder is copied, not overwritten).
+// static int native_fill_rgb24(void *p, const uint8_t *src, int w, int h, int stride) {
+// 	AVFrame *f = (AVFrame *)p;
+// 	if (f->format != AV_PIX_FMT_RGB24 || f->width < w || f->height < h || !f->data[0])
+// 		return AVERROR(EINVAL);
+// 	int ret = av_frame_make_writable(f);
+// 	if (ret < 0)
+// 		return ret;
+// 	for (int y = 0; y < h; y++)
+// 		memcpy(f->data[0] + (size_t)y * f->linesize[0], src + (size_t)y * stride, (size_t)w * 3);
+// 	return 0;
 // }
 //
 // // native_probe_format mirrors libavformat/demux.c init_input: a demuxer that opens files itself
@@ -134,6 +150,20 @@ func FrameErrors(f *astiav.Frame) (decodeErrorFlags, flags int) {
 	var d, fl C.int
 	C.native_frame_errors(f.UnsafePointer(), &d, &fl)
 	return int(d), int(fl)
+}
+
+// FillRGB24 copies packed RGB rows (h rows of 3·w bytes, stride bytes apart) into plane 0 of f, an
+// RGB24 frame of at least w×h whose buffer is allocated (Frame.AllocBuffer), after making it
+// writable; go-astiav v0.16.0 binds no way to write a frame's pixels. One cgo call per frame; C
+// keeps nothing of pix.
+func FillRGB24(f *astiav.Frame, pix []byte, w, h, stride int) error {
+	if f == nil || w <= 0 || h <= 0 || stride < 3*w || len(pix) < (h-1)*stride+3*w {
+		return errors.New("ffmpeg: FillRGB24: frame, size or buffer out of range")
+	}
+	if ret := C.native_fill_rgb24(f.UnsafePointer(), (*C.uint8_t)(unsafe.Pointer(&pix[0])), C.int(w), C.int(h), C.int(stride)); ret < 0 {
+		return astiav.Error(ret)
+	}
+	return nil
 }
 
 // Option is one AVFormatContext/AVIO option (key=value) for ProbeFormat and BestVideoStream.

@@ -94,3 +94,15 @@ func TestSecondPerGridCast(t *testing.T) {
 		}
 	}
 }
+
+// TestInternVLVideoQuery: the MPT prompt of template internvl2_5 is chatml turns after the system
+// turn, and each <image> becomes one <img>…</img> block of num_image_token × num_patches contexts, in
+// frame order after lmms-eval's "Frame{i}: " lines.
+func TestInternVLVideoQuery(t *testing.T) {
+	got := InternVLVideoQuery("SYS", "Q?", []int{5, 1}, 2, "#")
+	want := "<|im_start|>system\nSYS<|im_end|>\n<|im_start|>user\n" +
+		"Frame1: <img>##########</img>\nFrame2: <img>##</img>\nQ?<|im_end|>\n<|im_start|>assistant\n"
+	if got != want {
+		t.Errorf("query\n%q\nwant\n%q", got, want)
+	}
+}
