@@ -101,14 +101,14 @@ func questionOf(its []items.Item, body string) string {
 // proceeds (it does not ask those pairs again: the same request gets the same reply).
 func TestSweepBadReplies(t *testing.T) {
 	hostile := map[string]struct{ body, want string }{
-		"bear-1":  {`{"choices":[{"text":"A","index":0}]}`, "has no message"},
-		"bear-2":  {`{"choices":[{}]}`, "has no message"},
-		"bear-3":  {`{"choices":[null]}`, "choices[0] is null"},
-		"h265-1":  {`{"choices":[{"message":{"content":null}}]}`, "content is null"},
-		"h265-2":  {`{"choices":[]}`, "no choices"},
-		"h265-3":  {`{"choices":[{"message":{"content":"A"}}],"usage":{"prompt_tokens":-5,"completion_tokens":1}}`, "usage.prompt_tokens -5"},
-		"nasa-1":  {`{"choices":[{"message":{"content":"A"},"logprobs":{"content":[{"token":"A","logprob":null,"top_logprobs":[]}]}}]}`, "logprob is null"},
-		"nasa-2":  {`{"choices":[{"message":{"content":"A"},"logprobs":{"content":[{"token":"A","logprob":0.7,"top_logprobs":[]}]}}]}`, "0.7 is above 0"},
+		"bear-1": {`{"choices":[{"text":"A","index":0}]}`, "has no message"},
+		"bear-2": {`{"choices":[{}]}`, "has no message"},
+		"bear-3": {`{"choices":[null]}`, "choices[0] is null"},
+		"h265-1": {`{"choices":[{"message":{"content":null}}]}`, "content is null"},
+		"h265-2": {`{"choices":[]}`, "no choices"},
+		"h265-3": {`{"choices":[{"message":{"content":"A"}}],"usage":{"prompt_tokens":-5,"completion_tokens":1}}`, "usage.prompt_tokens -5"},
+		"nasa-1": {`{"choices":[{"message":{"content":"A"},"logprobs":{"content":[{"token":"A","logprob":null,"top_logprobs":[]}]}}]}`, "logprob is null"},
+		"nasa-2": {`{"choices":[{"message":{"content":"A"},"logprobs":{"content":[{"token":"A","logprob":0.7,"top_logprobs":[]}]}}]}`, "0.7 is above 0"},
 	}
 	var its []items.Item
 	rs := newReplyServer(t, func(_ context.Context, body string) reply {
