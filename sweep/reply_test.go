@@ -101,7 +101,7 @@ func questionOf(its []items.Item, body string) string {
 // proceeds (it does not ask those pairs again: the same request gets the same reply).
 func TestSweepBadReplies(t *testing.T) {
 	hostile := map[string]struct{ body, want string }{
-		"bear-1": {`{"choices":[{"text":"A","index":0}]}`, "has no message"},
+		"bear-1": {`{"choices":[{"text":"A","index":0}]}`, "has a text and no message"},
 		"bear-2": {`{"choices":[{}]}`, "has no message"},
 		"bear-3": {`{"choices":[null]}`, "choices[0] is null"},
 		"h265-1": {`{"choices":[{"message":{"content":null}}]}`, "content is null"},

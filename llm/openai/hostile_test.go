@@ -28,7 +28,7 @@ func TestMalformedReplies(t *testing.T) {
 		{`{"choices":null}`, "no choices"},
 		{`{"choices":[null]}`, "choices[0] is null"},
 		{`{"choices":[{}]}`, "has no message"},
-		{`{"choices":[{"text":"A","index":0}]}`, "has no message"},
+		{`{"choices":[{"text":"A","index":0}]}`, "has a text and no message"},
 		{`{"choices":[{"message":null}]}`, "has no message"},
 		{`{"choices":[{"message":{"role":"assistant"}}]}`, "content is null or missing"},
 		{`{"choices":[{"message":{"content":null}}]}`, "content is null or missing"},

@@ -19,6 +19,7 @@ type chatResponse struct {
 
 type chatChoice struct {
 	Message  *chatMessage `json:"message"`
+	Text     *string      `json:"text"` // a completions-API choice: read only to name it
 	Logprobs *struct {
 		Content []tokenLogprob `json:"content"`
 	} `json:"logprobs"`
@@ -70,8 +71,10 @@ func (r *chatResponse) check() string {
 	switch {
 	case ch == nil:
 		return "choices[0] is null"
+	case ch.Message == nil && ch.Text != nil:
+		return "choices[0] has a text and no message (a completions reply, not a chat completion)"
 	case ch.Message == nil:
-		return "choices[0] has no message (a completions reply's text is not a chat answer)"
+		return "choices[0] has no message"
 	case ch.Message.Content == nil:
 		return "choices[0].message.content is null or missing"
 	}

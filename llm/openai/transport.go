@@ -172,7 +172,7 @@ func (c *Client) post(ctx context.Context, body []byte) (*chatResponse, error) {
 		se.RetryAfter = parseRetryAfter(res.Header.Get("Retry-After"), time.Now())
 		return nil, se
 	}
-	data, release, err := c.readReply(actx, res.Body)
+	data, release, err := c.readReply(actx, res.Body, res.ContentLength)
 	if err != nil {
 		return nil, err
 	}
@@ -194,12 +194,18 @@ func (c *Client) transportError(err error) error {
 	return fmt.Errorf("%w: %v", llm.ErrServer, err)
 }
 
-// readReply reads a 2xx body of at most MaxReplyBytes: the first smallReply bytes at once, the rest
-// only while holding the client's large-reply turn (c.big), which release gives back once the
-// caller has decoded the bytes.
-func (c *Client) readReply(ctx context.Context, r io.Reader) (data []byte, release func(), err error) {
+// readReply reads a 2xx body of at most MaxReplyBytes (length: its Content-Length, -1 when unknown):
+// the first smallReply bytes at once, the rest only while holding the client's large-reply turn
+// (c.big), which release gives back once the caller has decoded the bytes.
+func (c *Client) readReply(ctx context.Context, r io.Reader, length int64) (data []byte, release func(), err error) {
 	release = func() {}
+	if length > c.o.MaxReplyBytes {
+		return nil, release, fmt.Errorf("%w: the reply is over %d MiB (Content-Length %d; a chat completion is a few KB): not read", llm.ErrBadResponse, c.o.MaxReplyBytes>>20, length)
+	}
 	var buf bytes.Buffer
+	if length > 0 {
+		buf.Grow(int(min(length, smallReply)) + 1)
+	}
 	n, err := buf.ReadFrom(io.LimitReader(r, smallReply+1))
 	if err != nil {
 		return nil, release, c.transportError(fmt.Errorf("reading reply: %w", err))
@@ -214,6 +220,9 @@ func (c *Client) readReply(ctx context.Context, r io.Reader) (data []byte, relea
 	}
 	release = func() { <-c.big }
 	limit := c.o.MaxReplyBytes
+	if length > 0 {
+		buf.Grow(int(length-n) + 1) // one allocation of the announced size, not doublings
+	}
 	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1-n)); err != nil {
 		release()
 		return nil, func() {}, c.transportError(fmt.Errorf("reading reply: %w", err))
