@@ -404,3 +404,45 @@ func TestSweepStopGrace(t *testing.T) {
 		t.Fatalf("resume: %+v %v", sum, err)
 	}
 }
+
+// TestSweepStopWhileDescribing: a stop while the session asks the server for its model (GET
+// /v1/models, which this server never answers) ends that question too: Run returns at once with the
+// pairs left to --resume, not after the client's 120 s timeout, and no chat request is sent.
+func TestSweepStopWhileDescribing(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	var chats atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			chats.Add(1)
+			io.WriteString(w, okReply)
+			return
+		}
+		asked <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	defer s.Close()
+	o := openaiOptions(t, &replyServer{Server: s}, "")
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), stop, o)
+		done <- err
+	}()
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the session never asked for the model")
+	}
+	close(stop)
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrInterrupted) || chats.Load() != 0 {
+			t.Fatalf("stopped while describing: %v, %d chat requests", err, chats.Load())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run still going 20 s after the stop")
+	}
+}

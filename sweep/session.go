@@ -39,8 +39,12 @@ type session struct {
 // session clears at its start and removes at its end) and, for an online cascade, every item's
 // position from the records already in the RUN.
 func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*sampler.Config) (*session, error) {
+	// A stop ends the question to the runtime too (a server that does not answer GET /v1/models).
+	dctx, cancel := untilStop(ctx, stop)
+	model := describeModel(dctx, o, w.Info().Runtime.ModelSHA256)
+	cancel()
 	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: w.Info().Runtime,
-		model: describeModel(ctx, o, w.Info().Runtime.ModelSHA256), decoding: o.decoding(),
+		model: model, decoding: o.decoding(),
 		sum: &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
 	if s.store == nil {
 		// A crash leaves the scratch inputs to the next session, which clears the directory.
@@ -148,15 +152,20 @@ func (s *session) write(r *record.Full, g *group, vs *VideoSummary) error {
 // passContext is ctx, also cancelled by a stop: a stop ends decoding (what is decoded and written is
 // kept; the rest is left to --resume).
 func (s *session) passContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	pctx, cancel := context.WithCancel(ctx)
+	return untilStop(ctx, s.stop)
+}
+
+// untilStop is ctx, also cancelled when stop is closed.
+func untilStop(ctx context.Context, stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	sctx, cancel := context.WithCancel(ctx)
 	go func() {
 		select {
-		case <-s.stop:
+		case <-stop:
 			cancel()
-		case <-pctx.Done():
+		case <-sctx.Done():
 		}
 	}()
-	return pctx, cancel
+	return sctx, cancel
 }
 
 // answerContext is ctx for the runtime's answers. A stop lets the answers in flight go on for
