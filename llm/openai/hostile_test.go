@@ -374,3 +374,29 @@ func TestStopSendsNothingNew(t *testing.T) {
 		t.Fatalf("a 503 then a stop: %v after %d calls, want the 503 after 1", err, calls.Load())
 	}
 }
+
+// FuzzDecodeReply: whatever a server's 200 body, decodeReply never panics, and a body it accepts
+// gives a response every reader accepts (llm.Response.Check): no negative count, probabilities in
+// [0,1] of the options' letters.
+func FuzzDecodeReply(f *testing.F) {
+	for _, s := range []string{vllmReply, sglangReply, `{"choices":[{"message":{"content":"A"}}]}`, `{"choices":[null]}`,
+		`{"choices":[{"message":{"content":"A"}}],"usage":{"prompt_tokens":-5}}`,
+		`{"choices":[{"message":{"content":"A"},"logprobs":{"content":[{"token":"A","logprob":0,"top_logprobs":[{"token":" B","logprob":-1e308}]}]}}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, err := decodeReply(200, b)
+		if err != nil {
+			if !errors.Is(err, llm.ErrBadResponse) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%q: %v (want a one-line ErrBadResponse)", b, err)
+			}
+			return
+		}
+		r := req4
+		resp := &llm.Response{}
+		out.fill(resp, &r)
+		if err := resp.Check(&r); err != nil {
+			t.Fatalf("%q: accepted, but the response fails its check: %v", b, err)
+		}
+	})
+}
