@@ -174,3 +174,9 @@ func (r *Request) MaxTok() int {
 	}
 	return DefaultMaxTokens
 }
+
+// Concurrent is implemented by runtimes that answer several requests at once (an OpenAI-compatible
+// server): Concurrency is how many they have in flight at most, so a caller can keep that many busy.
+type Concurrent interface {
+	Concurrency() int
+}

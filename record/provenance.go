@@ -1,5 +1,7 @@
 package record
 
+import "fmt"
+
 // Provenance is what a sweep records beside the canonical fields: where the input came from and what
 // it was, and what answered. The audit does not read it (Record skips these keys).
 type Provenance struct {
@@ -19,9 +21,12 @@ type Provenance struct {
 	Damaged     []int     `json:"damaged,omitempty"`      // frames the decoder concealed, fed under --on-damaged keep
 
 	// The answer.
-	Runtime          string             `json:"runtime"`
-	RuntimeBackend   string             `json:"runtime_backend,omitempty"` // in process: the build and devices (llm.ModelInfo.Backend)
-	ModelSHA256      map[string]string  `json:"model_sha256,omitempty"`    // spec key → file digest
+	Runtime        string            `json:"runtime"`
+	RuntimeBackend string            `json:"runtime_backend,omitempty"` // in process: the build and devices (llm.ModelInfo.Backend)
+	ModelSHA256    map[string]string `json:"model_sha256,omitempty"`    // spec key → file digest
+	// Decoding is how the answer was generated (every pair of a RUN alike); absent in records written
+	// before it was recorded.
+	Decoding         *Decoding          `json:"decoding,omitempty"`
 	Template         string             `json:"template,omitempty"`
 	PromptSHA256     string             `json:"prompt_sha256,omitempty"`
 	Response         string             `json:"response,omitempty"`
@@ -45,6 +50,26 @@ type Provenance struct {
 	// re-derives, the fps transformers 5.x would derive from the metadata, a fallback to images).
 	VideoWarnings []string `json:"video_warnings,omitempty"`
 	At            string   `json:"at"` // UTC time the record was written
+}
+
+// Decoding is the sampling settings a runtime generated an answer under: part of a RUN's identity
+// (run.json's decoding, each record's), as the runtime spec is.
+type Decoding struct {
+	Temperature float64 `json:"temperature"` // 0: greedy
+	Seed        int64   `json:"seed"`
+	MaxTokens   int     `json:"max_tokens"` // the bound in effect (the default made explicit)
+}
+
+// Check says what in d no sweep sends ("" when nothing): a temperature that is not a finite number
+// ≥ 0, a generation bound below 1.
+func (d *Decoding) Check() string {
+	switch {
+	case !nonNegative(d.Temperature):
+		return fmt.Sprintf("temperature %v is not a finite number ≥ 0", d.Temperature)
+	case d.MaxTokens < 1:
+		return fmt.Sprintf("max_tokens %d is below 1", d.MaxTokens)
+	}
+	return ""
 }
 
 // VisualGroup is one frame or frame pair of the prompt as the runtime laid it out (llm.VisualGroup):

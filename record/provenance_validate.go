@@ -69,6 +69,11 @@ func (p *Provenance) validate(r *Record) error {
 			return bad("%s %d is negative", n.name, n.v)
 		}
 	}
+	if p.Decoding != nil {
+		if why := p.Decoding.Check(); why != "" {
+			return bad("decoding: %s", why)
+		}
+	}
 	if p.StreamIndex != nil && *p.StreamIndex < 0 {
 		return bad("stream_index %d is negative", *p.StreamIndex)
 	}

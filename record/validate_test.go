@@ -250,3 +250,38 @@ func TestNewFieldsValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodingValidated: a record's decoding (issue 32: the sampling settings of its RUN) is checked by
+// type and value by every reader; a record without it (written before it was recorded) still reads.
+func TestDecodingValidated(t *testing.T) {
+	const base = `{"item_id":"a","config":"c","status":"ok","correct":true,"video":"v.mp4","runtime":"llamacpp","at":"2026-01-01T00:00:00Z"`
+	for _, line := range []string{base + `}`, base + `,"decoding":{"temperature":0.7,"seed":-3,"max_tokens":32}}`} {
+		f, err := DecodeFull([]byte(line), Source{Path: "r.jsonl", Line: 1})
+		if err != nil {
+			t.Fatalf("%s refused: %v", line, err)
+		}
+		if _, err := Read(strings.NewReader(line), "r.jsonl"); err != nil {
+			t.Fatalf("Read %s: %v", line, err)
+		}
+		if strings.Contains(line, "decoding") && (f.Decoding == nil || *f.Decoding != Decoding{Temperature: 0.7, Seed: -3, MaxTokens: 32}) {
+			t.Fatalf("decoding read as %+v", f.Decoding)
+		}
+	}
+	for _, add := range []string{
+		`,"decoding":{"temperature":-1,"seed":0,"max_tokens":32}`,
+		`,"decoding":{"temperature":0,"seed":0,"max_tokens":0}`,
+		`,"decoding":{"temperature":"0","seed":0,"max_tokens":32}`,
+		`,"decoding":{"temperature":0,"seed":1.5,"max_tokens":32}`,
+		`,"decoding":[0,0,32]`,
+		`,"decoding":{"temperature":0,"temperature":1,"seed":0,"max_tokens":32}`,
+	} {
+		line := base + add + "}"
+		_, err := DecodeFull([]byte(line), Source{Path: "r.jsonl", Line: 2})
+		if err == nil || !strings.HasPrefix(err.Error(), "r.jsonl:2: ") || !strings.Contains(err.Error(), "temperature") && !strings.Contains(err.Error(), "decoding") {
+			t.Errorf("DecodeFull %s: %v", add, err)
+		}
+		if _, err := Read(strings.NewReader(line), "r.jsonl"); err == nil {
+			t.Errorf("Read %s: accepted", add)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // Format names the run-directory format in run.json.
@@ -17,15 +19,18 @@ var ErrMismatch = errors.New("the run directory belongs to another sweep")
 
 // Info is RUN/run.json: what the sweep is, so a resume can refuse another one, and when it ran.
 type Info struct {
-	Format   string   `json:"format"`
-	Engine   string   `json:"engine"`
-	Grid     Grid     `json:"grid"`
-	Items    Items    `json:"items"`
-	Runtime  Runtime  `json:"runtime"`
-	Template string   `json:"template"`
-	Inputs   Inputs   `json:"inputs"`
-	Shard    string   `json:"shard,omitempty"` // i/N
-	Cascade  *Cascade `json:"cascade,omitempty"`
+	Format   string  `json:"format"`
+	Engine   string  `json:"engine"`
+	Grid     Grid    `json:"grid"`
+	Items    Items   `json:"items"`
+	Runtime  Runtime `json:"runtime"`
+	Template string  `json:"template"`
+	// Decoding is the sampling settings of every answer (nil in a run.json written before they were
+	// recorded: a resume then cannot check them, and says so).
+	Decoding *record.Decoding `json:"decoding,omitempty"`
+	Inputs   Inputs           `json:"inputs"`
+	Shard    string           `json:"shard,omitempty"` // i/N
+	Cascade  *Cascade         `json:"cascade,omitempty"`
 	// Libraries are the linked library versions of the first run (later sessions must match them for
 	// the records to be one experiment; a mismatch is a warning, not a refusal: it names what changed).
 	Libraries map[string]string `json:"libraries"`
@@ -105,6 +110,7 @@ func SameSweep(prev, cur *Info) error {
 	if prev.Template != cur.Template {
 		diffs = append(diffs, fmt.Sprintf("template %q vs %q", prev.Template, cur.Template))
 	}
+	diffs = append(diffs, decodingDiffs(prev.Decoding, cur.Decoding)...)
 	if pi, ci := prev.Inputs, cur.Inputs; pi.Kernel != ci.Kernel || pi.OnDamaged != ci.OnDamaged || pi.Autorot != ci.Autorot || intp(pi.Stream) != intp(ci.Stream) {
 		diffs = append(diffs, fmt.Sprintf("input options %+v vs %+v", pi, ci))
 	}
@@ -118,6 +124,35 @@ func SameSweep(prev, cur *Info) error {
 		return fmt.Errorf("%w: %s", ErrMismatch, strings.Join(diffs, "; "))
 	}
 	return nil
+}
+
+// decodingDiffs names the sampling flags whose values differ, as "--flag RUN's vs this one's"; none
+// when either side does not record them (a run.json of an older framesweep).
+func decodingDiffs(prev, cur *record.Decoding) []string {
+	if prev == nil || cur == nil {
+		return nil
+	}
+	var out []string
+	if prev.Temperature != cur.Temperature {
+		out = append(out, fmt.Sprintf("--temperature %v vs %v", prev.Temperature, cur.Temperature))
+	}
+	if prev.Seed != cur.Seed {
+		out = append(out, fmt.Sprintf("--seed %d vs %d", prev.Seed, cur.Seed))
+	}
+	if prev.MaxTokens != cur.MaxTokens {
+		out = append(out, fmt.Sprintf("--max-tokens %d vs %d", prev.MaxTokens, cur.MaxTokens))
+	}
+	return out
+}
+
+// DecodingWarning is the warning of a session that resumes a RUN whose run.json records no
+// sampling settings ("" when it records them, or this session has none to compare).
+func DecodingWarning(prev, cur *Info) string {
+	if prev.Decoding != nil || cur.Decoding == nil {
+		return ""
+	}
+	d := cur.Decoding
+	return fmt.Sprintf("run.json records no sampling settings (written before framesweep recorded them): this session's (--temperature %v --seed %d --max-tokens %d) cannot be checked against the earlier sessions'; each record now carries its own", d.Temperature, d.Seed, d.MaxTokens)
 }
 
 func intp(p *int) string {

@@ -111,13 +111,18 @@ func openInfo(ctx context.Context, rs runStore, o WriterOptions) (*Info, []strin
 	if err := SameSweep(prev, o.Info); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", o.Loc, err)
 	}
-	return prev, LibraryWarnings(prev.Libraries, o.Info.Libraries), nil
+	warnings := LibraryWarnings(prev.Libraries, o.Info.Libraries)
+	if w := DecodingWarning(prev, o.Info); w != "" {
+		warnings = append(warnings, w)
+	}
+	return prev, warnings, nil
 }
 
 // Info is run.json as this session wrote it (the RUN's, with this session last).
 func (w *Writer) Info() *Info { return w.info }
 
-// Warnings name the libraries whose versions differ from the RUN's first session.
+// Warnings name the libraries whose versions differ from the RUN's first session, and sampling
+// settings a run.json of an older framesweep does not record (DecodingWarning).
 func (w *Writer) Warnings() []string { return w.warnings }
 
 // State is what the RUN held of pair p when the session began (Unrecorded, Answered, Failed,

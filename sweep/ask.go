@@ -41,6 +41,11 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 		r.PromptSHA256, r.Template = hex.EncodeToString(sum[:]), tpl.ID
 	}
 	resp, err := s.o.Runtime.Answer(ctx, req)
+	if err == nil {
+		// Nothing of a reply is copied into the record before it is checked: a bad count or
+		// probability is this pair's bad reply, not a record no reader accepts.
+		err = resp.Check(req)
+	}
 	s.model.stamp(r, err)
 	if err != nil {
 		if interrupted(ctx, err) {
@@ -101,7 +106,7 @@ func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Vide
 	r := &record.Full{
 		Record: record.Record{ItemID: it.ItemID, Config: c.ID, Answer: it.Answer, Category: it.Category, Duration: it.Duration,
 			Task: it.Task, ConfigMeta: configMeta(c)},
-		Provenance: record.Provenance{Video: it.Video, Runtime: s.runtime.Spec, ModelSHA256: s.runtime.ModelSHA256},
+		Provenance: record.Provenance{Video: it.Video, Runtime: s.runtime.Spec, ModelSHA256: s.runtime.ModelSHA256, Decoding: s.decoding},
 	}
 	if v != nil {
 		r.VideoSHA256 = v.SHA256

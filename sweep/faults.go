@@ -67,7 +67,8 @@ func badRecord(err error) bool {
 }
 
 // unwritable is the error record of a pair whose record the validator refused: the pair, its item's
-// fields and its input, without the reply.
+// fields and its input, without anything the runtime told (the reply's text, probabilities, counts,
+// how it says the frames reached the model; its model's name), which may be what was refused.
 func unwritable(r *record.Full, err error) *record.Full {
 	e := &record.Full{
 		Record: record.Record{ItemID: r.ItemID, Config: r.Config, Answer: r.Answer, Category: r.Category, Duration: r.Duration,
@@ -75,7 +76,11 @@ func unwritable(r *record.Full, err error) *record.Full {
 			Error: "the record of this answer is not one readers accept: " + pipeline.OneLine(err)},
 		Provenance: r.Provenance,
 	}
-	e.Response, e.Probs, e.RequestSHA256 = "", nil, ""
+	p := &e.Provenance
+	p.Response, p.Probs, p.RequestSHA256, p.ImageFormat = "", nil, "", ""
+	p.PromptTokens, p.CompletionTokens = 0, 0
+	p.InputMode, p.VideoFPS, p.VideoFPSSource, p.VideoTimestampsS = "", 0, "", nil
+	p.VisualTokens, p.VisualGroups = 0, nil
 	return e
 }
 

@@ -155,7 +155,8 @@ func (w *teeWriter) Abort(err error) {
 // store or records failure is the session's: it stops the video (stopVideo) and is returned by close.
 type feeder struct {
 	ctx       context.Context
-	stopVideo func() // cancels the video's decoding passes
+	answers   context.CancelFunc // ends the answers' context (session.answerContext)
+	stopVideo func()             // cancels the video's decoding passes
 	s         *session
 	g         *group
 	vs        *VideoSummary
@@ -186,6 +187,8 @@ type task struct {
 
 func newFeeder(ctx context.Context, stopVideo func(), s *session, g *group, vs *VideoSummary) *feeder {
 	f := &feeder{ctx: ctx, stopVideo: stopVideo, s: s, g: g, vs: vs, fed: map[string]bool{}, in: make(chan feedInput, 1024)}
+	actx, cancel := s.answerContext(ctx)
+	f.answers = cancel
 	tasks := make(chan task, s.o.Concurrency)
 	f.workers.Add(1)
 	go func() { // the loader: one stored input loaded at a time, besides those being answered
@@ -204,9 +207,12 @@ func newFeeder(ctx context.Context, stopVideo func(), s *session, g *group, vs *
 		go func() {
 			defer f.workers.Done()
 			for t := range tasks {
-				t.try = time.Now()
-				if r := f.s.ask(f.ctx, t.it, t.a.cfg, t.in.v, t.in); r != nil {
-					f.record(r, t)
+				// A pair queued before a stop is not asked after it: left to --resume.
+				if !f.halted() {
+					t.try = time.Now()
+					if r := f.s.ask(actx, t.it, t.a.cfg, t.in.v, t.in); r != nil {
+						f.record(r, t)
+					}
 				}
 				f.pending.Done()
 			}
@@ -312,6 +318,7 @@ func (f *feeder) wait() { f.pending.Wait() }
 func (f *feeder) close() error {
 	close(f.in)
 	f.workers.Wait()
+	f.answers()
 	f.s.dropScratch(f.ctx, f.spilled)
 	return f.firstErr()
 }

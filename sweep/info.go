@@ -12,6 +12,7 @@ import (
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -25,6 +26,7 @@ func (o *Options) runInfo() *runs.Info {
 		Items:    runs.Items{Path: absPath(o.Items.Path), SHA256: o.Items.SHA256, Count: len(o.Items.Items)},
 		Runtime:  runs.Runtime{Spec: o.Spec.Raw, Engine: o.Spec.Engine, ModelSHA256: modelDigests(o.Spec)},
 		Template: o.Template,
+		Decoding: o.decoding(),
 		Inputs: runs.Inputs{Kernel: kernelOf(o.Input), Stream: o.Input.Stream, OnDamaged: damagedOf(o.Input),
 			Autorot: !o.Input.NoAutorotate},
 		Libraries: o.Libraries,
@@ -37,6 +39,13 @@ func (o *Options) runInfo() *runs.Info {
 		ri.Shard = o.Shard.String()
 	}
 	return ri
+}
+
+// decoding is the sampling settings every request of the sweep carries (the generation bound made
+// explicit): run.json's and each record's.
+func (o *Options) decoding() *record.Decoding {
+	r := llm.Request{MaxTokens: o.MaxTokens}
+	return &record.Decoding{Temperature: o.Temperature, Seed: o.Seed, MaxTokens: r.MaxTok()}
 }
 
 // absPath is p made absolute, so that a merge run elsewhere finds the items file run.json names (p

@@ -41,13 +41,17 @@ type Options struct {
 	// runtime (0: DefaultInputMemory). An input beyond it streams to the store (--cache, or the RUN's
 	// scratch store) and is read back when its turn comes.
 	InputMemory int64
-	// Generation settings of every request.
+	// Generation settings of every request: part of the RUN's identity (run.json's decoding, each
+	// record's), so a resume refuses others.
 	MaxTokens   int
 	Temperature float64
 	Seed        int64
-	Libraries   map[string]string // the linked library versions, for run.json (RunLibraries)
-	Command     []string
-	Log         *slog.Logger // progress and warnings (nil = discard)
+	// StopGrace is how long the answers in flight may go on after a stop before they are cancelled
+	// and left to --resume (0: DefaultStopGrace; < 0: none, cancelled at once).
+	StopGrace time.Duration
+	Libraries map[string]string // the linked library versions, for run.json (RunLibraries)
+	Command   []string
+	Log       *slog.Logger // progress and warnings (nil = discard)
 	// Progress, when set, is told about every finished pair.
 	Progress Progress
 	// Cascade, when set, runs the grid's configs as an online confidence cascade (cascade.go).
@@ -58,6 +62,10 @@ type Options struct {
 	ChunkRecords  int
 	ChunkInterval time.Duration
 }
+
+// DefaultStopGrace is Options.StopGrace's default: after a stop (SIGINT, SIGTERM), answers in flight
+// have 10 s to finish and be recorded; the process then exits.
+const DefaultStopGrace = 10 * time.Second
 
 // DefaultInputMemory is Options.InputMemory's default: a video's inputs up to 1 GiB are fed from
 // the decoding pass's memory (the example grids' inputs are a few MB; 128 frames at 448² are 77 MB).
@@ -121,8 +129,10 @@ func checkTemplates(f *items.File) error {
 	return nil
 }
 
-// withDefaults fills the zero fields Run accepts: one video and one answer at a time (or the spec's
-// concurrency=N), the generic template, the default chunking and memory, the grid's stream.
+// withDefaults fills the zero fields Run accepts: one video at a time, answers as many at a time as
+// the runtime takes (llm.Concurrent: an openai client's concurrency=, default 4; else the spec's
+// concurrency=N, else 1), the generic template, the default stop grace, chunking and memory, the
+// grid's stream.
 func (o *Options) withDefaults() {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -132,6 +142,12 @@ func (o *Options) withDefaults() {
 	}
 	if o.Concurrency == 0 {
 		o.Concurrency = SpecConcurrency(o.Spec)
+		if c, ok := o.Runtime.(llm.Concurrent); ok && c.Concurrency() > 0 {
+			o.Concurrency = c.Concurrency() // an openai client's concurrency= or its default 4
+		}
+	}
+	if o.StopGrace == 0 {
+		o.StopGrace = DefaultStopGrace
 	}
 	if o.Template == "" {
 		o.Template = llm.TemplateGeneric

@@ -71,8 +71,10 @@ type VideoSummary struct {
 // consistent and `--resume` continues it.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run performs the sweep. stop ends the session gracefully when closed: no new pair starts, the
-// answers in flight finish and are recorded. ctx cancels everything at once (in-flight answers too,
+// Run performs the sweep. stop ends the session gracefully when closed: nothing more is sent (no new
+// pair starts, a pair queued is not asked, the runtime sends no retry: llm.WithStop), and the answers
+// in flight have Options.StopGrace to finish and be recorded before they are cancelled and left to
+// --resume. ctx cancels everything at once (in-flight answers too,
 // and they are left to --resume, never recorded). It returns the summary also when pairs failed
 // (Summary.PairsFailed); the error is for the session itself: the RUN cannot be written or belongs to
 // another sweep, the input store failed (*StoreError: a full disk, an I/O error), or
@@ -111,7 +113,7 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	}
 	defer w.Close(ctx, runs.SessionEnd{}) // a session that failed early; nothing after the Close below
 	for _, msg := range w.Warnings() {
-		o.Log.Warn("libraries differ from the run's first session", "what", msg)
+		o.Log.Warn("this session differs from the RUN's first", "what", msg)
 	}
 	if cut := w.TornBytes(); cut > 0 {
 		o.Log.Warn("cut a torn last record (an interrupted write)", "file", w.Records(), "bytes", cut)

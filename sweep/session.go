@@ -5,8 +5,10 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
@@ -20,10 +22,11 @@ type session struct {
 	scratch  string       // the scratch store's directory ("" with --cache)
 	sum      *Summary
 	stop     <-chan struct{}
-	runtime  runs.Runtime    // the runtime as run.json records it
-	model    modelFields     // the model every record names
-	ladder   *ladder         // online cascade: the steps and where each item stands; nil for a fixed grid
-	ctx      context.Context // the session's: its end leaves the pairs in flight to --resume
+	runtime  runs.Runtime     // the runtime as run.json records it
+	model    modelFields      // the model every record names
+	decoding *record.Decoding // the sampling settings every record names (run.json's)
+	ladder   *ladder          // online cascade: the steps and where each item stands; nil for a fixed grid
+	ctx      context.Context  // the session's: its end leaves the pairs in flight to --resume
 	answered atomic.Int64
 	failed   atomic.Int64
 	leftMu   sync.Mutex
@@ -36,9 +39,13 @@ type session struct {
 // session clears at its start and removes at its end) and, for an online cascade, every item's
 // position from the records already in the RUN.
 func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*sampler.Config) (*session, error) {
+	// A stop ends the question to the runtime too (a server that does not answer GET /v1/models).
+	dctx, cancel := untilStop(ctx, stop)
+	model := describeModel(dctx, o, w.Info().Runtime.ModelSHA256)
+	cancel()
 	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: w.Info().Runtime,
-		model: describeModel(ctx, o, w.Info().Runtime.ModelSHA256),
-		sum:   &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
+		model: model, decoding: o.decoding(),
+		sum: &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
 	if s.store == nil {
 		// A crash leaves the scratch inputs to the next session, which clears the directory.
 		dir, err := w.ScratchDir()
@@ -145,15 +152,43 @@ func (s *session) write(r *record.Full, g *group, vs *VideoSummary) error {
 // passContext is ctx, also cancelled by a stop: a stop ends decoding (what is decoded and written is
 // kept; the rest is left to --resume).
 func (s *session) passContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	pctx, cancel := context.WithCancel(ctx)
+	return untilStop(ctx, s.stop)
+}
+
+// untilStop is ctx, also cancelled when stop is closed.
+func untilStop(ctx context.Context, stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	sctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	return sctx, cancel
+}
+
+// answerContext is ctx for the runtime's answers. A stop lets the answers in flight go on for
+// Options.StopGrace and then cancels them (no record: --resume asks them again); the runtime is told
+// of the stop at once (llm.WithStop), so that it sends nothing more (an answer waiting for a
+// connection, a retry). cancel releases it.
+func (s *session) answerContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	actx, cancel := context.WithCancel(ctx)
 	go func() {
 		select {
 		case <-s.stop:
+		case <-actx.Done():
+			return
+		}
+		grace := time.NewTimer(max(s.o.StopGrace, 0))
+		defer grace.Stop()
+		select {
+		case <-grace.C:
 			cancel()
-		case <-pctx.Done():
+		case <-actx.Done():
 		}
 	}()
-	return pctx, cancel
+	return llm.WithStop(actx, s.stop), cancel
 }
 
 // dropScratch removes a finished video's inputs from the scratch store.

@@ -31,7 +31,7 @@ const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl
                         [--cache CACHE] [--template NAME] [--limit N] [--shard i/N|env] [--log-format text|json]
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
                         [--max-tokens N] [--temperature T] [--seed S] [--chunk-records N] [--chunk-interval D]
-                        [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]
+                        [--stop-grace D] [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]
   RUN: a directory, or a blob URL (s3://bucket/prefix?…, gs://…, azblob://…: records as chunk objects)`
 
 // sweepFlags are `framesweep sweep`'s flags; options turns them into sweep.Options, whose Check holds
@@ -43,7 +43,7 @@ type sweepFlags struct {
 	temperature, threshold                                               float64
 	seed                                                                 int64
 	cascade, thresholdFrom                                               string
-	chunkInterval                                                        time.Duration
+	chunkInterval, stopGrace                                             time.Duration
 	stream                                                               streamFlag
 	onDamaged                                                            *string
 }
@@ -75,6 +75,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.folds, "folds", 0, "with --threshold-from: choose T on K−1 folds K times and take the median (K ≥ 2)")
 	fs.IntVar(&f.chunkRecords, "chunk-records", runs.DefaultChunkRecords, "RUN on an object store: publish a records chunk every N records")
 	fs.DurationVar(&f.chunkInterval, "chunk-interval", runs.DefaultChunkInterval, "RUN on an object store: publish a chunk once its oldest record has waited this long")
+	fs.DurationVar(&f.stopGrace, "stop-grace", sweep.DefaultStopGrace, "after SIGINT/SIGTERM, how long the answers in flight may take before they are cancelled (left to --resume); 0: cancel them at once")
 }
 
 // options validates the flags into sweep options (no file is read); a usage error is returned as
@@ -89,6 +90,12 @@ func (f *sweepFlags) options(args []string) (sweep.Options, error) {
 		return o, errors.New("--grid, --items, --runtime and --out are required")
 	case f.logFormat != "text" && f.logFormat != "json":
 		return o, fmt.Errorf("--log-format %q: want text or json", f.logFormat)
+	case f.stopGrace < 0:
+		return o, fmt.Errorf("--stop-grace %v: want a duration ≥ 0", f.stopGrace)
+	}
+	o.StopGrace = f.stopGrace
+	if f.stopGrace == 0 {
+		o.StopGrace = -1 // none (sweep.Options' 0 is the default)
 	}
 	if o.Cascade, err = f.cascadeOptions(); err != nil {
 		return o, err
@@ -177,7 +184,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	defer rt.Close()
 	o.Runtime = rt
-	stop, release := stopOnSignal(o.Log, cancel)
+	stop, release := stopOnSignal(o.Log, cancel, o.StopGrace)
 	defer release()
 	sum, err := sweep.Run(ctx, stop, o)
 	if sum != nil {
@@ -237,10 +244,10 @@ func sweepLogging(stderr io.Writer, format string) (*slog.Logger, sweep.Progress
 	return log, &sweep.LogProgress{Log: log}
 }
 
-// stopOnSignal returns the sweep's stop channel: the first SIGINT/SIGTERM closes it (no new work;
-// the answers in flight finish: a resumable RUN), a second one cancels everything at once. release
-// stops listening.
-func stopOnSignal(log *slog.Logger, cancel context.CancelFunc) (stop <-chan struct{}, release func()) {
+// stopOnSignal returns the sweep's stop channel: the first SIGINT/SIGTERM closes it (nothing more is
+// sent; the answers in flight have --stop-grace to finish: a resumable RUN), a second one cancels
+// everything at once. release stops listening.
+func stopOnSignal(log *slog.Logger, cancel context.CancelFunc, grace time.Duration) (stop <-chan struct{}, release func()) {
 	ch := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -248,7 +255,7 @@ func stopOnSignal(log *slog.Logger, cancel context.CancelFunc) (stop <-chan stru
 		n := 0
 		for range sigs {
 			if n++; n == 1 {
-				log.Warn("stopping: finishing the answers in flight (a second signal aborts them)")
+				log.Warn("stopping: nothing more is sent; the answers in flight may finish (a second signal aborts them)", "grace", max(grace, 0))
 				close(ch)
 			} else {
 				cancel()

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -9,9 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -31,6 +27,9 @@ type StatusError struct {
 	Message string
 	Kind    error
 	Hint    string // what to change on the server or in the spec, when known ("" otherwise)
+	// RetryAfter is the server's Retry-After (seconds or an HTTP-date), 0 when it sent none: the
+	// wait before the next attempt, at most Options.MaxWait.
+	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string {
@@ -63,10 +62,14 @@ type Options struct {
 
 	Concurrency int           // requests in flight at once, default 4
 	Timeout     time.Duration // per attempt, default 120 s
-	Retries     int           // extra attempts after a 5xx/timeout/connection error, default 3
+	Retries     int           // extra attempts after a 5xx/429/timeout/connection error, default 3
 	TopLogprobs int           // 0 = 20 (vLLM's default --max-logprobs cap); < 0 = no logprobs
 	NoPrefill   bool          // fold nothing into a final assistant message (servers that reject continue_final_message)
 	Backoff     time.Duration // first retry delay, doubled each time; default 500 ms
+	MaxWait     time.Duration // longest wait before a retry (backoff or Retry-After), default DefaultMaxWait
+	// MaxReplyBytes bounds one reply's body (default DefaultMaxReplyBytes); a longer one is
+	// llm.ErrBadResponse.
+	MaxReplyBytes int64
 }
 
 // Client talks to one server and model. It is safe for concurrent use.
@@ -75,6 +78,8 @@ type Client struct {
 	model  string
 	o      Options
 	sem    chan struct{}
+	big    chan struct{} // the one turn to hold a reply's bytes beyond smallReply (readReply)
+	origin string        // scheme://host:port of base: redirects go nowhere else (checkRedirect)
 	http   *http.Client
 	closed atomic.Bool
 }
@@ -130,6 +135,9 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	}
 	if o.Retries, err = sp.Int("retries", 3, 0); err != nil {
 		return nil, err
+	}
+	if o.Retries > MaxRetries {
+		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: retries=%d (want 0..%d)", o.Retries, MaxRetries)
 	}
 	if o.TopLogprobs, err = sp.Int("top_logprobs", 20, 0); err != nil {
 		return nil, err
@@ -195,20 +203,34 @@ func New(base, model string, o Options) (*Client, error) {
 	if o.Backoff <= 0 {
 		o.Backoff = 500 * time.Millisecond
 	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultMaxWait
+	}
+	if o.MaxReplyBytes <= 0 {
+		o.MaxReplyBytes = DefaultMaxReplyBytes
+	}
+	o.Retries = min(max(o.Retries, 0), MaxRetries)
 	if o.TopLogprobs == 0 {
 		o.TopLogprobs = 20
 	}
 	if o.TopLogprobs > 20 {
 		o.TopLogprobs = 20 // OpenAI's cap, and vLLM's default --max-logprobs
 	}
-	return &Client{
-		base:  strings.TrimRight(base, "/"),
-		model: model,
-		o:     o,
-		sem:   make(chan struct{}, o.Concurrency),
-		http:  &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: o.Concurrency}},
-	}, nil
+	c := &Client{
+		base:   strings.TrimRight(base, "/"),
+		model:  model,
+		o:      o,
+		sem:    make(chan struct{}, o.Concurrency),
+		big:    make(chan struct{}, 1),
+		origin: origin(u),
+	}
+	c.http = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: o.Concurrency}, CheckRedirect: c.checkRedirect}
+	return c, nil
 }
+
+// Concurrency is how many requests the client has in flight at most (concurrency=, default 4):
+// llm.Concurrent, so a sweep keeps that many answers going.
+func (c *Client) Concurrency() int { return c.o.Concurrency }
 
 // ImageFormat is how this client encodes frames, as llm.Response.ImageFormat records it: "png" or
 // "jpeg:q=N".
@@ -259,33 +281,6 @@ type chatRequest struct {
 	// frames_indices, total_num_frames), and the HF processor's kwargs (fps, do_sample_frames).
 	MediaIOKwargs     map[string]map[string]any `json:"media_io_kwargs,omitempty"`
 	MMProcessorKwargs map[string]any            `json:"mm_processor_kwargs,omitempty"`
-}
-
-type topLogprob struct {
-	Token   string  `json:"token"`
-	Logprob float64 `json:"logprob"`
-}
-
-type tokenLogprob struct {
-	Token       string       `json:"token"`
-	Logprob     float64      `json:"logprob"`
-	TopLogprobs []topLogprob `json:"top_logprobs"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-		Logprobs *struct {
-			Content []tokenLogprob `json:"content"`
-		} `json:"logprobs"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
 }
 
 // buildRequest renders the chat request for req and fills what it sent into resp (input mode,
@@ -351,7 +346,9 @@ func (c *Client) imageParts(req *llm.Request) ([]part, error) {
 	return parts, nil
 }
 
-// Answer sends one request, retrying 5xx replies, timeouts and connection errors with backoff.
+// Answer sends one request, retrying 5xx and 429 replies, timeouts and connection errors with backoff
+// (send). A reply that is not a valid chat completion is llm.ErrBadResponse (decodeReply), never an
+// answer.
 func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if c.closed.Load() {
 		return nil, llm.Errorf("answer", c.base, llm.ErrClosed, "")
@@ -379,24 +376,16 @@ func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, e
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-llm.StopOf(ctx):
+		return nil, llm.ErrStopped // its turn never came: nothing was sent
 	}
 	defer func() { <-c.sem }()
+	if llm.Stopping(ctx) {
+		return nil, llm.ErrStopped
+	}
 
 	start := time.Now()
-	var out *chatResponse
-	delay := c.o.Backoff
-	for attempt := 0; ; attempt++ {
-		out, err = c.post(ctx, body)
-		if err == nil || !retryable(err) || attempt >= c.o.Retries || ctx.Err() != nil {
-			break
-		}
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		delay *= 2
-	}
+	out, err := c.send(ctx, body)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr // the caller gave up (or its deadline passed): not a server error
@@ -406,18 +395,10 @@ func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, e
 		}
 		return nil, &llm.Error{Op: "answer", Path: c.base + "/chat/completions", Err: err}
 	}
-	if len(out.Choices) == 0 {
-		return nil, llm.Errorf("answer", c.base+"/chat/completions", llm.ErrBadResponse, "reply has no choices")
-	}
-	ch := out.Choices[0]
 	digest := sha256.Sum256(body)
 	resp.RequestSHA256 = hex.EncodeToString(digest[:])
-	resp.Text = ch.Message.Content
-	resp.PromptTokens, resp.CompletionTokens = out.Usage.PromptTokens, out.Usage.CompletionTokens
+	out.fill(resp, req)
 	resp.LatencyS = time.Since(start).Seconds()
-	if ch.Logprobs != nil {
-		resp.Probs = OptionProbs(ch.Logprobs.Content, llm.Letters(req.Options))
-	}
 	llm.Finish(resp, req, tpl)
 	return resp, nil
 }
@@ -455,150 +436,4 @@ func (c *Client) videoError(se *StatusError) {
 	}
 	se.Hint = "vLLM: allow the video item with --limit-mm-per-prompt '{\"video\":1}' (a model without a video processor takes none), " +
 		"lift the frame cap with --media-io-kwargs '{\"video\":{\"num_frames\":-1}}' on versions that ignore the per-request media_io_kwargs; or use input=images"
-}
-
-// retryable: server-side failures and transport trouble, never a 4xx.
-func retryable(err error) bool {
-	var se *StatusError
-	if errors.As(err, &se) {
-		return se.Status >= 500
-	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, llm.ErrBadResponse)
-}
-
-// snippet quotes the start of a reply body so the error shows what the server sent instead.
-func snippet(b []byte) string {
-	const n = 80
-	s := strings.Join(strings.Fields(string(b)), " ")
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return strconv.Quote(s)
-}
-
-func (c *Client) post(ctx context.Context, body []byte) (*chatResponse, error) {
-	actx, cancel := context.WithTimeout(ctx, c.o.Timeout)
-	defer cancel()
-	hr, err := http.NewRequestWithContext(actx, http.MethodPost, c.base+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", llm.ErrBadSpec, err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	res, err := c.http.Do(hr)
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: timeout after %v", llm.ErrServer, c.o.Timeout)
-		}
-		return nil, fmt.Errorf("%w: %v", llm.ErrServer, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading reply: %v", llm.ErrServer, err)
-	}
-	if res.StatusCode/100 != 2 {
-		return nil, classify(res.StatusCode, data)
-	}
-	var out chatResponse
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%w: HTTP %d reply is not chat-completion JSON (%s): %v", llm.ErrBadResponse, res.StatusCode, snippet(data), err)
-	}
-	return &out, nil
-}
-
-// classify turns an error reply into a StatusError. Servers report limits only in prose, so the message
-// is matched against the phrases vLLM, SGLang, OpenAI and ollama use.
-func classify(status int, body []byte) *StatusError {
-	msg := errorMessage(body)
-	e := &StatusError{Status: status, Message: msg, Kind: llm.ErrBadRequest}
-	lower := strings.ToLower(msg)
-	switch {
-	case status >= 500:
-		e.Kind = llm.ErrServer
-	case strings.Contains(lower, "limit-mm-per-prompt") ||
-		(strings.Contains(lower, "at most") && strings.Contains(lower, "image")) ||
-		strings.Contains(lower, "too many images"):
-		e.Kind = llm.ErrTooManyImages
-	case strings.Contains(lower, "context length") || strings.Contains(lower, "context_length") ||
-		strings.Contains(lower, "too long") || strings.Contains(lower, "maximum context") ||
-		strings.Contains(lower, "exceeds the max") || status == http.StatusRequestEntityTooLarge:
-		e.Kind = llm.ErrContextTooLong
-	}
-	return e
-}
-
-// errorMessage extracts the message from {"error":{"message":…}} (OpenAI, vLLM ≥0.6), {"message":…}
-// (vLLM/SGLang "object":"error"), {"error":"…"} (ollama, llama-server) or {"detail":…} (FastAPI).
-func errorMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  any             `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		if len(v.Error) > 0 {
-			var s string
-			if json.Unmarshal(v.Error, &s) == nil && s != "" {
-				return s
-			}
-			var o struct {
-				Message string `json:"message"`
-			}
-			if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
-				return o.Message
-			}
-		}
-		if v.Message != "" {
-			return v.Message
-		}
-		if v.Detail != nil {
-			return fmt.Sprint(v.Detail)
-		}
-	}
-	s := strings.TrimSpace(string(body))
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
-}
-
-// normalizeToken maps raw tokenizer spellings to text: "ĠA" (byte-level BPE) and "▁A" (SentencePiece).
-func normalizeToken(t string) string {
-	t = strings.ReplaceAll(t, "Ġ", " ")
-	t = strings.ReplaceAll(t, "▁", " ")
-	return t
-}
-
-// answerLetter returns the letter a token spells — "A", " A", "(A", "A.", "A)" — or "".
-func answerLetter(tok string) string {
-	return llm.TokenLetter(normalizeToken(tok))
-}
-
-// OptionProbs computes option probabilities from chat logprobs at the first answer position: the first
-// generated token that is not only whitespace or "(". Variants of a letter add up; absent letters get 0
-// before renormalisation; nil when no option letter is among that position's top_logprobs.
-func OptionProbs(content []tokenLogprob, letters []string) map[string]float64 {
-	for _, tl := range content {
-		if strings.Trim(normalizeToken(tl.Token), " \t\n(") == "" {
-			continue
-		}
-		scores := map[string][]float64{}
-		seen := map[string]bool{}
-		add := func(tok string, lp float64) {
-			if seen[tok] || math.IsNaN(lp) {
-				return
-			}
-			seen[tok] = true
-			if l := answerLetter(tok); l != "" {
-				scores[l] = append(scores[l], lp)
-			}
-		}
-		for _, t := range tl.TopLogprobs {
-			add(t.Token, t.Logprob)
-		}
-		add(tl.Token, tl.Logprob) // the sampled token, in case top_logprobs omits it
-		return llm.LetterProbs(scores, letters)
-	}
-	return nil
 }

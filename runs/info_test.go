@@ -1,0 +1,38 @@
+package runs
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/framesweep/framesweep/record"
+)
+
+// TestSameSweepDecoding: two sessions (or shards) of one sweep share their sampling settings; each
+// flag that differs is named with both values. A run.json of an older framesweep (no decoding) is not
+// refused, and its resume gets a warning saying what cannot be checked.
+func TestSameSweepDecoding(t *testing.T) {
+	info := func(d *record.Decoding) *Info { return &Info{Format: Format, Decoding: d} }
+	base := &record.Decoding{Temperature: 0, Seed: 1, MaxTokens: 32}
+	if err := SameSweep(info(base), info(&record.Decoding{Seed: 1, MaxTokens: 32})); err != nil {
+		t.Fatalf("the same settings: %v", err)
+	}
+	err := SameSweep(info(base), info(&record.Decoding{Temperature: 0.7, Seed: 2, MaxTokens: 3}))
+	if !errors.Is(err, ErrMismatch) {
+		t.Fatalf("other settings: %v", err)
+	}
+	for _, want := range []string{"--temperature 0 vs 0.7", "--seed 1 vs 2", "--max-tokens 32 vs 3"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: does not name %q", err, want)
+		}
+	}
+	if err := SameSweep(info(nil), info(base)); err != nil {
+		t.Errorf("an older run.json: %v", err)
+	}
+	if w := DecodingWarning(info(nil), info(base)); !strings.Contains(w, "records no sampling settings") || !strings.Contains(w, "--seed 1") {
+		t.Errorf("warning %q", w)
+	}
+	if w := DecodingWarning(info(base), info(base)); w != "" {
+		t.Errorf("warning %q for a run.json that records them", w)
+	}
+}
