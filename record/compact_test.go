@@ -63,6 +63,9 @@ func compactCases(t *testing.T) []Record {
 	open := base
 	open.Correct, open.Score, open.Harness = nil, f(0.75), nil
 	add(open)
+	unparsed := base
+	unparsed.Correct, unparsed.Prediction, unparsed.Unparsed = b(false), "", true
+	add(unparsed)
 	fail := Record{Config: "f8", Status: StatusError, Error: "boom", ErrorKind: ErrorRuntime, OverContext: true, Model: "m2", ContextTokens: i(2048)}
 	add(fail)
 	add(fail)

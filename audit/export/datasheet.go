@@ -19,6 +19,7 @@ var recordColumns = []column{
 	{"correct", "bool", "multiple choice: the answer's verdict"},
 	{"score", "float 0–1", "open-ended: Token-F1 of the response against the reference(s)"},
 	{"prediction", "string", "the extracted option letter (multiple choice) or the response (open-ended)"},
+	{"unparsed", "bool", "multiple choice: the response named no option letter (correct is false; the audit counts these apart)"},
 	{"answer", "string", "the gold letter or reference text"},
 	{"confidence", "float 0–1", "the largest option probability"},
 	{"latency_s", "float", "the runtime's own seconds for this answer"},
