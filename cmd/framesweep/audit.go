@@ -158,6 +158,11 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if err := writeReports(out, f, pos); err != nil {
 		return failErr(stderr, "audit", err)
 	}
+	if *f.asJSON { // the summary on stdout shows them otherwise
+		for _, w := range out.warnings() {
+			fmt.Fprintf(stderr, "framesweep audit: warning: %s\n", w)
+		}
+	}
 	var js bytes.Buffer
 	if err := writeJSON(&js, out.value()); err != nil {
 		return failErr(stderr, "audit", err)
@@ -247,6 +252,14 @@ type auditOutput struct {
 	single *audit.Result
 	multi  *audit.ModelsResult
 	recs   []record.Record // the records audited (a one-model --ceiling leaves configs out)
+}
+
+// warnings are the audit's warnings (every model's, each naming its model).
+func (o *auditOutput) warnings() []string {
+	if o.multi != nil {
+		return o.multi.Warnings
+	}
+	return o.single.Warnings
 }
 
 func (o *auditOutput) value() any {
@@ -394,6 +407,9 @@ func adoptManifest(fs *flag.FlagSet, pos []string) string {
 
 // printSummary is the human-readable digest printed without --json.
 func printSummary(w io.Writer, r *audit.Result) {
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
 	fmt.Fprintf(w, "paired items: %d (dropped %d)\n", r.Items, r.DroppedItems.Count)
 	if r.DroppedItems.Count > 0 {
 		fmt.Fprintf(w, "  %s\n", r.DroppedItems.Reason)
@@ -404,7 +420,11 @@ func printSummary(w io.Writer, r *audit.Result) {
 			width = max(width, len(id))
 		}
 		for _, id := range r.MCConfigs {
-			fmt.Fprintf(w, "  %-*s %6s\n", width, id, report.F1(r.Accuracy[id]))
+			fmt.Fprintf(w, "  %-*s %6s", width, id, report.F1(r.Accuracy[id]))
+			if n := r.Unparsed.ByConfig[id]; n > 0 {
+				fmt.Fprintf(w, "  (%d unparsed, %.0f%%; %s over parsed)", n, r.Unparsed.Share[id], report.P(r.Unparsed.AccuracyParsed[id]))
+			}
+			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "best fixed %s (%s), oracle %s, headroom %s %s\n", report.P(r.BestFixed), r.BestFixedConfig,
 			report.P(r.OracleAccuracy), report.P(r.OracleHeadroom), report.CI(r.OracleHeadroomCI))
@@ -577,6 +597,9 @@ func onlineCascade(oc *audit.OnlineCascade, recs []record.Record, offline, htmlO
 // printModelsSummary is the digest of a multi-model audit printed without --json.
 func printModelsSummary(w io.Writer, r *audit.ModelsResult) {
 	mg := r.MatchedGrid
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
 	fmt.Fprintf(w, "%d models, matched grid %s: %d items (dropped %d)\n", len(r.Models), strings.Join(mg.Configs, " "), mg.Items, mg.Dropped)
 	for _, m := range mg.OverCeiling {
 		fmt.Fprintf(w, "  over the ceiling: %s of %s (%s %s)\n", m.Config, m.Model, m.Source, ceilingLimit(m))

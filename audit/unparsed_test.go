@@ -1,0 +1,115 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/framesweep/framesweep/record"
+)
+
+// TestUnparsedCounted: unparsed answers count wrong in the metrics but are counted per config, with the
+// accuracy over parsed answers, the flows they take part in, and a warning for a config mostly
+// unparsed and for a cascade over them.
+func TestUnparsedCounted(t *testing.T) {
+	cfgs := []string{"f2", "f4", "f8"}
+	metas := map[string]*record.ConfigMeta{"f2": metaF(2, 64, 64, "uniform"), "f4": metaF(4, 64, 64, "uniform"), "f8": metaF(8, 64, 64, "uniform")}
+	// 'u' is an unparsed answer (wrong, no letter).
+	pats := map[string]string{"a": "11u", "b": "10u", "c": "u1u", "d": "00u", "e": "111", "f": "u0u"}
+	var recs []record.Record
+	line := 0
+	for _, it := range sortedKeys(pats) {
+		for k, c := range cfgs {
+			line++
+			ch := pats[it][k]
+			conf := 0.3 + 0.1*float64(k)
+			r := record.Record{ItemID: it, Config: c, Correct: bp(ch == '1'), Unparsed: ch == 'u', ConfigMeta: metas[c], Confidence: &conf,
+				Source: record.Source{Path: "mem.jsonl", Line: line}}
+			recs = append(recs, r)
+		}
+	}
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := res.Unparsed
+	if u.Count != 7 || u.ByConfig["f2"] != 2 || u.ByConfig["f4"] != 0 || u.ByConfig["f8"] != 5 {
+		t.Fatalf("unparsed %+v", u)
+	}
+	near(t, "share f8", ptr(u.Share["f8"]), 500.0/6)
+	near(t, "accuracy f8", ptr(res.Accuracy["f8"]), 100.0/6) // counted wrong
+	near(t, "accuracy_parsed f8", u.AccuracyParsed["f8"], 100)
+	near(t, "accuracy_parsed f2", u.AccuracyParsed["f2"], 75)
+	if len(u.Mostly) != 1 || u.Mostly[0] != "f8" {
+		t.Errorf("mostly %v, want [f8]", u.Mostly)
+	}
+	// f2 → f4: c and f are unparsed at f2; c is rescued from it. f4 → f8: a, c harmed into unparsed.
+	want := []UnparsedFlow{{From: "f2", To: "f4", Rescued: 1}, {From: "f4", To: "f8", Harmed: 2}}
+	if len(u.Flows) != 2 || u.Flows[0] != want[0] || u.Flows[1] != want[1] {
+		t.Errorf("flows %+v, want %+v", u.Flows, want)
+	}
+	if len(res.Warnings) < 2 || !strings.Contains(res.Warnings[0], "f8 83%") || !strings.Contains(res.Warnings[1], "cascade") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "7 answer(s) named no option letter") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	if res.LetterPrior != nil {
+		t.Errorf("letter prior without gold letters: %+v", res.LetterPrior)
+	}
+	// No unparsed answer: no warning, no note, zero counts.
+	for i := range recs {
+		recs[i].Unparsed = false
+	}
+	res, err = Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unparsed.Count != 0 || len(res.Warnings) != 0 || strings.Contains(strings.Join(res.Notes, "\n"), "unparsed") {
+		t.Errorf("no unparsed answers: %+v %q %q", res.Unparsed, res.Warnings, res.Notes)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// TestTopTie: the costliest cost shared by the raw and cached pipelines of one config is no tie (the
+// main grid is raw); a real tie's note names what the tied configs differ in, not the policy when
+// the policy is the same.
+func TestTopTie(t *testing.T) {
+	meta := func(w, h int, pipeline string) *record.ConfigMeta {
+		m := metaF(4, w, h, "uniform")
+		m.Pipeline = pipeline
+		return m
+	}
+	pats := map[string]string{"a": "110", "b": "100", "c": "011", "d": "111"}
+	cases := []struct {
+		metas    map[string]*record.ConfigMeta
+		top      string
+		noteHas  string
+		noteNot  string
+		terminal float64
+	}{
+		{metas: map[string]*record.ConfigMeta{"f2": metaF(2, 64, 64, "uniform"), "hi-raw": meta(64, 64, "raw"), "hi-cached": meta(64, 64, "cached")},
+			top: "hi-raw", terminal: 25},
+		{metas: map[string]*record.ConfigMeta{"f2": metaF(2, 64, 64, "uniform"), "hi-raw": meta(128, 32, "raw"), "hi-cached": meta(32, 128, "raw")},
+			noteHas: "differ in size", noteNot: "policy,"},
+	}
+	for i, c := range cases {
+		res, err := Analyze(grid([]string{"f2", "hi-raw", "hi-cached"}, c.metas, pats, nil), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(res.Notes, "\n")
+		if c.top != "" {
+			if res.TerminalConfig != c.top || res.TerminalRegressionRate == nil || *res.TerminalRegressionRate != c.terminal {
+				t.Errorf("case %d: terminal %q %v, want %q %v (notes %q)", i, res.TerminalConfig, res.TerminalRegressionRate, c.top, c.terminal, notes)
+			}
+			if strings.Contains(notes, "terminal_regression_rate undefined") {
+				t.Errorf("case %d: %s", i, notes)
+			}
+			continue
+		}
+		if res.TerminalRegressionRate != nil || !strings.Contains(notes, c.noteHas) || strings.Contains(notes, c.noteNot) {
+			t.Errorf("case %d: terminal %v, notes %q", i, res.TerminalRegressionRate, notes)
+		}
+	}
+}
