@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -111,5 +112,31 @@ func TestTopTie(t *testing.T) {
 		if res.TerminalRegressionRate != nil || !strings.Contains(notes, c.noteHas) || strings.Contains(notes, c.noteNot) {
 			t.Errorf("case %d: terminal %v, notes %q", i, res.TerminalRegressionRate, notes)
 		}
+	}
+}
+
+// TestCheckNotEmpty: an audit with no paired item is ErrNothingPaired naming the ids that never meet;
+// one with paired items is not.
+func TestCheckNotEmpty(t *testing.T) {
+	var recs []record.Record
+	for i, id := range []string{"videomme:0", "videomme:1", "0", "1"} {
+		c := "f16"
+		if i >= 2 {
+			c = "f32"
+		}
+		recs = append(recs, record.Record{ItemID: id, Config: c, Correct: bp(i%2 == 0), ConfigMeta: metaF(16*(1+i/2), 8, 8, "uniform"),
+			Source: record.Source{Path: "r.jsonl", Line: i + 1}})
+	}
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckNotEmpty(res, nil, recs, ModelsOptions{})
+	if !errors.Is(err, ErrNothingPaired) || !strings.Contains(err.Error(), "r.jsonl") || !strings.Contains(err.Error(), "--item-prefix videomme:") {
+		t.Fatalf("err %v", err)
+	}
+	recs[2].ItemID, recs[3].ItemID = "videomme:0", "videomme:1"
+	if res, err = Analyze(recs, DefaultOptions()); err != nil || CheckNotEmpty(res, nil, recs, ModelsOptions{}) != nil {
+		t.Errorf("paired: %v %v", err, CheckNotEmpty(res, nil, recs, ModelsOptions{}))
 	}
 }

@@ -551,11 +551,18 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 		it.questionID = get("question_id")
 	}
 	item := b.task + ":" + sm.docID
-	if opt.ItemKey == "question" {
+	switch {
+	case opt.byDoc():
+	case opt.ItemKey == "question":
 		if it.questionID == "" {
 			return b.errf(sm.line, record.ErrInvalid, "doc_id %q: no question_id for --item-id question", sm.docID)
 		}
 		item = it.questionID
+	default:
+		v, _ := pathValue(s, opt.ItemKey)
+		if item = scalarString(v); item == "" {
+			return b.errf(sm.line, record.ErrInvalid, "doc_id %q: no value at %s for --item-id (keys: %s)", sm.docID, opt.ItemKey, keyList(s, nil))
+		}
 	}
 	rec := newRecord(opt, item)
 	rec.Task = b.task

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
 )
@@ -29,9 +28,6 @@ import (
 func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	if err := opt.check(path); err != nil {
 		return nil, err
-	}
-	if opt.ItemKey == "question" {
-		return nil, record.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
 	}
 	if opt.Meta != nil { // one config_meta, shared by every record (records treat it as read-only)
 		m := *opt.Meta
@@ -249,12 +245,12 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		if len(row) == 0 || (len(row) == 1 && strings.TrimSpace(row[0]) == "") {
 			continue
 		}
-		idx := t.get(row, "index")
+		idx := t.get(row, t.idColumn)
 		if idx == "" {
-			return nil, record.Errorf(path, line, "import", record.ErrInvalid, "row has no index")
+			return nil, record.Errorf(path, line, "import", record.ErrInvalid, "row has no %s", t.idColumn)
 		}
 		if prev, ok := seen[idx]; ok {
-			return nil, record.Errorf(path, line, "import", record.ErrDuplicate, "index %q already on line %d", idx, prev)
+			return nil, record.Errorf(path, line, "import", record.ErrDuplicate, "%s %q already on line %d", t.idColumn, idx, prev)
 		}
 		seen[idx] = line
 		rec, in, sc, err := t.row(row, idx, line)
@@ -295,6 +291,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 type vlmTable struct {
 	ci                  map[string]int // column → first position
 	path, dataset       string
+	idColumn            string // the column naming items: index, or what --item-id names
 	hasScore, hasAnswer bool
 	opt                 Options
 }
@@ -312,7 +309,13 @@ func newVLMTable(header []string, path string, opt Options) (*vlmTable, error) {
 	colErr := func(format string, a ...any) error {
 		return record.Errorf(path, 1, "import", record.ErrFormat, format, a...)
 	}
-	for _, need := range []string{"index", "prediction"} {
+	switch t.idColumn = opt.ItemKey; {
+	case opt.byDoc():
+		t.idColumn = "index"
+	case opt.ItemKey == "question":
+		t.idColumn = "question_id"
+	}
+	for _, need := range []string{t.idColumn, "prediction"} {
 		if _, ok := t.ci[need]; !ok {
 			return nil, colErr("no %q column (columns: %q)", need, header)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,6 +82,7 @@ type auditFlags struct {
 	epsilon                 *float64
 	ceilings                ceilingFlag
 	model, export           *string
+	models                  listFlag
 }
 
 // ceilingFlag collects --ceiling MODEL=FRAMES (repeatable).
@@ -120,9 +122,10 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		export:    fs.String("export", "", "also write the release (records, trajectories and tags, provenance, datasheet) to DIR"),
 	}
 	fs.Var(f.ceilings, "ceiling", "MODEL=FRAMES: configs with more frames are beyond that model's context ceiling (repeatable)")
+	fs.Var(&f.models, "models", "A,B,…: audit the records of these models only (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR|EXPORT_DIR... [--json] [--md FILE] [--html FILE] [--seed S] [--budgets 16,32,...] [--folds K]\n"+
-			"       [--ceiling MODEL=FRAMES]... [--model NAME] [--export DIR]")
+			"       [--ceiling MODEL=FRAMES]... [--model NAME | --models A,B,...] [--export DIR]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -147,12 +150,24 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(mopt.Ceilings) == 0 {
 		mopt.Ceilings = nil
 	}
-	in, err := readAuditInputs(pos, *f.export != "", *f.model)
+	models := []string(f.models)
+	switch {
+	case *f.model != "" && len(models) > 0:
+		return usageErr(stderr, "audit", "--model and --models exclude each other (--models takes one name too)")
+	case *f.model != "":
+		models = []string{*f.model}
+	}
+	in, err := readAuditInputs(pos, *f.export != "", models)
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
 	out, err := analyzeInputs(in, mopt)
 	if err != nil {
+		return failErr(stderr, "audit", err)
+	}
+	// An audit of nothing is an error naming why (ids that never meet, the model that empties the
+	// matched grid), not an empty report.
+	if err := audit.CheckNotEmpty(out.single, out.multi, out.recs, mopt); err != nil {
 		return failErr(stderr, "audit", err)
 	}
 	if err := writeReports(out, f, pos); err != nil {
@@ -194,9 +209,9 @@ type auditInputs struct {
 	sources []export.Source
 }
 
-// readAuditInputs reads the positionals (with provenance when exporting) and keeps one model's
-// records when model is set.
-func readAuditInputs(pos []string, full bool, model string) (*auditInputs, error) {
+// readAuditInputs reads the positionals (with provenance when exporting) and keeps the records of
+// the models named (all when none is).
+func readAuditInputs(pos []string, full bool, models []string) (*auditInputs, error) {
 	in := &auditInputs{}
 	var err error
 	if full {
@@ -210,10 +225,16 @@ func readAuditInputs(pos []string, full bool, model string) (*auditInputs, error
 	} else if in.recs, err = runs.ReadAll(context.Background(), pos); err != nil {
 		return nil, err
 	}
-	if model == "" {
+	if len(models) == 0 {
 		return in, nil
 	}
-	keep := func(r *record.Record) bool { return r.Model == model }
+	have := audit.Models(in.recs)
+	for _, m := range models {
+		if !slices.Contains(have, m) {
+			return nil, fmt.Errorf("%s: no record names model %q (the records name %q)", strings.Join(pos, ","), m, have)
+		}
+	}
+	keep := func(r *record.Record) bool { return slices.Contains(models, r.Model) }
 	if full {
 		var rows []record.Full
 		var srcs []export.Source
@@ -240,9 +261,6 @@ func readAuditInputs(pos []string, full bool, model string) (*auditInputs, error
 			}
 		}
 		in.recs = kept
-	}
-	if len(in.recs) == 0 {
-		return nil, fmt.Errorf("%s: no record names model %q (--model)", strings.Join(pos, ","), model)
 	}
 	return in, nil
 }

@@ -15,10 +15,10 @@ import (
 
 // importFlags are `framesweep import`'s flags.
 type importFlags struct {
-	config, policy, task, itemID, correctFrom, predField, answerField, rescore string
-	model                                                                      string
-	frames, width, height                                                      int
-	textOnly, openEnded, noCheck                                               bool
+	config, policy, task, itemID, itemPrefix, correctFrom, predField, answerField, rescore string
+	model                                                                                  string
+	frames, width, height                                                                  int
+	textOnly, openEnded, noCheck                                                           bool
 }
 
 func (f *importFlags) register(fs *flag.FlagSet) {
@@ -29,7 +29,8 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.height, "height", 0, fmt.Sprintf("frame height in pixels, 1..%d", geom.MaxSide))
 	fs.StringVar(&f.policy, "policy", "", "sampling policy of the config (uniform, random, …)")
 	fs.StringVar(&f.task, "task", "", "lmms-eval task or VLMEvalKit dataset name (default: from the file name)")
-	fs.StringVar(&f.itemID, "item-id", "doc", "lmms-eval item key: doc (<task>:<doc_id>) or question (question_id)")
+	fs.StringVar(&f.itemID, "item-id", "doc", "what names an item: doc (lmms-eval <task>:<doc_id>, VLMEvalKit index), question (the benchmark's question_id), or a field (lmms-eval dotted path, e.g. doc_id) or column")
+	fs.StringVar(&f.itemPrefix, "item-prefix", "", "put this before every item id (e.g. videomme: to pair VLMEvalKit's 0 with lmms-eval's videomme:0)")
 	fs.BoolVar(&f.openEnded, "open-ended", false, "score answers with Token-F1 against the target instead of exact match (with --correct-from: the field is a score in [0,1])")
 	fs.StringVar(&f.correctFrom, "correct-from", "", "verdict field of a payload the importer does not know: a dotted path (lmms-eval) or a column (VLMEvalKit) holding true/false or 1/0")
 	fs.StringVar(&f.predField, "pred-field", "", "with --answer-field: score a payload the importer does not know by exact match of these two fields")
@@ -52,8 +53,10 @@ func (f *importFlags) check(set map[string]bool) string {
 		return fmt.Sprintf("--text-only with --frames %d", f.frames)
 	case !f.textOnly && set["frames"] && (f.frames < 1 || f.frames > sampler.MaxBudget):
 		return fmt.Sprintf("--frames %d: want 1..%d frames (--text-only for none)", f.frames, sampler.MaxBudget)
-	case f.itemID != "doc" && f.itemID != "question":
-		return "--item-id is doc or question"
+	case strings.TrimSpace(f.itemID) == "" || strings.TrimSpace(f.itemID) != f.itemID:
+		return fmt.Sprintf("--item-id %q: want doc, question, or a field or column name", f.itemID)
+	case strings.ContainsAny(f.itemPrefix, "\n\r"):
+		return "--item-prefix: want one line"
 	case (f.predField == "") != (f.answerField == ""):
 		return "--pred-field and --answer-field go together"
 	case f.correctFrom != "" && f.predField != "":
@@ -86,7 +89,7 @@ func (f *importFlags) options(haveFrames bool) importers.Options {
 	if !haveFrames && !f.textOnly && f.width == 0 && f.policy == "" {
 		meta = nil // nothing known about the config
 	}
-	return importers.Options{Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, OpenEnded: f.openEnded,
+	return importers.Options{Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
 		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
@@ -96,7 +99,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--policy P]\n"+
-			"       [--task T] [--item-id doc|question] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
+			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
