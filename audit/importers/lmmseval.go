@@ -594,6 +594,7 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 		}
 	}
 	rec.Correct, rec.Score = it.correct, it.score
+	rec.Unparsed = it.unparsed && rec.Correct != nil && !*rec.Correct
 	rec.Source = record.Source{Path: b.path, Line: sm.line}
 	rec.Task, rec.Category, rec.Duration = b.str(rec.Task), b.str(rec.Category), b.str(rec.Duration)
 	rec.Prediction, rec.Answer = b.str(rec.Prediction), b.str(rec.Answer)
