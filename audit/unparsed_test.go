@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -138,5 +139,32 @@ func TestCheckNotEmpty(t *testing.T) {
 	recs[2].ItemID, recs[3].ItemID = "videomme:0", "videomme:1"
 	if res, err = Analyze(recs, DefaultOptions()); err != nil || CheckNotEmpty(res, nil, recs, ModelsOptions{}) != nil {
 		t.Errorf("paired: %v %v", err, CheckNotEmpty(res, nil, recs, ModelsOptions{}))
+	}
+}
+
+// TestMaxPixelsCost: imported configs of one budget that differ only in max_pixels are ordered by
+// frames × max_pixels, and two allocations of one pixel budget form an iso-compute group, instead of
+// tying at frames.
+func TestMaxPixelsCost(t *testing.T) {
+	mp := func(frames, px int) *record.ConfigMeta {
+		return &record.ConfigMeta{Frames: ip(frames), MaxPixels: ip(px)}
+	}
+	metas := map[string]*record.ConfigMeta{"f16-lo": mp(16, 100_000), "f16-hi": mp(16, 400_000), "f32-lo": mp(32, 200_000)}
+	res, err := Analyze(grid([]string{"f16-lo", "f16-hi", "f32-lo"}, metas, map[string]string{"a": "101", "b": "011", "c": "110"}, nil), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.Configs {
+		got = append(got, fmt.Sprintf("%s:%d:%s", c.ID, *c.Cost, c.CostUnit))
+	}
+	if want := "f16-lo:1600000:max_pixels f16-hi:6400000:max_pixels f32-lo:6400000:max_pixels"; strings.Join(got, " ") != want {
+		t.Errorf("configs %s, want %s", strings.Join(got, " "), want)
+	}
+	if len(res.IsoCompute) != 1 || strings.Join(res.IsoCompute[0].Configs, ",") != "f16-hi,f32-lo" {
+		t.Errorf("iso-compute %+v", res.IsoCompute)
+	}
+	if len(res.Pairs) == 0 || res.Pairs[0].From != "f16-lo" {
+		t.Errorf("pairs %+v", res.Pairs)
 	}
 }

@@ -17,7 +17,7 @@ func compactCases(t *testing.T) []Record {
 	b := func(v bool) *bool { return &v }
 	s64 := int64(7)
 	meta := ConfigMeta{Frames: i(8), TextOnly: b(false), Width: i(448), Height: i(448), Policy: "uniform", Preset: "p",
-		Seed: &s64, Pipeline: "raw", Loader: "lmms-eval"}
+		Seed: &s64, Pipeline: "raw", Loader: "lmms-eval", MaxPixels: i(200704)}
 	base := Record{ItemID: "i", Config: "f8", Status: StatusOK, Run: i(1), Correct: b(true), Prediction: "B", Answer: "B",
 		Confidence: f(0.5), Category: "cat", Duration: "short", QuestionID: "q", Task: "videomme", DocHash: "d",
 		ConfigMeta: &meta, LatencyS: f(0.25), Model: "m", WeightsSHA256: strings.Repeat("ab", 32), ContextTokens: i(4096),

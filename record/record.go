@@ -75,6 +75,9 @@ type ConfigMeta struct {
 	// Loader is the harness loader whose reader made the frames (lmms-eval, qwen-vl-utils, …; absent:
 	// framesweep's own exact reading).
 	Loader string `json:"loader,omitempty"`
+	// MaxPixels is the per-frame pixel budget of a config whose size depends on the video (Qwen's
+	// max_pixels, given on import): with no width and height, the config costs frames × max_pixels.
+	MaxPixels *int `json:"max_pixels,omitempty"`
 }
 
 // CascadeStep is the cascade part of an online-cascade record (`framesweep sweep --cascade`): the
@@ -207,6 +210,9 @@ func (m *ConfigMeta) validate(config string, src Source) error {
 	}
 	if (m.Width != nil && *m.Width <= 0) || (m.Height != nil && *m.Height <= 0) {
 		return Errorf(p, l, "validate", ErrInvalid, "config %q: width and height must be positive", config)
+	}
+	if m.MaxPixels != nil && *m.MaxPixels <= 0 {
+		return Errorf(p, l, "validate", ErrInvalid, "config %q: max_pixels %d must be positive", config, *m.MaxPixels)
 	}
 	for _, ix := range m.Indices {
 		if ix < 0 {

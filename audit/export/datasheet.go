@@ -26,7 +26,7 @@ var recordColumns = []column{
 	{"error", "string", "why an error record got no answer"},
 	{"over_context", "bool", "the runtime refused the prompt as longer than its context: the config is beyond the model's ceiling"},
 	{"category, duration, task, question_id", "string", "the item's category, duration group, task (split) and benchmark question id"},
-	{"config_meta", "object", "frames (0: text only), text_only, width, height (nominal, for the pixel cost), policy, preset, seed, pipeline (raw|cached), indices (the frame indices fed for this record's video). Parquet: columns frames, text_only, config_width, config_height, policy, preset, seed, pipeline, indices"},
+	{"config_meta", "object", "frames (0: text only), text_only, width, height (nominal, for the pixel cost), policy, preset, seed, pipeline (raw|cached), max_pixels (an imported config's per-frame pixel budget), indices (the frame indices fed for this record's video). Parquet: columns frames, text_only, config_width, config_height, policy, preset, seed, pipeline, max_pixels, indices"},
 	{"video, video_sha256", "string", "the input video and the sha256 of its bytes"},
 	{"stream_index, timestamps_s", "int, [float]", "the stream decoded; the presentation time of each frame fed"},
 	{"geometry, kernel, width, height, images_per_frame, frames_fed", "string, int", "how the frames were resized and what each image fed measured"},

@@ -38,6 +38,7 @@ type RecordRow struct {
 	Preset        string    `parquet:"preset"`
 	Seed          *int64    `parquet:"seed,optional"`
 	Pipeline      string    `parquet:"pipeline"`
+	MaxPixels     *int64    `parquet:"max_pixels,optional"`
 	Indices       []int64   `parquet:"indices,list"`
 	Video         string    `parquet:"video"`
 	VideoSHA256   string    `parquet:"video_sha256"`
@@ -102,7 +103,7 @@ func recordRow(f *record.Full, source int) RecordRow {
 	}
 	if m := f.ConfigMeta; m != nil {
 		r.Frames, r.TextOnly, r.Width, r.Height = i64p(m.Frames), m.TextOnly, i64p(m.Width), i64p(m.Height)
-		r.Policy, r.Preset, r.Seed, r.Pipeline = m.Policy, m.Preset, m.Seed, m.Pipeline
+		r.Policy, r.Preset, r.Seed, r.Pipeline, r.MaxPixels = m.Policy, m.Preset, m.Seed, m.Pipeline, i64p(m.MaxPixels)
 		for _, ix := range m.Indices {
 			r.Indices = append(r.Indices, int64(ix))
 		}

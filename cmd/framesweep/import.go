@@ -13,20 +13,24 @@ import (
 	"github.com/framesweep/framesweep/sampler"
 )
 
+// maxImportPixels bounds --max-pixels: one frame of geom.MaxSide × geom.MaxSide.
+const maxImportPixels = geom.MaxSide * geom.MaxSide
+
 // importFlags are `framesweep import`'s flags.
 type importFlags struct {
 	config, policy, task, itemID, itemPrefix, correctFrom, predField, answerField, rescore string
 	model                                                                                  string
-	frames, width, height                                                                  int
+	frames, width, height, maxPixels                                                       int
 	textOnly, openEnded, noCheck                                                           bool
 }
 
 func (f *importFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.config, "config", "", "config id of every imported record (required)")
+	fs.StringVar(&f.config, "config", "", "config id of every imported record (required; VLMEvalKit: default the budget in the file name, e.g. 16frame)")
 	fs.IntVar(&f.frames, "frames", 0, fmt.Sprintf("frames fed per item under this config, 1..%d (VLMEvalKit: default from a {N}frame file name)", sampler.MaxBudget))
 	fs.BoolVar(&f.textOnly, "text-only", false, "the config fed no visual input (cost 0)")
 	fs.IntVar(&f.width, "width", 0, fmt.Sprintf("frame width in pixels, 1..%d", geom.MaxSide))
 	fs.IntVar(&f.height, "height", 0, fmt.Sprintf("frame height in pixels, 1..%d", geom.MaxSide))
+	fs.IntVar(&f.maxPixels, "max-pixels", 0, fmt.Sprintf("the config's per-frame pixel budget (Qwen max_pixels), 1..%d: without --width/--height it prices the config (frames × max-pixels)", maxImportPixels))
 	fs.StringVar(&f.policy, "policy", "", "sampling policy of the config (uniform, random, …)")
 	fs.StringVar(&f.task, "task", "", "lmms-eval task or VLMEvalKit dataset name (default: from the file name)")
 	fs.StringVar(&f.itemID, "item-id", "doc", "what names an item: doc (lmms-eval <task>:<doc_id>, VLMEvalKit index), question (the benchmark's question_id), or a field (lmms-eval dotted path, e.g. doc_id) or column")
@@ -49,6 +53,10 @@ func (f *importFlags) check(set map[string]bool) string {
 		return "--width and --height go together"
 	case set["width"] && (f.width < 1 || f.width > geom.MaxSide || f.height < 1 || f.height > geom.MaxSide):
 		return fmt.Sprintf("--width %d --height %d: want sides in 1..%d", f.width, f.height, geom.MaxSide)
+	case set["max-pixels"] && (f.maxPixels < 1 || f.maxPixels > maxImportPixels):
+		return fmt.Sprintf("--max-pixels %d: want 1..%d", f.maxPixels, maxImportPixels)
+	case set["max-pixels"] && f.textOnly:
+		return "--max-pixels with --text-only"
 	case f.textOnly && set["frames"] && f.frames != 0:
 		return fmt.Sprintf("--text-only with --frames %d", f.frames)
 	case !f.textOnly && set["frames"] && (f.frames < 1 || f.frames > sampler.MaxBudget):
@@ -86,7 +94,10 @@ func (f *importFlags) options(haveFrames bool) importers.Options {
 	if f.width > 0 {
 		meta.Width, meta.Height = &f.width, &f.height
 	}
-	if !haveFrames && !f.textOnly && f.width == 0 && f.policy == "" {
+	if f.maxPixels > 0 {
+		meta.MaxPixels = &f.maxPixels
+	}
+	if !haveFrames && !f.textOnly && f.width == 0 && f.maxPixels == 0 && f.policy == "" {
 		meta = nil // nothing known about the config
 	}
 	return importers.Options{Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
@@ -98,7 +109,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	var f importFlags
 	f.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--policy P]\n"+
+		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P]\n"+
 			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
@@ -118,11 +129,17 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if read == nil {
 		return usageErr(stderr, "import", "unknown format %q (lmms-eval or vlmevalkit)", kind)
 	}
+	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
+	if kind == "vlmevalkit" && f.config == "" {
+		if b, ok := importers.VLMEvalKitBudget(path); ok {
+			f.config = b // the budget is the config; the split is the dataset without it
+			say("config %s from the file name (pass --config to name it)", b)
+		}
+	}
 	if bad := f.check(set); bad != "" {
 		return usageErr(stderr, "import", "%s", bad)
 	}
 	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
-	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
 	if kind == "vlmevalkit" && !haveFrames && !f.textOnly {
 		if n, ok := importers.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
 			f.frames, haveFrames = n, true
