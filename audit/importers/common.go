@@ -47,6 +47,8 @@ type Options struct {
 	Rescore string
 	// Model names the model that answered, on every record (record.Record.Model).
 	Model string
+	// Durations groups a duration given in seconds (ParseDurationBins); nil keeps it as it is.
+	Durations *DurationBins
 	// Emit, when set, gets every record in file order, each validated and final, instead of
 	// Result.Records (nil then); it is called only once the whole file is read and checked, so an
 	// import refused for any line emits nothing. An lmms-eval samples file (JSON lines) that r can

@@ -576,6 +576,7 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 	if rec.Duration == "" {
 		rec.Duration = get("duration")
 	}
+	rec.Duration = opt.Durations.group(rec.Duration) // MLVU's doc gives seconds
 	rec.Prediction, rec.Answer = it.pred, it.gold
 	if rec.Prediction == "" || rec.Prediction == "None" {
 		rec.Prediction = sm.resp

@@ -383,7 +383,7 @@ func (t *vlmTable) row(row []string, idx string, line int) (record.Record, resco
 	rec.Task = t.dataset
 	rec.QuestionID = t.get(row, "question_id")
 	rec.Category = t.get(row, "task_type", "category", "sub_category", "domain")
-	rec.Duration = t.get(row, "duration")
+	rec.Duration = t.opt.Durations.group(t.get(row, "duration")) // MLVU's table gives seconds
 	rec.Prediction = t.get(row, "prediction")
 	rec.Answer = t.get(row, "answer")
 	var cands []string

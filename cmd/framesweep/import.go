@@ -19,7 +19,7 @@ const maxImportPixels = geom.MaxSide * geom.MaxSide
 // importFlags are `framesweep import`'s flags.
 type importFlags struct {
 	config, policy, task, itemID, itemPrefix, correctFrom, predField, answerField, rescore string
-	model                                                                                  string
+	model, durationBins                                                                    string
 	frames, width, height, maxPixels                                                       int
 	textOnly, openEnded, noCheck                                                           bool
 }
@@ -41,7 +41,16 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.answerField, "answer-field", "", "the gold answer field for --pred-field")
 	fs.StringVar(&f.rescore, "rescore", "", "text: replace the harness's verdicts with option letter/option text matching here (reports how many changed)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not compare with the harness's own results file beside FILE")
+	fs.StringVar(&f.durationBins, "duration-bins", "videomme", "group durations given in seconds (MLVU): videomme (short ≤ 120 s < medium ≤ 900 s < long), none, edges in seconds (120,900), or NAME:EDGE,…,NAME")
 	fs.StringVar(&f.model, "model", "", "the model that answered: its name on every record (needed when the records of several models are audited together)")
+}
+
+// badBins is the usage error of --duration-bins, "" when it parses.
+func badBins(s string) string {
+	if _, err := importers.ParseDurationBins(s); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // check reports a usage error in the flags (set: the flags given), "" when there is none.
@@ -55,6 +64,8 @@ func (f *importFlags) check(set map[string]bool) string {
 		return fmt.Sprintf("--width %d --height %d: want sides in 1..%d", f.width, f.height, geom.MaxSide)
 	case set["max-pixels"] && (f.maxPixels < 1 || f.maxPixels > maxImportPixels):
 		return fmt.Sprintf("--max-pixels %d: want 1..%d", f.maxPixels, maxImportPixels)
+	case badBins(f.durationBins) != "":
+		return badBins(f.durationBins)
 	case set["max-pixels"] && f.textOnly:
 		return "--max-pixels with --text-only"
 	case f.textOnly && set["frames"] && f.frames != 0:
@@ -100,7 +111,8 @@ func (f *importFlags) options(haveFrames bool) importers.Options {
 	if !haveFrames && !f.textOnly && f.width == 0 && f.maxPixels == 0 && f.policy == "" {
 		meta = nil // nothing known about the config
 	}
-	return importers.Options{Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
+	bins, _ := importers.ParseDurationBins(f.durationBins) // checked by check
+	return importers.Options{Durations: bins, Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
 		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
@@ -109,7 +121,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	var f importFlags
 	f.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P]\n"+
+		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
 			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
