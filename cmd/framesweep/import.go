@@ -53,10 +53,11 @@ func badBins(s string) string {
 	return ""
 }
 
-// check reports a usage error in the flags (set: the flags given), "" when there is none.
-func (f *importFlags) check(set map[string]bool) string {
+// check reports a usage error in the flags (set: the flags given), "" when there is none; needConfig:
+// the format takes its config from --config alone.
+func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 	switch {
-	case f.config == "":
+	case f.config == "" && needConfig:
 		return "--config is required"
 	case set["width"] != set["height"]:
 		return "--width and --height go together"
@@ -120,7 +121,10 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("import", stderr)
 	var f importFlags
 	f.register(fs)
+	var tf tableFlags
+	tf.register(fs)
 	fs.Usage = func() {
+		fmt.Fprintln(stderr, tableUsage)
 		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
 			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
@@ -130,16 +134,22 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return flagParseStatus(err)
 	}
 	if len(pos) != 2 {
-		return usageErr(stderr, "import", "need a format (lmms-eval or vlmevalkit) and one FILE")
+		return usageErr(stderr, "import", "need a format (lmms-eval, vlmevalkit or table) and one FILE")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	kind, path := pos[0], pos[1]
+	if kind == "table" {
+		return runImportTable(path, &f, &tf, set, stdout, stderr)
+	}
+	if bad := tf.onlyTable(set); bad != "" {
+		return usageErr(stderr, "import", "%s", bad)
+	}
 	read := map[string]func(io.Reader, string, importers.Options) (*importers.Result, error){
 		"lmms-eval": importers.LmmsEval, "vlmevalkit": importers.VLMEvalKit,
 	}[kind]
 	if read == nil {
-		return usageErr(stderr, "import", "unknown format %q (lmms-eval or vlmevalkit)", kind)
+		return usageErr(stderr, "import", "unknown format %q (lmms-eval, vlmevalkit or table)", kind)
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
 	if kind == "vlmevalkit" && f.config == "" {
@@ -148,7 +158,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 			say("config %s from the file name (pass --config to name it)", b)
 		}
 	}
-	if bad := f.check(set); bad != "" {
+	if bad := f.check(set, true); bad != "" {
 		return usageErr(stderr, "import", "%s", bad)
 	}
 	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
