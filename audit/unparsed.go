@@ -113,6 +113,9 @@ func unparsedWarnings(u *Unparsed, cr *CascadeResult) []string {
 		for _, id := range u.Mostly {
 			parts = append(parts, fmt.Sprintf("%s %.0f%%", id, u.Share[id]))
 		}
+		if same := sameShare(u); len(u.Mostly) == len(u.Share) && len(u.Mostly) > 2 && same >= 0 {
+			parts = []string{fmt.Sprintf("every config (%d) %.0f%%", len(u.Mostly), same)}
+		}
 		out = append(out, fmt.Sprintf("answers mostly unparsed: %s of the answers named no option letter and count as wrong; their accuracy measures the answer parser, not the model: check the prompt template (sweep --template, the items' template) or the runtime's replies (unparsed)",
 			strings.Join(parts, ", ")))
 	}
@@ -151,4 +154,16 @@ func unparsedNote(u *Unparsed, order []string) string {
 		s += fmt.Sprintf("; %d rescued/harmed item(s) between adjacent configs go from or to an unparsed answer (unparsed.flows)", flows)
 	}
 	return s
+}
+
+// sameShare is the share every config has, or -1 when they differ.
+func sameShare(u *Unparsed) float64 {
+	v := -1.0
+	for _, sh := range u.Share {
+		if v >= 0 && sh != v {
+			return -1
+		}
+		v = sh
+	}
+	return v
 }

@@ -23,7 +23,7 @@ type auditUnparsed struct {
 // examples/items.jsonl, the default template): the tiny model's replies parse to letters (its accuracy is
 // noise, but not 0 because of parsing) and no config is mostly unparsed. The same sweep with a template whose
 // official scorer finds no letter in those replies (mlvu: no ")") gives configs of unparsed answers only,
-// and the audit warns, naming every config, without failing.
+// and the audit warns (every config, 100%), without failing.
 func TestReadmeSweepParses(t *testing.T) {
 	spec := swModel(t)
 	dir := t.TempDir()
@@ -60,7 +60,7 @@ func TestReadmeSweepParses(t *testing.T) {
 	if a.Unparsed.Count != len(recs) || len(a.Unparsed.Mostly) != len(a.Accuracy) {
 		t.Fatalf("unparsed %d of %d, mostly %v", a.Unparsed.Count, len(recs), a.Unparsed.Mostly)
 	}
-	if len(a.Warnings) == 0 || !strings.Contains(a.Warnings[0], "answers mostly unparsed: text-only 100%") {
+	if len(a.Warnings) == 0 || !strings.Contains(a.Warnings[0], "answers mostly unparsed: every config (9) 100%") {
 		t.Errorf("warnings %q", a.Warnings)
 	}
 	rc, out, e := askCLI("audit", run2)
