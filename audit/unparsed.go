@@ -105,6 +105,9 @@ func unparsed(v *mcView, pairs []Pair) *Unparsed {
 // cascade whose budgets hold unparsed answers (its saving is then partly the parser's).
 func unparsedWarnings(u *Unparsed, cr *CascadeResult) []string {
 	if u == nil || u.Count == 0 {
+		if cr != nil && len(cr.UnparsedBudgets()) > 0 { // the cascade's items need not be paired
+			return []string{CascadeUnparsedWarning(cr.UnparsedBudgets())}
+		}
 		return nil
 	}
 	var out []string
@@ -120,17 +123,17 @@ func unparsedWarnings(u *Unparsed, cr *CascadeResult) []string {
 			strings.Join(parts, ", ")))
 	}
 	if cr != nil {
-		var parts []string
-		for _, b := range cr.Budgets {
-			if n := u.ByConfig[b.Config]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%s %.0f%%", b.Config, u.Share[b.Config]))
-			}
-		}
-		if len(parts) > 0 {
-			out = append(out, fmt.Sprintf("the confidence cascade is computed over unparsed answers (%s): its accuracy and saving are partly the answer parser's", strings.Join(parts, ", ")))
+		if parts := cr.UnparsedBudgets(); len(parts) > 0 {
+			out = append(out, CascadeUnparsedWarning(parts))
 		}
 	}
 	return out
+}
+
+// CascadeUnparsedWarning is the warning of a cascade whose budgets hold unparsed answers (parts:
+// CascadeResult.UnparsedBudgets).
+func CascadeUnparsedWarning(parts []string) string {
+	return fmt.Sprintf("the confidence cascade is computed over unparsed answers (%s): its accuracy and saving are partly the answer parser's", strings.Join(parts, ", "))
 }
 
 // unparsedNote is the plain note on unparsed answers, when there are some: the count per config

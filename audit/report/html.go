@@ -377,17 +377,10 @@ func warnings(b *strings.Builder, ws []string) {
 // cascadeUnparsed lists the cascade's budgets that hold unparsed answers with their share ("" when
 // none does).
 func cascadeUnparsed(r *audit.Result) string {
-	u := r.Unparsed
-	if r.Cascade == nil || u == nil || u.Count == 0 {
+	if r.Cascade == nil {
 		return ""
 	}
-	var parts []string
-	for _, bu := range r.Cascade.Budgets {
-		if u.ByConfig[bu.Config] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %.0f%%", bu.Config, u.Share[bu.Config]))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return strings.Join(r.Cascade.UnparsedBudgets(), ", ")
 }
 
 // unparsedTable is every multiple-choice config's unparsed answers: count, share, the accuracy as

@@ -531,6 +531,11 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
+	if c != nil {
+		if parts := c.UnparsedBudgets(); len(parts) > 0 {
+			fmt.Fprintf(stderr, "framesweep cascade: warning: %s\n", audit.CascadeUnparsedWarning(parts))
+		}
+	}
 	if c == nil || c.Items == 0 {
 		if c != nil && c.DroppedReason != "" {
 			why += " (" + c.DroppedReason + ")"

@@ -63,6 +63,9 @@ func TestReadmeSweepParses(t *testing.T) {
 	if len(a.Warnings) == 0 || !strings.Contains(a.Warnings[0], "answers mostly unparsed: every config (9) 100%") {
 		t.Errorf("warnings %q", a.Warnings)
 	}
+	if rc, _, e := askCLI("cascade", run2, "--json"); rc != 0 || !strings.Contains(e, "warning: the confidence cascade is computed over unparsed answers") {
+		t.Errorf("cascade: rc %d, stderr %q", rc, e)
+	}
 	rc, out, e := askCLI("audit", run2)
 	if rc != 0 || !strings.HasPrefix(out, "warning: answers mostly unparsed") || !strings.Contains(out, "(12 unparsed, 100%; – over parsed)") {
 		t.Errorf("audit: rc %d, stdout %q, stderr %q", rc, out, e)
