@@ -285,13 +285,15 @@ func indexOf(xs []string, s string) int {
 	return -1
 }
 
-// readTable reads a table file: xlsx (a zip), JSON (a list of rows, a pandas orient), JSON lines (one
-// row object a line), else CSV or TSV (delimiter).
+// readTable reads a table file: xlsx (a zip), Parquet (flat columns), JSON (a list of rows, a pandas
+// orient), JSON lines (one row object a line), else CSV or TSV (delimiter).
 func readTable(data []byte, path string) ([]string, [][]string, error) {
 	trim := bytes.TrimLeft(data, " \t\r\n")
 	switch {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		return readXLSX(data, path)
+	case bytes.HasPrefix(data, []byte("PAR1")):
+		return readParquetTable(data, path)
 	case len(trim) > 0 && (trim[0] == '[' || trim[0] == '{'):
 		if err := textOK(trim, path, true); err != nil {
 			return nil, nil, err
