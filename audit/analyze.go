@@ -143,7 +143,12 @@ type Result struct {
 	// ProtocolAgreement compares budget ladders that differ in one protocol factor (protocol.go).
 	ProtocolAgreement []ProtocolPair `json:"protocol_agreement"`
 	LetterPrior       *LetterPrior   `json:"letter_prior"`
-	Notes             []string       `json:"notes"`
+	// Unparsed counts the answers that named no option letter, per config (unparsed.go).
+	Unparsed *Unparsed `json:"unparsed"`
+	// Warnings are what makes the numbers above unreliable (configs mostly unparsed, a cascade over
+	// unparsed answers): the report and the command line show them first.
+	Warnings []string `json:"warnings"`
+	Notes    []string `json:"notes"`
 }
 
 // ErrorRecords summarises the error records of an audit's input.
@@ -462,6 +467,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 		PipelineFlips:     []PipelineFlip{},
 		ProtocolAgreement: []ProtocolPair{},
 		Patterns:          []Pattern{},
+		Warnings:          []string{},
 		Notes:             []string{},
 	}
 	var mc []int
@@ -479,6 +485,11 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 		res.Metrics = Metrics{Accuracy: map[string]float64{}, Pairs: []Pair{}}
 		res.Transitions = []Transition{}
 		res.DroppedItems = Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
+		res.Unparsed = &Unparsed{ByConfig: map[string]int{}, Share: map[string]float64{}, AccuracyParsed: map[string]*float64{},
+			Mostly: []string{}, Flows: []UnparsedFlow{}, Examples: []string{}}
+	}
+	if note := unparsedNote(res.Unparsed, res.MCConfigs); note != "" {
+		res.Notes = append(res.Notes, note)
 	}
 	if online != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("online cascade run: %d items, %.1f points from their final answers at %.3g mean distinct frames (online_cascade); the other metrics cover only the configs every item was asked at", online.Items, online.Accuracy, online.MeanFramesDistinct))
@@ -506,6 +517,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 			res.Notes = append(res.Notes, note)
 		}
 	}
+	res.Warnings = append(res.Warnings, unparsedWarnings(res.Unparsed, res.Cascade)...)
 	return res, nil
 }
 
@@ -565,6 +577,7 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 	res.PipelineFlips = pipelineFlips(v)
 	res.ProtocolAgreement = protocolAgreement(v, opt.DefaultPolicy)
 	res.LetterPrior = letterPrior(v)
+	res.Unparsed = unparsed(v, res.Pairs)
 	return nil
 }
 
@@ -764,19 +777,19 @@ func newPatternTable(cfgs []*Config, defPolicy string) *patternTable {
 	case len(tops) == 1:
 		pt.top = tops[0]
 	case len(tops) > 1:
-		// Equal costs are incomparable; the main grid's policy breaks the tie when exactly one top config has it.
-		var def []int
-		var ids []string
+		// Equal costs are incomparable; the main grid (the default policy through the raw pipeline, as
+		// sampling recovery defines it: the cached pipeline is a protocol variable, not a budget)
+		// breaks the tie when exactly one top config is in it.
+		var main []int
 		for _, j := range tops {
-			ids = append(ids, cfgs[j].ID)
-			if cfgs[j].Policy == defPolicy {
-				def = append(def, j)
+			if cfgs[j].Policy == defPolicy && cfgs[j].Pipeline != "cached" {
+				main = append(main, j)
 			}
 		}
-		if len(def) == 1 {
-			pt.top = def[0]
+		if len(main) == 1 {
+			pt.top = main[0]
 		} else {
-			pt.topNote = fmt.Sprintf("terminal_regression_rate undefined: the costliest cost is shared by %s and no single one has policy %q", strings.Join(ids, ", "), defPolicy)
+			pt.topNote = topTieNote(cfgs, tops, len(main), defPolicy)
 		}
 	}
 	pt.nLevels = len(level)
@@ -1123,4 +1136,44 @@ func everyItemConfigs(recs []record.Record) []record.Record {
 		}
 	}
 	return out
+}
+
+// topTieNote says why no config is the top one: the configs sharing the costliest cost, what they
+// differ in (the factor that makes the tie, not always the sampling policy), and how many of them
+// are in the main grid.
+func topTieNote(cfgs []*Config, tops []int, inMain int, defPolicy string) string {
+	var ids []string
+	vals := map[string]map[string]bool{}
+	var order []string
+	for _, j := range tops {
+		c := cfgs[j]
+		ids = append(ids, c.ID)
+		for _, f := range [][2]string{{"policy", c.Policy}, {"pipeline", c.Pipeline}, {"preset", c.Preset}, {"size", c.sizeKey()},
+			{"frames", intStr(c.Frames)}, {"seed", int64Str(c.Seed)}} {
+			if vals[f[0]] == nil {
+				vals[f[0]] = map[string]bool{}
+				order = append(order, f[0])
+			}
+			vals[f[0]][f[1]] = true
+		}
+	}
+	var diff []string
+	for _, f := range order {
+		if len(vals[f]) > 1 {
+			diff = append(diff, f)
+		}
+	}
+	why := "their config_meta does not tell them apart"
+	if len(diff) > 0 {
+		why = "they differ in " + strings.Join(diff, ", ")
+	}
+	return fmt.Sprintf("terminal_regression_rate undefined: the costliest cost is shared by %s (%s), and %d of them are the main grid's (policy %q through the raw pipeline); exactly one must be",
+		strings.Join(ids, ", "), why, inMain, defPolicy)
+}
+
+func int64Str(p *int64) string {
+	if p == nil {
+		return "?"
+	}
+	return fmt.Sprint(*p)
 }

@@ -40,6 +40,21 @@ type CascadeBudget struct {
 	Accuracy         float64  `json:"accuracy"`
 	SharedFramesCost float64  `json:"shared_frames_cost"`
 	LatencyS         *float64 `json:"latency_s"`
+	// Unparsed counts the budget's answers over the cascade's items that named no option letter:
+	// any makes the cascade's accuracy and saving partly the answer parser's.
+	Unparsed int `json:"unparsed"`
+}
+
+// UnparsedBudgets lists the budgets holding unparsed answers, with their share of the cascade's
+// items ("f16 25%"); nil when none does.
+func (cr *CascadeResult) UnparsedBudgets() []string {
+	var out []string
+	for _, b := range cr.Budgets {
+		if b.Unparsed > 0 && cr.Items > 0 {
+			out = append(out, fmt.Sprintf("%s %.0f%%", b.Config, 100*float64(b.Unparsed)/float64(cr.Items)))
+		}
+	}
+	return out
 }
 
 // CascadeFold is one held-out fold.
@@ -436,12 +451,13 @@ func fixedBudgets(d *dataset, ks []int, cs cascadeSet) []CascadeBudget {
 	C := len(d.configs)
 	var out []CascadeBudget
 	for j, k := range ks {
-		var ok int
+		var ok, up int
 		var sh int64
 		var l float64
 		for ii, i := range cs.itemIDs {
 			r := &d.recs[d.grid[i*C+k]]
 			ok += b2i(cs.items[ii].correct[j])
+			up += b2i(r.Unparsed)
 			if r.ConfigMeta != nil && len(r.ConfigMeta.Indices) > 0 {
 				sh += int64(len(distinct(r.ConfigMeta.Indices)))
 			} else {
@@ -452,7 +468,7 @@ func fixedBudgets(d *dataset, ks []int, cs cascadeSet) []CascadeBudget {
 			}
 		}
 		n := float64(len(cs.items))
-		b := CascadeBudget{Config: d.configs[k].ID, Frames: *d.configs[k].Frames, Accuracy: 100 * float64(ok) / n, SharedFramesCost: float64(sh) / n}
+		b := CascadeBudget{Config: d.configs[k].ID, Frames: *d.configs[k].Frames, Accuracy: 100 * float64(ok) / n, SharedFramesCost: float64(sh) / n, Unparsed: up}
 		if cs.withLatency {
 			lm := l / n
 			b.LatencyS = &lm

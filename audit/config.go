@@ -19,7 +19,11 @@ type Config struct {
 	Preset   string `json:"preset,omitempty"`
 	Seed     *int64 `json:"seed,omitempty"`
 	Pipeline string `json:"pipeline,omitempty"`
-	// CostUnit is "pixels" (frames×width×height), "frames" (size unknown) or "none" (text-only).
+	// MaxPixels is the per-frame pixel budget of a config whose size depends on the video (config_meta
+	// max_pixels): without width and height it prices the config.
+	MaxPixels *int `json:"max_pixels,omitempty"`
+	// CostUnit is "pixels" (frames×width×height), "max_pixels" (frames×max_pixels: the pixels fed at
+	// most), "frames" (size unknown) or "none" (text-only).
 	CostUnit string `json:"cost_unit"`
 	Kind     string `json:"kind"` // "multiple_choice" or "open_ended"
 	Records  int    `json:"records"`
@@ -33,9 +37,13 @@ func costLess(a, b *Config) bool {
 	return a.Cost != nil && b.Cost != nil && *a.Cost < *b.Cost
 }
 
-// sizeKey is "WxH" or "" when unknown.
+// sizeKey is "WxH", "max_pixels N" when only the pixel budget is known, or "" when unknown: configs
+// of one ladder (cascade, protocol agreement, pipeline flips) share it.
 func (c *Config) sizeKey() string {
 	if c.Width == nil || c.Height == nil {
+		if c.MaxPixels != nil {
+			return fmt.Sprintf("max_pixels %d", *c.MaxPixels)
+		}
 		return ""
 	}
 	return fmt.Sprintf("%dx%d", *c.Width, *c.Height)
@@ -76,6 +84,12 @@ func mergeMeta(c *Config, m *record.ConfigMeta, src record.Source) error {
 		}
 		c.Seed = m.Seed
 	}
+	if m.MaxPixels != nil {
+		if c.MaxPixels != nil && *c.MaxPixels != *m.MaxPixels {
+			return conflict("max_pixels", *c.MaxPixels, *m.MaxPixels)
+		}
+		c.MaxPixels = m.MaxPixels
+	}
 	for _, f := range []struct {
 		name string
 		dst  *string
@@ -97,8 +111,10 @@ func mergeMeta(c *Config, m *record.ConfigMeta, src record.Source) error {
 	return nil
 }
 
-// finishCost applies METRICS.md: text-only costs 0; a visual config costs frames×width×height, or frames
-// when the size is unknown; frames = 0 means text-only.
+// finishCost applies METRICS.md: text-only costs 0; a visual config costs frames×width×height, or
+// frames×max_pixels when only its pixel budget is known (an import's --max-pixels: the pixels fed at
+// most, so that configs of one budget and different max_pixels are ordered, and iso-compute ones
+// group), or frames when the size is unknown; frames = 0 means text-only.
 func (c *Config) finishCost() {
 	if c.Frames != nil && *c.Frames == 0 {
 		c.TextOnly = true
@@ -112,6 +128,9 @@ func (c *Config) finishCost() {
 	case c.Width != nil && c.Height != nil:
 		v := int64(*c.Frames) * int64(*c.Width) * int64(*c.Height)
 		c.Cost, c.CostUnit = &v, "pixels"
+	case c.MaxPixels != nil:
+		v := int64(*c.Frames) * int64(*c.MaxPixels)
+		c.Cost, c.CostUnit = &v, "max_pixels"
 	default:
 		v := int64(*c.Frames)
 		c.Cost, c.CostUnit = &v, "frames"

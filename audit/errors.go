@@ -6,3 +6,7 @@ import "errors"
 // other errors of this package are record.Error values wrapping record's sentinels (record.ErrInvalid,
 // record.ErrConflict, …), with the file and line of the record at fault.
 var ErrBadArgs = errors.New("bad analysis options")
+
+// ErrNothingPaired: the records hold no paired item (ids of two importers that never meet, configs
+// no item has in common) or the models no matched grid; the error says why and what to change.
+var ErrNothingPaired = errors.New("nothing to audit")

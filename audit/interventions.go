@@ -355,8 +355,12 @@ func letterPrior(v *mcView) *LetterPrior {
 	for j, k := range v.ks {
 		preds[j] = map[string]int{}
 		for _, i := range v.paired {
-			l := score.OptionLetter(v.d.recs[v.d.grid[i*C+k]].Prediction)
-			if l == "" {
+			r := &v.d.recs[v.d.grid[i*C+k]]
+			l := score.OptionLetter(r.Prediction)
+			switch {
+			case r.Unparsed:
+				l = "unparsed" // no letter, not another letter
+			case l == "":
 				l = "other"
 			}
 			preds[j][l]++

@@ -33,7 +33,9 @@ type ModelsResult struct {
 	// Churn is every adjacent transition of the matched grid with each model's flows.
 	Churn      []ChurnRow  `json:"churn"`
 	CrossModel *CrossModel `json:"cross_model"`
-	Notes      []string    `json:"notes"`
+	// Warnings are every model's warnings (Result.Warnings), each naming its model.
+	Warnings []string `json:"warnings"`
+	Notes    []string `json:"notes"`
 }
 
 // MatchedGrid is the grid every model is compared on: the configs every model answered, less those
@@ -151,7 +153,7 @@ func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, erro
 		return nil, err
 	}
 	res := &ModelsResult{ModelInfo: map[string]*ModelInfo{}, MatchedGrid: mg, PerModel: map[string]*Result{},
-		Accuracy: map[string]map[string]float64{}, Table: []TableRow{}, Churn: []ChurnRow{}, Notes: []string{}}
+		Accuracy: map[string]map[string]float64{}, Table: []TableRow{}, Churn: []ChurnRow{}, Warnings: []string{}, Notes: []string{}}
 	for _, m := range ms {
 		res.Models = append(res.Models, m.Name)
 		var ceil *int
@@ -170,6 +172,9 @@ func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, erro
 			return nil, err
 		}
 		res.PerModel[m.Name] = r
+		for _, w := range r.Warnings {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("model %q: %s", m.Name, w))
+		}
 		for c, a := range r.Accuracy {
 			if res.Accuracy[c] == nil {
 				res.Accuracy[c] = map[string]float64{}

@@ -49,7 +49,14 @@ type ImportOptions struct {
 	// AVSD: References is the multi-reference file of the test set; Turns is AVSDTurnsLast or
 	// AVSDTurnsAll (avsd.go).
 	References, Turns string
+	// Template is the prompt template of the multiple-choice items: "" keeps the benchmark's
+	// (videomme → videomme, mlvu → mlvu, csv → its template column), TemplateNone leaves it to the
+	// sweep's --template, any other id is set on every multiple-choice item.
+	Template string
 }
+
+// TemplateNone is ImportOptions.Template for items that name no template.
+const TemplateNone = "none"
 
 // Import converts a benchmark release file into canonical items. Video paths are written absolute.
 func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
@@ -73,6 +80,17 @@ func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
 	items, err := importRows(src, videos, o)
 	if err != nil {
 		return nil, nil, err
+	}
+	if o.Template != "" {
+		t := o.Template
+		if t == TemplateNone {
+			t = ""
+		}
+		for i := range items {
+			if items[i].MultipleChoice() {
+				items[i].Template = t
+			}
+		}
 	}
 	return keepFound(src, videos, items, o)
 }
@@ -192,7 +210,7 @@ func (vi *videoIndex) find(name string, exts ...string) string {
 var videoExts = []string{".mp4", ".MP4", ".mkv", ".webm", ".avi", ".mov"}
 
 // importVideoMME reads Video-MME's parquet or JSON (a list of rows, or JSON lines), strictly
-// (videoMMESchema: every key or column known and typed).
+// (videoMMESchema: every key or column known and typed). Its items name the videomme template.
 func importVideoMME(src, videos string, o ImportOptions) ([]Item, error) {
 	km, err := newKeyMap(&videoMMESchema, o)
 	if err != nil {
@@ -211,7 +229,8 @@ func importVideoMME(src, videos string, o ImportOptions) ([]Item, error) {
 	out := make([]Item, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, Item{ItemID: r.str("question_id"), Video: vi.find(r.str("videoID"), videoExts...), Question: r.str("question"),
-			Options: r.list("options"), Answer: strings.TrimSpace(r.str("answer")), Task: "videomme", Category: r.str("task_type"), Duration: r.str("duration")})
+			Options: r.list("options"), Answer: strings.TrimSpace(r.str("answer")), Task: "videomme", Category: r.str("task_type"), Duration: r.str("duration"),
+			Template: "videomme"}) // the official prompt and extract_characters_regex, as the MLVU import sets mlvu
 	}
 	return out, nil
 }

@@ -81,6 +81,19 @@ func TestImportVideoMMEJSON(t *testing.T) {
 		if err != nil || len(items) != 1 || items[0].ItemID != "001-1" || items[0].Answer != "C" || res.MissingItems != 1 {
 			t.Fatalf("%s: %+v %+v %v", name, items, res, err)
 		}
+		// Video-MME's items name its template (official prompt and parser), unless told otherwise.
+		if items[0].Template != "videomme" {
+			t.Errorf("%s: template %q, want videomme", name, items[0].Template)
+		}
+		for opt, want := range map[string]string{TemplateNone: "", "generic": "generic"} {
+			its, _, err := Import(src, ImportOptions{Format: "videomme", Videos: videos, Template: opt})
+			if err != nil || its[0].Template != want {
+				t.Errorf("%s --template %s: %+v %v, want template %q", name, opt, its, err, want)
+			}
+		}
+		if _, _, err := Import(src, ImportOptions{Format: "videomme", Videos: videos, Template: "bogus", Templates: []string{"generic", "videomme"}}); err == nil || !strings.Contains(err.Error(), `"bogus"`) {
+			t.Errorf("%s --template bogus: %v", name, err)
+		}
 	}
 }
 

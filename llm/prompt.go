@@ -170,25 +170,3 @@ func ExtractMLVU(pred string, letters []string) string {
 	}
 	return ""
 }
-
-var reLeadLetter = regexp.MustCompile(`^\(?([A-Z])(?:[).:,\s]|$)`)
-var reLoneLetter = regexp.MustCompile(`(?:^|[^A-Za-z])([A-Z])(?:[^A-Za-z]|$)`)
-
-// ExtractGeneric returns the option letter a free-form answer starts with ("B", "(B)", "B. cat"), else
-// the first standalone option letter in the text, else "".
-func ExtractGeneric(s string, letters []string) string {
-	s = strings.TrimSpace(s)
-	valid := map[string]bool{}
-	for _, l := range letters {
-		valid[l] = true
-	}
-	if m := reLeadLetter.FindStringSubmatch(s); m != nil && valid[m[1]] {
-		return m[1]
-	}
-	for _, m := range reLoneLetter.FindAllStringSubmatch(s, -1) {
-		if valid[m[1]] {
-			return m[1]
-		}
-	}
-	return ""
-}

@@ -28,9 +28,9 @@ var sharedKeys = []string{"config_meta", "harness"}
 
 // metaKey is a ConfigMeta without its indices, by value.
 type metaKey struct {
-	frames, width, height          int
+	frames, width, height, maxPix  int
 	seed                           int64
-	has                            uint8 // bits: frames, text_only, width, height, seed
+	has                            uint8 // bits: frames, text_only, width, height, seed, max_pixels
 	textOnly                       bool
 	policy, preset, pipeln, loader string
 }
@@ -176,13 +176,16 @@ func (c *compactor) meta(m *ConfigMeta) *ConfigMeta {
 	if m.Seed != nil {
 		k.seed, k.has = *m.Seed, k.has|16
 	}
+	if m.MaxPixels != nil {
+		k.maxPix, k.has = *m.MaxPixels, k.has|32
+	}
 	s, ok := c.metas[k]
 	if !ok {
 		if len(c.metas) >= maxInterned {
 			return m
 		}
 		s = &ConfigMeta{Frames: m.Frames, TextOnly: sharedBool(m.TextOnly), Width: m.Width, Height: m.Height, Seed: m.Seed,
-			Policy: k.policy, Preset: k.preset, Pipeline: k.pipeln, Loader: k.loader}
+			Policy: k.policy, Preset: k.preset, Pipeline: k.pipeln, Loader: k.loader, MaxPixels: m.MaxPixels}
 		c.metas[k] = s
 	}
 	if len(m.Indices) == 0 {

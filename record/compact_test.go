@@ -17,7 +17,7 @@ func compactCases(t *testing.T) []Record {
 	b := func(v bool) *bool { return &v }
 	s64 := int64(7)
 	meta := ConfigMeta{Frames: i(8), TextOnly: b(false), Width: i(448), Height: i(448), Policy: "uniform", Preset: "p",
-		Seed: &s64, Pipeline: "raw", Loader: "lmms-eval"}
+		Seed: &s64, Pipeline: "raw", Loader: "lmms-eval", MaxPixels: i(200704)}
 	base := Record{ItemID: "i", Config: "f8", Status: StatusOK, Run: i(1), Correct: b(true), Prediction: "B", Answer: "B",
 		Confidence: f(0.5), Category: "cat", Duration: "short", QuestionID: "q", Task: "videomme", DocHash: "d",
 		ConfigMeta: &meta, LatencyS: f(0.25), Model: "m", WeightsSHA256: strings.Repeat("ab", 32), ContextTokens: i(4096),
@@ -63,6 +63,9 @@ func compactCases(t *testing.T) []Record {
 	open := base
 	open.Correct, open.Score, open.Harness = nil, f(0.75), nil
 	add(open)
+	unparsed := base
+	unparsed.Correct, unparsed.Prediction, unparsed.Unparsed = b(false), "", true
+	add(unparsed)
 	fail := Record{Config: "f8", Status: StatusError, Error: "boom", ErrorKind: ErrorRuntime, OverContext: true, Model: "m2", ContextTokens: i(2048)}
 	add(fail)
 	add(fail)

@@ -40,6 +40,8 @@ var decodeSeeds = []string{
 	`{"item_id":"a","config":"x","correct":true,"visual_groups":{"frames":[0]}}`,
 	`{"item_id":"a","config":"x","correct":true,"model_sha256":{"model":1},"probs":{"A":"0.5"}}`,
 	`{"item_id":"a","config":"x","correct":true,"width":1.5,"stream_index":-1,"at":5}`,
+	`{"item_id":"a","config":"x","correct":false,"template":"generic","response":"SADh E D"}`,
+	`{"item_id":"a","config":"x","correct":false,"unparsed":true,"prediction":""}`,
 	`null`, `[]`, `{}`, `{"ſcore":1}`, "{\"item_id\":\"a\xff\"}", `{"item_id":"a","config":"x","x":01}`,
 }
 
@@ -48,6 +50,7 @@ var decodeSeeds = []string{
 func decodeBoth(t *testing.T, line []byte) {
 	var ref record.Full
 	refErr := json.Unmarshal(line, &ref)
+	ref.Upgrade() // what every reader does after decoding
 	var got record.Full
 	err := record.DecodeFullLine(line, &got)
 	if (err == nil) != (refErr == nil) || (err == nil && !reflect.DeepEqual(got, ref)) {

@@ -152,7 +152,11 @@ func decodeBatch(recs []Record, lines [][]byte, nums []int, path string, cs []*c
 // that every reader refuses what a sweep's reader refuses, though the audit keeps only the record.
 func decodeFull(b []byte, f *Full) error {
 	*f = Full{}
-	return gojson.Unmarshal(b, f)
+	if err := gojson.Unmarshal(b, f); err != nil {
+		return err
+	}
+	f.Upgrade()
+	return nil
 }
 
 // readLine returns one line without its terminator, or ErrTooLong: a view of br's buffer when the

@@ -20,6 +20,15 @@ func (f *Full) Validate() error {
 	return f.Provenance.validate(&f.Record)
 }
 
+// Upgrade fills in what records written by older sweeps leave implicit: a multiple-choice answer of
+// a sweep (it names its template) whose parsed letter is empty is unparsed. Every reader of record
+// lines calls it after decoding.
+func (f *Full) Upgrade() {
+	if f.Template != "" && f.Correct != nil && !*f.Correct && f.Prediction == "" && !f.Failed() {
+		f.Unparsed = true
+	}
+}
+
 // validate checks the provenance's values: the sets above, digests of 64 lower-case hex digits,
 // counts, sizes and indices not negative, times and rates finite and not negative, probabilities in
 // [0,1]. (Their types are the decoder's to check: a value of the wrong type does not decode.)

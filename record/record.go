@@ -10,11 +10,15 @@ type Record struct {
 	Config string `json:"config"`
 	// Status is "error" for a pair a sweep could not answer (Error says why); such records carry no
 	// verdict and are counted, reported and left out of every metric. "" or "ok" otherwise.
-	Status     string      `json:"status,omitempty"`
-	Run        *int        `json:"run,omitempty"`
-	Correct    *bool       `json:"correct,omitempty"`
-	Score      *float64    `json:"score,omitempty"` // open-ended: 0–1 (a sweep's: Token-F1 of the response)
-	Prediction string      `json:"prediction,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	Run        *int     `json:"run,omitempty"`
+	Correct    *bool    `json:"correct,omitempty"`
+	Score      *float64 `json:"score,omitempty"` // open-ended: 0–1 (a sweep's: Token-F1 of the response)
+	Prediction string   `json:"prediction,omitempty"`
+	// Unparsed marks a multiple-choice answer whose text named no option letter (the template's
+	// parser, or the harness's, found none): its correct is false, and the audit counts and shows it
+	// apart from wrong letters (docs/audit.md "Unparsed answers").
+	Unparsed   bool        `json:"unparsed,omitempty"`
 	Answer     string      `json:"answer,omitempty"`
 	Confidence *float64    `json:"confidence,omitempty"` // the largest option probability
 	Category   string      `json:"category,omitempty"`
@@ -71,6 +75,9 @@ type ConfigMeta struct {
 	// Loader is the harness loader whose reader made the frames (lmms-eval, qwen-vl-utils, …; absent:
 	// framesweep's own exact reading).
 	Loader string `json:"loader,omitempty"`
+	// MaxPixels is the per-frame pixel budget of a config whose size depends on the video (Qwen's
+	// max_pixels, given on import): with no width and height, the config costs frames × max_pixels.
+	MaxPixels *int `json:"max_pixels,omitempty"`
 }
 
 // CascadeStep is the cascade part of an online-cascade record (`framesweep sweep --cascade`): the
@@ -151,7 +158,7 @@ func (r *Record) Validate() error {
 	case r.Status != "" && r.Status != StatusOK && r.Status != StatusError:
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: status %q (want ok or error)", r.ItemID, r.Config, r.Status)
 	case r.Status == StatusError:
-		if r.Correct != nil || r.Score != nil {
+		if r.Correct != nil || r.Score != nil || r.Unparsed {
 			return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: an error record has a verdict", r.ItemID, r.Config)
 		}
 		return r.validateModel()
@@ -161,6 +168,8 @@ func (r *Record) Validate() error {
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: needs correct (multiple choice) or score (open-ended)", r.ItemID, r.Config)
 	case r.Correct != nil && r.Score != nil:
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: has both correct and score", r.ItemID, r.Config)
+	case r.Unparsed && (r.Correct == nil || *r.Correct):
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: unparsed marks a multiple-choice answer with no option letter, which cannot be correct", r.ItemID, r.Config)
 	}
 	if err := r.validateValues(); err != nil {
 		return err
@@ -201,6 +210,9 @@ func (m *ConfigMeta) validate(config string, src Source) error {
 	}
 	if (m.Width != nil && *m.Width <= 0) || (m.Height != nil && *m.Height <= 0) {
 		return Errorf(p, l, "validate", ErrInvalid, "config %q: width and height must be positive", config)
+	}
+	if m.MaxPixels != nil && *m.MaxPixels <= 0 {
+		return Errorf(p, l, "validate", ErrInvalid, "config %q: max_pixels %d must be positive", config, *m.MaxPixels)
 	}
 	for _, ix := range m.Indices {
 		if ix < 0 {

@@ -213,6 +213,7 @@ func DecodeFull(b []byte, src Source) (*Full, error) {
 		return nil, Errorf(src.Path, src.Line, "parse", ErrSyntax, "%v", err)
 	}
 	f.Source = src
+	f.Upgrade()
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}

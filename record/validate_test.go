@@ -285,3 +285,36 @@ func TestDecodingValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestUnparsed: an unparsed answer is a wrong multiple-choice answer, never a correct one or a
+// score; a sweep record from before the field (its template named, its letter empty) reads as one.
+func TestUnparsed(t *testing.T) {
+	for _, bad := range []string{
+		`{"item_id":"a","config":"x","correct":true,"unparsed":true}`,
+		`{"item_id":"a","config":"x","score":0.5,"unparsed":true}`,
+		`{"item_id":"a","config":"x","status":"error","error":"boom","unparsed":true}`,
+	} {
+		if _, err := DecodeFull([]byte(bad), Source{Path: "r.jsonl", Line: 1}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err %v, want ErrInvalid", bad, err)
+		}
+	}
+	for line, want := range map[string]bool{
+		`{"item_id":"a","config":"x","correct":false,"template":"generic","response":"SADh E D"}`:           true,
+		`{"item_id":"a","config":"x","correct":false,"template":"generic","response":"B","prediction":"B"}`: false,
+		`{"item_id":"a","config":"x","correct":false}`:                                                      false, // no template: not a sweep's answer
+		`{"item_id":"a","config":"x","score":0.2,"template":"generic","response":"a cat"}`:                  false,
+		`{"item_id":"a","config":"x","correct":false,"unparsed":true,"prediction":"I cannot tell"}`:         true,
+	} {
+		f, err := DecodeFull([]byte(line), Source{Path: "r.jsonl", Line: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if f.Unparsed != want {
+			t.Errorf("%s: unparsed %v, want %v", line, f.Unparsed, want)
+		}
+		recs, err := Read(strings.NewReader(line+"\n"), "r.jsonl")
+		if err != nil || len(recs) != 1 || recs[0].Unparsed != want {
+			t.Errorf("Read %s: %+v, %v; want unparsed %v", line, recs, err, want)
+		}
+	}
+}

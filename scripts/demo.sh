@@ -58,7 +58,7 @@ py 'import json; d=json.load(open("'"$OUT"'/resume.json")); print({k: d[k] for k
 
 step "audit: the run's item-level flows behind the aggregate curve (noise here: see above)"
 "$FS" audit "$OUT/run" --md "$OUT/report.md" --html "$OUT/report.html" --json > "$OUT/audit.json"
-py 'import json; d=json.load(open("'"$OUT"'/audit.json")); print("items", d["items"], "| best fixed", round(d["best_fixed"], 1), "| oracle headroom", round(d["oracle_headroom"], 1), "| visual confusion", round(d["visual_confusion_rate"], 1), "| error records", d["error_records"]["count"])'
+py 'import json; d=json.load(open("'"$OUT"'/audit.json")); print("items", d["items"], "| best fixed", round(d["best_fixed"], 1), "| oracle headroom", round(d["oracle_headroom"], 1), "| visual confusion", round(d["visual_confusion_rate"], 1), "| error records", d["error_records"]["count"], "| unparsed answers", d["unparsed"]["count"])'
 
 step "several models: the same sweep through a second tiny model (InternVL's architecture), audited together"
 "$FS" testmodel --out "$OUT/model2" --arch internvl > /dev/null

@@ -68,11 +68,13 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 }
 
 // verdict scores an answer with the audit's rules (audit/score): a multiple-choice item by its parsed
-// letter, with the confidence of the option probabilities; an open-ended one by Token-F1 of the text.
+// letter, with the confidence of the option probabilities (a reply that names no letter is marked
+// unparsed: wrong, and counted apart); an open-ended one by Token-F1 of the text.
 func verdict(r *record.Full, it *items.Item, resp *llm.Response) {
 	if it.MultipleChoice() {
 		ok := score.Choice(resp.Choice, it.Answer)
 		r.Correct, r.Confidence = &ok, score.Confidence(resp.Probs)
+		r.Unparsed = strings.TrimSpace(resp.Choice) == "" && !ok
 		return
 	}
 	sc := score.TokenF1(resp.Text, append([]string{it.Answer}, it.References...)...)

@@ -146,6 +146,7 @@ func readFull(r io.Reader, path string) ([]record.Full, error) {
 				return nil, record.Errorf(path, line, "parse", record.ErrSyntax, "%v", derr)
 			}
 			f.Source = record.Source{Path: path, Line: line}
+			f.Upgrade()
 			if verr := f.Validate(); verr != nil {
 				return nil, verr
 			}

@@ -20,6 +20,7 @@ type RecordRow struct {
 	Correct       *bool     `parquet:"correct,optional"`
 	Score         *float64  `parquet:"score,optional"`
 	Prediction    string    `parquet:"prediction"`
+	Unparsed      bool      `parquet:"unparsed"`
 	Answer        string    `parquet:"answer"`
 	Confidence    *float64  `parquet:"confidence,optional"`
 	LatencyS      *float64  `parquet:"latency_s,optional"`
@@ -37,6 +38,7 @@ type RecordRow struct {
 	Preset        string    `parquet:"preset"`
 	Seed          *int64    `parquet:"seed,optional"`
 	Pipeline      string    `parquet:"pipeline"`
+	MaxPixels     *int64    `parquet:"max_pixels,optional"`
 	Indices       []int64   `parquet:"indices,list"`
 	Video         string    `parquet:"video"`
 	VideoSHA256   string    `parquet:"video_sha256"`
@@ -89,7 +91,7 @@ func jsonText(v any) string {
 // recordRow flattens one full record.
 func recordRow(f *record.Full, source int) RecordRow {
 	r := RecordRow{Model: f.Model, ItemID: f.ItemID, Config: f.Config, Run: int64(f.RunIndex()), Status: f.Status, Correct: f.Correct, Score: f.Score,
-		Prediction: f.Prediction, Answer: f.Answer, Confidence: f.Confidence, LatencyS: f.LatencyS, Error: f.Error, OverContext: f.OverContext,
+		Prediction: f.Prediction, Unparsed: f.Unparsed, Answer: f.Answer, Confidence: f.Confidence, LatencyS: f.LatencyS, Error: f.Error, OverContext: f.OverContext,
 		Category: f.Category, Duration: f.Duration, Task: f.Task, QuestionID: f.QuestionID, Video: f.Video, VideoSHA256: f.VideoSHA256,
 		TimestampsS: f.TimestampsS, Geometry: f.Geometry, Kernel: f.Kernel, InputWidth: int64(f.Provenance.Width), InputHeight: int64(f.Provenance.Height),
 		InputKey: f.InputKey, InputSHA256: f.InputSHA256, Runtime: f.Runtime, WeightsSHA256: f.WeightsSHA256, ModelSHA256: jsonText(f.ModelSHA256),
@@ -101,7 +103,7 @@ func recordRow(f *record.Full, source int) RecordRow {
 	}
 	if m := f.ConfigMeta; m != nil {
 		r.Frames, r.TextOnly, r.Width, r.Height = i64p(m.Frames), m.TextOnly, i64p(m.Width), i64p(m.Height)
-		r.Policy, r.Preset, r.Seed, r.Pipeline = m.Policy, m.Preset, m.Seed, m.Pipeline
+		r.Policy, r.Preset, r.Seed, r.Pipeline, r.MaxPixels = m.Policy, m.Preset, m.Seed, m.Pipeline, i64p(m.MaxPixels)
 		for _, ix := range m.Indices {
 			r.Indices = append(r.Indices, int64(ix))
 		}

@@ -26,9 +26,12 @@ type Options struct {
 	Meta   *record.ConfigMeta // optional: frames, text_only, width, height, policy
 	// Task: the lmms-eval task name, or the VLMEvalKit dataset name, when the file name does not give it.
 	Task string
-	// ItemKey is "doc" (default: "<task>:<doc_id>" for lmms-eval, the index column for VLMEvalKit) or
-	// "question" (the payload's question_id; lmms-eval only).
-	ItemKey string
+	// ItemKey is what names an item: "doc" (default: "<task>:<doc_id>" for lmms-eval, the index column
+	// for VLMEvalKit, the item column of a table), "question" (the benchmark's question id: lmms-eval's
+	// payload or doc question_id, a question_id column), or any other field: a dotted path in an
+	// lmms-eval sample ("doc_id", "doc.videoID"), a column of a table. ItemPrefix is put before every
+	// id, so that two harnesses' ids of one release can meet (VLMEvalKit's 0 as lmms-eval's videomme:0).
+	ItemKey, ItemPrefix string
 	// OpenEnded scores each answer with Token-F1 against the target(s) (lmms-eval) or the answer
 	// (VLMEvalKit); with CorrectFrom, the mapped field is a score in [0,1].
 	OpenEnded bool
@@ -44,6 +47,8 @@ type Options struct {
 	Rescore string
 	// Model names the model that answered, on every record (record.Record.Model).
 	Model string
+	// Durations groups a duration given in seconds (ParseDurationBins); nil keeps it as it is.
+	Durations *DurationBins
 	// Emit, when set, gets every record in file order, each validated and final, instead of
 	// Result.Records (nil then); it is called only once the whole file is read and checked, so an
 	// import refused for any line emits nothing. An lmms-eval samples file (JSON lines) that r can
@@ -63,8 +68,10 @@ func (o Options) check(path string) error {
 	switch {
 	case o.Config == "":
 		return bad("a config id is required")
-	case o.ItemKey != "" && o.ItemKey != "doc" && o.ItemKey != "question":
-		return bad("item key %q is not doc or question", o.ItemKey)
+	case strings.TrimSpace(o.ItemKey) != o.ItemKey:
+		return bad("item key %q has surrounding spaces", o.ItemKey)
+	case strings.ContainsAny(o.ItemPrefix, "\n\r"):
+		return bad("item prefix %q spans lines", o.ItemPrefix)
 	case (o.PredField == "") != (o.AnswerField == ""):
 		return bad("the prediction and answer fields go together")
 	case o.CorrectFrom != "" && o.PredField != "":
@@ -360,8 +367,11 @@ func stringsOf(v any) []string {
 
 func newRecord(opt Options, item string) record.Record {
 	// opt.Meta is the import's own copy (LmmsEval, VLMEvalKit make it), shared by every record.
-	return record.Record{ItemID: item, Config: opt.Config, ConfigMeta: opt.Meta, Model: opt.Model}
+	return record.Record{ItemID: opt.ItemPrefix + item, Config: opt.Config, ConfigMeta: opt.Meta, Model: opt.Model}
 }
+
+// byDoc reports whether items are named by the importer's own key (ItemKey "" or "doc").
+func (o Options) byDoc() bool { return o.ItemKey == "" || o.ItemKey == "doc" }
 
 func fmtErr(path string, line int, format string, a ...any) error {
 	return record.Errorf(path, line, "import", record.ErrSyntax, format, a...)

@@ -143,3 +143,24 @@ func FuzzParsePyList(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTable: any table gives records (each valid) or a one-line error naming the file, long or wide.
+func FuzzTable(f *testing.F) {
+	for _, s := range []string{"sample_id,config,correct\nq,f8,1\n", "sample_id,answer,f8,f16\nq,B,B,\n", "item_id,prediction,answer\na,I,B\n",
+		`[{"sample_id":"q","config":"f8","correct":-1}]`, "{\"sample_id\":\"q\",\"config\":\"f8\",\"correct\":1,\"frames\":1e9}\n{\"x\":1}\n",
+		"sample_id\tconfig\tsize\tcorrect\nq\tf8\t0x0\t1\n", "sample_id,config,correct,duration\nq,text,yes,NaN\n", "PAR1\x00\x00PAR1"} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, wide bool) {
+		res, err := Table(bytes.NewReader(data), "fuzz.csv", TableOptions{Wide: wide, Options: Options{Durations: &VideoMMEBins}})
+		checkErr(t, err, "fuzz.csv")
+		if err == nil {
+			for i := range res.Records {
+				if verr := res.Records[i].Validate(); verr != nil {
+					t.Fatalf("record %d: %v", i, verr)
+				}
+			}
+		}
+	})
+}

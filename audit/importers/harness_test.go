@@ -276,7 +276,7 @@ func TestVLMEvalKitRatings(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := res.Aggregate
-	if a == nil || a.Counted != 3 || a.LeftOut != 2 || math.Abs(a.Points()-200.0/3) > 1e-9 || a.Task != "Video-MME_64frame" || a.Metric != "overall" {
+	if a == nil || a.Counted != 3 || a.LeftOut != 2 || math.Abs(a.Points()-200.0/3) > 1e-9 || a.Task != "Video-MME" || a.Metric != "overall" {
 		t.Fatalf("aggregate %+v", a)
 	}
 	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "leaves out 2 of 5 rows") {
@@ -433,4 +433,38 @@ func mustOpen(t testing.TB, path string) *os.File {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestVLMEvalKitSplitAndCSV: the split is the dataset without its budget (the budget is the config),
+// the budget part of the name is the default config id, and a CSV table (a .csv file, or a header
+// with commas and no tab) is read as CSV.
+func TestVLMEvalKitSplitAndCSV(t *testing.T) {
+	for _, c := range []struct{ path, model, split, budget string }{
+		{"work/Qwen2-VL_Video-MME_16frame_score.xlsx", "", "Video-MME", "16frame"},
+		{"work/Qwen2-VL_Video-MME_64frame_subs.xlsx", "", "Video-MME_subs", "64frame"},
+		{"work/Qwen2-VL_Video-MME_0.5fps_subs_score.tsv", "", "Video-MME_subs", "0.5fps"},
+		{"work/Qwen2-VL_Video-MME_1fps.xlsx", "", "Video-MME", "1fps"},
+		{"work/Qwen2-VL_MVBench_MP4_8frame.tsv", "", "MVBench_MP4", "8frame"},
+		{"work/Qwen2-VL_TempCompass_8frame.tsv", "Qwen2-VL", "TempCompass", "8frame"},
+		{"work/Qwen2-VL_TempCompass.tsv", "", "Qwen2-VL_TempCompass", ""},
+	} {
+		if got := vlmDataset(c.path, c.model); got != c.split {
+			t.Errorf("%s: split %q, want %q", c.path, got, c.split)
+		}
+		if got, ok := VLMEvalKitBudget(c.path); got != c.budget || ok != (c.budget != "") {
+			t.Errorf("%s: budget %q %v, want %q", c.path, got, ok, c.budget)
+		}
+	}
+	body := "index,prediction,answer,score\n0,A,A,1\n1,\"B, surely\",A,0\n2,C,C,1\n"
+	for _, name := range []string{"m_Video-MME_16frame_score.csv", "m_Video-MME_16frame_score.tsv"} {
+		res, err := VLMEvalKit(strings.NewReader(body), name, Options{Config: "16frame"})
+		if err != nil || len(res.Records) != 3 || res.Records[1].Prediction != "B" || res.Records[0].Task != "Video-MME" || *res.Records[1].Correct {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+	}
+	// A TSV whose cells hold commas stays a TSV.
+	res, err := VLMEvalKit(strings.NewReader("index\tprediction\tanswer\tscore\n0\tthe dog, then the cat\tA\t0\n"), "m_Video-MME_score.tsv", Options{Config: "x"})
+	if err != nil || len(res.Records) != 1 || res.Records[0].Prediction != "the dog, then the cat" {
+		t.Errorf("tsv with commas: %v %+v", err, res)
+	}
 }

@@ -426,3 +426,28 @@ func TestBOM(t *testing.T) {
 		}
 	}
 }
+
+// TestImportUnparsed: an answer the harness's own parser found no letter in (lmms-eval's empty or
+// None pred_answer, VLMEvalKit's score -1 or empty) is marked unparsed; a wrong letter is not.
+func TestImportUnparsed(t *testing.T) {
+	f := mustOpen(t, "testdata/lmms-eval/2025-03-04T08-00-00_samples_mvbench_action_count.jsonl")
+	res, err := LmmsEval(f, f.Name(), Options{Config: "f8"})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Records {
+		if want := r.ItemID == "mvbench_action_count:2"; r.Unparsed != want {
+			t.Errorf("%s (prediction %q, correct %v): unparsed %v, want %v", r.ItemID, r.Prediction, *r.Correct, r.Unparsed, want)
+		}
+	}
+	res, err = VLMEvalKit(strings.NewReader("index\tprediction\tanswer\tscore\n0\tA\tA\t1\n1\tB\tA\t0\n2\tFailed to obtain answer via API.\tA\t-1\n3\t\tA\t\n"), "m_Video-MME_score.tsv", Options{Config: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{false, false, true, true} {
+		if res.Records[i].Unparsed != want {
+			t.Errorf("VLMEvalKit row %d: unparsed %v, want %v", i, res.Records[i].Unparsed, want)
+		}
+	}
+}

@@ -551,11 +551,18 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 		it.questionID = get("question_id")
 	}
 	item := b.task + ":" + sm.docID
-	if opt.ItemKey == "question" {
+	switch {
+	case opt.byDoc():
+	case opt.ItemKey == "question":
 		if it.questionID == "" {
 			return b.errf(sm.line, record.ErrInvalid, "doc_id %q: no question_id for --item-id question", sm.docID)
 		}
 		item = it.questionID
+	default:
+		v, _ := pathValue(s, opt.ItemKey)
+		if item = scalarString(v); item == "" {
+			return b.errf(sm.line, record.ErrInvalid, "doc_id %q: no value at %s for --item-id (keys: %s)", sm.docID, opt.ItemKey, keyList(s, nil))
+		}
 	}
 	rec := newRecord(opt, item)
 	rec.Task = b.task
@@ -569,6 +576,7 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 	if rec.Duration == "" {
 		rec.Duration = get("duration")
 	}
+	rec.Duration = opt.Durations.group(rec.Duration) // MLVU's doc gives seconds
 	rec.Prediction, rec.Answer = it.pred, it.gold
 	if rec.Prediction == "" || rec.Prediction == "None" {
 		rec.Prediction = sm.resp
@@ -587,6 +595,7 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 		}
 	}
 	rec.Correct, rec.Score = it.correct, it.score
+	rec.Unparsed = it.unparsed && rec.Correct != nil && !*rec.Correct
 	rec.Source = record.Source{Path: b.path, Line: sm.line}
 	rec.Task, rec.Category, rec.Duration = b.str(rec.Task), b.str(rec.Category), b.str(rec.Duration)
 	rec.Prediction, rec.Answer = b.str(rec.Prediction), b.str(rec.Answer)

@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 type lmmsItem struct {
 	lmmsKept
 	pred, gold, duration string
+	unparsed             bool // the harness's parser found no option letter (record.Unparsed)
 }
 
 // lmmsKept is what the aggregations read of a sample (72 bytes: a file of 10⁶ samples holds 10⁶).
@@ -200,9 +202,20 @@ func numFloat(v any) (float64, bool) {
 	return f, ok
 }
 
-// mcItem builds the common multiple-choice item from a payload's prediction and gold fields.
+// mcItem builds the common multiple-choice item from a payload's prediction and gold fields. A
+// prediction field that is there but empty or None is the harness's parser finding no letter: a
+// wrong answer is then unparsed.
 func mcItem(p map[string]any, predKey, goldKey string, ok bool) lmmsItem {
-	return lmmsItem{lmmsKept: lmmsKept{correct: boolPtr(ok), payload: p}, pred: pyStr(p[predKey]), gold: pyStr(p[goldKey])}
+	pv, has := p[predKey]
+	none := has && (pv == nil || strings.TrimSpace(scalarString(pv)) == "" && !isNumber(pv))
+	return lmmsItem{lmmsKept: lmmsKept{correct: boolPtr(ok), payload: p}, pred: pyStr(pv), gold: pyStr(p[goldKey]), unparsed: none && !ok}
+}
+
+// isNumber reports whether v is a JSON number (an option index is a prediction).
+func isNumber(v any) bool {
+	_, isNum := v.(json.Number)
+	_, isFloat := v.(float64)
+	return isNum || isFloat
 }
 
 // letterOfIndex maps a 0-based option index ("1", 1) to its letter; "" when v is not one.

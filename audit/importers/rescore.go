@@ -58,9 +58,11 @@ func rescoreOne(r *record.Record, in rescoreInput, harness bool, c *RescoreCount
 		}
 		return
 	}
+	// This package's verdict: unparsed when the response names neither a letter nor an option's text.
+	ours := func() { r.Correct, r.Unparsed = &v, !v && choice(in.response, in.cands) == "" }
 	if !harness || r.Correct == nil {
 		c.Unscored++
-		r.Correct = &v
+		ours()
 		return
 	}
 	if v != *r.Correct {
@@ -70,7 +72,7 @@ func rescoreOne(r *record.Record, in rescoreInput, harness bool, c *RescoreCount
 		} else {
 			c.NowWrong++
 		}
-		r.Correct = &v
+		ours()
 		if r.Harness != nil {
 			h := *r.Harness
 			h.Flipped = true

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
 )
@@ -29,9 +28,6 @@ import (
 func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	if err := opt.check(path); err != nil {
 		return nil, err
-	}
-	if opt.ItemKey == "question" {
-		return nil, record.Errorf(path, 0, "import", audit.ErrBadArgs, "VLMEvalKit files key items by their index column")
 	}
 	if opt.Meta != nil { // one config_meta, shared by every record (records treat it as read-only)
 		m := *opt.Meta
@@ -58,7 +54,7 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 		if err := textOK(data, path, false); err != nil {
 			return nil, err
 		}
-		header, rows, err = readTSV(data, path)
+		header, rows, err = readDelimited(data, path, delimiter(data, path))
 	}
 	if err != nil {
 		return nil, err
@@ -66,17 +62,33 @@ func VLMEvalKit(r io.Reader, path string, opt Options) (*Result, error) {
 	return vlmRows(header, rows, path, opt)
 }
 
-func readTSV(data []byte, path string) ([]string, [][]string, error) {
+// delimiter is a text table's field separator: a comma for a .csv file (EVAL_FORMAT=csv, or a table
+// saved by pandas' to_csv), else a tab (VLMEvalKit's PRED_FORMAT=tsv), unless the header line has no
+// tab and a comma (a CSV by another name).
+func delimiter(data []byte, path string) rune {
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		return ','
+	}
+	head, _, _ := bytes.Cut(data, []byte("\n"))
+	if !bytes.ContainsRune(head, '\t') && bytes.ContainsRune(head, ',') {
+		return ','
+	}
+	return '\t'
+}
+
+// readDelimited reads a CSV or TSV table: its header and rows.
+func readDelimited(data []byte, path string, comma rune) ([]string, [][]string, error) {
+	kind := map[rune]string{',': "csv", '\t': "tsv"}[comma]
 	cr := csv.NewReader(bytes.NewReader(data))
-	cr.Comma = '\t'
+	cr.Comma = comma
 	cr.LazyQuotes = true
 	cr.FieldsPerRecord = -1
 	all, err := cr.ReadAll()
 	if err != nil {
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "tsv: %v", err)
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "%s: %v", kind, err)
 	}
 	if len(all) == 0 {
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "empty tsv")
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "empty %s", kind)
 	}
 	return all[0], all[1:], nil
 }
@@ -249,12 +261,12 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		if len(row) == 0 || (len(row) == 1 && strings.TrimSpace(row[0]) == "") {
 			continue
 		}
-		idx := t.get(row, "index")
+		idx := t.get(row, t.idColumn)
 		if idx == "" {
-			return nil, record.Errorf(path, line, "import", record.ErrInvalid, "row has no index")
+			return nil, record.Errorf(path, line, "import", record.ErrInvalid, "row has no %s", t.idColumn)
 		}
 		if prev, ok := seen[idx]; ok {
-			return nil, record.Errorf(path, line, "import", record.ErrDuplicate, "index %q already on line %d", idx, prev)
+			return nil, record.Errorf(path, line, "import", record.ErrDuplicate, "%s %q already on line %d", t.idColumn, idx, prev)
 		}
 		seen[idx] = line
 		rec, in, sc, err := t.row(row, idx, line)
@@ -295,6 +307,7 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 type vlmTable struct {
 	ci                  map[string]int // column → first position
 	path, dataset       string
+	idColumn            string // the column naming items: index, or what --item-id names
 	hasScore, hasAnswer bool
 	opt                 Options
 }
@@ -312,7 +325,13 @@ func newVLMTable(header []string, path string, opt Options) (*vlmTable, error) {
 	colErr := func(format string, a ...any) error {
 		return record.Errorf(path, 1, "import", record.ErrFormat, format, a...)
 	}
-	for _, need := range []string{"index", "prediction"} {
+	switch t.idColumn = opt.ItemKey; {
+	case opt.byDoc():
+		t.idColumn = "index"
+	case opt.ItemKey == "question":
+		t.idColumn = "question_id"
+	}
+	for _, need := range []string{t.idColumn, "prediction"} {
 		if _, ok := t.ci[need]; !ok {
 			return nil, colErr("no %q column (columns: %q)", need, header)
 		}
@@ -334,7 +353,7 @@ func newVLMTable(header []string, path string, opt Options) (*vlmTable, error) {
 		return nil, colErr("no \"score\" column: this is a prediction file, not the _score file VLMEvalKit's evaluation writes beside it ({model}_{dataset}_score.xlsx); import that file, or pass --rescore text to score the predictions here by option letter or text")
 	}
 	if t.dataset == "" {
-		t.dataset = vlmDataset(path)
+		t.dataset = vlmDataset(path, opt.Model)
 	}
 	return t, nil
 }
@@ -364,7 +383,7 @@ func (t *vlmTable) row(row []string, idx string, line int) (record.Record, resco
 	rec.Task = t.dataset
 	rec.QuestionID = t.get(row, "question_id")
 	rec.Category = t.get(row, "task_type", "category", "sub_category", "domain")
-	rec.Duration = t.get(row, "duration")
+	rec.Duration = t.opt.Durations.group(t.get(row, "duration")) // MLVU's table gives seconds
 	rec.Prediction = t.get(row, "prediction")
 	rec.Answer = t.get(row, "answer")
 	var cands []string
@@ -430,8 +449,11 @@ func (t *vlmTable) verdict(rec *record.Record, row []string, sc float64, rowErr 
 		switch {
 		case sc == 1:
 			rec.Correct = boolPtr(true)
-		case sc == 0 || sc < 0 || math.IsNaN(sc):
-			rec.Correct = boolPtr(false) // -1 or empty: VLMEvalKit found no verdict
+		case sc == 0:
+			rec.Correct = boolPtr(false)
+		case sc < 0 || math.IsNaN(sc):
+			rec.Correct = boolPtr(false) // -1 or empty: VLMEvalKit found no verdict (no option in the reply)
+			rec.Unparsed = true
 		default:
 			return rowErr("score %v is not 1, 0 or -1: not a multiple-choice verdict (an open-ended score needs --open-ended --correct-from score)", sc)
 		}
@@ -553,16 +575,40 @@ func vlmStem(path string) string {
 	return strings.TrimSuffix(stem, "_score")
 }
 
-// vlmDataset finds the dataset in `{model}_{dataset}[_score].xlsx`: the known dataset names with their
-// config suffix (Video-MME_64frame_subs), else the whole stem.
-func vlmDataset(path string) string {
+// vlmDataset finds the dataset, the records' split, in `{model}_{dataset}[_score].xlsx`: from a known
+// dataset name on (Video-MME, MVBench), else the stem without the model's name when it is given;
+// without the frame budget, which is the config (Video-MME_16frame and Video-MME_64frame are one
+// split, Video-MME; Video-MME_64frame_subs is Video-MME_subs).
+func vlmDataset(path, model string) string {
 	stem := vlmStem(path)
+	known := false
 	for _, d := range []string{"Video-MME", "MVBench"} {
 		if i := strings.Index(stem, d); i >= 0 {
-			return stem[i:]
+			stem, known = stem[i:], true
+			break
 		}
 	}
+	if !known && model != "" {
+		stem = strings.TrimPrefix(stem, model+"_")
+	}
+	if m := budgetPart.FindStringSubmatchIndex(stem); m != nil {
+		stem = stem[:m[0]] + stem[m[4]:] // keep the "_" (or end) after the budget
+	}
 	return stem
+}
+
+// budgetPart is a VLMEvalKit dataset config's budget: `_16frame`, `_1fps`, `_0.5fps`, followed by
+// another part or the end.
+var budgetPart = regexp.MustCompile(`_(\d+frame|\d+(?:\.\d+)?fps)(_|$)`)
+
+// VLMEvalKitBudget is the budget part of a VLMEvalKit file name (`16frame`, `1fps`), the config id an
+// import takes when none is given; ok is false when the name has none.
+func VLMEvalKitBudget(path string) (string, bool) {
+	m := budgetPart.FindStringSubmatch(vlmStem(path))
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }
 
 var frameSuffix = regexp.MustCompile(`_(\d+)frame(?:_nopack)?(?:_subs|_nosubs)?$`)

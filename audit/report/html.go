@@ -32,6 +32,7 @@ td:first-child,th:first-child{text-align:left}
 tr:hover td{background:#f9fafb}
 .ok{color:var(--ok);fill:var(--ok)} .bad{color:var(--bad);fill:var(--bad)} .muted{color:var(--muted)}
 .note{background:#fff8e6;border-left:4px solid #f0b429;padding:10px 14px;border-radius:6px;font-size:13.5px;margin:8px 0}
+.warn{background:#fde8e8;border-left:4px solid var(--bad);padding:10px 14px;border-radius:6px;font-size:14px;margin:8px 0;color:#7a1f1f}
 svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
 svg .tick{font-size:11px;fill:#7b8794} svg .axis{font-size:12px;fill:#52606d}
 svg .val{font-size:12px;font-weight:600;fill:#1f2933} svg .cfg{font-size:12.5px;font-weight:600;fill:#1f2933}
@@ -59,6 +60,7 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 	}
 	p(`</p></header><main>`)
 	cards(&b, r)
+	warnings(&b, r.Warnings)
 	for _, n := range r.Notes {
 		p(`<div class="note">%s</div>`, esc(n))
 	}
@@ -70,6 +72,9 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 	}
 	if r.Items > 0 {
 		p(`<section><h2>Accuracy per configuration, and what each step changed</h2><p class="lead">The aggregate curve (blue) hides the flows under it: for every step to the next configuration, green bars count the items it rescued and red bars the items it harmed. The dashed line is the item-level oracle.</p>%s%s</section>`, accuracyChart(r), configLegend(r))
+		if u := r.Unparsed; u != nil && u.Count > 0 {
+			p(`<section><h2>Unparsed answers</h2><p class="lead">Replies that named no option letter. They count as wrong in every number of this report (every item stays in the denominator, as lmms-eval counts them); the accuracy over the parsed answers alone (Video-MME's official denominator) is beside it. A configuration mostly unparsed measures the answer parser, not the model.</p>%s</section>`, unparsedTable(r))
+		}
 		if fc := flowChart(r); fc != "" {
 			p(`<section><h2>Flows between configurations</h2><p class="lead">Each column splits the %d paired items into correct (green) and wrong (grey); the bands show where items go at the next configuration.</p>%s</section>`, r.Items, fc)
 		}
@@ -95,8 +100,12 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 		p(`</section>`)
 	}
 	if cr := r.Cascade; cr != nil {
-		p(`<section><h2>Confidence cascade</h2><p class="lead">Start at the smallest budget and escalate while the confidence is below τ; the curve sweeps τ over %d thresholds. Shared cost counts distinct frames decoded (%s).</p>%s%s</section>`,
-			cr.TauCount, esc(cr.SharedCostBasis), cascadeChart(cr), cascadeTables(cr))
+		warn := ""
+		if u := cascadeUnparsed(r); u != "" {
+			warn = `<div class="warn"><b>Warning:</b> the cascade's budgets hold unparsed answers (` + esc(u) + `): its accuracy and saving are partly the answer parser's.</div>`
+		}
+		p(`<section><h2>Confidence cascade</h2><p class="lead">Start at the smallest budget and escalate while the confidence is below τ; the curve sweeps τ over %d thresholds. Shared cost counts distinct frames decoded (%s).</p>%s%s%s</section>`,
+			cr.TauCount, esc(cr.SharedCostBasis), warn, cascadeChart(cr), cascadeTables(cr))
 	}
 	if oc := r.OnlineCascade; oc != nil {
 		p(`<section><h2>Online confidence cascade</h2><p class="lead">Run live by <code>framesweep sweep --cascade</code>: each item was asked at %v frames in turn while its confidence stayed below %.4g; frames decoded once per video and shared across steps. <code>framesweep cascade RUN --offline FULL_RUN</code> compares it with each fixed budget on the same items.</p>%s</section>`,
@@ -142,7 +151,11 @@ func cards(b *strings.Builder, r *audit.Result) {
 		card("Sampling recovery", P(r.SamplingRecoveryRate)+"%", "of terminal regressions")
 	}
 	if r.Cascade != nil && r.Cascade.SharedCostSaving != nil {
-		card("Cascade saving", P(r.Cascade.SharedCostSaving)+"%", "shared frames vs "+esc(r.Cascade.Reference))
+		if cascadeUnparsed(r) != "" {
+			card("Cascade saving", `<span class="bad">`+P(r.Cascade.SharedCostSaving)+"%</span>", `<span class="bad">over unparsed answers: see the warning</span>`)
+		} else {
+			card("Cascade saving", P(r.Cascade.SharedCostSaving)+"%", "shared frames vs "+esc(r.Cascade.Reference))
+		}
 	}
 	b.WriteString(`</div>`)
 }
@@ -350,6 +363,47 @@ func onlineTable(oc *audit.OnlineCascade) string {
 	}
 	if oc.Unfinish > 0 || oc.Errors > 0 {
 		fmt.Fprintf(&b, `<div class="note">%d items still escalating (an interrupted run), %d ended in an error record.</div>`, oc.Unfinish, oc.Errors)
+	}
+	return b.String()
+}
+
+// warnings writes the audit's warnings, before anything else of the report.
+func warnings(b *strings.Builder, ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(b, `<div class="warn"><b>Warning:</b> %s</div>`, esc(w))
+	}
+}
+
+// cascadeUnparsed lists the cascade's budgets that hold unparsed answers with their share ("" when
+// none does).
+func cascadeUnparsed(r *audit.Result) string {
+	if r.Cascade == nil {
+		return ""
+	}
+	return strings.Join(r.Cascade.UnparsedBudgets(), ", ")
+}
+
+// unparsedTable is every multiple-choice config's unparsed answers: count, share, the accuracy as
+// counted (unparsed wrong) and over the parsed answers alone.
+func unparsedTable(r *audit.Result) string {
+	u := r.Unparsed
+	var b strings.Builder
+	b.WriteString(`<table><tr><th>configuration</th><th>answers</th><th>unparsed</th><th>share %</th><th>accuracy</th><th>accuracy over parsed</th></tr>`)
+	for _, id := range r.MCConfigs {
+		cls := ""
+		if u.Share[id] >= audit.MostlyUnparsed {
+			cls = ` class="bad"`
+		}
+		fmt.Fprintf(&b, `<tr><td>%s</td><td>%d</td><td%s>%d</td><td%s><b>%s</b></td><td>%s</td><td>%s</td></tr>`,
+			esc(id), r.Items, cls, u.ByConfig[id], cls, F1(u.Share[id]), F1(r.Accuracy[id]), P(u.AccuracyParsed[id]))
+	}
+	b.WriteString(`</table>`)
+	if len(u.Flows) > 0 {
+		b.WriteString(`<p class="lead">Flows between adjacent configurations that go from or to an unparsed answer:</p><table><tr><th>from → to</th><th>rescued from unparsed</th><th>harmed into unparsed</th></tr>`)
+		for _, f := range u.Flows {
+			fmt.Fprintf(&b, `<tr><td>%s → %s</td><td>%d</td><td>%d</td></tr>`, esc(f.From), esc(f.To), f.Rescued, f.Harmed)
+		}
+		b.WriteString(`</table>`)
 	}
 	return b.String()
 }

@@ -32,6 +32,7 @@ var markdownSections = []func(p mdPrinter, r *audit.Result, opt Options){
 	mdHeader,
 	mdHarness,
 	mdCore,
+	mdUnparsed,
 	mdCascade,
 	mdOnline,
 	mdIsoCompute,
@@ -48,6 +49,9 @@ func mdHeader(p mdPrinter, r *audit.Result, opt Options) {
 		p(" (%s)", mdEsc(strings.Join(opt.Sources, ", ")))
 	}
 	p(".\n\n")
+	for _, w := range r.Warnings {
+		p("> **Warning:** %s\n\n", w)
+	}
 	if r.DroppedItems.Count > 0 {
 		p("> %s\n\n", r.DroppedItems.Reason)
 	}
@@ -193,4 +197,18 @@ func mdProtocol(p mdPrinter, r *audit.Result, _ Options) {
 	for _, q := range r.ProtocolAgreement {
 		p("%s\n", mdProtocolRow(q))
 	}
+}
+
+// mdUnparsed writes every config's unparsed answers, when there are any.
+func mdUnparsed(p mdPrinter, r *audit.Result, _ Options) {
+	u := r.Unparsed
+	if u == nil || u.Count == 0 || r.Items == 0 {
+		return
+	}
+	p("## Unparsed answers\n\nReplies that named no option letter: counted wrong everywhere above; the accuracy over the parsed answers alone beside it.\n\n")
+	p("| config | answers | unparsed | share %% | accuracy | accuracy over parsed |\n|---|---|---|---|---|---|\n")
+	for _, id := range r.MCConfigs {
+		p("| %s | %d | %d | %s | %s | %s |\n", mdEsc(id), r.Items, u.ByConfig[id], F1(u.Share[id]), F1(r.Accuracy[id]), P(u.AccuracyParsed[id]))
+	}
+	p("\n")
 }

@@ -71,6 +71,7 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	}
 	p(`</p></header><main>`)
 	modelsCards(&b, r)
+	warnings(&b, r.Warnings)
 	for _, n := range r.Notes {
 		p(`<div class="note">%s</div>`, esc(n))
 	}
@@ -359,6 +360,9 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	mg := r.MatchedGrid
 	p("# %s\n\n%d models (%s); matched grid: %s; %d items (%d dropped).\n\n", mdEsc(opt.title()), len(r.Models), mdEsc(strings.Join(modelNames(r.Models), ", ")),
 		mdEsc(strings.Join(mg.Configs, ", ")), mg.Items, mg.Dropped)
+	for _, w := range r.Warnings {
+		p("> **Warning:** %s\n\n", w)
+	}
 	for _, n := range r.Notes {
 		p("> %s\n\n", n)
 	}

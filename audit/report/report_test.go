@@ -278,3 +278,59 @@ func TestReportsShowOnlineCascade(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLUnparsedWarns: a config whose answers named no option letter makes the report warn before
+// anything else, show the unparsed share per config, and mark the cascade's saving.
+func TestHTMLUnparsedWarns(t *testing.T) {
+	recs := audit.Synthetic(200, 3)
+	opt := audit.DefaultOptions()
+	opt.Resamples = 0
+	clean, err := audit.Analyze(recs, opt)
+	if err != nil || clean.Cascade == nil || clean.Cascade.SharedCostSaving == nil {
+		t.Fatalf("the synthetic records give no cascade saving: %v", err)
+	}
+	top := clean.Cascade.Budgets[len(clean.Cascade.Budgets)-1].Config
+	n := 0
+	for i := range recs {
+		if recs[i].Config == top && recs[i].Correct != nil && !*recs[i].Correct {
+			recs[i].Unparsed, recs[i].Prediction = true, ""
+			n++
+		}
+	}
+	res, err := audit.Analyze(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unparsed.ByConfig[top] != n || n == 0 {
+		t.Fatalf("unparsed %v, want %d in %s", res.Unparsed.ByConfig, n, top)
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	h := buf.String()
+	share := F1(res.Unparsed.Share[top])
+	for _, want := range []string{"<h2>Unparsed answers</h2>", "<b>" + share + "</b>", P(res.Unparsed.AccuracyParsed[top])} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if res.Cascade != nil && res.Cascade.SharedCostSaving != nil && !strings.Contains(h, "over unparsed answers: see the warning") {
+		t.Errorf("the cascade saving card does not say it is over unparsed answers")
+	}
+	if len(res.Warnings) > 0 {
+		w := strings.Index(h, `<div class="warn">`)
+		if w < 0 || w > strings.Index(h, "<section>") {
+			t.Errorf("the warning is not shown before the sections")
+		}
+	} else if res.Unparsed.Share[top] >= audit.MostlyUnparsed {
+		t.Errorf("no warning for %s at %.0f%% unparsed", top, res.Unparsed.Share[top])
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Unparsed answers") {
+		t.Errorf("markdown lacks the unparsed table")
+	}
+}

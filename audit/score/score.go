@@ -84,7 +84,8 @@ func tokenF1(p, r []string) float64 {
 }
 
 // OptionLetter extracts a single option letter from an answer such as "B", "(B)", "B.", "B) text",
-// "Answer: B"; it returns "" when there is none.
+// "Answer: B"; it returns "" when there is none, and for the English words "A" and "I" before a
+// lower-case word ("A dog", "I cannot tell").
 func OptionLetter(s string) string {
 	if len(s) == 1 && s[0] >= 'A' && s[0] <= 'Z' {
 		return s // the common case: a parsed choice
@@ -110,6 +111,11 @@ func OptionLetter(s string) string {
 		return s[:1]
 	}
 	next := rune(s[1])
+	if unicode.IsSpace(next) && (r == 'A' || r == 'I') {
+		if rest := strings.TrimLeftFunc(s[1:], unicode.IsSpace); rest != "" && rest[0] >= 'a' && rest[0] <= 'z' {
+			return "" // the article or the pronoun: "A dog", "I cannot tell"
+		}
+	}
 	if next == ')' || next == '.' || next == ':' || next == ',' || unicode.IsSpace(next) {
 		return s[:1]
 	}

@@ -27,7 +27,9 @@ func TestTokenF1(t *testing.T) {
 }
 
 func TestOptionLetter(t *testing.T) {
-	for in, want := range map[string]string{"B": "B", "(C)": "C", "D.": "D", "A) dog": "A", "Answer: B": "B", "b": "B", "Bob": "", "": "", "42": ""} {
+	for in, want := range map[string]string{"B": "B", "(C)": "C", "D.": "D", "A) dog": "A", "Answer: B": "B", "b": "B", "Bob": "", "": "", "42": "",
+		// the English words A and I before a lower-case word are no letters
+		"I cannot tell from these frames.": "", "A dog": "", "A. dog": "A", "I": "I", "D is right": "D"} {
 		if got := OptionLetter(in); got != want {
 			t.Errorf("OptionLetter(%q) = %q, want %q", in, got, want)
 		}

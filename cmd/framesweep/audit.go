@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,6 +82,7 @@ type auditFlags struct {
 	epsilon                 *float64
 	ceilings                ceilingFlag
 	model, export           *string
+	models                  listFlag
 }
 
 // ceilingFlag collects --ceiling MODEL=FRAMES (repeatable).
@@ -120,9 +122,10 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		export:    fs.String("export", "", "also write the release (records, trajectories and tags, provenance, datasheet) to DIR"),
 	}
 	fs.Var(f.ceilings, "ceiling", "MODEL=FRAMES: configs with more frames are beyond that model's context ceiling (repeatable)")
+	fs.Var(&f.models, "models", "A,B,…: audit the records of these models only (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR|EXPORT_DIR... [--json] [--md FILE] [--html FILE] [--seed S] [--budgets 16,32,...] [--folds K]\n"+
-			"       [--ceiling MODEL=FRAMES]... [--model NAME] [--export DIR]")
+			"       [--ceiling MODEL=FRAMES]... [--model NAME | --models A,B,...] [--export DIR]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -147,7 +150,14 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(mopt.Ceilings) == 0 {
 		mopt.Ceilings = nil
 	}
-	in, err := readAuditInputs(pos, *f.export != "", *f.model)
+	models := []string(f.models)
+	switch {
+	case *f.model != "" && len(models) > 0:
+		return usageErr(stderr, "audit", "--model and --models exclude each other (--models takes one name too)")
+	case *f.model != "":
+		models = []string{*f.model}
+	}
+	in, err := readAuditInputs(pos, *f.export != "", models)
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
@@ -155,8 +165,18 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
+	// An audit of nothing is an error naming why (ids that never meet, the model that empties the
+	// matched grid), not an empty report.
+	if err := audit.CheckNotEmpty(out.single, out.multi, out.recs, mopt); err != nil {
+		return failErr(stderr, "audit", err)
+	}
 	if err := writeReports(out, f, pos); err != nil {
 		return failErr(stderr, "audit", err)
+	}
+	if *f.asJSON { // the summary on stdout shows them otherwise
+		for _, w := range out.warnings() {
+			fmt.Fprintf(stderr, "framesweep audit: warning: %s\n", w)
+		}
 	}
 	var js bytes.Buffer
 	if err := writeJSON(&js, out.value()); err != nil {
@@ -189,9 +209,9 @@ type auditInputs struct {
 	sources []export.Source
 }
 
-// readAuditInputs reads the positionals (with provenance when exporting) and keeps one model's
-// records when model is set.
-func readAuditInputs(pos []string, full bool, model string) (*auditInputs, error) {
+// readAuditInputs reads the positionals (with provenance when exporting) and keeps the records of
+// the models named (all when none is).
+func readAuditInputs(pos []string, full bool, models []string) (*auditInputs, error) {
 	in := &auditInputs{}
 	var err error
 	if full {
@@ -205,10 +225,16 @@ func readAuditInputs(pos []string, full bool, model string) (*auditInputs, error
 	} else if in.recs, err = runs.ReadAll(context.Background(), pos); err != nil {
 		return nil, err
 	}
-	if model == "" {
+	if len(models) == 0 {
 		return in, nil
 	}
-	keep := func(r *record.Record) bool { return r.Model == model }
+	have := audit.Models(in.recs)
+	for _, m := range models {
+		if !slices.Contains(have, m) {
+			return nil, fmt.Errorf("%s: no record names model %q (the records name %q)", strings.Join(pos, ","), m, have)
+		}
+	}
+	keep := func(r *record.Record) bool { return slices.Contains(models, r.Model) }
 	if full {
 		var rows []record.Full
 		var srcs []export.Source
@@ -236,9 +262,6 @@ func readAuditInputs(pos []string, full bool, model string) (*auditInputs, error
 		}
 		in.recs = kept
 	}
-	if len(in.recs) == 0 {
-		return nil, fmt.Errorf("%s: no record names model %q (--model)", strings.Join(pos, ","), model)
-	}
 	return in, nil
 }
 
@@ -247,6 +270,14 @@ type auditOutput struct {
 	single *audit.Result
 	multi  *audit.ModelsResult
 	recs   []record.Record // the records audited (a one-model --ceiling leaves configs out)
+}
+
+// warnings are the audit's warnings (every model's, each naming its model).
+func (o *auditOutput) warnings() []string {
+	if o.multi != nil {
+		return o.multi.Warnings
+	}
+	return o.single.Warnings
 }
 
 func (o *auditOutput) value() any {
@@ -394,6 +425,9 @@ func adoptManifest(fs *flag.FlagSet, pos []string) string {
 
 // printSummary is the human-readable digest printed without --json.
 func printSummary(w io.Writer, r *audit.Result) {
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
 	fmt.Fprintf(w, "paired items: %d (dropped %d)\n", r.Items, r.DroppedItems.Count)
 	if r.DroppedItems.Count > 0 {
 		fmt.Fprintf(w, "  %s\n", r.DroppedItems.Reason)
@@ -404,7 +438,11 @@ func printSummary(w io.Writer, r *audit.Result) {
 			width = max(width, len(id))
 		}
 		for _, id := range r.MCConfigs {
-			fmt.Fprintf(w, "  %-*s %6s\n", width, id, report.F1(r.Accuracy[id]))
+			fmt.Fprintf(w, "  %-*s %6s", width, id, report.F1(r.Accuracy[id]))
+			if n := r.Unparsed.ByConfig[id]; n > 0 {
+				fmt.Fprintf(w, "  (%d unparsed, %.0f%%; %s over parsed)", n, r.Unparsed.Share[id], report.P(r.Unparsed.AccuracyParsed[id]))
+			}
+			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "best fixed %s (%s), oracle %s, headroom %s %s\n", report.P(r.BestFixed), r.BestFixedConfig,
 			report.P(r.OracleAccuracy), report.P(r.OracleHeadroom), report.CI(r.OracleHeadroomCI))
@@ -493,6 +531,11 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
+	if c != nil {
+		if parts := c.UnparsedBudgets(); len(parts) > 0 {
+			fmt.Fprintf(stderr, "framesweep cascade: warning: %s\n", audit.CascadeUnparsedWarning(parts))
+		}
+	}
 	if c == nil || c.Items == 0 {
 		if c != nil && c.DroppedReason != "" {
 			why += " (" + c.DroppedReason + ")"
@@ -577,6 +620,9 @@ func onlineCascade(oc *audit.OnlineCascade, recs []record.Record, offline, htmlO
 // printModelsSummary is the digest of a multi-model audit printed without --json.
 func printModelsSummary(w io.Writer, r *audit.ModelsResult) {
 	mg := r.MatchedGrid
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
 	fmt.Fprintf(w, "%d models, matched grid %s: %d items (dropped %d)\n", len(r.Models), strings.Join(mg.Configs, " "), mg.Items, mg.Dropped)
 	for _, m := range mg.OverCeiling {
 		fmt.Fprintf(w, "  over the ceiling: %s of %s (%s %s)\n", m.Config, m.Model, m.Source, ceilingLimit(m))

@@ -258,6 +258,17 @@ func TestImportVLMEvalKitCLI(t *testing.T) {
 	if rc != exitOK || !strings.Contains(out, `"frames":8`) {
 		t.Errorf("--frames wins: %s", out)
 	}
+	// Without --config the budget is the config, and the split is the dataset without it.
+	rc, out, errs = runAuditCLI("import", "vlmevalkit", p)
+	if rc != exitOK || !strings.Contains(out, `"config":"16frame"`) || !strings.Contains(out, `"task":"Video-MME"`) || !strings.Contains(errs, "config 16frame from the file name") {
+		t.Errorf("default config: rc %d\n%s\n%s", rc, out, errs)
+	}
+	// A CSV (VLMEvalKit's EVAL_FORMAT=csv, pandas' to_csv) is read as CSV.
+	c := filepath.Join(dir, "Qwen2-VL_Video-MME_16frame_score.csv")
+	os.WriteFile(c, []byte("index,prediction,answer,score\n0,A,A,1\n1,B,A,0\n"), 0o644)
+	if rc, out, errs = runAuditCLI("import", "vlmevalkit", c, "--no-check"); rc != exitOK || strings.Count(out, "\n") != 2 {
+		t.Errorf("csv: rc %d\n%s\n%s", rc, out, errs)
+	}
 }
 
 // TestImportFramesValidated: the budget and size flags are checked, not stored as given: an explicit
@@ -277,6 +288,8 @@ func TestImportFramesValidated(t *testing.T) {
 		{[]string{"--width", "0", "--height", "448"}, "want sides in 1..65536"},
 		{[]string{"--width", "448", "--height", "100000"}, "want sides in 1..65536"},
 		{[]string{"--frames", "8.5"}, `invalid value "8.5" for flag -frames`},
+		{[]string{"--max-pixels", "0"}, "--max-pixels 0: want 1..4294967296"},
+		{[]string{"--max-pixels", "100", "--text-only"}, "--max-pixels with --text-only"},
 	} {
 		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
 		if rc != exitUsage || out != "" || !strings.Contains(errs, c.msg) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
@@ -290,6 +303,7 @@ func TestImportFramesValidated(t *testing.T) {
 		{[]string{"--frames", "131072"}, `"config_meta":{"frames":131072}`},
 		{[]string{"--text-only", "--frames", "0"}, `"config_meta":{"frames":0,"text_only":true}`},
 		{[]string{"--text-only"}, `"config_meta":{"text_only":true}`},
+		{[]string{"--frames", "16", "--max-pixels", "200704"}, `"config_meta":{"frames":16,"max_pixels":200704}`},
 	} {
 		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
 		if rc != exitOK || !strings.Contains(out, c.meta) {

@@ -13,47 +13,70 @@ import (
 	"github.com/framesweep/framesweep/sampler"
 )
 
+// maxImportPixels bounds --max-pixels: one frame of geom.MaxSide × geom.MaxSide.
+const maxImportPixels = geom.MaxSide * geom.MaxSide
+
 // importFlags are `framesweep import`'s flags.
 type importFlags struct {
-	config, policy, task, itemID, correctFrom, predField, answerField, rescore string
-	model                                                                      string
-	frames, width, height                                                      int
-	textOnly, openEnded, noCheck                                               bool
+	config, policy, task, itemID, itemPrefix, correctFrom, predField, answerField, rescore string
+	model, durationBins                                                                    string
+	frames, width, height, maxPixels                                                       int
+	textOnly, openEnded, noCheck                                                           bool
 }
 
 func (f *importFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.config, "config", "", "config id of every imported record (required)")
+	fs.StringVar(&f.config, "config", "", "config id of every imported record (required; VLMEvalKit: default the budget in the file name, e.g. 16frame)")
 	fs.IntVar(&f.frames, "frames", 0, fmt.Sprintf("frames fed per item under this config, 1..%d (VLMEvalKit: default from a {N}frame file name)", sampler.MaxBudget))
 	fs.BoolVar(&f.textOnly, "text-only", false, "the config fed no visual input (cost 0)")
 	fs.IntVar(&f.width, "width", 0, fmt.Sprintf("frame width in pixels, 1..%d", geom.MaxSide))
 	fs.IntVar(&f.height, "height", 0, fmt.Sprintf("frame height in pixels, 1..%d", geom.MaxSide))
+	fs.IntVar(&f.maxPixels, "max-pixels", 0, fmt.Sprintf("the config's per-frame pixel budget (Qwen max_pixels), 1..%d: without --width/--height it prices the config (frames × max-pixels)", maxImportPixels))
 	fs.StringVar(&f.policy, "policy", "", "sampling policy of the config (uniform, random, …)")
 	fs.StringVar(&f.task, "task", "", "lmms-eval task or VLMEvalKit dataset name (default: from the file name)")
-	fs.StringVar(&f.itemID, "item-id", "doc", "lmms-eval item key: doc (<task>:<doc_id>) or question (question_id)")
+	fs.StringVar(&f.itemID, "item-id", "doc", "what names an item: doc (lmms-eval <task>:<doc_id>, VLMEvalKit index), question (the benchmark's question_id), or a field (lmms-eval dotted path, e.g. doc_id) or column")
+	fs.StringVar(&f.itemPrefix, "item-prefix", "", "put this before every item id (e.g. videomme: to pair VLMEvalKit's 0 with lmms-eval's videomme:0)")
 	fs.BoolVar(&f.openEnded, "open-ended", false, "score answers with Token-F1 against the target instead of exact match (with --correct-from: the field is a score in [0,1])")
 	fs.StringVar(&f.correctFrom, "correct-from", "", "verdict field of a payload the importer does not know: a dotted path (lmms-eval) or a column (VLMEvalKit) holding true/false or 1/0")
 	fs.StringVar(&f.predField, "pred-field", "", "with --answer-field: score a payload the importer does not know by exact match of these two fields")
 	fs.StringVar(&f.answerField, "answer-field", "", "the gold answer field for --pred-field")
 	fs.StringVar(&f.rescore, "rescore", "", "text: replace the harness's verdicts with option letter/option text matching here (reports how many changed)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not compare with the harness's own results file beside FILE")
+	fs.StringVar(&f.durationBins, "duration-bins", "videomme", "group durations given in seconds (MLVU): videomme (short ≤ 120 s < medium ≤ 900 s < long), none, edges in seconds (120,900), or NAME:EDGE,…,NAME")
 	fs.StringVar(&f.model, "model", "", "the model that answered: its name on every record (needed when the records of several models are audited together)")
 }
 
-// check reports a usage error in the flags (set: the flags given), "" when there is none.
-func (f *importFlags) check(set map[string]bool) string {
+// badBins is the usage error of --duration-bins, "" when it parses.
+func badBins(s string) string {
+	if _, err := importers.ParseDurationBins(s); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// check reports a usage error in the flags (set: the flags given), "" when there is none; needConfig:
+// the format takes its config from --config alone.
+func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 	switch {
-	case f.config == "":
+	case f.config == "" && needConfig:
 		return "--config is required"
 	case set["width"] != set["height"]:
 		return "--width and --height go together"
 	case set["width"] && (f.width < 1 || f.width > geom.MaxSide || f.height < 1 || f.height > geom.MaxSide):
 		return fmt.Sprintf("--width %d --height %d: want sides in 1..%d", f.width, f.height, geom.MaxSide)
+	case set["max-pixels"] && (f.maxPixels < 1 || f.maxPixels > maxImportPixels):
+		return fmt.Sprintf("--max-pixels %d: want 1..%d", f.maxPixels, maxImportPixels)
+	case badBins(f.durationBins) != "":
+		return badBins(f.durationBins)
+	case set["max-pixels"] && f.textOnly:
+		return "--max-pixels with --text-only"
 	case f.textOnly && set["frames"] && f.frames != 0:
 		return fmt.Sprintf("--text-only with --frames %d", f.frames)
 	case !f.textOnly && set["frames"] && (f.frames < 1 || f.frames > sampler.MaxBudget):
 		return fmt.Sprintf("--frames %d: want 1..%d frames (--text-only for none)", f.frames, sampler.MaxBudget)
-	case f.itemID != "doc" && f.itemID != "question":
-		return "--item-id is doc or question"
+	case strings.TrimSpace(f.itemID) == "" || strings.TrimSpace(f.itemID) != f.itemID:
+		return fmt.Sprintf("--item-id %q: want doc, question, or a field or column name", f.itemID)
+	case strings.ContainsAny(f.itemPrefix, "\n\r"):
+		return "--item-prefix: want one line"
 	case (f.predField == "") != (f.answerField == ""):
 		return "--pred-field and --answer-field go together"
 	case f.correctFrom != "" && f.predField != "":
@@ -83,10 +106,14 @@ func (f *importFlags) options(haveFrames bool) importers.Options {
 	if f.width > 0 {
 		meta.Width, meta.Height = &f.width, &f.height
 	}
-	if !haveFrames && !f.textOnly && f.width == 0 && f.policy == "" {
+	if f.maxPixels > 0 {
+		meta.MaxPixels = &f.maxPixels
+	}
+	if !haveFrames && !f.textOnly && f.width == 0 && f.maxPixels == 0 && f.policy == "" {
 		meta = nil // nothing known about the config
 	}
-	return importers.Options{Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, OpenEnded: f.openEnded,
+	bins, _ := importers.ParseDurationBins(f.durationBins) // checked by check
+	return importers.Options{Durations: bins, Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
 		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
@@ -94,9 +121,12 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("import", stderr)
 	var f importFlags
 	f.register(fs)
+	var tf tableFlags
+	tf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--policy P]\n"+
-			"       [--task T] [--item-id doc|question] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
+		fmt.Fprintln(stderr, tableUsage)
+		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
+			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -104,22 +134,34 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return flagParseStatus(err)
 	}
 	if len(pos) != 2 {
-		return usageErr(stderr, "import", "need a format (lmms-eval or vlmevalkit) and one FILE")
+		return usageErr(stderr, "import", "need a format (lmms-eval, vlmevalkit or table) and one FILE")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	kind, path := pos[0], pos[1]
+	if kind == "table" {
+		return runImportTable(path, &f, &tf, set, stdout, stderr)
+	}
+	if bad := tf.onlyTable(set); bad != "" {
+		return usageErr(stderr, "import", "%s", bad)
+	}
 	read := map[string]func(io.Reader, string, importers.Options) (*importers.Result, error){
 		"lmms-eval": importers.LmmsEval, "vlmevalkit": importers.VLMEvalKit,
 	}[kind]
 	if read == nil {
-		return usageErr(stderr, "import", "unknown format %q (lmms-eval or vlmevalkit)", kind)
+		return usageErr(stderr, "import", "unknown format %q (lmms-eval, vlmevalkit or table)", kind)
 	}
-	if bad := f.check(set); bad != "" {
+	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
+	if kind == "vlmevalkit" && f.config == "" {
+		if b, ok := importers.VLMEvalKitBudget(path); ok {
+			f.config = b // the budget is the config; the split is the dataset without it
+			say("config %s from the file name (pass --config to name it)", b)
+		}
+	}
+	if bad := f.check(set, true); bad != "" {
 		return usageErr(stderr, "import", "%s", bad)
 	}
 	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
-	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
 	if kind == "vlmevalkit" && !haveFrames && !f.textOnly {
 		if n, ok := importers.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
 			f.frames, haveFrames = n, true

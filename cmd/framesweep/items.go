@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/framesweep/framesweep/items"
@@ -10,7 +11,7 @@ import (
 )
 
 const itemsUsage = "usage: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]\n" +
-	"       [--map FIELD=KEY]... [--ignore KEY]... [--references MULTIREF.json] [--turns last|all] (avsd)"
+	"       [--map FIELD=KEY]... [--ignore KEY]... [--template NAME|none] [--references MULTIREF.json] [--turns last|all] (avsd)"
 
 // keyMapFlag is --map FIELD=KEY, repeatable: the release's key (or column) of a field it names otherwise.
 type keyMapFlag map[string]string
@@ -56,6 +57,7 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&ignore, "ignore", "KEY: a key or column of the release to leave out knowingly; repeatable")
 	refs := fs.String("references", "", "avsd: the test set's multi-reference answers (test_set4DSTC7-AVSD_multiref.json)")
 	turns := fs.String("turns", items.AVSDTurnsLast, "avsd: last (each dialog's last turn, as DSTC7 scores) or all (every answered turn)")
+	template := fs.String("template", "", "prompt template of the multiple-choice items (default: the benchmark's: videomme, mlvu; none: the sweep's --template decides)")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\n\nflags:\n", itemsUsage); fs.PrintDefaults() }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -76,9 +78,11 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "--references and --turns are for the avsd format")
 	case *turns != items.AVSDTurnsLast && *turns != items.AVSDTurnsAll:
 		return usageErr(stderr, name, "--turns %q: want last or all", *turns)
+	case *template != "" && *template != items.TemplateNone && !slices.Contains(llm.TemplateIDs, *template):
+		return usageErr(stderr, name, "--template %q: want %s or none", *template, strings.Join(llm.TemplateIDs, ", "))
 	}
 	its, res, err := items.Import(pos[1], items.ImportOptions{Format: pos[0], Videos: *videos, KeepMissing: *keep,
-		Map: keys, Ignore: ignore, Templates: llm.TemplateIDs, References: *refs, Turns: *turns})
+		Map: keys, Ignore: ignore, Templates: llm.TemplateIDs, References: *refs, Turns: *turns, Template: *template})
 	if err != nil {
 		return failErr(stderr, name, err)
 	}

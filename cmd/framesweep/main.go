@@ -44,7 +44,7 @@ var commands = map[string]command{
 	// analysis (audit/)
 	"audit":   {"item-level scaling audit of records: metrics, flows, cascade, interventions; --json/--html/--md", runAudit},
 	"cascade": {"confidence cascade over budgets: τ sweep, shared frame cost, cross-fitted folds", runCascade},
-	"import":  {"convert lmms-eval logs or VLMEvalKit predictions to canonical records (JSONL on stdout)", runImport},
+	"import":  {"convert lmms-eval logs, VLMEvalKit predictions or a study's per-item table (import table) to canonical records (JSONL on stdout)", runImport},
 
 	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize, peers", runBench},
 	"version": {"print the engine and library versions", runVersion},
