@@ -157,11 +157,16 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "%v", err)
 	}
 	o.Log, o.Progress = sweepLogging(stderr, f.logFormat)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if !o.Resume { // refuse an existing RUN before reading anything or loading the model
+		if err := runs.CheckNew(ctx, o.Out); err != nil {
+			return failErr(stderr, name, err)
+		}
+	}
 	if err := f.load(&o); err != nil {
 		return failErr(stderr, name, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	if f.cacheLoc != "" {
 		if o.Cache, err = cache.Open(ctx, f.cacheLoc); err != nil {
 			return failErr(stderr, name, err)
