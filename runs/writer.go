@@ -130,7 +130,14 @@ func openInfo(ctx context.Context, rs runStore, o WriterOptions) (*Info, []strin
 	if err := SameSweep(prev, o.Info); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", o.Loc, err)
 	}
-	return prev, LibraryWarnings(prev.Libraries, o.Info.Libraries), nil
+	warnings := LibraryWarnings(prev.Libraries, o.Info.Libraries)
+	if prev.VideoRoot != "" && prev.VideoRoot != o.Info.VideoRoot {
+		// The videos are elsewhere now (another machine, a moved tree): records keep naming them
+		// relative to the root, and run.json says where the root is now.
+		warnings = append(warnings, fmt.Sprintf("video root %s in the previous session, %s now", prev.VideoRoot, o.Info.VideoRoot))
+		prev.VideoRoot = o.Info.VideoRoot
+	}
+	return prev, warnings, nil
 }
 
 // Info is run.json as this session wrote it (the RUN's, with this session last).

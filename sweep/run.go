@@ -111,7 +111,7 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	}
 	defer w.Close(ctx, runs.SessionEnd{}) // a session that failed early; nothing after the Close below
 	for _, msg := range w.Warnings() {
-		o.Log.Warn("libraries differ from the run's first session", "what", msg)
+		o.Log.Warn("differs from the run's previous sessions", "what", msg)
 	}
 	if cut := w.TornBytes(); cut > 0 {
 		o.Log.Warn("cut a torn last record (an interrupted write)", "file", w.Records(), "bytes", cut)

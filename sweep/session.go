@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/portable"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
@@ -20,7 +21,8 @@ type session struct {
 	scratch  string       // the scratch store's directory ("" with --cache)
 	sum      *Summary
 	stop     <-chan struct{}
-	runtime  runs.Runtime    // the runtime as run.json records it
+	runtime  runs.Runtime    // the runtime as records name it: model files by name, their digests beside
+	videos   videoNames      // how records name videos
 	model    modelFields     // the model every record names
 	ladder   *ladder         // online cascade: the steps and where each item stands; nil for a fixed grid
 	ctx      context.Context // the session's: its end leaves the pairs in flight to --resume
@@ -36,7 +38,9 @@ type session struct {
 // session clears at its start and removes at its end) and, for an online cascade, every item's
 // position from the records already in the RUN.
 func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*sampler.Config) (*session, error) {
-	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: w.Info().Runtime,
+	rt := w.Info().Runtime
+	rt.Spec = portable.Spec(rt.Spec, rt.ModelSHA256) // a RUN begun before names replaced paths
+	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: rt, videos: videoNames{w.Info().VideoRoot},
 		model: describeModel(ctx, o, w.Info().Runtime.ModelSHA256),
 		sum:   &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
 	if s.store == nil {
@@ -166,4 +170,18 @@ func (s *session) dropScratch(ctx context.Context, keys []string) {
 			s.o.Log.Warn("scratch input not removed", "key", k, "err", err)
 		}
 	}
+}
+
+// videoNames names an item's video in its records: relative to the video root (run.json's), as an
+// items file names it relative to itself; as the items file resolved it in a RUN begun before roots
+// existed (root "").
+type videoNames struct{ root string }
+
+// name is how records name video v (an items file's resolved path).
+func (vn videoNames) name(v string) string {
+	if vn.root == "" {
+		return v
+	}
+	rel, _ := portable.Rel(vn.root, v)
+	return rel
 }
