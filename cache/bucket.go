@@ -3,7 +3,9 @@ package cache
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 
 	"gocloud.dev/blob"
@@ -30,6 +32,9 @@ func OpenBucket(ctx context.Context, loc string) (*blob.Bucket, string, error) {
 	base := *u
 	base.RawQuery, base.ForceQuery, base.Fragment = "", false, ""
 	if u.Scheme == "file" {
+		if err := fileBucketDir(u.Path); err != nil {
+			return nil, "", err
+		}
 		b, err := blob.OpenBucket(ctx, loc)
 		return b, base.String(), err
 	}
@@ -50,3 +55,27 @@ func OpenBucket(ctx context.Context, loc string) (*blob.Bucket, string, error) {
 	b, err := blob.OpenBucket(ctx, loc)
 	return b, base.String(), err
 }
+
+// fileBucketDir checks the directory of a file:// URL: the driver does not create it, and its own
+// error is a bare stat.
+func fileBucketDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return &fileDirError{dir: dir, why: "is not a directory"}
+	case err != nil && os.IsNotExist(err):
+		return &fileDirError{dir: dir, why: "does not exist (a file:// store is not created: make the directory, or give its plain path, which is)", err: fs.ErrNotExist}
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// fileDirError is a file:// URL whose directory is missing or not a directory.
+type fileDirError struct {
+	dir, why string
+	err      error
+}
+
+func (e *fileDirError) Error() string { return "the directory " + e.dir + " " + e.why }
+func (e *fileDirError) Unwrap() error { return e.err }

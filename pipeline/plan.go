@@ -229,12 +229,14 @@ type FrameRequest struct {
 	// LayoutFrames is the frame count a frame-count-dependent geometry (Qwen's total-pixel cap) is
 	// computed for; 0 means len(Indices).
 	LayoutFrames int
+	// Pipeline is raw ("" too) or cached (the JPEG q75 round trip a grid's cached pipeline applies).
+	Pipeline string
 }
 
 // framesConfig names the jobs of PlanFrames in results and errors.
 var framesConfig = sampler.Config{ID: "frames"}
 
-// PlanFrames makes the job that builds r's frames of v, through the raw pipeline with o's kernel,
+// PlanFrames makes the job that builds r's frames of v, through r's pipeline with o's kernel,
 // dtype and norm: the engine's bytes for those frames, without a sampler. Its Key is "": no cache
 // key names it (it may use o.HWAccel, and v need not be hashed), so it is for sinks that do not
 // store (a MemorySink, `frames`' PNG writer); StoreSink refuses it. An index past the end is a
@@ -267,8 +269,16 @@ func PlanFrames(v Video, r FrameRequest, o Options) (*Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.Path, err)
 	}
-	spec := ro.keySpec(v, g, r.Indices, cache.PipelineRaw)
-	return ro.newJob(&framesConfig, cache.PipelineRaw, spec, plan, g, lay), nil
+	pl := r.Pipeline
+	switch pl {
+	case "":
+		pl = cache.PipelineRaw
+	case cache.PipelineRaw, cache.PipelineCached:
+	default:
+		return nil, fmt.Errorf("%w: pipeline %q (want raw or cached)", ErrOptions, r.Pipeline)
+	}
+	spec := ro.keySpec(v, g, r.Indices, pl)
+	return ro.newJob(&framesConfig, pl, spec, plan, g, lay), nil
 }
 
 // keyLibraries is the part of a cache key that names the linked libraries deciding the pixels: the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/portable"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -29,8 +30,13 @@ type Info struct {
 	// recorded: a resume then cannot check them, and says so).
 	Decoding *record.Decoding `json:"decoding,omitempty"`
 	Inputs   Inputs           `json:"inputs"`
-	Shard    string           `json:"shard,omitempty"` // i/N
-	Cascade  *Cascade         `json:"cascade,omitempty"`
+	// VideoRoot is the directory records name their videos relative to (absolute, this machine's:
+	// sweep --video-root, by default the items file's directory); "" in RUNs written before it
+	// existed, whose records name videos as the items file resolved them. Not part of what makes two
+	// sweeps the same: shards on other machines have other roots and the same relative names.
+	VideoRoot string   `json:"video_root,omitempty"`
+	Shard     string   `json:"shard,omitempty"` // i/N
+	Cascade   *Cascade `json:"cascade,omitempty"`
 	// Libraries are the linked library versions of the first run (later sessions must match them for
 	// the records to be one experiment; a mismatch is a warning, not a refusal: it names what changed).
 	Libraries map[string]string `json:"libraries"`
@@ -99,8 +105,10 @@ func SameSweep(prev, cur *Info) error {
 	if prev.Items.SHA256 != cur.Items.SHA256 {
 		diffs = append(diffs, fmt.Sprintf("items %s (%d) vs %s (%d)", prev.Items.Path, prev.Items.Count, cur.Items.Path, cur.Items.Count))
 	}
-	if prev.Runtime.Spec != cur.Runtime.Spec {
-		diffs = append(diffs, fmt.Sprintf("runtime %q vs %q", prev.Runtime.Spec, cur.Runtime.Spec))
+	// The model files are compared by name here and by digest below: the same files elsewhere are
+	// the same runtime (run.json written before names replaced paths holds paths: compared by name).
+	if ps, cs := portable.Spec(prev.Runtime.Spec, prev.Runtime.ModelSHA256), portable.Spec(cur.Runtime.Spec, cur.Runtime.ModelSHA256); ps != cs {
+		diffs = append(diffs, fmt.Sprintf("runtime %q vs %q", ps, cs))
 	}
 	for k, v := range prev.Runtime.ModelSHA256 {
 		if cur.Runtime.ModelSHA256[k] != v {

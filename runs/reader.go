@@ -1,7 +1,11 @@
 package runs
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -158,4 +162,92 @@ func isStoreRun(p string) bool {
 	}
 	st, err := os.Stat(filepath.Join(p, chunksDir))
 	return err == nil && st.IsDir()
+}
+
+// ErrNoRecord marks a pair the RUN holds no record of (Find).
+var ErrNoRecord = errors.New("no record of the pair")
+
+// Find reads the RUN's record of one (item, config) pair, provenance and all: its answer, or, when the
+// pair only failed, its last error record (record.Supersede's rule). Every line is read for its
+// item_id and config; the pair's lines are held to the record validator.
+func (r *Reader) Find(ctx context.Context, item, config string) (*record.Full, error) {
+	srcs, err := r.Sources(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.loc, err)
+	}
+	var found *record.Full
+	for _, s := range srcs {
+		rc, err := r.OpenSource(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		found, err = findIn(rc, r.Where(s), item, config, found)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%s: %w: item %q, config %q", r.loc, ErrNoRecord, item, config)
+	}
+	return found, nil
+}
+
+// findIn scans one records file for the pair, keeping an answer over an error record (prev: what
+// earlier files gave).
+func findIn(rd io.Reader, where, item, config string, prev *record.Full) (*record.Full, error) {
+	br := bufio.NewReaderSize(rd, 1<<16)
+	for line := 1; ; line++ {
+		b, err := boundedLine(br)
+		if errors.Is(err, record.ErrTooLong) {
+			return nil, record.Errorf(where, line, "read", record.ErrTooLong, "over %d bytes", record.MaxLineBytes)
+		}
+		if err != nil && err != io.EOF {
+			return nil, &record.Error{Path: where, Line: line, Op: "read", Err: err}
+		}
+		if t := bytes.TrimSpace(record.TrimBOM(b)); len(t) > 0 {
+			var key struct {
+				ItemID string `json:"item_id"`
+				Config string `json:"config"`
+			}
+			if derr := json.Unmarshal(t, &key); derr != nil {
+				return nil, record.Errorf(where, line, "parse", record.ErrSyntax, "%v", derr)
+			}
+			if key.ItemID == item && key.Config == config {
+				f := &record.Full{}
+				if derr := json.Unmarshal(t, f); derr != nil {
+					return nil, record.Errorf(where, line, "parse", record.ErrSyntax, "%v", derr)
+				}
+				f.Source = record.Source{Path: where, Line: line}
+				if verr := f.Validate(); verr != nil {
+					return nil, verr
+				}
+				if prev == nil || prev.Failed() || !f.Failed() {
+					prev = f
+				}
+			}
+		}
+		if err == io.EOF {
+			return prev, nil
+		}
+	}
+}
+
+// boundedLine reads one line without its newline, or record.ErrTooLong past record.MaxLineBytes.
+func boundedLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > record.MaxLineBytes {
+			return nil, record.ErrTooLong
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return buf, err
+		}
+		return buf[:len(buf)-1], nil
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -80,6 +81,24 @@ func OpenWriter(ctx context.Context, o WriterOptions) (_ *Writer, err error) {
 	return w, nil
 }
 
+// CheckNew refuses, as OpenWriter would and before anything costly (loading a model) is done, a
+// location that already holds a sweep or records when the session is not a resume: the same error,
+// read only (nothing is created or locked). A resume is checked by OpenWriter itself.
+func CheckNew(ctx context.Context, loc string) error {
+	if !cache.IsURL(loc) {
+		if _, err := os.Stat(loc); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+	}
+	rs, err := openRunStore(ctx, loc, false)
+	if err != nil {
+		return err
+	}
+	defer rs.close()
+	_, _, err = openInfo(ctx, rs, WriterOptions{Loc: loc})
+	return err
+}
+
 // openInfo reads or makes run.json: a new RUN gets o.Info; an existing one must be the same sweep
 // and needs Resume.
 func openInfo(ctx context.Context, rs runStore, o WriterOptions) (*Info, []string, error) {
@@ -114,6 +133,12 @@ func openInfo(ctx context.Context, rs runStore, o WriterOptions) (*Info, []strin
 	warnings := LibraryWarnings(prev.Libraries, o.Info.Libraries)
 	if w := DecodingWarning(prev, o.Info); w != "" {
 		warnings = append(warnings, w)
+	}
+	if prev.VideoRoot != "" && prev.VideoRoot != o.Info.VideoRoot {
+		// The videos are elsewhere now (another machine, a moved tree): records keep naming them
+		// relative to the root, and run.json says where the root is now.
+		warnings = append(warnings, fmt.Sprintf("video root %s in the previous session, %s now", prev.VideoRoot, o.Info.VideoRoot))
+		prev.VideoRoot = o.Info.VideoRoot
 	}
 	return prev, warnings, nil
 }

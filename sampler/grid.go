@@ -475,6 +475,9 @@ func (g *Grid) addSampler(e samplerEntry, base Request, seeds []uint64, resoluti
 	if random {
 		seedList = seeds
 	}
+	if e.preset && len(g.Spec.Resolutions) == 0 {
+		resolutions = presetResolutions(name, g.geoms)
+	}
 	for _, b := range budgets {
 		for _, seed := range seedList {
 			for _, res := range resolutions {
@@ -500,6 +503,35 @@ func (g *Grid) addSampler(e samplerEntry, base Request, seeds []uint64, resoluti
 		}
 	}
 	return nil
+}
+
+// PresetResolution is the resolution a preset's configs take when the grid (or the request) gives
+// none: the preset's own geometry (geom.ForPreset), the frames its name promises, so that
+// `presets: [qwen2.5-vl]` feeds what `ask --preset qwen2.5-vl` feeds. It is "" (the source size) for
+// the presets whose readers hand source-size frames to the model (lmms-eval, vlmevalkit, videomme)
+// and for the names geom has no geometry for.
+func PresetResolution(name string) string {
+	g, err := geom.ForPreset(name)
+	if err != nil {
+		return ""
+	}
+	if n, ok := g.(geom.Named); ok {
+		g = n.Geometry
+	}
+	if _, native := g.(geom.Native); native {
+		return ""
+	}
+	return name
+}
+
+// presetResolutions is a preset's one resolution in a grid without resolutions, its geometry added
+// to geoms.
+func presetResolutions(name string, geoms map[string]geom.Geometry) []string {
+	res := PresetResolution(name)
+	if res != "" {
+		geoms[res], _ = geom.Parse(res) // a preset name parses
+	}
+	return []string{res}
 }
 
 // checkIDs refuses two configs with the same id.
@@ -809,8 +841,11 @@ func One(name string, r Request, resolution, pipeline string) (Config, error) {
 	} else {
 		c.Policy = s.Name()
 	}
-	if resolution != "" {
-		c.geometry, _ = geom.Parse(resolution) // validated above
+	if resolution == "" && c.Preset != "" {
+		c.Resolution = PresetResolution(c.Preset) // as a grid without resolutions
+	}
+	if c.Resolution != "" {
+		c.geometry, _ = geom.Parse(c.Resolution) // validated above, or a preset's own
 	}
 	random := strings.HasPrefix(s.Name(), "random")
 	if !random {

@@ -95,7 +95,8 @@ func TestGridPlanErrors(t *testing.T) {
 		}
 	}
 	// The 4-frame nested config still works on a 20-frame video: the ladder keeps budgets that fit.
-	if !slices.Equal(failed, []string{"f64-nested-raw", "f64-uniform-raw", "f64-qwen2.5-vl-raw"}) {
+	// The preset's configs take its geometry (no resolutions given), named in their ids.
+	if !slices.Equal(failed, []string{"f64-nested-raw", "f64-uniform-raw", "f64-qwen2.5-vl-qwen2.5-vl-raw"}) {
 		t.Fatalf("failed %v", failed)
 	}
 }
@@ -288,7 +289,7 @@ func TestOneMatchesExpand(t *testing.T) {
 		}
 	}
 	d, err := One("qwen2.5-vl", Request{}, "", "")
-	if err != nil || d.ID != "default-qwen2.5-vl-raw" {
+	if err != nil || d.ID != "default-qwen2.5-vl-qwen2.5-vl-raw" || d.Resolution != "qwen2.5-vl" {
 		t.Fatalf("preset default: %+v %v", d, err)
 	}
 	if p, err := d.Plan(v); err != nil || len(p.Indices) == 0 {
@@ -315,5 +316,57 @@ func TestGridBOM(t *testing.T) {
 	}
 	if _, err := ParseGrid([]byte("\xef\xbb\xbfframes: [8.5]\npolicies: [uniform]\n")); err == nil || !strings.Contains(err.Error(), "line 1: grid: frames[0]") {
 		t.Fatalf("integer check behind a BOM: %v", err)
+	}
+}
+
+// TestPresetGeometryWithoutResolutions: a preset in a grid without resolutions gives the config the
+// grid with `resolutions: [PRESET]` gives (the preset's own geometry, the same id), for every sampler
+// preset with a geometry of its own; the presets whose readers hand source-size frames (lmms-eval,
+// vlmevalkit, videomme) keep the source size, and policies too. One (ask, serve) does the same.
+func TestPresetGeometryWithoutResolutions(t *testing.T) {
+	for _, name := range names(true) {
+		if s := registry[name]; !s.frames || s.needsFPS {
+			continue // fps-only presets: TestHarnessPresetsInGrid has one
+		}
+		implicit, err := ParseGrid([]byte("frames: [8]\npresets: [" + name + "]\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res := PresetResolution(name)
+		c := implicit.Configs[0]
+		if res == "" {
+			if c.Resolution != "" || c.Geometry() != nil {
+				t.Errorf("%s: source-size preset got resolution %q", name, c.Resolution)
+			}
+			continue
+		}
+		explicit, err := ParseGrid([]byte("frames: [8]\npresets: [" + name + "]\nresolutions: [" + res + "]\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		e := explicit.Configs[0]
+		if c.ID != e.ID || c.Resolution != e.Resolution || c.Geometry().String() != e.Geometry().String() {
+			t.Errorf("%s: implicit %s %q %v, explicit %s %q %v", name, c.ID, c.Resolution, c.Geometry(), e.ID, e.Resolution, e.Geometry())
+		}
+		one, err := One(name, Request{Frames: 8}, "", "")
+		if err != nil || one.ID != e.ID || one.Geometry().String() != e.Geometry().String() {
+			t.Errorf("%s: One gives %s %v (%v), the grid %s", name, one.ID, one.Geometry(), err, e.ID)
+		}
+	}
+	for name, want := range map[string]string{"qwen2.5-vl": "qwen2.5-vl", "qwen3-vl": "qwen3-vl", "internvl3": "internvl3",
+		"llava-onevision": "llava-onevision", "lmms-eval": "", "vlmevalkit": "", "videomme": "", "uniform": ""} {
+		if got := PresetResolution(name); got != want {
+			t.Errorf("PresetResolution(%s) = %q, want %q", name, got, want)
+		}
+	}
+	// A resolution given wins, `native` included (source-size frames under a preset).
+	g, err := ParseGrid([]byte("frames: [8]\npresets: [qwen2.5-vl]\npolicies: [uniform]\nresolutions: [native]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range g.Configs {
+		if c.Resolution != "native" {
+			t.Errorf("%s: resolution %q, want native", c.ID, c.Resolution)
+		}
 	}
 }

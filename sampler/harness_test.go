@@ -82,7 +82,8 @@ func TestHarnessPresetsInGrid(t *testing.T) {
 	for _, c := range g.Configs {
 		ids = append(ids, c.ID)
 	}
-	if !slices.Equal(ids, []string{"f16-lmms-eval_qwen2.5-vl-raw", "fps2-qwen3-vl_videomme-raw"}) {
+	// No resolutions: each preset's configs take the preset's geometry, named in their ids.
+	if !slices.Equal(ids, []string{"f16-lmms-eval_qwen2.5-vl-lmms-eval_qwen2.5-vl-raw", "fps2-qwen3-vl_videomme-qwen3-vl_videomme-raw"}) {
 		t.Fatalf("%v", ids)
 	}
 	if _, err := ParseGrid([]byte("frames: [16]\npresets: [qwen3-vl/videomme]\n")); !errors.Is(err, ErrGrid) {

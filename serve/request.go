@@ -27,7 +27,7 @@ type Request struct {
 	Frames     int     `json:"frames,omitempty"`     // frame budget (one of frames or sample_fps; neither = the sampler's default)
 	SampleFPS  float64 `json:"sample_fps,omitempty"` // fps mode
 	Seed       uint64  `json:"seed,omitempty"`       // random policies only (ignored by the others, as in a grid)
-	Resolution string  `json:"resolution,omitempty"` // geometry spec; omitted = the source size, as in a grid
+	Resolution string  `json:"resolution,omitempty"` // geometry spec; omitted = as in a grid (a preset's own geometry; a policy's source size)
 	Pipeline   string  `json:"pipeline,omitempty"`   // raw (default) | cached
 	// The grid's options: block.
 	MinFrames   int    `json:"min_frames,omitempty"`

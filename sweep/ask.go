@@ -98,7 +98,8 @@ func (s *session) request(it *items.Item) *llm.Request {
 // read, the config cannot be planned for it, a frame does not decode), and why.
 func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
 	r := s.baseRecord(it, c, v, nil)
-	r.Status, r.Error, r.ErrorKind = record.StatusError, pipeline.OneLine(err), record.ErrorInput
+	// The message names the video as the record does (not by this machine's path).
+	r.Status, r.Error, r.ErrorKind = record.StatusError, strings.ReplaceAll(pipeline.OneLine(err), it.Video, r.Video), record.ErrorInput
 	s.model.stamp(r, nil) // not the runtime's refusal: the pair never reached it
 	return r
 }
@@ -108,7 +109,7 @@ func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Vide
 	r := &record.Full{
 		Record: record.Record{ItemID: it.ItemID, Config: c.ID, Answer: it.Answer, Category: it.Category, Duration: it.Duration,
 			Task: it.Task, ConfigMeta: configMeta(c)},
-		Provenance: record.Provenance{Video: it.Video, Runtime: s.runtime.Spec, ModelSHA256: s.runtime.ModelSHA256, Decoding: s.decoding},
+		Provenance: record.Provenance{Video: s.videos.name(it.Video), Runtime: s.runtime.Spec, ModelSHA256: s.runtime.ModelSHA256, Decoding: s.decoding},
 	}
 	if v != nil {
 		r.VideoSHA256 = v.SHA256

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/portable"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
@@ -20,17 +21,20 @@ import (
 // runInfo is what this invocation would write to run.json: a resume must find the same.
 func (o *Options) runInfo() *runs.Info {
 	gd, ids := gridDigest(o.Grid)
+	digests := modelDigests(o.Spec)
 	ri := &runs.Info{
 		Format: runs.Format, Engine: version.Engine,
-		Grid:     runs.Grid{Path: o.GridPath, SHA256: gd, Configs: ids},
-		Items:    runs.Items{Path: absPath(o.Items.Path), SHA256: o.Items.SHA256, Count: len(o.Items.Items)},
-		Runtime:  runs.Runtime{Spec: o.Spec.Raw, Engine: o.Spec.Engine, ModelSHA256: modelDigests(o.Spec)},
-		Template: o.Template,
-		Decoding: o.decoding(),
+		Grid:      runs.Grid{Path: o.GridPath, SHA256: gd, Configs: ids},
+		Items:     runs.Items{Path: absPath(o.Items.Path), SHA256: o.Items.SHA256, Count: len(o.Items.Items)},
+		Template:  o.Template,
+		Decoding:  o.decoding(),
+		VideoRoot: absPath(o.VideoRoot),
 		Inputs: runs.Inputs{Kernel: kernelOf(o.Input), Stream: o.Input.Stream, OnDamaged: damagedOf(o.Input),
 			Autorot: !o.Input.NoAutorotate},
 		Libraries: o.Libraries,
-		Cascade:   o.Cascade,
+		// The model files by name (their digests beside them), never by this machine's paths.
+		Runtime: runs.Runtime{Spec: portable.Spec(o.Spec.Raw, digests), Engine: o.Spec.Engine, ModelSHA256: digests},
+		Cascade: o.Cascade,
 	}
 	if o.Cache != nil {
 		ri.Inputs.Cache = o.Cache.Location()

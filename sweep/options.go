@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,11 @@ type Options struct {
 	Spec     llm.Spec    // the runtime's spec, recorded
 	Template string      // prompt template for items that name none ("" = generic)
 	Out      string      // the RUN: a directory, or a blob URL (records as chunk objects: package runs)
-	Resume   bool        // continue the sweep RUN holds (pairs whose error is transient are asked again)
+	// VideoRoot is the directory records name videos relative to ("": the items file's directory, so
+	// that a record names its video as the items file does). A RUN begun before roots existed keeps
+	// naming videos as the items file resolved them.
+	VideoRoot string
+	Resume    bool // continue the sweep RUN holds (pairs whose error is transient are asked again)
 	// RetryErrors asks every failed pair again on a resume, whatever its error (it needs Resume).
 	RetryErrors bool
 	Jobs        int // videos in parallel (0 = 1)
@@ -160,6 +165,9 @@ func (o *Options) withDefaults() {
 	}
 	if o.InputMemory == 0 {
 		o.InputMemory = DefaultInputMemory
+	}
+	if o.VideoRoot == "" && o.Items != nil {
+		o.VideoRoot = filepath.Dir(o.Items.Path)
 	}
 	if o.Input.Stream == nil && o.Grid != nil {
 		o.Input.Stream = o.Grid.Spec.Stream // the grid's stream: key, unless the options name one

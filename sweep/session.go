@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/portable"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
@@ -22,7 +23,8 @@ type session struct {
 	scratch  string       // the scratch store's directory ("" with --cache)
 	sum      *Summary
 	stop     <-chan struct{}
-	runtime  runs.Runtime     // the runtime as run.json records it
+	runtime  runs.Runtime     // the runtime as records name it: model files by name, their digests beside
+	videos   videoNames       // how records name videos
 	model    modelFields      // the model every record names
 	decoding *record.Decoding // the sampling settings every record names (run.json's)
 	ladder   *ladder          // online cascade: the steps and where each item stands; nil for a fixed grid
@@ -43,7 +45,9 @@ func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan str
 	dctx, cancel := untilStop(ctx, stop)
 	model := describeModel(dctx, o, w.Info().Runtime.ModelSHA256)
 	cancel()
-	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: w.Info().Runtime,
+	rt := w.Info().Runtime
+	rt.Spec = portable.Spec(rt.Spec, rt.ModelSHA256) // a RUN begun before names replaced paths
+	s := &session{o: o, w: w, ctx: ctx, store: o.Cache, stop: stop, runtime: rt, videos: videoNames{w.Info().VideoRoot},
 		model: model, decoding: o.decoding(),
 		sum: &Summary{Run: o.Out, Records: w.Records(), Configs: len(o.Grid.Configs), TornBytes: w.TornBytes(), PerVideo: []VideoSummary{}}}
 	if s.store == nil {
@@ -201,4 +205,18 @@ func (s *session) dropScratch(ctx context.Context, keys []string) {
 			s.o.Log.Warn("scratch input not removed", "key", k, "err", err)
 		}
 	}
+}
+
+// videoNames names an item's video in its records: relative to the video root (run.json's), as an
+// items file names it relative to itself; as the items file resolved it in a RUN begun before roots
+// existed (root "").
+type videoNames struct{ root string }
+
+// name is how records name video v (an items file's resolved path).
+func (vn videoNames) name(v string) string {
+	if vn.root == "" {
+		return v
+	}
+	rel, _ := portable.Rel(vn.root, v)
+	return rel
 }

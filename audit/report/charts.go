@@ -127,8 +127,11 @@ func flowBars(s *svgB, r *audit.Result, x func(float64) float64, step, top, barH
 			s.text(xm, base-hr-5, "middle", "val ok", fmt.Sprintf("+%d", t.Rescued))
 			s.text(xm, base+hh+14, "middle", "val bad", fmt.Sprintf("−%d", t.Harmed))
 		}
-		net := 100 * float64(t.Rescued-t.Harmed) / float64(r.Items)
-		lbl := "net " + fmt.Sprintf("%+.1f", net)
+		// The bars count items, so the net under them does too (the curve above shows the points).
+		lbl := fmt.Sprintf("net %+d items", t.Rescued-t.Harmed)
+		if step < textW(lbl, tickCharW)+6 {
+			lbl = fmt.Sprintf("net %+d", t.Rescued-t.Harmed)
+		}
 		if !t.Ordered {
 			lbl = "iso-cost"
 		}
@@ -335,13 +338,26 @@ func oracleChart(r *audit.Result) string {
 	s.text(left-10, yy+rowH/2+4, "end", "cfg ok", "oracle")
 	s.text(x(o)+6, yy+rowH/2+4, "start", "val ok", F1(o))
 	if r.BestFixed != nil {
-		bx := x(*r.BestFixed)
-		s.f(`<line x1="%.1f" x2="%.1f" y1="14" y2="%.1f" stroke="%s" stroke-dasharray="4 3"/>`, bx, bx, yy+rowH, colAccent)
-		s.f(`<path d="M%.1f %.1f H%.1f" stroke="%s" stroke-width="2" marker-end="url(#arr)"/>`, bx, yy+rowH/2, x(o)-2, colInk)
-		s.f(`<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0 0L10 5L0 10z" fill="%s"/></marker></defs>`, colInk)
-		s.text((bx+x(o))/2, yy+rowH+12, "middle", "val", "headroom +"+P(r.OracleHeadroom))
+		oracleArrow(s, x(*r.BestFixed), x(o), yy, rowH, r.OracleHeadroom)
 	}
 	return s.close()
+}
+
+// oracleArrow draws the best fixed configuration's line and, on the oracle's row, an arrow from it to
+// the oracle's bar end with the headroom under it. An arrow shorter than its head (a headroom of a
+// few tenths of a point, or none) is left out: its head would cover the oracle's value.
+func oracleArrow(s *svgB, bx, ox, yy, rowH float64, headroom *float64) {
+	const head = 12 // the marker's length: 6 marker units × the stroke width 2
+	s.f(`<line x1="%.1f" x2="%.1f" y1="14" y2="%.1f" stroke="%s" stroke-dasharray="4 3"/>`, bx, bx, yy+rowH, colAccent)
+	if end := ox - 2; end-bx >= head {
+		s.f(`<path d="M%.1f %.1f H%.1f" stroke="%s" stroke-width="2" marker-end="url(#arr)"/>`, bx, yy+rowH/2, end, colInk)
+		s.f(`<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0 0L10 5L0 10z" fill="%s"/></marker></defs>`, colInk)
+	}
+	lbl := "headroom " + Plus(headroom)
+	if headroom != nil && F1(*headroom) == F1(0) {
+		lbl = "no headroom"
+	}
+	s.text((bx+ox)/2, yy+rowH+12, "middle", "val", lbl)
 }
 
 // budgetLabel names a cascade budget by its frames ("128f"), or by its id when it is not a budget.

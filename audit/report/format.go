@@ -34,6 +34,26 @@ func P(v *float64) string {
 	return F1(*v)
 }
 
+// NA is what a report shows for an undefined value that a unit or a sign would otherwise decorate
+// ("n/a", never "+–" or "–%").
+const NA = "n/a"
+
+// Pct formats a nullable percentage with its unit: "12.5%", or NA.
+func Pct(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	return F1(*v) + "%"
+}
+
+// Plus formats a nullable gain in points with its sign: "+5.0", or NA.
+func Plus(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	return fmt.Sprintf("%+.1f", *v)
+}
+
 // Saving formats a saving (% below a reference) as the change it is: "−31.7%", or "+4.0%" when the
 // value is negative (dearer than the reference); "–" for null.
 func Saving(v *float64) string {

@@ -15,7 +15,7 @@ body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.5 system-ui,-app
 header{background:linear-gradient(120deg,#1f2a44,#2f4a8a);color:#fff;padding:34px 48px 28px}
 header h1{margin:0 0 6px;font-size:30px;font-weight:700;letter-spacing:-.01em}
 header p{margin:0;color:#c9d3e8;font-size:14px}
-main{max-width:1120px;margin:0 auto;padding:24px 24px 60px}
+main{max-width:1232px;margin:0 auto;padding:24px 24px 60px}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(190px,1fr));gap:14px;margin:-46px 0 26px}
 .card{background:#fff;border-radius:12px;padding:16px 18px;box-shadow:0 1px 3px rgba(16,24,40,.12)}
 .card .k{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
@@ -25,10 +25,11 @@ section{background:#fff;border-radius:12px;padding:22px 26px;margin:0 0 22px;box
 section h2{margin:0 0 4px;font-size:19px}
 section p.lead{margin:0 0 14px;color:#52606d;font-size:14px}
 table{border-collapse:collapse;width:100%;font-size:13.5px;font-variant-numeric:tabular-nums}
-th,td{padding:7px 10px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
-th{font-weight:600;color:#52606d;background:#fafbfc;white-space:normal;vertical-align:bottom}
+th,td{padding:7px 8px;border-bottom:1px solid var(--line);text-align:right}
+th{font-weight:600;color:#52606d;background:#fafbfc;vertical-align:bottom}
 td.l{text-align:left} details summary{cursor:pointer;color:var(--acc);margin:12px 0 6px;font-size:14px}
 td:first-child,th:first-child{text-align:left}
+td.l,td:first-child{overflow-wrap:anywhere;min-width:6em}
 tr:hover td{background:#f9fafb}
 .ok{color:var(--ok);fill:var(--ok)} .bad{color:var(--bad);fill:var(--bad)} .muted{color:var(--muted)}
 .note{background:#fff8e6;border-left:4px solid #f0b429;padding:10px 14px;border-radius:6px;font-size:13.5px;margin:8px 0}
@@ -45,6 +46,17 @@ footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:30px}
 details.legend table{width:auto;font-size:12.5px} details.legend td,details.legend th{padding:3px 10px}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}
 p.models .model{margin-right:18px;font-size:13.5px;white-space:nowrap}
+@media print{
+body{background:#fff;font-size:12px}
+header{background:none;color:var(--ink);padding:0 0 10px;border-bottom:2px solid var(--ink)}
+header p{color:#52606d}
+main{max-width:none;padding:12px 0 0}
+.cards{margin:0 0 14px;grid-template-columns:repeat(auto-fit,minmax(150px,1fr))}
+.card,section{box-shadow:none;border:1px solid var(--line)}
+section{overflow:visible;padding:12px 14px;break-inside:auto}
+table{font-size:10.5px} th,td{padding:3px 4px} th{overflow-wrap:anywhere}
+tr,svg{break-inside:avoid}
+}
 `
 
 // HTML writes the report as one self-contained HTML document.
@@ -138,23 +150,23 @@ func cards(b *strings.Builder, r *audit.Result) {
 	}
 	card("Paired items", fmt.Sprint(r.Items), drop)
 	card("Best fixed", P(r.BestFixed), esc(r.BestFixedConfig))
-	card("Oracle headroom", "+"+P(r.OracleHeadroom), "95% "+CI(r.OracleHeadroomCI))
-	card("Visual confusion", P(r.VisualConfusionRate)+"%", "95% "+CI(r.VisualConfusionRateCI))
+	card("Oracle headroom", Plus(r.OracleHeadroom), "95% "+CI(r.OracleHeadroomCI))
+	card("Visual confusion", Pct(r.VisualConfusionRate), "95% "+CI(r.VisualConfusionRateCI))
 	if r.TextOverwriteRate != nil {
-		card("Text overwrite", P(r.TextOverwriteRate)+"%", P(r.TextOverwriteRateOfTextCorrect)+"% of text-correct")
+		card("Text overwrite", Pct(r.TextOverwriteRate), Pct(r.TextOverwriteRateOfTextCorrect)+" of text-correct")
 	}
 	if r.TerminalRegressionRate != nil {
-		card("Terminal regression", P(r.TerminalRegressionRate)+"%", "wrong at "+esc(r.TerminalConfig)+", right cheaper")
+		card("Terminal regression", Pct(r.TerminalRegressionRate), "wrong at "+esc(r.TerminalConfig)+", right cheaper")
 	}
-	card("Unstable items", P(r.UnstableRate)+"%", "not constant across configs")
+	card("Unstable items", Pct(r.UnstableRate), "not constant across configs")
 	if r.SamplingRecoveryRate != nil {
-		card("Sampling recovery", P(r.SamplingRecoveryRate)+"%", "of terminal regressions")
+		card("Sampling recovery", Pct(r.SamplingRecoveryRate), "of terminal regressions")
 	}
 	if r.Cascade != nil && r.Cascade.SharedCostSaving != nil {
 		if cascadeUnparsed(r) != "" {
-			card("Cascade saving", `<span class="bad">`+P(r.Cascade.SharedCostSaving)+"%</span>", `<span class="bad">over unparsed answers: see the warning</span>`)
+			card("Cascade saving", `<span class="bad">`+Pct(r.Cascade.SharedCostSaving)+"</span>", `<span class="bad">over unparsed answers: see the warning</span>`)
 		} else {
-			card("Cascade saving", P(r.Cascade.SharedCostSaving)+"%", "shared frames vs "+esc(r.Cascade.Reference))
+			card("Cascade saving", Pct(r.Cascade.SharedCostSaving), "shared frames vs "+esc(r.Cascade.Reference))
 		}
 	}
 	b.WriteString(`</div>`)
@@ -234,8 +246,8 @@ func cascadeTables(cr *audit.CascadeResult) string {
 func interventions(b *strings.Builder, r *audit.Result) {
 	var parts []string
 	if sr := r.SamplingRecovery; sr != nil {
-		parts = append(parts, fmt.Sprintf(`<h3>Sampling intervention</h3><p>%d terminal regressions under %s at %s; %d (%s%%) are correct at the same budget under another policy (%s).</p>`,
-			sr.TerminalRegressions, esc(sr.DefaultPolicy), esc(sr.TopConfig), sr.Recovered, P(sr.Rate), esc(strings.Join(sr.Alternatives, ", "))))
+		parts = append(parts, fmt.Sprintf(`<h3>Sampling intervention</h3><p>%d terminal regressions under %s at %s; %d (%s) are correct at the same budget under another policy (%s).</p>`,
+			sr.TerminalRegressions, esc(sr.DefaultPolicy), esc(sr.TopConfig), sr.Recovered, Pct(sr.Rate), esc(strings.Join(sr.Alternatives, ", "))))
 	}
 	if len(r.IsoCompute) > 0 {
 		var t strings.Builder

@@ -264,7 +264,7 @@ func confusedInKChart(cm *audit.CrossModel, models int) string {
 			fill = colBad
 		}
 		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="%s"><title>confused in %d of %d models: %d items</title></rect>`, xc-bw/2, y(float64(k.Items)), bw, H-bottom-y(float64(k.Items)), fill, k.K, models, k.Items)
-		s.text(xc, y(float64(k.Items))-6, "middle", "val", fmt.Sprintf("%d (%s%%)", k.Items, P(k.Rate)))
+		s.text(xc, y(float64(k.Items))-6, "middle", "val", fmt.Sprintf("%d (%s)", k.Items, Pct(k.Rate)))
 		s.text(xc, H-bottom+18, "middle", "cfg", fmt.Sprintf("%d of %d", k.K, models))
 	}
 	s.text(left, H-6, "start", "tick", "models in which the item is confused")
@@ -408,7 +408,7 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	if cm := r.CrossModel; cm != nil && cm.Items > 0 {
 		p("\n## Cross-model structure\n\n%d items. Confused in k models:", cm.Items)
 		for _, k := range cm.ConfusedInK {
-			p(" %d: %d (%s%%);", k.K, k.Items, P(k.Rate))
+			p(" %d: %d (%s);", k.K, k.Items, Pct(k.Rate))
 		}
 		p("\n\n| models | confused A | confused B | both | Jaccard | Jaccard if independent | κ | identical trajectories %% | verdict agreement %% |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, q := range cm.Pairs {

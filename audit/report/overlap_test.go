@@ -89,18 +89,31 @@ type overlapResult struct {
 // screenshot of the document's top.
 func renderOverlaps(t *testing.T, pages map[string][]byte, shot string) map[string]overlapResult {
 	t.Helper()
+	res := map[string]overlapResult{}
+	if err := json.Unmarshal(renderMeasured(t, pages, css, overlapJS, 1280, shot), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// renderMeasured renders the pages in headless Chromium as one document (each report's body in a
+// <div data-page=NAME>, style once: one browser start for all) at a window width, runs script (which
+// leaves its JSON result in <pre id="overlap-result">) and returns that result; shot, when set, also
+// gets a screenshot of the document's top.
+func renderMeasured(t *testing.T, pages map[string][]byte, style, script string, width int, shot string) []byte {
+	t.Helper()
 	bin := "/usr/bin/chromium"
 	if _, err := os.Stat(bin); err != nil {
 		bin = testenv.Need(t, "chromium")
 	}
 	var doc bytes.Buffer
-	doc.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><style>` + css + `</style></head><body>`)
+	doc.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><style>` + style + `</style></head><body>`)
 	for _, name := range keysOf(pages) {
 		page := pages[name]
 		body := page[bytes.Index(page, []byte("<body>"))+len("<body>") : bytes.LastIndex(page, []byte("</body>"))]
 		fmt.Fprintf(&doc, `<div data-page="%s">%s</div>`, name, body)
 	}
-	doc.WriteString(overlapJS + `</body></html>`)
+	doc.WriteString(script + `</body></html>`)
 	path := filepath.Join(t.TempDir(), "pages.html")
 	if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -109,7 +122,7 @@ func renderOverlaps(t *testing.T, pages map[string][]byte, shot string) map[stri
 		ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 		defer cancel()
 		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-			"--disable-component-update", "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + t.TempDir(), "--window-size=1280,2400"}, extra...)
+			"--disable-component-update", "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + t.TempDir(), fmt.Sprintf("--window-size=%d,2400", width)}, extra...)
 		out, err := exec.CommandContext(ctx, bin, append(args, "file://"+path)...).Output()
 		if err != nil {
 			t.Fatalf("chromium %v: %v", extra, err)
@@ -123,11 +136,7 @@ func renderOverlaps(t *testing.T, pages map[string][]byte, shot string) map[stri
 	if m == nil {
 		t.Fatal("the page's measuring script left no result (did it run?)")
 	}
-	res := map[string]overlapResult{}
-	if err := json.Unmarshal(bytes.ReplaceAll(m[1], []byte("&amp;"), []byte("&")), &res); err != nil {
-		t.Fatalf("%v: %s", err, m[1])
-	}
-	return res
+	return bytes.ReplaceAll(m[1], []byte("&amp;"), []byte("&"))
 }
 
 // sweepRecords are the records of a real-looking sweep: text-only and every combination of frames,

@@ -46,8 +46,8 @@ func TestHTMLSelfContainedAndEqualToJSON(t *testing.T) {
 		t.Errorf("%d SVG charts, want ≥ 5 (accuracy, flow, heatmap, oracle, cascade)", c)
 	}
 	// The numbers shown are the JSON's, rounded.
-	want := []string{"+" + F1(*res.OracleHeadroom), CI(res.OracleHeadroomCI), P(res.VisualConfusionRate) + "%", P(res.TextOverwriteRate) + "%",
-		F1(res.Cascade.Selected.Accuracy), P(res.Cascade.SharedCostSaving) + "%"}
+	want := []string{Plus(res.OracleHeadroom), CI(res.OracleHeadroomCI), Pct(res.VisualConfusionRate), Pct(res.TextOverwriteRate),
+		F1(res.Cascade.Selected.Accuracy), Pct(res.Cascade.SharedCostSaving)}
 	for _, c := range res.MCConfigs {
 		want = append(want, F1(res.Accuracy[c]))
 	}
@@ -332,5 +332,74 @@ func TestHTMLUnparsedWarns(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "## Unparsed answers") {
 		t.Errorf("markdown lacks the unparsed table")
+	}
+}
+
+// TestUndefinedValuesShowNA: a value the audit leaves undefined (null in the JSON) shows as "n/a"
+// where a sign or a unit decorates it, never "+–" or "–%".
+func TestUndefinedValuesShowNA(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, &audit.Result{}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	for _, bad := range []string{"+–", "–%", "+n/a", "n/a%"} {
+		if strings.Contains(h, bad) {
+			t.Errorf("the report shows %q", bad)
+		}
+	}
+	if !strings.Contains(h, `<div class="k">Oracle headroom</div><div class="v">n/a</div>`) || !strings.Contains(h, `<div class="k">Visual confusion</div><div class="v">n/a</div>`) {
+		t.Errorf("undefined headroom and confusion are not n/a")
+	}
+	v := 4.25
+	if Pct(&v) != "4.2%" || Plus(&v) != "+4.2" || Pct(nil) != NA || Plus(nil) != NA {
+		t.Errorf("Pct/Plus: %q %q %q %q", Pct(&v), Plus(&v), Pct(nil), Plus(nil))
+	}
+}
+
+// TestOracleArrowAndNetLabels: with no headroom the oracle chart draws no arrow (its head would
+// cover the oracle's value) and says so; with headroom the arrow ends before the value. The net under
+// the flow bars counts items, as the bars do.
+func TestOracleArrowAndNetLabels(t *testing.T) {
+	frames := func(n int) *record.ConfigMeta { return &record.ConfigMeta{Frames: &n} }
+	recs := func(flip bool) []record.Record {
+		var out []record.Record
+		for i := 0; i < 10; i++ {
+			a, b := i < 5, i < 8 // b rescues items 5–7
+			if flip {
+				b = i >= 3 // b rescues 5–9 and harms 0–2
+			}
+			out = append(out, record.Record{ItemID: string(rune('a' + i)), Config: "f4", Correct: &a, ConfigMeta: frames(4)},
+				record.Record{ItemID: string(rune('a' + i)), Config: "f8", Correct: &b, ConfigMeta: frames(8)})
+		}
+		return out
+	}
+	opt := audit.DefaultOptions()
+	opt.Resamples = 0
+	same := []record.Record{}
+	for _, r := range recs(false) {
+		if r.Config == "f8" {
+			r.Correct = new(bool)
+			*r.Correct = true
+			same = append(same, r, record.Record{ItemID: r.ItemID, Config: "f4", Correct: r.Correct, ConfigMeta: frames(4)})
+		}
+	}
+	none, err := audit.Analyze(same, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := oracleChart(none); strings.Contains(c, "marker-end") || !strings.Contains(c, ">no headroom<") {
+		t.Errorf("no headroom: %s", c)
+	}
+	some, err := audit.Analyze(recs(true), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := oracleChart(some)
+	if !strings.Contains(c, "marker-end") || !strings.Contains(c, ">headroom "+Plus(some.OracleHeadroom)+"<") {
+		t.Errorf("headroom %v: %s", *some.OracleHeadroom, c)
+	}
+	if a := accuracyChart(some); !strings.Contains(a, ">net +2 items<") || strings.Contains(a, "net +20.0") {
+		t.Errorf("the net under 5 rescued and 3 harmed items is not +2 items: %s", a)
 	}
 }

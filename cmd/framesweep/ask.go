@@ -293,7 +293,7 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 		a.sampler = *preset + *policy
 		a.request = sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed}
 		a.geomSet = *resolution != "" || *size != "" || *kernel != resize.DefaultKernel
-		spec, err := askResolution(*resolution, *size, *preset)
+		spec, err := askResolution(*resolution, *size)
 		if err != nil {
 			return nil, usageErr(stderr, name, "%v", err)
 		}
@@ -314,9 +314,10 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 	return a, exitOK
 }
 
-// askResolution is what the model sees: --resolution, --size, else the preset's own geometry (plan
-// and frames read --preset the same way), else the source size (""); an error is bad usage.
-func askResolution(resolution, size, preset string) (string, error) {
+// askResolution is what the model sees: --resolution, --size, else "" (sampler.One then gives a
+// preset's configs the preset's own geometry, as a grid without resolutions does; a policy's the
+// source size); an error is bad usage.
+func askResolution(resolution, size string) (string, error) {
 	switch {
 	case size != "" && resolution != "":
 		return "", errors.New("--size and --resolution are mutually exclusive")
@@ -325,10 +326,6 @@ func askResolution(resolution, size, preset string) (string, error) {
 			return "", fmt.Errorf("--size %q: want WxH", size)
 		}
 		return size, nil
-	case resolution == "" && preset != "":
-		if _, err := geom.ForPreset(preset); err == nil {
-			return preset, nil
-		}
 	}
 	return resolution, nil
 }

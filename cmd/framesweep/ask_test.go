@@ -192,4 +192,17 @@ func TestAskFeedsWhatExtractStores(t *testing.T) {
 	if len(objs) != 1 || objs[0].Config != a.Config || objs[0].FramesSHA256 != a.InputSHA256 {
 		t.Fatalf("ask fed %s (%s), extract stored %+v", a.InputSHA256, a.Config, objs)
 	}
+	// A grid that names the preset and no resolution means the same: the preset's geometry, the
+	// same config id and bytes (it used to feed the 480x270 source frames).
+	implicit := t.TempDir()
+	if code, _, e := exRun(t, "--grid", exWriteGrid(t, "frames: [4]\npresets: [qwen2.5-vl]\n"), "--out", implicit, video); code != 0 {
+		t.Fatalf("extract: %d %s", code, e)
+	}
+	if objs := pinCollect(t, implicit); len(objs) != 1 || objs[0].Config != a.Config || objs[0].FramesSHA256 != a.InputSHA256 {
+		t.Fatalf("ask fed %s (%s), the grid without resolutions stored %+v", a.InputSHA256, a.Config, objs)
+	}
+	// --resolution native asks for the source size under the preset.
+	if n := ask("--preset", "qwen2.5-vl", "--frames", "4", "--resolution", "native"); n.Width != 480 || n.Height != 270 {
+		t.Fatalf("--resolution native: %+v", n)
+	}
 }

@@ -83,6 +83,7 @@ type auditFlags struct {
 	ceilings                ceilingFlag
 	model, export           *string
 	models                  listFlag
+	keepPaths               *bool
 }
 
 // ceilingFlag collects --ceiling MODEL=FRAMES (repeatable).
@@ -120,12 +121,13 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		ceilings:  ceilingFlag{},
 		model:     fs.String("model", "", "audit the records of this model only"),
 		export:    fs.String("export", "", "also write the release (records, trajectories and tags, provenance, datasheet) to DIR"),
+		keepPaths: fs.Bool("keep-paths", false, "keep this machine's absolute paths (videos, model files, inputs, error messages) in --export, --html, --md and --json; by default they are cut to file names"),
 	}
 	fs.Var(f.ceilings, "ceiling", "MODEL=FRAMES: configs with more frames are beyond that model's context ceiling (repeatable)")
 	fs.Var(&f.models, "models", "A,B,…: audit the records of these models only (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR|EXPORT_DIR... [--json] [--md FILE] [--html FILE] [--seed S] [--budgets 16,32,...] [--folds K]\n"+
-			"       [--ceiling MODEL=FRAMES]... [--model NAME | --models A,B,...] [--export DIR]")
+			"       [--ceiling MODEL=FRAMES]... [--model NAME | --models A,B,...] [--export DIR] [--keep-paths]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -160,6 +162,9 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	in, err := readAuditInputs(pos, *f.export != "", models)
 	if err != nil {
 		return failErr(stderr, "audit", err)
+	}
+	if !*f.keepPaths {
+		in.stripPaths() // before the analysis: its error examples are published too
 	}
 	out, err := analyzeInputs(in, mopt)
 	if err != nil {
@@ -324,7 +329,7 @@ func analyzeInputs(in *auditInputs, opt audit.ModelsOptions) (*auditOutput, erro
 
 // writeReports writes --html and --md.
 func writeReports(out *auditOutput, f auditFlags, pos []string) error {
-	ropt := report.Options{Title: *f.title, Sources: pos}
+	ropt := report.Options{Title: *f.title, Sources: reportSources(pos, *f.keepPaths)}
 	for _, o := range []struct {
 		path   string
 		single func(io.Writer, *audit.Result, report.Options) error

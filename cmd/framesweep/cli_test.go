@@ -77,6 +77,11 @@ func TestFlagErrorsEveryCommand(t *testing.T) {
 	if rc, out, _ := run("help"); rc != exitOK || !strings.Contains(out, "commands:") {
 		t.Errorf("help: rc %d %q", rc, out)
 	}
+	// The top-level help names every items format the command takes (its usage line's list).
+	formats := itemsUsage[strings.Index(itemsUsage, "(") : strings.Index(itemsUsage, ")")+1]
+	if _, out, _ := run("help"); !strings.Contains(out, "items import "+formats) {
+		t.Errorf("help does not list the items formats %s:\n%s", formats, out)
+	}
 	if rc, _, errs := run(); rc != exitUsage || !strings.Contains(errs, "commands:") {
 		t.Errorf("no command: rc %d %q", rc, errs)
 	}

@@ -36,16 +36,17 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func runExtract(args []string, stdout, stderr io.Writer) int {
-	o, videos, out, code := parseExtract(args, stderr)
+	var verbose bool
+	o, videos, out, code := parseExtract(args, stderr, &verbose)
 	if o == nil {
 		return code
 	}
-	return extract(o, videos, out, stdout, stderr)
+	return extract(o, videos, out, verbose, stdout, stderr)
 }
 
 // parseExtract validates extract's flags into the engine's options, the videos and the cache
-// location; nil and the exit status on bad usage (or an unreadable grid).
-func parseExtract(args []string, stderr io.Writer) (*pipeline.ExtractOptions, []string, string, int) {
+// location (and -v into verbose); nil and the exit status on bad usage (or an unreadable grid).
+func parseExtract(args []string, stderr io.Writer, verbose *bool) (*pipeline.ExtractOptions, []string, string, int) {
 	fs := newFlags("extract", stderr)
 	var videos stringsFlag
 	gridPath := fs.String("grid", "", "grid YAML file (required)")
@@ -61,6 +62,7 @@ func parseExtract(args []string, stderr io.Writer) (*pipeline.ExtractOptions, []
 	isolate := fs.Bool("worker", false, "decode each video in a supervised child process (untrusted files: a crash or hang fails that video only)")
 	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
 	wMemMB := fs.Int64("worker-memory-mb", 8192, "with --worker: resident memory limit of each decoding process (MiB, 0 = none)")
+	fs.BoolVar(verbose, "v", false, "list every failed (video, config) pair on stderr (default: their count and the first; the JSON's failed_pairs lists them all)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return nil, nil, "", flagParseStatus(err)
@@ -154,8 +156,9 @@ func (f tensorFlags) options() (pipeline.Options, error) {
 	return o, nil
 }
 
-// extract runs the engine over the videos into the cache at out and reports it.
-func extract(o *pipeline.ExtractOptions, videos []string, out string, stdout, stderr io.Writer) int {
+// extract runs the engine over the videos into the cache at out and reports it: on stderr each
+// failed video, and the failed (video, config) pairs as a count and the first (each with verbose).
+func extract(o *pipeline.ExtractOptions, videos []string, out string, verbose bool, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	var err error
 	if o.Store, err = cache.Open(ctx, out); err != nil {
@@ -188,8 +191,14 @@ func extract(o *pipeline.ExtractOptions, videos []string, out string, stdout, st
 	for _, f := range sum.Failed {
 		fmt.Fprintf(stderr, "framesweep extract: %s\n", f.Error)
 	}
-	for _, f := range sum.FailedPairs {
-		fmt.Fprintf(stderr, "framesweep extract: %s\n", f.Error)
+	switch n := len(sum.FailedPairs); {
+	case n > 0 && verbose:
+		for _, f := range sum.FailedPairs {
+			fmt.Fprintf(stderr, "framesweep extract: %s\n", f.Error)
+		}
+	case n > 0:
+		fmt.Fprintf(stderr, "framesweep extract: %d of %d (video, config) pairs failed, the first: %s (-v lists each; the JSON's failed_pairs has them all)\n",
+			n, sum.Pairs, sum.FailedPairs[0].Error)
 	}
 	if err := writeJSON(stdout, sum); err != nil {
 		return failErr(stderr, "extract", err)

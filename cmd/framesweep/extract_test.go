@@ -748,6 +748,40 @@ func TestExtractBlobURL(t *testing.T) {
 	}
 }
 
+// TestExtractFailedPairsSummary: pairs a video cannot give (a budget beyond its frames) are one
+// summary line on stderr, with their count and the first; -v lists each. The JSON lists them all.
+func TestExtractFailedPairsSummary(t *testing.T) {
+	grid := exWriteGrid(t, "frames: [2, 64]\npolicies: [uniform]\nresolutions: [\"32x24\", \"16x16\"]\n")
+	video := filepath.Join(repoDir(t), "testdata", "videos", "bear-vp9-odd-dimensions.webm") // 30 frames
+	for _, verbose := range []bool{false, true} {
+		args := []string{"--grid", grid, "--out", t.TempDir(), "--videos", video}
+		if verbose {
+			args = append(args, "-v")
+		}
+		code, s, stderr := exRun(t, args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		switch {
+		case code != exitError || s.PairsFailed != 2 || s.Pairs != 4:
+			t.Fatalf("-v %v: exit %d, %d of %d pairs failed: %s", verbose, code, s.PairsFailed, s.Pairs, stderr)
+		case !verbose && (len(lines) != 1 || !strings.Contains(lines[0], "2 of 4 (video, config) pairs failed") || !strings.Contains(lines[0], "64 frames")):
+			t.Fatalf("summary: %q", stderr)
+		case verbose && (len(lines) != 2 || strings.Contains(stderr, "pairs failed")):
+			t.Fatalf("-v: %q", stderr)
+		}
+	}
+}
+
+// TestCacheURLMissingDir: a file:// store whose directory does not exist is one line naming the URL
+// and the cause (file:// stores are not created; a plain path is).
+func TestCacheURLMissingDir(t *testing.T) {
+	grid := exWriteGrid(t, "frames: [2]\npolicies: [uniform]\nresolutions: [\"32x24\"]\n")
+	url := "file://" + filepath.Join(t.TempDir(), "nope") + "?no_tmp_dir=1"
+	code, _, stderr := exRun(t, "--grid", grid, "--out", url, "--videos", filepath.Join(repoDir(t), "testdata", "videos", "video_90.mov"))
+	if code != exitError || !strings.Contains(stderr, url) || !strings.Contains(stderr, "does not exist") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("exit %d %q", code, stderr)
+	}
+}
+
 // TestExtractWorker: with --worker every video is decoded in a supervised child process; the objects
 // are byte-identical to in-process decoding and a bad video still fails alone.
 func TestExtractWorker(t *testing.T) {

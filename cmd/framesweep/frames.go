@@ -34,14 +34,22 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	onDamaged := addOnDamagedFlag(fs)
 	rf := addResizeFlags(fs) // --size, --kernel, --preset (frames_resize.go)
 	lf := addLoaderFlags(fs) // --loader and its request (frames_loader.go)
+	recordRun := fs.String("record", "", "RUN: rebuild the input of the RUN's record of ITEM CONFIG (positional) and check its input_sha256")
+	videoRoot := fs.String("video-root", "", "with --record: the directory the record's relative video names are under (default: run.json's video_root)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--size WxH | --preset NAME] [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
 		fmt.Fprintln(stderr, "       framesweep frames VIDEO --loader NAME [--frames N | --sample-fps F] --out DIR [--force-last] [--min-frames N] [--max-frames N] [--torch T] [--image-patch-size 14|16] [--min-pixels P] [--max-pixels P] [--total-pixels P]")
+		fmt.Fprintln(stderr, "       framesweep frames --record RUN ITEM CONFIG --out DIR [--video-root DIR]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *recordRun != "" || set["video-root"] {
+		return framesRecordArgs(*recordRun, pos, *out, *videoRoot, set, stdout, stderr)
 	}
 	if len(pos) != 1 {
 		return usageErr(stderr, "frames", "want exactly one VIDEO, got %d arguments", len(pos))
@@ -49,8 +57,6 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return usageErr(stderr, "frames", "--out DIR is required")
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *lf.name != "" {
 		for _, f := range []string{"indices", "size", "preset", "kernel", "stream", "no-autorotate", "hwaccel", "on-damaged"} {
 			if set[f] {

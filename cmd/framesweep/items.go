@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -86,6 +87,7 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
+	items.RelativeTo(filepath.Dir(*out), its) // portable: the file names its videos relative to itself
 	if err := items.Write(*out, its); err != nil {
 		return failErr(stderr, name, err)
 	}

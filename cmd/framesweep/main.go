@@ -37,7 +37,7 @@ var commands = map[string]command{
 	"testmodel": {"write a tiny random-weight GGUF + mmproj for tests and the demo (answers are noise)", runTestModel},
 
 	// the study (sweep/)
-	"items": {"items import (videomme|mlvu|csv): a benchmark release to a canonical ITEMS.jsonl", runItems},
+	"items": {"items import (videomme|mlvu|mlvu-gen|avsd|csv): a benchmark release to a canonical ITEMS.jsonl", runItems},
 	"sweep": {"every item under every grid config through a model runtime: resumable records in RUN", runSweep},
 	"merge": {"join shard RUNs (directories or object stores) into one RUN: duplicates dropped, conflicts refused", runMerge},
 

@@ -213,6 +213,30 @@ func TestServeBinary(t *testing.T) {
 	t.Run("python", func(t *testing.T) { servePython(t, bin, videos) })
 	t.Run("load", func(t *testing.T) { serveLoad(t, bin, videos) })
 	t.Run("worker+cache", func(t *testing.T) { serveWorkerCache(t, bin, videos) })
+	t.Run("records", func(t *testing.T) { serveRecords(t, bin, videos) })
+}
+
+// serveRecords: a sweep of the demo grid whose records name videos relative to the served root
+// (--video-root); the Python helpers give every (video, config)'s input back, through the CLI
+// (reproduce_record: frames --record) and through the server (Client.record_frames), each equal to the
+// record's input_sha256 (integrations/python/tests/records_test.py).
+func serveRecords(t *testing.T, bin, videos string) {
+	py := needPython(t, "numpy")
+	run := filepath.Join(t.TempDir(), "run")
+	if rc, _, errs := runCLI(append(swArgs(swModel(t), run), "--video-root", videos)...); rc != exitOK {
+		t.Fatalf("sweep: %s", errs)
+	}
+	p := startServe(t, bin, "--root", videos)
+	pydir := filepath.Join(repoDir(t), "integrations", "python")
+	env := []string{"PYTHONPATH=" + pydir, "FRAMESWEEP_URL=" + p.url, "FRAMESWEEP_RUN=" + run, "FRAMESWEEP_BIN=" + bin, "PYTHONDONTWRITEBYTECODE=1"}
+	var got struct {
+		CLI, Serve int
+		Refused    []string
+	}
+	out := runPython(t, py, env, filepath.Join(pydir, "tests", "records_test.py"))
+	if err := json.Unmarshal(out, &got); err != nil || got.CLI != 32 || got.Serve != 32 || len(got.Refused) != 3 {
+		t.Fatalf("records_test: %v %s", err, out)
+	}
 }
 
 // serveWorkerCache: with --worker (decoding in supervised child processes) and --cache, the served

@@ -27,7 +27,7 @@ import (
 	"github.com/framesweep/framesweep/sweep"
 )
 
-const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume [--retry-errors]] [--jobs N]
+const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume [--retry-errors]] [--jobs N] [--video-root DIR]
                         [--cache CACHE] [--template NAME] [--limit N] [--shard i/N|env] [--log-format text|json]
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
                         [--max-tokens N] [--temperature T] [--seed S] [--chunk-records N] [--chunk-interval D]
@@ -38,6 +38,7 @@ const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl
 // the rules on their values.
 type sweepFlags struct {
 	grid, items, spec, out, cacheLoc, template, shard, logFormat, kernel string
+	videoRoot                                                            string
 	resume, retryErrors, noRot, isolate                                  bool
 	jobs, limit, maxTokens, chunkRecords, folds                          int
 	temperature, threshold                                               float64
@@ -51,6 +52,7 @@ type sweepFlags struct {
 func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.grid, "grid", "", "grid YAML (required)")
 	fs.StringVar(&f.items, "items", "", "items JSONL (required; README \"Items file\")")
+	fs.StringVar(&f.videoRoot, "video-root", "", "directory records name videos relative to (default: the items file's directory)")
 	fs.StringVar(&f.spec, "runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
 	fs.StringVar(&f.out, "out", "", "the RUN (required): a directory (records.jsonl, run.json) or a blob URL (records/ chunks, run.json)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the sweep RUN holds: recorded pairs are skipped (but those whose error is transient), a torn last line is cut")
@@ -164,11 +166,16 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "%v", err)
 	}
 	o.Log, o.Progress = sweepLogging(stderr, f.logFormat)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if !o.Resume { // refuse an existing RUN before reading anything or loading the model
+		if err := runs.CheckNew(ctx, o.Out); err != nil {
+			return failErr(stderr, name, err)
+		}
+	}
 	if err := f.load(&o); err != nil {
 		return failErr(stderr, name, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	if f.cacheLoc != "" {
 		if o.Cache, err = cache.Open(ctx, f.cacheLoc); err != nil {
 			return failErr(stderr, name, err)
@@ -211,6 +218,11 @@ func (f *sweepFlags) load(o *sweep.Options) error {
 	}
 	if o.Items, err = items.Read(f.items); err != nil {
 		return err
+	}
+	if o.VideoRoot = f.videoRoot; o.VideoRoot != "" {
+		if st, err := os.Stat(o.VideoRoot); err != nil || !st.IsDir() {
+			return fmt.Errorf("--video-root %s: not a directory", o.VideoRoot)
+		}
 	}
 	if f.thresholdFrom != "" {
 		recs, err := runs.ReadAll(context.Background(), []string{f.thresholdFrom})

@@ -231,6 +231,19 @@ func TestSweepUsage(t *testing.T) {
 	if rc != exitError || !strings.Contains(errs, "/nonexistent/items.jsonl") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 		t.Errorf("missing items: rc %d, %q", rc, errs)
 	}
+	// An --out that holds a sweep (or records) is refused before the model is loaded: the model here
+	// does not exist, so loading it first would fail with another message.
+	held := t.TempDir()
+	swWrite(t, filepath.Join(held, "run.json"), []byte(`{"format":"framesweep.run/1"}`))
+	stray := t.TempDir()
+	swWrite(t, filepath.Join(stray, "records.jsonl"), []byte(`{"item_id":"a","config":"c","correct":true}`+"\n"))
+	for dir, want := range map[string]string{held: "already holds a sweep", stray: "records without run.json"} {
+		rc, _, errs = runCLI("sweep", "--grid", "../../examples/sweep-grid.yaml", "--items", "../../examples/items.jsonl",
+			"--runtime", "llamacpp:model=/nonexistent/model.gguf", "--out", dir)
+		if rc != exitError || !strings.Contains(errs, want) || strings.Contains(errs, "model.gguf") {
+			t.Errorf("existing --out %s: rc %d, %q (want %q, before the model)", dir, rc, errs, want)
+		}
+	}
 }
 
 // swWrite writes a test file; a failure stops the test.

@@ -243,3 +243,20 @@ class Client:
         if verify and meta["frames_sha256"] and sha256_of(arr) != meta["frames_sha256"]:
             raise FramesweepError(200, "corrupt", "the frames do not hash to the server's X-Framesweep-Frames-Sha256")
         return arr, meta
+
+    def record_frames(self, record, video=None, **overrides):
+        """A sweep record's input from this server → (frames, meta), checked against the record.
+
+        record: one line of RUN/records.jsonl (a dict); its fields become the request
+        (records.record_request: docs/serve.md "A record's input"); video names it on this server
+        (default the record's video, relative to the RUN's video root); overrides add or replace
+        request fields the record does not hold (sample_fps, torch, …). Raises FramesweepError with
+        code "mismatch" when the served indices or frames are not the record's (input_sha256)."""
+        from .records import check_record, record_request
+
+        body = record_request(record, video)
+        body.update(overrides)
+        v = body.pop("video")
+        arr, meta = self.frames(v, **body)
+        check_record(record, arr, meta["indices"])
+        return arr, meta

@@ -1,0 +1,91 @@
+"""A sweep record's input, again: exactly the frames its model was fed, checked against the record.
+
+    from framesweep_client import Client, reproduce_record, record_request
+    frames, info = reproduce_record("RUN", "item-1", "f16-qwen2.5-vl-qwen2.5-vl-raw")  # the CLI
+    frames, meta = Client(url).record_frames(record)                                 # a server
+
+Through the CLI (`framesweep frames --record RUN ITEM CONFIG`) any record of a framesweep sweep is
+rebuilt from its own provenance. Through `framesweep serve`, record_request() maps the record's fields
+to a /v1/frames request (docs/serve.md, "A record's input") and Client.record_frames() checks the
+served frames against the record's indices and input_sha256.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+from .client import FramesweepError, sha256_of
+
+__all__ = ["record_request", "reproduce_record", "check_record"]
+
+
+def record_request(record, video=None):
+    """The /v1/frames request fields naming a sweep record's input, as a dict with "video".
+
+    record: one line of RUN/records.jsonl (a dict). video: the name to ask the server for (default
+    the record's "video", which is relative to the RUN's video root: run the server with that root).
+    Raises ValueError when the record does not name its input completely: a text-only or failed
+    record (no input), or an fps-mode config (its sample_fps is not in the record: pass
+    sample_fps=… to Client.record_frames). The grid's options: block (torch, force_last, min/max
+    frames) and run.json's rotation and damaged-frame policy are not in a record either: give them to
+    record_frames when the grid set them; the check against input_sha256 catches what differs."""
+    meta = record.get("config_meta") or {}
+    if not record.get("input_sha256") or not meta.get("indices"):
+        raise ValueError("record %s/%s has no input (a text-only config, or an error before its input was built)"
+                         % (record.get("item_id"), record.get("config")))
+    body = {"video": video if video is not None else record["video"]}
+    if meta.get("loader"):
+        body["loader"] = meta["loader"]
+    elif meta.get("preset"):
+        body["preset"] = meta["preset"]
+    else:
+        body["policy"] = meta.get("policy")
+    if meta.get("frames"):
+        body["frames"] = meta["frames"]
+    if meta.get("seed") is not None:
+        body["seed"] = meta["seed"]
+    if not meta.get("loader"):
+        body["resolution"] = record.get("geometry") or None
+        body["pipeline"] = meta.get("pipeline") or "raw"
+        body["kernel"] = record.get("kernel") or None
+        if record.get("stream_index") is not None:
+            body["stream"] = record["stream_index"]
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def check_record(record, frames, indices):
+    """Raises FramesweepError (code "mismatch") unless frames and indices are the record's input."""
+    want = (record.get("config_meta") or {}).get("indices")
+    if list(indices) != list(want):
+        raise FramesweepError(200, "mismatch", "indices %s, the record's %s" % (list(indices), want))
+    got = sha256_of(frames)
+    if got != record["input_sha256"]:
+        raise FramesweepError(200, "mismatch", "input sha256 %s, the record's %s" % (got, record["input_sha256"]))
+
+
+def reproduce_record(run, item, config, out=None, binary="framesweep", video_root=None):
+    """`framesweep frames --record RUN ITEM CONFIG --out OUT` → (frames, info).
+
+    frames: the rebuilt input tensor (uint8, [N, H, W, 3] or [N, images, H, W, 3]) read from
+    OUT/input.npy; info: the command's JSON (input_sha256, record_input_sha256, match, video,
+    indices, geometry, kernel, pipeline, written PNGs…). OUT defaults to a temporary directory (removed
+    after reading). Raises FramesweepError: code "mismatch" when the rebuilt input differs from the
+    record's, "failed" when the command could not rebuild it (its message)."""
+    binary = os.environ.get("FRAMESWEEP_BIN", binary) if binary == "framesweep" else binary
+    with tempfile.TemporaryDirectory(prefix="framesweep-record-") as tmp:
+        dest = os.fspath(out) if out is not None else tmp
+        cmd = [binary, "frames", "--record", os.fspath(run), item, config, "--out", dest]
+        if video_root is not None:
+            cmd += ["--video-root", os.fspath(video_root)]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        info = json.loads(p.stdout) if p.stdout.strip() else None
+        if p.returncode != 0:
+            if info is not None and info.get("match") is False:
+                raise FramesweepError(200, "mismatch", p.stderr.strip())
+            raise FramesweepError(p.returncode, "failed", p.stderr.strip())
+        frames = np.load(info["tensor"])
+    check_record({"input_sha256": info["record_input_sha256"], "config_meta": {"indices": info["indices"]}}, frames, info["indices"])
+    return frames, info
