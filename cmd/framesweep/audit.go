@@ -15,9 +15,11 @@ import (
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/export"
 	"github.com/framesweep/framesweep/audit/report"
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/runs"
+	"github.com/framesweep/framesweep/sampler"
 )
 
 // analysisFlags are shared by audit and cascade.
@@ -45,17 +47,14 @@ func (a *analysisFlags) register(fs *flag.FlagSet) {
 func (a *analysisFlags) options() (audit.Options, string) {
 	opt := audit.DefaultOptions()
 	opt.Seed, opt.DefaultPolicy = a.seed, a.defaultPolicy
-	if a.folds < 0 {
-		return opt, "--folds must not be negative"
-	}
 	opt.Cascade.Folds, opt.Cascade.Policy, opt.Cascade.Reference = a.folds, a.policy, a.reference
 	if a.budgets != "" {
 		for _, f := range strings.Split(a.budgets, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
-				return opt, fmt.Sprintf("--budgets: %q is not a positive frame count", f)
+			n, err := num.In(1, sampler.MaxBudget).ParseInt("--budgets", f)
+			if err != nil {
+				return opt, err.Error()
 			}
-			opt.Cascade.Budgets = append(opt.Cascade.Budgets, n)
+			opt.Cascade.Budgets = append(opt.Cascade.Budgets, int(n))
 		}
 		for i := 1; i < len(opt.Cascade.Budgets); i++ {
 			if opt.Cascade.Budgets[i] <= opt.Cascade.Budgets[i-1] {
@@ -93,14 +92,14 @@ func (c ceilingFlag) Set(v string) error {
 	if i <= 0 {
 		return fmt.Errorf("want MODEL=FRAMES, got %q", v)
 	}
-	n, err := strconv.Atoi(v[i+1:])
-	if err != nil || n < 1 {
-		return fmt.Errorf("%q: the ceiling is a positive frame count", v)
+	n, err := num.In(1, sampler.MaxBudget).ParseInt("FRAMES", v[i+1:])
+	if err != nil {
+		return fmt.Errorf("%q: %v", v, err)
 	}
 	if _, dup := c[v[:i]]; dup {
 		return fmt.Errorf("model %q given twice", v[:i])
 	}
-	c[v[:i]] = n
+	c[v[:i]] = int(n)
 	return nil
 }
 
@@ -138,9 +137,6 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	opt, bad := af.options()
 	if bad != "" {
 		return usageErr(stderr, "audit", "%s", bad)
-	}
-	if *f.resamples < 0 || *f.epsilon < 0 || *f.epsilon > 1 {
-		return usageErr(stderr, "audit", "--resamples must be ≥ 0 and --epsilon within [0,1]")
 	}
 	opt.Resamples, opt.Epsilon = *f.resamples, *f.epsilon
 	mopt := audit.ModelsOptions{Options: opt, Ceilings: map[string]int(f.ceilings)}
@@ -384,7 +380,7 @@ func adoptManifest(fs *flag.FlagSet, pos []string) string {
 			continue
 		}
 		for _, v := range vs {
-			if err := fs.Set(name, v); err != nil {
+			if err := setFlag(fs, name, v); err != nil {
 				return fmt.Sprintf("%s: --%s %s: %v", filepath.Join(from, export.ManifestName), name, v, err)
 			}
 		}

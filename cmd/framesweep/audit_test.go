@@ -269,13 +269,13 @@ func TestImportFramesValidated(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--frames", "-1"}, "--frames -1: want 1..131072"},
-		{[]string{"--frames", "1000000000000"}, "--frames 1000000000000: want 1..131072"},
+		{[]string{"--frames", "-1"}, `invalid value "-1" for flag -frames: out of range (want 0..131072)`},
+		{[]string{"--frames", "1000000000000"}, `invalid value "1000000000000" for flag -frames: out of range (want 0..131072)`},
 		{[]string{"--frames", "0"}, "--text-only for none"},
 		{[]string{"--frames", "8", "--text-only"}, "--text-only with --frames 8"},
 		{[]string{"--width", "448"}, "--width and --height go together"},
-		{[]string{"--width", "0", "--height", "448"}, "want sides in 1..65536"},
-		{[]string{"--width", "448", "--height", "100000"}, "want sides in 1..65536"},
+		{[]string{"--width", "0", "--height", "448"}, `flag -width: out of range (want 1..65536)`},
+		{[]string{"--width", "448", "--height", "100000"}, `flag -height: out of range (want 1..65536)`},
 		{[]string{"--frames", "8.5"}, `invalid value "8.5" for flag -frames`},
 	} {
 		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)

@@ -46,11 +46,9 @@ func (f *importFlags) check(set map[string]bool) string {
 		return "--config is required"
 	case set["width"] != set["height"]:
 		return "--width and --height go together"
-	case set["width"] && (f.width < 1 || f.width > geom.MaxSide || f.height < 1 || f.height > geom.MaxSide):
-		return fmt.Sprintf("--width %d --height %d: want sides in 1..%d", f.width, f.height, geom.MaxSide)
 	case f.textOnly && set["frames"] && f.frames != 0:
 		return fmt.Sprintf("--text-only with --frames %d", f.frames)
-	case !f.textOnly && set["frames"] && (f.frames < 1 || f.frames > sampler.MaxBudget):
+	case !f.textOnly && set["frames"] && f.frames < 1: // the range itself is the flag's (flagRanges)
 		return fmt.Sprintf("--frames %d: want 1..%d frames (--text-only for none)", f.frames, sampler.MaxBudget)
 	case f.itemID != "doc" && f.itemID != "question":
 		return "--item-id is doc or question"

@@ -51,11 +51,11 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if err := sp.Check([]string{"model"}, "mmproj", "threads", "ctx", "chat", "image_min_tokens", "image_max_tokens", "input", "tokens_per_second"); err != nil {
 		return nil, err
 	}
-	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
+	threads, err := sp.Int("threads", runtime.NumCPU(), 1, llm.MaxThreads)
 	if err != nil {
 		return nil, err
 	}
-	nctx, err := sp.Int("ctx", 4096, 64)
+	nctx, err := sp.Int("ctx", 4096, 64, 1<<24)
 	if err != nil {
 		return nil, err
 	}
@@ -63,11 +63,11 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if chat != "" && chat != ChatGGUF && chat != ChatML && chat != ChatPlain {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: chat=%q (want gguf, chatml or plain)", chat)
 	}
-	minTok, err := sp.Int("image_min_tokens", 0, 1)
+	minTok, err := sp.Int("image_min_tokens", 0, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
-	maxTok, err := sp.Int("image_max_tokens", 0, 1)
+	maxTok, err := sp.Int("image_max_tokens", 0, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	tps, err := sp.Int("tokens_per_second", 0, 1)
+	tps, err := sp.Int("tokens_per_second", 0, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
