@@ -131,7 +131,9 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usageErr(stderr, "audit", "need at least one records file or run directory")
 	}
-	if bad := adoptManifest(fs, pos); bad != "" {
+	if bad, err := adoptManifest(fs, pos); err != nil {
+		return failErr(stderr, "audit", err)
+	} else if bad != "" {
 		return usageErr(stderr, "audit", "%s", bad)
 	}
 	opt, bad := af.options()
@@ -327,25 +329,26 @@ func exportAudit(dir string, in *auditInputs, out *auditOutput, opt audit.Models
 }
 
 // adoptManifest gives an export's recorded options to the flags not set on the command line, so that
-// `framesweep audit EXPORT_DIR` gives the audit the export holds; "" or a usage error.
-func adoptManifest(fs *flag.FlagSet, pos []string) string {
+// `framesweep audit EXPORT_DIR` gives the audit the export holds; "" or a usage error, or the error of
+// an export that is not what its manifest records (export.LoadManifest verifies it).
+func adoptManifest(fs *flag.FlagSet, pos []string) (string, error) {
 	var m *export.Manifest
 	from := ""
 	for _, p := range pos {
 		got, ok, err := export.LoadManifest(p)
 		if err != nil {
-			return err.Error()
+			return "", err
 		}
 		if !ok {
 			continue
 		}
 		if m != nil && !reflect.DeepEqual(m.Audit, got.Audit) {
-			return fmt.Sprintf("exports %s and %s were audited with different options; give the options explicitly", from, p)
+			return fmt.Sprintf("exports %s and %s were audited with different options; give the options explicitly", from, p), nil
 		}
 		m, from = got, p
 	}
 	if m == nil {
-		return ""
+		return "", nil
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -381,11 +384,11 @@ func adoptManifest(fs *flag.FlagSet, pos []string) string {
 		}
 		for _, v := range vs {
 			if err := setFlag(fs, name, v); err != nil {
-				return fmt.Sprintf("%s: --%s %s: %v", filepath.Join(from, export.ManifestName), name, v, err)
+				return fmt.Sprintf("%s: --%s %s: %v", filepath.Join(from, export.ManifestName), name, v, err), nil
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // printSummary is the human-readable digest printed without --json.
@@ -469,6 +472,11 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	opt, bad := af.options()
 	if bad != "" {
 		return usageErr(stderr, "cascade", "%s", bad)
+	}
+	for _, p := range pos { // an export is read only once it is what its manifest records
+		if _, _, err := export.LoadManifest(p); err != nil {
+			return failErr(stderr, "cascade", err)
+		}
 	}
 	recs, err := runs.ReadAll(context.Background(), pos)
 	if err != nil {
