@@ -117,7 +117,9 @@ func TestVerifyRefusesTampering(t *testing.T) {
 	}{
 		{"a flipped verdict", func(d string) { edit(d, flip) }, RecordsJSONL + ": "},
 		{"a flipped verdict, same size", func(d string) {
-			edit(d, func(b []byte) []byte { return bytes.Replace(b, []byte(`"prediction":"A"`), []byte(`"prediction":"B"`), 1) })
+			edit(d, func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"prediction":"A"`), []byte(`"prediction":"B"`), 1)
+			})
 		}, RecordsJSONL + ": sha256 "},
 		{"a deleted row", func(d string) { edit(d, dropRow) }, RecordsJSONL + ": "},
 		{"a deleted row, digests updated", func(d string) { edit(d, dropRow); restamp(t, d, RecordsJSONL) }, fmt.Sprintf("%s: %d rows, export.json records %d", RecordsJSONL, n-1, n)},
