@@ -221,3 +221,53 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestDatasheetEscapesForeignFields: model names, config ids and source paths holding markup, a link,
+// a code span or a line break reach the export's README.md as inert text (they once went raw into
+// code spans, where no escape works).
+func TestDatasheetEscapesForeignFields(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "<img src=x onerror=alert(1)>`x`")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i := 0; i < 8; i++ {
+		for fi, f := range []int{8, 16} {
+			ok := (i+fi)%3 != 0
+			r := record.Full{Record: record.Record{ItemID: fmt.Sprint("q", i), Config: []string{"[a](javascript:alert(1))", "<b>16</b>"}[fi], Status: record.StatusOK,
+				Correct: &ok, Model: "<script>alert(1)</script> `m` \n| x", ConfigMeta: &record.ConfigMeta{Frames: &f}}}
+			if err := enc.Encode(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	src := filepath.Join(dir, "a|b.jsonl")
+	if err := os.WriteFile(src, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "release")
+	opt := audit.ModelsOptions{Options: audit.DefaultOptions()}
+	opt.Resamples = 0
+	exportOf(t, []string{src}, out, opt)
+	md, err := os.ReadFile(filepath.Join(out, Datasheet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inCode := false
+	for i, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if inCode {
+			continue
+		}
+		unesc := strings.NewReplacer(`\\`, "", `\<`, "", `\]`, "", `\|`, "", "\\`", "").Replace(line)
+		if strings.Contains(unesc, "<") || strings.Contains(unesc, "](") || strings.HasPrefix(line, "| x") {
+			t.Errorf("README.md:%d: markup from a field: %q", i+1, line)
+		}
+	}
+	if !strings.Contains(string(md), "Model \\<script\\>alert(1)\\</script\\> \\`m\\`  \\| x: 2 multiple-choice configs") {
+		t.Errorf("the model line:\n%s", md)
+	}
+}

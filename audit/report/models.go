@@ -360,7 +360,7 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	p("# %s\n\n%d models (%s); matched grid: %s; %d items (%d dropped).\n\n", mdEsc(opt.title()), len(r.Models), mdEsc(strings.Join(modelNames(r.Models), ", ")),
 		mdEsc(strings.Join(mg.Configs, ", ")), mg.Items, mg.Dropped)
 	for _, n := range r.Notes {
-		p("> %s\n\n", n)
+		p("> %s\n\n", mdEsc(n))
 	}
 	if len(mg.OverCeiling) > 0 {
 		p("## Over a ceiling\n\n| model | config | frames | source | limit |\n|---|---|---|---|---|\n")
