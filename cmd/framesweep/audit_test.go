@@ -232,7 +232,7 @@ func TestImportHarnessCLI(t *testing.T) {
 		t.Errorf("accuracy_harness %+v %+v, accuracy %v", h32, h64, res.Accuracy)
 	}
 	rep, _ := os.ReadFile(md)
-	if !strings.Contains(string(rep), "| f32 | lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types) | 58.33 | 22 | 0 | 54.55 | 54.55 | 0 |") {
+	if !strings.Contains(string(rep), `| f32 | lmms-eval mlvu\_dev mlvu\_percetion\_score (M-avg over 7 task types) | 58.33 | 22 | 0 | 54.55 | 54.55 | 0 |`) {
 		t.Errorf("markdown lacks the harness row:\n%s", rep)
 	}
 	rc, txt, _ := runAuditCLI("audit", a, b, "--resamples", "0")
