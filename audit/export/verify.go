@@ -13,8 +13,6 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/num"
-	"github.com/framesweep/framesweep/resize/geom"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // ErrTampered marks an export whose files are not what its manifest records.
@@ -23,33 +21,18 @@ var ErrTampered = errors.New("the export differs from what its manifest records"
 // fileNames are the files an export may hold besides its manifest.
 var fileNames = map[string]bool{RecordsJSONL: true, RecordsParquet: true, TrajectoriesJSONL: true, TrajParquet: true, AuditJSON: true, Datasheet: true}
 
-// check refuses recorded options out of their ranges, naming the field: an audit of the export
-// adopts them, so a hostile "resamples": 1000000000 would otherwise set the work it does.
+// check refuses recorded options whose size sets the audit's work out of their ranges, naming the
+// field: an audit of the export adopts them, so a hostile "resamples": 1000000000 would otherwise
+// grow memory by the gigabyte. (Budgets, ceilings, the reference and the size go through their
+// flags' own checks when adopted.)
 func (a AuditOptions) check() error {
-	for _, f := range []struct {
-		key string
-		v   int
-		r   num.Range
-	}{{"resamples", a.Resamples, num.In(0, audit.MaxResamples)}, {"folds", a.Folds, num.In(0, audit.MaxFolds)},
-		{"reference", a.Reference, num.In(0, sampler.MaxBudget)}, {"width", a.Width, num.In(0, geom.MaxSide)}, {"height", a.Height, num.In(0, geom.MaxSide)}} {
-		if err := f.r.Int("audit_options."+f.key, int64(f.v)); err != nil {
-			return err
-		}
-	}
-	if err := num.In(0, 1).Float("audit_options.epsilon", a.Epsilon); err != nil {
+	if err := num.In(0, audit.MaxResamples).Int("audit_options.resamples", int64(a.Resamples)); err != nil {
 		return err
 	}
-	for _, b := range a.Budgets {
-		if err := num.In(1, sampler.MaxBudget).Int("audit_options.budgets", int64(b)); err != nil {
-			return err
-		}
+	if err := num.In(0, audit.MaxFolds).Int("audit_options.folds", int64(a.Folds)); err != nil {
+		return err
 	}
-	for m, c := range a.Ceilings {
-		if err := num.In(1, sampler.MaxBudget).Int(fmt.Sprintf("audit_options.ceilings[%q]", m), int64(c)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return num.In(0, 1).Float("audit_options.epsilon", a.Epsilon)
 }
 
 // Verify checks the export in dir against its manifest m before anything reads it: every file the
