@@ -76,6 +76,10 @@ func TestNumericFlagsHaveRanges(t *testing.T) {
 			t.Errorf("%s: no numeric flag found in its help, but flagRanges has %d", name, len(flagRanges[name]))
 		}
 	}
+	// worker parses its own one flag (internal/worker): a negative limit is refused, not "unchanged".
+	if rc, _, errs := run("worker", "--rlimit-data", "-5"); rc != exitUsage || !strings.Contains(errs, "--rlimit-data -5: out of range (want an integer ≥ 0)") {
+		t.Errorf("worker --rlimit-data -5: rc %d %q", rc, errs)
+	}
 	for name, fls := range flagRanges {
 		for fl := range fls {
 			if !seen[name][fl] {

@@ -42,10 +42,11 @@ type Error struct {
 	Name, Value string
 	Why         string // "not a number", "not finite", "out of range"
 	Range       Range
+	Integer     bool // the number is an integer (messages say "an integer ≥ 0", not "a finite number")
 }
 
 func (e *Error) Error() string {
-	msg := fmt.Sprintf("%s (want %s)", e.Why, e.Range)
+	msg := fmt.Sprintf("%s (want %s)", e.Why, e.Range.describe(e.Integer))
 	if e.Value != "" {
 		msg = e.Value + ": " + msg
 	}
@@ -58,8 +59,11 @@ func (e *Error) Error() string {
 // Is makes errors.Is(err, ErrRange) hold.
 func (e *Error) Is(target error) bool { return target == ErrRange }
 
-// String is the range as messages give it: "0..2", "≥ 0", "> 0", "any finite number".
-func (r Range) String() string {
+// String is the range as messages give it: "0..2", "a finite number ≥ 0", "any finite number".
+func (r Range) String() string { return r.describe(false) }
+
+// describe is String, for an integer when integer is set ("an integer ≥ 0", "any integer").
+func (r Range) describe(integer bool) string {
 	lo, hi := !math.IsInf(r.Lo, -1), !math.IsInf(r.Hi, 1)
 	var s string
 	switch {
@@ -74,13 +78,20 @@ func (r Range) String() string {
 	case hi:
 		s = "≤ " + fmtNum(r.Hi)
 	default:
+		if integer {
+			return "any integer"
+		}
 		return "any finite number"
 	}
 	if r.Unit != "" {
 		s += " " + r.Unit
 	}
 	if !lo || !hi {
-		s = "a finite number " + s
+		if integer {
+			s = "an integer " + s
+		} else {
+			s = "a finite number " + s
+		}
 	}
 	return s
 }
@@ -112,7 +123,7 @@ func (r Range) Check(v float64) error {
 // module lies, so the comparison is exact where it matters.
 func (r Range) CheckInt(v int64) error {
 	if f := float64(v); f < r.Lo || f > r.Hi || r.LoOpen && f == r.Lo {
-		return &Error{Why: "out of range", Range: r}
+		return &Error{Why: "out of range", Range: r, Integer: true}
 	}
 	return nil
 }
@@ -162,7 +173,7 @@ func (r Range) ParseInt(name, s string) (int64, error) {
 		if errors.Is(err, strconv.ErrRange) {
 			why = "out of range"
 		}
-		return 0, &Error{Name: name, Value: strconv.Quote(s), Why: why, Range: r}
+		return 0, &Error{Name: name, Value: strconv.Quote(s), Why: why, Range: r, Integer: true}
 	}
 	if err := r.Int(name, v); err != nil {
 		return 0, err

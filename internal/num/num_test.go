@@ -40,6 +40,9 @@ func TestRange(t *testing.T) {
 	if err := In(0, 100000).Int("--resamples", 1000000000); err == nil || err.Error() != "--resamples 1000000000: out of range (want 0..100000)" {
 		t.Errorf("Int: %v", err)
 	}
+	if err := AtLeast(0).Int("--rlimit-data", -5); err == nil || err.Error() != "--rlimit-data -5: out of range (want an integer ≥ 0)" {
+		t.Errorf("Int, one side: %v", err)
+	}
 	if err := Above(0, 5).CheckInt(0); err == nil {
 		t.Error("CheckInt: 0 is not > 0")
 	}
