@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -16,6 +17,12 @@ const MaxConfigs = 512
 
 // maxCells bounds items × configs (4 bytes each).
 const maxCells = 1 << 28
+
+// MaxResamples bounds Options.Resamples: each resample of each scope holds 16 bytes of intervals and
+// draws N indices, so a huge count (10^9 from a hostile export.json) would grow memory by the
+// gigabyte. 100,000 resamples put the 2.5/97.5 % percentiles within a fraction of a point of their
+// limit; METRICS.md's default is 1000.
+const MaxResamples = 100000
 
 // Options steer Analyze. Use DefaultOptions and override fields.
 type Options struct {
@@ -437,9 +444,21 @@ func sourcePaths(recs []record.Record) string {
 	return strings.Join(paths, ",")
 }
 
+// check refuses options out of their ranges (resamples 0..MaxResamples, epsilon 0..1, NaN never),
+// before any work.
+func (opt Options) check() error {
+	if err := num.In(0, MaxResamples).Int("resamples", int64(opt.Resamples)); err != nil {
+		return record.Errorf("", 0, "analyze", ErrBadArgs, "%v", err)
+	}
+	if err := num.In(0, 1).Float("epsilon", opt.Epsilon); err != nil {
+		return record.Errorf("", 0, "analyze", ErrBadArgs, "%v", err)
+	}
+	return nil
+}
+
 func analyze(recs []record.Record, opt Options) (*Result, error) {
-	if opt.Resamples < 0 || opt.Epsilon < 0 {
-		return nil, record.Errorf("", 0, "analyze", ErrBadArgs, "resamples and epsilon must not be negative")
+	if err := opt.check(); err != nil {
+		return nil, err
 	}
 	online, err := Online(recs)
 	if err != nil {

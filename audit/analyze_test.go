@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/framesweep/framesweep/record"
 )
@@ -500,6 +501,31 @@ func TestTooManyConfigs(t *testing.T) {
 	}
 	if _, err := Analyze(recs, DefaultOptions()); !errors.Is(err, ErrBadArgs) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestOptionRanges: resamples, epsilon and folds out of range are refused by name before any work
+// (10^9 resamples from a hostile export.json once grew memory at ~150 MiB/s; a NaN epsilon passed
+// "epsilon < 0").
+func TestOptionRanges(t *testing.T) {
+	recs := Synthetic(40, 1)
+	for _, c := range []struct {
+		set  func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.Resamples = 1000000000 }, "resamples 1000000000: out of range (want 0..100000)"},
+		{func(o *Options) { o.Resamples = -1 }, "resamples -1: out of range"},
+		{func(o *Options) { o.Epsilon = math.NaN() }, "epsilon NaN: not a number"},
+		{func(o *Options) { o.Epsilon = math.Inf(1) }, "epsilon +Inf: not finite"},
+		{func(o *Options) { o.Cascade.Folds = 1 << 30 }, "folds 1073741824: out of range (want 0..10000)"},
+	} {
+		opt := DefaultOptions()
+		c.set(&opt)
+		start := time.Now()
+		_, err := Analyze(recs, opt)
+		if !errors.Is(err, ErrBadArgs) || !strings.Contains(err.Error(), c.want) || time.Since(start) > 10*time.Second {
+			t.Errorf("%v after %v, want %q", err, time.Since(start), c.want)
+		}
 	}
 }
 

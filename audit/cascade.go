@@ -8,8 +8,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/record"
 )
+
+// MaxFolds bounds CascadeOptions.Folds (each fold holds its own aggregates).
+const MaxFolds = 10000
 
 // CascadeOptions choose the budgets of a confidence cascade (METRICS.md "Confidence cascade").
 type CascadeOptions struct {
@@ -19,7 +23,7 @@ type CascadeOptions struct {
 	Policy        string
 	Width, Height int // 0: any size
 	Reference     int // frames of the reference fixed budget; 0: the largest budget
-	Folds         int // ≥ 2: choose τ on K−1 folds, score the held-out fold
+	Folds         int // ≥ 2: choose τ on K−1 folds, score the held-out fold; at most MaxFolds
 	MaxCurve      int // most curve points in the output (0: 2000); the sweep itself visits every τ
 }
 
@@ -300,6 +304,10 @@ func (a cascadeAgg) plus(b cascadeAgg) cascadeAgg {
 // that have every budget, each fixed budget on them, and the sweep of τ over every distinct
 // confidence with the selection on all items and, with folds, on each training part.
 func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
+	// Each fold holds its own aggregates: a count from a file (export.json's folds) is bounded first.
+	if err := num.In(0, MaxFolds).Int("folds", int64(opt.Cascade.Folds)); err != nil {
+		return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "%v", err)
+	}
 	ks, note, err := selectBudgets(d, opt)
 	if err != nil || ks == nil {
 		return nil, note, err

@@ -379,7 +379,7 @@ func TestHEVCLengthSize3(t *testing.T) {
 // TestReadErrorOneLine: frames failed and frames refused in one Read give one line that names the
 // file, and errors.Is/As, FailedFrames and DamagedFrames see both parts.
 func TestReadErrorOneLine(t *testing.T) {
-	v := &Video{path: "x.mp4"}
+	v := &Video{path: "x.mp4", name: "x.mp4"}
 	if v.readError(nil, nil, "") != nil {
 		t.Fatal("no failures: want nil")
 	}

@@ -46,6 +46,10 @@ type Options struct {
 	// what lmms-eval's read_video and torchvision's read_video decode) instead of FFmpeg's best one.
 	// It cannot be combined with Stream.
 	FirstVideoStream bool
+	// Name is what errors call the video (default: the path opened). A caller that opens a checked
+	// file as /proc/self/fd/N names it here, so that no message, a harness loader's notes included,
+	// names the descriptor instead of the video.
+	Name string `json:",omitempty"`
 	// Colour says how decoded frames become RGB24 (ColourStream, "" = the default: the ffmpeg CLI's
 	// conversion; see ColourMode for the harness conversions).
 	Colour ColourMode

@@ -71,7 +71,7 @@ func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
 		st.HWAccel = string(v.hw.Device)
 	}
 	if v.closed {
-		return st, wrap(v.path, "read", ErrClosed)
+		return st, wrap(v.name, "read", ErrClosed)
 	}
 	targets, err := v.distinctTargets(indices)
 	if err != nil {
@@ -117,7 +117,7 @@ func (v *Video) distinctTargets(indices []int) ([]int, error) {
 	n := v.NumFrames()
 	for _, i := range indices {
 		if i < 0 || i >= n {
-			return nil, wrap(v.path, "read", &RangeError{Index: i, NumFrames: n})
+			return nil, wrap(v.name, "read", &RangeError{Index: i, NumFrames: n})
 		}
 	}
 	targets := append([]int(nil), indices...)
@@ -173,11 +173,11 @@ func (v *Video) readError(failed []*FrameError, refused []int, cause string) err
 	}
 	switch {
 	case fe != nil && de != nil:
-		return wrap(v.path, "decode", fmt.Errorf("%w; %w", fe, de))
+		return wrap(v.name, "decode", fmt.Errorf("%w; %w", fe, de))
 	case fe != nil:
-		return wrap(v.path, "decode", fe)
+		return wrap(v.name, "decode", fe)
 	case de != nil:
-		return wrap(v.path, "decode", de)
+		return wrap(v.name, "decode", de)
 	}
 	return nil
 }

@@ -100,7 +100,7 @@ func (r *reader) useDemuxer(own bool) error {
 	}
 	fc, err := r.v.openDemuxer()
 	if err != nil {
-		return wrap(r.v.path, "read", err)
+		return wrap(r.v.name, "read", err)
 	}
 	r.fc, r.ownFC, r.fresh = fc, true, true
 	return nil
@@ -410,7 +410,7 @@ func (r *reader) rewindAndSkip(k int) error {
 	if !r.fresh {
 		fc, err := v.openDemuxer()
 		if err != nil {
-			return wrap(v.path, "read", err)
+			return wrap(v.name, "read", err)
 		}
 		if r.ownFC {
 			closeDemuxer(r.fc)
@@ -426,7 +426,7 @@ func (r *reader) rewindAndSkip(k int) error {
 	for {
 		err := r.fc.ReadFrame(r.pkt)
 		if err != nil {
-			return wrap(v.path, "read", fmt.Errorf("%w: demuxing to packet %d: %w", ErrCorrupt, k, err))
+			return wrap(v.name, "read", fmt.Errorf("%w: demuxing to packet %d: %w", ErrCorrupt, k, err))
 		}
 		if r.pkt.StreamIndex() != v.streamIndex {
 			r.pkt.Unref()
@@ -456,17 +456,17 @@ func (r *reader) openDecoder() error {
 		codec = hwDecoder(cp.CodecID(), v.hwType) // the decoder setupHW checked
 	}
 	if codec == nil {
-		return wrap(v.path, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
+		return wrap(v.name, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
 	}
 	cc := astiav.AllocCodecContext(codec)
 	if cc == nil {
-		return wrap(v.path, "decode", errors.New("cannot allocate a decoder"))
+		return wrap(v.name, "decode", errors.New("cannot allocate a decoder"))
 	}
 	track(cc)
 	free := func() { cc.Free(); untrack(cc) }
 	if err := cp.ToCodecContext(cc); err != nil {
 		free()
-		return wrap(v.path, "decode", err)
+		return wrap(v.name, "decode", err)
 	}
 	threads := r.threads
 	if r.singleThread {
@@ -483,7 +483,7 @@ func (r *reader) openDecoder() error {
 	}
 	if err := cc.Open(codec, nil); err != nil {
 		free()
-		return wrap(v.path, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
+		return wrap(v.name, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
 	}
 	r.dec = cc
 	r.errMark = ffmpeg.DecoderErrors()
@@ -498,7 +498,7 @@ func (r *reader) setupHWDecoder(cc *astiav.CodecContext, codec *astiav.Codec) er
 	hdc, err := astiav.CreateHardwareDeviceContext(v.hwType, "", nil)
 	if err != nil {
 		// The device worked at Open; losing it now is an error, not a silent CPU substitute.
-		return wrap(v.path, "hwaccel", fmt.Errorf("%s device: %w", v.hw.Device, err))
+		return wrap(v.name, "hwaccel", fmt.Errorf("%s device: %w", v.hw.Device, err))
 	}
 	cc.SetHardwareDeviceContext(hdc)
 	cc.SetPixelFormatCallback(func(pfs []astiav.PixelFormat) astiav.PixelFormat {
@@ -571,7 +571,7 @@ func (r *reader) onFrame(f *astiav.Frame) error {
 		return nil // a retry from an earlier keyframe is pending; this decoder's output is moot
 	}
 	if w, h := f.Width(), f.Height(); w*h > v.opts.MaxFrameArea {
-		return wrap(v.path, "decode", fmt.Errorf("%w: decoded frame %dx%d > %d pixels", ErrTooLarge, w, h, v.opts.MaxFrameArea))
+		return wrap(v.name, "decode", fmt.Errorf("%w: decoded frame %dx%d > %d pixels", ErrTooLarge, w, h, v.opts.MaxFrameArea))
 	}
 	j, ok := r.frameIndex(f)
 	if !ok {
@@ -659,13 +659,13 @@ func (r *reader) deliver(f *astiav.Frame, j int, damaged bool) error {
 	if v.hw.Device != "" && f.PixelFormat() == r.hwFmt {
 		r.sw.Unref()
 		if err := f.TransferHardwareData(r.sw); err != nil {
-			return wrap(v.path, "hwaccel", fmt.Errorf("frame %d: transfer from the GPU: %w", j, err))
+			return wrap(v.name, "hwaccel", fmt.Errorf("frame %d: transfer from the GPU: %w", j, err))
 		}
 		src = r.sw
 	}
 	img, err := r.conv.convert(src, r.stream().TimeBase())
 	if err != nil {
-		return wrap(v.path, "convert", fmt.Errorf("frame %d: %w", j, err))
+		return wrap(v.name, "convert", fmt.Errorf("frame %d: %w", j, err))
 	}
 	r.st.Converted++
 	r.ti++

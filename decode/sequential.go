@@ -65,7 +65,7 @@ func (f *SeqFrame) RGB() (*rgb.Image, error) {
 	if f.img == nil && f.err == nil {
 		f.img, f.err = f.r.conv.convert(f.f, f.r.v.stream().TimeBase())
 		if f.err != nil {
-			f.err = wrap(f.r.v.path, "convert", fmt.Errorf("output frame %d: %w", f.N, f.err))
+			f.err = wrap(f.r.v.name, "convert", fmt.Errorf("output frame %d: %w", f.N, f.err))
 		} else {
 			f.r.st.Converted++
 		}
@@ -94,10 +94,10 @@ type SeqStats struct {
 func (v *Video) Sequential(o SeqOptions, fn func(f *SeqFrame) (stop bool, err error)) (SeqStats, error) {
 	var st SeqStats
 	if v.closed {
-		return st, wrap(v.path, "read", ErrClosed)
+		return st, wrap(v.name, "read", ErrClosed)
 	}
 	if v.hw.Device != "" {
-		return st, wrap(v.path, "read", fmt.Errorf("%w: a sequential pass decodes on the CPU (hwaccel %s)", ErrBadOption, v.hw.Device))
+		return st, wrap(v.name, "read", fmt.Errorf("%w: a sequential pass decodes on the CPU (hwaccel %s)", ErrBadOption, v.hw.Device))
 	}
 	r := &seqReader{v: v, o: o, st: &st, fn: fn}
 	err := r.run()
@@ -165,7 +165,7 @@ func (r *seqReader) run() error {
 	r.conv = newConverterMode(filter, v.opts.Colour)
 	if r.o.SeekStart {
 		if err := v.fc.SeekFrame(r.o.SeekStream, 0, astiav.NewSeekFlags(astiav.SeekFlagBackward)); err != nil {
-			return wrap(v.path, "decode", &SeqError{Op: "seek", Err: err})
+			return wrap(v.name, "decode", &SeqError{Op: "seek", Err: err})
 		}
 	}
 	if err := r.openDecoder(); err != nil {
@@ -177,7 +177,7 @@ func (r *seqReader) run() error {
 			break
 		}
 		if err != nil {
-			return wrap(v.path, "decode", &SeqError{Op: "read_frame", Packet: r.st.Packets, Frames: r.st.Frames, Err: err})
+			return wrap(v.name, "decode", &SeqError{Op: "read_frame", Packet: r.st.Packets, Frames: r.st.Frames, Err: err})
 		}
 		if r.pkt.StreamIndex() != v.streamIndex {
 			r.pkt.Unref()
@@ -202,17 +202,17 @@ func (r *seqReader) openDecoder() error {
 	cp := v.stream().CodecParameters()
 	codec := astiav.FindDecoder(cp.CodecID())
 	if codec == nil {
-		return wrap(v.path, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
+		return wrap(v.name, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
 	}
 	cc := astiav.AllocCodecContext(codec)
 	if cc == nil {
-		return wrap(v.path, "decode", errors.New("cannot allocate a decoder"))
+		return wrap(v.name, "decode", errors.New("cannot allocate a decoder"))
 	}
 	track(cc)
 	if err := cp.ToCodecContext(cc); err != nil {
 		cc.Free()
 		untrack(cc)
-		return wrap(v.path, "decode", err)
+		return wrap(v.name, "decode", err)
 	}
 	cc.SetThreadCount(v.opts.Threads)
 	if r.o.FrameThreads {
@@ -224,7 +224,7 @@ func (r *seqReader) openDecoder() error {
 	if err := cc.Open(codec, nil); err != nil {
 		cc.Free()
 		untrack(cc)
-		return wrap(v.path, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
+		return wrap(v.name, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
 	}
 	r.dec = cc
 	return nil
@@ -234,7 +234,7 @@ func (r *seqReader) openDecoder() error {
 // raises, then avcodec_receive_frame until EAGAIN/EOF, whose other errors raise.
 func (r *seqReader) send(p *astiav.Packet) error {
 	if err := r.dec.SendPacket(p); err != nil && !errors.Is(err, astiav.ErrEof) {
-		return wrap(r.v.path, "decode", &SeqError{Op: "send_packet", Packet: r.st.Packets, Frames: r.st.Frames, Err: err})
+		return wrap(r.v.name, "decode", &SeqError{Op: "send_packet", Packet: r.st.Packets, Frames: r.st.Frames, Err: err})
 	}
 	for !r.stop {
 		err := r.dec.ReceiveFrame(r.frm)
@@ -242,7 +242,7 @@ func (r *seqReader) send(p *astiav.Packet) error {
 			return nil
 		}
 		if err != nil {
-			return wrap(r.v.path, "decode", &SeqError{Op: "receive_frame", Packet: r.st.Packets, Frames: r.st.Frames, Err: err})
+			return wrap(r.v.name, "decode", &SeqError{Op: "receive_frame", Packet: r.st.Packets, Frames: r.st.Frames, Err: err})
 		}
 		err = r.deliver(r.frm)
 		r.frm.Unref()
@@ -256,7 +256,7 @@ func (r *seqReader) send(p *astiav.Packet) error {
 func (r *seqReader) deliver(f *astiav.Frame) error {
 	v := r.v
 	if w, h := f.Width(), f.Height(); w*h > v.opts.MaxFrameArea {
-		return wrap(v.path, "decode", fmt.Errorf("%w: decoded frame %dx%d > %d pixels", ErrTooLarge, w, h, v.opts.MaxFrameArea))
+		return wrap(v.name, "decode", fmt.Errorf("%w: decoded frame %dx%d > %d pixels", ErrTooLarge, w, h, v.opts.MaxFrameArea))
 	}
 	pts := f.Pts()
 	r.seq = SeqFrame{N: r.st.Frames, PTS: pts, HasPTS: pts != astiav.NoPtsValue, Width: f.Width(), Height: f.Height(), r: r, f: f}

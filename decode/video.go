@@ -34,12 +34,17 @@ type Index struct {
 	PTS      []int64   // stream time base
 	Seconds  []float64 // PTS × TimeBase
 	Key      []bool    // the frame's packet is a keyframe (random access point)
+	// Cut lists, ascending, the frames whose packet the file cuts short (the demuxer delivered it
+	// partial and flagged it corrupt: a truncated file's last packet). Decoding them fails or
+	// conceals; a plan that does not decode can check them (load.Run's PlanOnly decodes them).
+	Cut []int
 }
 
 // packetInfo is one packet of the primary video stream, in decode (file) order.
 type packetInfo struct {
 	pts, dts, pos int64
 	key, discard  bool
+	cut           bool // delivered partial: the file ends inside it (AV_PKT_FLAG_CORRUPT)
 	rasl          bool // HEVC random access skipped leading picture
 	nonref        bool // a picture no other picture references (H.264/HEVC, nonref.go)
 	frames        int  // pictures the decoder outputs for it (0: discarded or hidden)
@@ -48,6 +53,7 @@ type packetInfo struct {
 // Video is an opened video file with its frame index. It owns all FFmpeg state; Close releases it.
 type Video struct {
 	path string
+	name string // what errors call it (Options.Name, else path)
 	opts Options
 
 	fc           *astiav.FormatContext
@@ -83,15 +89,19 @@ type Video struct {
 
 // Open opens path (a local file) with the limits in opts and runs the index scan.
 func Open(path string, opts Options) (*Video, error) {
+	name := path
+	if opts.Name != "" {
+		name = opts.Name
+	}
 	o, err := opts.withDefaults()
 	if err != nil {
-		return nil, wrap(path, "open", err)
+		return nil, wrap(name, "open", err)
 	}
 	if err := checkLocalPath(path); err != nil {
-		return nil, wrap(path, "open", err)
+		return nil, wrap(name, "open", err)
 	}
 	ffmpeg.InstallLogHook() // decoder errors are counted from here on (damage detection)
-	v := &Video{path: path, opts: o, streamIndex: -1}
+	v := &Video{path: path, name: name, opts: o, streamIndex: -1}
 	if err := v.openInput(); err != nil {
 		v.Close()
 		return nil, v.explain("open", err)
@@ -154,10 +164,10 @@ func (v *Video) explain(op string, err error) error {
 	if isMovFamily(v.format) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrBadOption) &&
 		!errors.Is(err, ErrNotMediaFile) && !errors.Is(err, ErrNoSuchStream) && !errors.Is(err, ErrTooManyStreams) {
 		if why := mp4Truncation(v.path); why != "" {
-			return wrap(v.path, op, fmt.Errorf("%w: %s (FFmpeg: %v)", ErrTruncated, why, err))
+			return wrap(v.name, op, fmt.Errorf("%w: %s (FFmpeg: %v)", ErrTruncated, why, err))
 		}
 	}
-	return wrap(v.path, op, err)
+	return wrap(v.name, op, err)
 }
 
 // openInput opens the demuxer the first time: it checks what kind of file it is, opens it and
@@ -370,7 +380,7 @@ func (v *Video) scan() error {
 		if pkt.StreamIndex() == v.streamIndex {
 			fl := pkt.Flags()
 			p := packetInfo{pts: pkt.Pts(), dts: pkt.Dts(), pos: pkt.Pos(),
-				key: fl.Has(astiav.PacketFlagKey), discard: fl.Has(astiav.PacketFlagDiscard), frames: 1}
+				key: fl.Has(astiav.PacketFlagKey), discard: fl.Has(astiav.PacketFlagDiscard), cut: fl.Has(astiav.PacketFlagCorrupt), frames: 1}
 			var head packetView
 			if codec == astiav.CodecIDH264 || codec == astiav.CodecIDHevc {
 				head = packetHead(pkt)
@@ -463,6 +473,9 @@ func (v *Video) buildIndex() error {
 		v.idx.Key[i] = f.key
 		v.frameDpos[i] = f.dpos
 		v.ptsFrame[f.pts] = i
+		if f.dpos >= 0 && f.dpos < len(v.pkts) && v.pkts[f.dpos].cut {
+			v.idx.Cut = append(v.idx.Cut, i)
+		}
 	}
 	v.posDpos = make(map[int64]int, len(v.pkts))
 	for d, p := range v.pkts {

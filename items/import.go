@@ -11,11 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/framesweep/framesweep/internal/atomicfile"
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -128,6 +128,9 @@ func keepFound(src, videos string, items []Item, o ImportOptions) ([]Item, *Impo
 		if err := it.Validate(); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)
 		}
+		if err := fitsLine(&it); err != nil { // refused here, not by the sweep that reads the file
+			return nil, nil, fmt.Errorf("%s: %w", src, err)
+		}
 		if o.Templates != nil && it.Template != "" && !contains(o.Templates, it.Template) {
 			return nil, nil, fmt.Errorf("%s: item %q: template %q is none a sweep accepts (%s)", src, it.ItemID, it.Template, strings.Join(o.Templates, ", "))
 		}
@@ -154,17 +157,42 @@ func within(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// Write writes canonical ITEMS.jsonl atomically.
+// Write writes canonical ITEMS.jsonl atomically; an item whose line Read would refuse (over MaxLine)
+// is an error and nothing is written.
 func Write(path string, items []Item) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	for i := range items {
+		start := b.Len()
 		if err := enc.Encode(&items[i]); err != nil {
 			return err
 		}
+		if n := b.Len() - start; n > MaxLine {
+			return fmt.Errorf("%s: %w", path, lineErr(&items[i], n))
+		}
 	}
 	return atomicfile.Write(path, b.Bytes())
+}
+
+// fitsLine refuses an item whose ITEMS.jsonl line would be over MaxLine, the limit Read (the
+// sweep) holds every line to: the import refuses what the sweep would refuse. The line is counted as
+// Write encodes it, newline included, as Read counts it.
+func fitsLine(it *Item) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(it); err != nil {
+		return err
+	}
+	if b.Len() > MaxLine {
+		return lineErr(it, b.Len())
+	}
+	return nil
+}
+
+func lineErr(it *Item, n int) error {
+	return fmt.Errorf("item %q: its line would be %d bytes, over the %d-byte line limit of an items file (the sweep refuses it)", it.ItemID, n, MaxLine)
 }
 
 // findVideo resolves a video named by a release under dir: dir/name, else with the extensions
@@ -381,15 +409,18 @@ func csvItem(rec []string, col map[string]int, letters []string, videos string) 
 		it.Video = filepath.Join(videos, it.Video)
 	}
 	if v := get("duration_s"); v != "" {
-		d, err := strconv.ParseFloat(v, 64)
+		d, err := num.AtLeast(0).ParseFloat("duration_s", v) // "Inf" parses, and JSON cannot hold it
 		if err != nil {
-			return it, fmt.Errorf("duration_s %q is not a number", v)
+			return it, err
 		}
 		it.DurationS = &d
 	}
 	if v := get("options"); v != "" {
 		if err := json.Unmarshal([]byte(v), &it.Options); err != nil {
 			return it, fmt.Errorf("options %q is not a JSON list of strings", v)
+		}
+		if len(it.Options) == 0 { // an empty cell is an open-ended row; "[]" says options and gives none
+			return it, fmt.Errorf("options %q is an empty list (a multiple-choice row needs its options; leave the cell empty for an open-ended one)", v)
 		}
 	}
 	for _, l := range letters {

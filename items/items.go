@@ -14,10 +14,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/record"
 )
 
-// MaxLine bounds one line of an items file (a question with subtitles fits easily).
+// MaxLine bounds one line of an items file (a question with subtitles fits easily): Read (the sweep)
+// refuses a longer line, and an import refuses an item whose line would be longer.
 const MaxLine = 4 << 20
 
 // ErrMalformed marks a malformed items file.
@@ -132,6 +134,16 @@ func parseItem(b []byte) (Item, error) {
 	if dec.More() {
 		return it, errors.New("more than one JSON value on the line")
 	}
+	if len(it.Options) == 0 {
+		// "options": [] says multiple choice and gives no option: read as open-ended, its answer
+		// "A" would be a reference text that a model answering "A" matches.
+		var probe struct {
+			Options json.RawMessage `json:"options"`
+		}
+		if json.Unmarshal(b, &probe) == nil && len(probe.Options) > 0 && string(probe.Options) != "null" {
+			return it, fmt.Errorf("item %q: options is an empty list (leave the key out of an open-ended item)", it.ItemID)
+		}
+	}
 	return it, it.Validate()
 }
 
@@ -155,8 +167,11 @@ func (it *Item) Validate() error {
 		return fmt.Errorf("item %q: missing answer", it.ItemID)
 	case len(it.Options) > 26:
 		return fmt.Errorf("item %q: %d options (at most 26)", it.ItemID, len(it.Options))
-	case it.DurationS != nil && !(*it.DurationS >= 0):
-		return fmt.Errorf("item %q: duration_s %v", it.ItemID, *it.DurationS)
+	}
+	if it.DurationS != nil {
+		if err := num.AtLeast(0).Float("duration_s", *it.DurationS); err != nil {
+			return fmt.Errorf("item %q: %v", it.ItemID, err)
+		}
 	}
 	if err := it.validateDialogue(); err != nil {
 		return err

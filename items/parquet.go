@@ -60,7 +60,7 @@ func readParquetRows(path string, s *schema, km *keyMap) (rows []row, err error)
 			}
 			out[name] = fv.Interface()
 		}
-		if err := s.required(path, fmt.Sprintf("row %d: ", n), out, km); err != nil {
+		if err := s.checkRow(path, fmt.Sprintf("row %d: ", n), out, km); err != nil {
 			return nil, err
 		}
 		rows = append(rows, out)

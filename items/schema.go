@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -239,7 +241,7 @@ func (s *schema) jsonRow(src, at string, raw json.RawMessage, km *keyMap) (row, 
 		}
 		r[name] = v
 	}
-	return r, s.required(src, at, r, km)
+	return r, s.checkRow(src, at, r, km)
 }
 
 // decodeKind decodes a JSON value of kind k.
@@ -259,6 +261,26 @@ func decodeKind(raw json.RawMessage, k kind) (any, error) {
 	var x string
 	err := json.Unmarshal(raw, &x)
 	return x, err
+}
+
+// checkRow checks the values of r that a sweep would refuse or misread, then that it has every
+// required field: a list that is there but empty (Video-MME's "options": [] once became an
+// open-ended item whose reference is "A", so a model answering "A" scored 1) and a number that is NaN
+// or infinite (Parquet doubles can be).
+func (s *schema) checkRow(src, at string, r row, km *keyMap) error {
+	for _, f := range s.fields {
+		switch v := r[f.name].(type) {
+		case []string:
+			if len(v) == 0 {
+				return fmt.Errorf("%s: %s%q is an empty list (a multiple-choice row needs its options; leave the key out of an open-ended one)", src, at, km.key[f.name])
+			}
+		case float64:
+			if err := num.Any.Float(strconv.Quote(km.key[f.name]), v); err != nil {
+				return fmt.Errorf("%s: %s%v", src, at, err)
+			}
+		}
+	}
+	return s.required(src, at, r, km)
 }
 
 // required checks that r has every required field.

@@ -84,7 +84,7 @@ func FuzzParseSpec(f *testing.F) {
 				t.Fatalf("ParseSpec(%q): param %q=%q", s, k, v)
 			}
 			keys = append(keys, k)
-			if _, err := sp.Int(k, 0, 0); err != nil && !errors.Is(err, ErrBadSpec) {
+			if _, err := sp.Int(k, 0, 0, 100); err != nil && !errors.Is(err, ErrBadSpec) {
 				t.Fatalf("Int(%q): %v", k, err)
 			}
 			if _, err := sp.Duration(k, 0); err != nil && !errors.Is(err, ErrBadSpec) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/num"
 )
 
 func TestExtractVideoMME(t *testing.T) {
@@ -118,8 +120,25 @@ func TestSpecAndRegistry(t *testing.T) {
 	if err != nil || sp.Engine != "openai" || sp.Params["model"] != "qwen" {
 		t.Fatal(sp, err)
 	}
-	if n, err := sp.Int("concurrency", 1, 1); n != 4 || err != nil {
+	if n, err := sp.Int("concurrency", 1, 1, 1024); n != 4 || err != nil {
 		t.Error(n, err)
+	}
+	// Numeric keys have a range and say it, naming the key; NaN and ±Inf are refused by name.
+	for spec, want := range map[string]string{
+		"openai:concurrency=1000000000": "openai: concurrency=1000000000: out of range (want 1..1024)",
+		"openai:concurrency=x":          `openai: concurrency="x": not an integer (want 1..1024)`,
+		"openai:concurrency=0":          "openai: concurrency=0: out of range (want 1..1024)",
+	} {
+		sp, _ := ParseSpec(spec)
+		if _, err := sp.Int("concurrency", 4, 1, 1024); !errors.Is(err, ErrBadSpec) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+	for spec, want := range map[string]string{"x:f=NaN": "x: f=NaN: not a number", "x:f=-Inf": "x: f=-Inf: not finite", "x:f=3": "x: f=3: out of range (want 0..2)"} {
+		sp, _ := ParseSpec(spec)
+		if _, err := sp.Float("f", 0, num.In(0, 2)); !errors.Is(err, ErrBadSpec) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
 	}
 	if err := sp.Check([]string{"url", "model"}); !errors.Is(err, ErrBadSpec) || !strings.Contains(err.Error(), "concurrency") {
 		t.Errorf("unknown key not reported: %v", err)
@@ -149,6 +168,13 @@ func TestRequestValidate(t *testing.T) {
 	}
 	if err := (&Request{}).Validate(); !errors.Is(err, ErrBadRequest) {
 		t.Error("empty question accepted")
+	}
+	// Decoding settings have a range; NaN was once silently greedy.
+	for _, r := range []Request{{Temperature: math.NaN()}, {Temperature: -1}, {Temperature: math.Inf(1)}, {Temperature: 2.5}, {MaxTokens: -1}, {MaxTokens: MaxMaxTokens + 1}} {
+		r.Question, r.Options = "q", []string{"A. x"}
+		if err := r.Validate(); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "(want 0..") {
+			t.Errorf("temperature %v, max tokens %d: %v", r.Temperature, r.MaxTokens, err)
+		}
 	}
 }
 

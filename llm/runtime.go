@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -42,6 +43,15 @@ type Request struct {
 
 // DefaultMaxTokens bounds generation when Request.MaxTokens is 0: answers are a letter or a short phrase.
 const DefaultMaxTokens = 32
+
+// The ranges of the decoding settings (Request.Validate; the CLI's --max-tokens and --temperature).
+const (
+	// MaxMaxTokens is the largest generation bound a request may ask for (a context of 1M tokens).
+	MaxMaxTokens = 1 << 20
+	// MaxTemperature is the OpenAI API's documented upper bound of temperature (0..2), which the
+	// servers framesweep talks to apply too; the in-process runtimes take the same range.
+	MaxTemperature = 2
+)
 
 // Response is one answer.
 type Response struct {
@@ -158,8 +168,11 @@ func (r *Request) Validate() error {
 	if _, err := TemplateByID(r.Template); err != nil {
 		return err
 	}
-	if r.Temperature < 0 || r.MaxTokens < 0 {
-		return Errorf("answer", "", ErrBadRequest, "temperature %g / max tokens %d", r.Temperature, r.MaxTokens)
+	if err := num.In(0, MaxTemperature).Float("temperature", r.Temperature); err != nil {
+		return Errorf("answer", "", ErrBadRequest, "%v", err)
+	}
+	if err := num.In(0, MaxMaxTokens).Int("max tokens", int64(r.MaxTokens)); err != nil {
+		return Errorf("answer", "", ErrBadRequest, "%v", err)
 	}
 	return nil
 }

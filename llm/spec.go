@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/framesweep/framesweep/internal/num"
 )
 
 // Spec is a parsed runtime spec "engine:key=value,key=value".
@@ -67,18 +69,39 @@ func (s Spec) Check(required []string, optional ...string) error {
 	return nil
 }
 
-// Int returns the integer value of key, def when absent; it rejects values below min.
-func (s Spec) Int(key string, def, min int) (int, error) {
+// Int returns the integer value of key, def when absent; it rejects values outside lo..hi, naming
+// the key ("openai: concurrency=0: out of range (want 1..1024)").
+func (s Spec) Int(key string, def, lo, hi int) (int, error) {
 	v, ok := s.Params[key]
 	if !ok {
 		return def, nil
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < min {
-		return 0, Errorf("parse spec", "", ErrBadSpec, "%s: %s=%q is not an integer ≥ %d", s.Engine, key, v, min)
+	n, err := num.In(float64(lo), float64(hi)).ParseInt("", v)
+	if err != nil {
+		return 0, Errorf("parse spec", "", ErrBadSpec, "%s: %s=%v", s.Engine, key, err)
 	}
-	return n, nil
+	return int(n), nil
 }
+
+// Float returns the number value of key, def when absent; NaN, ±Inf and values outside r are
+// refused, naming the key.
+func (s Spec) Float(key string, def float64, r num.Range) (float64, error) {
+	v, ok := s.Params[key]
+	if !ok {
+		return def, nil
+	}
+	f, err := r.ParseFloat("", v)
+	if err != nil {
+		return 0, Errorf("parse spec", "", ErrBadSpec, "%s: %s=%v", s.Engine, key, err)
+	}
+	return f, nil
+}
+
+// MaxThreads bounds a spec's threads= (llamacpp, onnx).
+const MaxThreads = 4096
+
+// MaxSpecDuration bounds a spec's durations (timeout=): a day.
+const MaxSpecDuration = 24 * time.Hour
 
 // Input returns the spec's input= value, InputImages or InputVideo, or "" when absent.
 func (s Spec) Input() (string, error) {
@@ -99,8 +122,8 @@ func (s Spec) Duration(key string, def time.Duration) (time.Duration, error) {
 		return def, nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, Errorf("parse spec", "", ErrBadSpec, "%s: %s=%q is not a positive duration", s.Engine, key, v)
+	if err != nil || d <= 0 || d > MaxSpecDuration {
+		return 0, Errorf("parse spec", "", ErrBadSpec, "%s: %s=%q is not a duration > 0 and ≤ %v", s.Engine, key, v, MaxSpecDuration)
 	}
 	return d, nil
 }

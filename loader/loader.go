@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -155,6 +156,16 @@ func Check(name string, r Request) error {
 	s, err := Lookup(name)
 	if err != nil {
 		return err
+	}
+	// NaN compares false with everything: without this, min_pixels NaN passed every check below and
+	// surfaced as "max_pixels below min_pixels".
+	for _, f := range [...]struct {
+		key string
+		v   float64
+	}{{"fps", r.SampleFPS}, {"min_pixels", r.MinPixels}, {"max_pixels", r.MaxPixels}, {"total_pixels", r.TotalPixels}} {
+		if err := num.AtLeast(0).Float(f.key, f.v); err != nil {
+			return errf(ErrRequest, name, "%v", err)
+		}
 	}
 	switch {
 	case r.Frames < 0 || r.SampleFPS < 0 || r.MinFrames < 0 || r.MaxFrames < 0 || r.MinPixels < 0 || r.MaxPixels < 0 || r.TotalPixels < 0 || r.ImagePatchSize < 0:

@@ -3,6 +3,7 @@ package loader
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -56,6 +57,15 @@ func TestCheck(t *testing.T) {
 	} {
 		if err := Check(c.name, c.r); (err == nil) != c.ok {
 			t.Errorf("%s %+v: %v", c.name, c.r, err)
+		}
+	}
+	// NaN is refused by name: it once passed every comparison and surfaced as "max_pixels below
+	// min_pixels".
+	for _, r := range []Request{{MinPixels: math.NaN(), MaxPixels: 1000}, {MaxPixels: math.Inf(1)}, {SampleFPS: math.NaN()}} {
+		err := Check(QwenVLUtils, r)
+		if !errors.Is(err, ErrRequest) || !strings.Contains(err.Error(), "not a number") && !strings.Contains(err.Error(), "not finite") ||
+			strings.Contains(err.Error(), "below") {
+			t.Errorf("%+v: %v", r, err)
 		}
 	}
 }

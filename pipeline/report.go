@@ -4,6 +4,7 @@ import (
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
+	"math"
 )
 
 // PlanReport is the JSON of one sampling plan of one video: `framesweep plan --json` prints it, and
@@ -34,8 +35,11 @@ func NewPlanReport(path string, v sampler.Video, p sampler.Plan) PlanReport {
 func NewLoaderReport(path string, res *load.Result) PlanReport {
 	s := loaderSummary(res)
 	p := loaderPlan(res)
-	return PlanReport{Path: path, TotalFrames: res.Count, FPS: res.FPS, DurationS: sampler.Video{Frames: res.Count, FPS: res.FPS}.Duration(),
-		Count: len(p.Indices), Plan: p, LoaderResult: &s}
+	dur := 0.0 // a reader that found no rate (a cut WebM: fps 0) gives no duration, not +Inf
+	if d := (sampler.Video{Frames: res.Count, FPS: res.FPS}).Duration(); !math.IsInf(d, 0) && !math.IsNaN(d) {
+		dur = d
+	}
+	return PlanReport{Path: path, TotalFrames: res.Count, FPS: res.FPS, DurationS: dur, Count: len(p.Indices), Plan: p, LoaderResult: &s}
 }
 
 // SetLayout fills the output size and the visual tokens of Count frames from one frame's layout.

@@ -54,6 +54,7 @@ func openFile(ctx context.Context, ref VideoRef, o Options) (Source, error) {
 		return ws, nil
 	}
 	fdp := procfd.FilePath(f)
+	opts.Name = ref.Path // every message names the video, not /proc/self/fd/N
 	d, err := decode.Open(fdp, opts)
 	if err != nil {
 		f.Close()

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -68,12 +71,41 @@ type spec struct {
 	opts   pipeline.Options
 }
 
-// DecodeRequest parses a request body strictly: one JSON object, known fields only, typed values
+// requestKeys are Request's JSON keys, exactly.
+var requestKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeFor[Request]()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		keys[name] = true
+	}
+	return keys
+}()
+
+// DecodeRequest parses a request body strictly: one JSON object, known fields only, each key once and
+// spelt exactly (encoding/json would take "frames":8,"frames":16 as 16 and "Frames" or "FRAMES" as
+// frames: the record and items validators refuse such text too, record.CheckJSON), typed values
 // (frames 8.5 is an error, not 8), nothing after it. The error is a 400 *Error.
 func DecodeRequest(body []byte) (*Request, error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, badRequest("the body must be one JSON object")
+	}
+	if err := record.CheckJSON(body); err != nil {
+		return nil, badRequest("bad JSON body: %v", strings.TrimPrefix(err.Error(), record.ErrSyntax.Error()+": "))
+	}
+	var top map[string]json.RawMessage
+	if json.NewDecoder(bytes.NewReader(body)).Decode(&top) == nil {
+		keys := make([]string, 0, len(top))
+		for k := range top {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !requestKeys[k] {
+				return nil, badRequest("bad JSON body: unknown field %q (the fields are lower case, e.g. \"frames\")", k)
+			}
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
@@ -100,14 +101,19 @@ func (o *Options) Check() error {
 		return optErr("concurrency must be ≥ 1")
 	case o.Limit < 0:
 		return optErr("--limit must be ≥ 0")
-	case o.MaxTokens < 0:
-		return optErr("--max-tokens must be ≥ 0")
 	case o.InputMemory < 0:
 		return optErr("input memory must be ≥ 0")
 	case o.ChunkRecords < 1 || o.ChunkInterval <= 0:
 		return optErr("--chunk-records must be ≥ 1 and --chunk-interval > 0")
 	case o.RetryErrors && !o.Resume:
 		return optErr("--retry-errors needs --resume (it asks a RUN's failed pairs again)")
+	}
+	// The decoding settings are checked here, not per request: a bad one would fail every pair alike.
+	if err := num.In(0, llm.MaxMaxTokens).Int("--max-tokens", int64(o.MaxTokens)); err != nil {
+		return optErr("%v", err)
+	}
+	if err := num.In(0, llm.MaxTemperature).Float("--temperature", o.Temperature); err != nil {
+		return optErr("%v", err)
 	}
 	if _, err := llm.TemplateByID(o.Template); err != nil {
 		return optErr("--template: %v", err)
@@ -204,7 +210,7 @@ func ParseBudgets(s string) ([]int, error) {
 	var out []int
 	for _, p := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 {
+		if err != nil || n < 1 || n > sampler.MaxBudget {
 			return nil, optErr("--cascade %q: want increasing frame budgets such as 16,32,64,128", s)
 		}
 		out = append(out, n)

@@ -3,6 +3,8 @@ package export
 import (
 	"fmt"
 	"strings"
+
+	"github.com/framesweep/framesweep/audit/report"
 )
 
 // column is one documented column: its name, type and meaning.
@@ -84,23 +86,31 @@ func datasheet(m *Manifest, in Input) []byte {
 		p("**No Parquet files**: this framesweep was built with `-tags noparquet`, so the export is JSON Lines only.\n\n")
 	}
 	p("Models: %d. Sources:\n\n", len(m.Models))
+	// Paths, runtime specs, run.json's fields, model and config names are not framesweep's words:
+	// each is inert text (report.MarkdownText), never inside a code span, where no escape works.
+	md := report.MarkdownText
 	for _, s := range m.Sources {
-		p("- `%s`: rows %d–%d of records.jsonl", s.Path, s.Rows[0], s.Rows[1])
+		p("- %s: rows %d–%d of records.jsonl", md(s.Path), s.Rows[0], s.Rows[1])
 		if s.Run != nil {
 			var libs []string
 			for _, k := range keysOf(s.Run.Libraries) {
-				libs = append(libs, k+" "+s.Run.Libraries[k])
+				libs = append(libs, md(k+" "+s.Run.Libraries[k]))
 			}
-			p("; a sweep (engine %s, runtime `%s`, grid sha256 %.12s…, items sha256 %.12s…; libraries: %s)", s.Run.Engine, s.Run.Runtime, s.Run.GridSHA256, s.Run.ItemsSHA256, strings.Join(libs, ", "))
+			p("; a sweep (engine %s, runtime %s, grid sha256 %s…, items sha256 %s…; libraries: %s)", md(s.Run.Engine), md(s.Run.Runtime),
+				md(prefix(s.Run.GridSHA256, 12)), md(prefix(s.Run.ItemsSHA256, 12)), strings.Join(libs, ", "))
 		}
 		p("\n")
 	}
 	for _, g := range m.Models {
-		name := g.Name
-		if name == "" {
+		name := md(g.Name)
+		if g.Name == "" {
 			name = "(unnamed)"
 		}
-		p("\nModel `%s`: %d multiple-choice configs (%s), %d open-ended.\n", name, len(g.MCConfigs), strings.Join(g.MCConfigs, ", "), len(g.OEConfigs))
+		cfgs := make([]string, len(g.MCConfigs))
+		for i, c := range g.MCConfigs {
+			cfgs[i] = md(c)
+		}
+		p("\nModel %s: %d multiple-choice configs (%s), %d open-ended.\n", name, len(g.MCConfigs), strings.Join(cfgs, ", "), len(g.OEConfigs))
 	}
 	p("\n## records.jsonl / records.parquet\n\n| column | type | meaning |\n|---|---|---|\n")
 	for _, c := range recordColumns {
@@ -114,6 +124,16 @@ func datasheet(m *Manifest, in Input) []byte {
 	p("\n## Reading it with Python and NumPy only\n\n```python\nimport json, numpy as np\nrows = [json.loads(l) for l in open(\"records.jsonl\")]\nok = [r for r in rows if r.get(\"status\", \"ok\") == \"ok\" and \"correct\" in r and r.get(\"run\", 0) == 0]\nmodels = sorted({r.get(\"model\", \"\") for r in ok}); configs = sorted({r[\"config\"] for r in ok})\nacc = np.array([[np.mean([r[\"correct\"] for r in ok if r.get(\"model\", \"\") == m and r[\"config\"] == c] or [np.nan]) for c in configs] for m in models])\ntraj = [json.loads(l) for l in open(\"trajectories.jsonl\")]\nconfused = np.array([t[\"confused\"] for t in traj if t[\"paired\"]])\n```\n")
 	p("\nDefinitions of every metric: METRICS.md and docs/audit.md of framesweep.\n")
 	return []byte(b.String())
+}
+
+// prefix is the first n bytes of s (all of it when shorter), cut at a rune boundary.
+func prefix(s string, n int) string {
+	for i := range s {
+		if i >= n {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 func keysOf(m map[string]string) []string {

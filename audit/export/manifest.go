@@ -88,7 +88,8 @@ type File struct {
 	SHA256 string `json:"sha256"`
 }
 
-// LoadManifest reads DIR/export.json; ok is false (and err nil) when DIR holds none.
+// LoadManifest reads DIR/export.json and verifies the export against it (Verify; the recorded options
+// within their ranges); ok is false (and err nil) when DIR holds none.
 func LoadManifest(dir string) (m *Manifest, ok bool, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
@@ -107,6 +108,12 @@ func LoadManifest(dir string) (m *Manifest, ok bool, err error) {
 	}
 	if m.Format != Format {
 		return nil, false, fmt.Errorf("%s: format %q (this framesweep reads %q)", filepath.Join(dir, ManifestName), m.Format, Format)
+	}
+	if err := m.Audit.check(); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
+	}
+	if err := m.Verify(dir); err != nil {
+		return nil, false, err
 	}
 	return m, true, nil
 }

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -35,9 +37,11 @@ type Input struct {
 	Options AuditOptions
 }
 
-// Write writes the export into dir, which must not exist or be empty (nothing already there is
-// overwritten). Each file is written whole (atomically); export.json is written last, so a
-// directory without it is not an export.
+// Write writes the export into dir, which must not exist or be empty. Nothing is ever overwritten:
+// each file is created whole under a name that must be free (atomicfile.WriteNew), records.jsonl
+// first, so of two exports racing into one directory the one that creates it first goes on and the
+// other fails at once, having written nothing. export.json is written last, so a directory without it
+// is not an export.
 func Write(dir string, in Input) (*Manifest, error) {
 	if err := emptyDir(dir); err != nil {
 		return nil, err
@@ -110,15 +114,17 @@ func Write(dir string, in Input) (*Manifest, error) {
 	return m, nil
 }
 
-// writeFile writes one file of the release whole, readable by all (it is meant to be published).
+// writeFile creates one file of the release whole, readable by all (it is meant to be published); a
+// file of that name already there (another export writing into the directory) is an error.
 func writeFile(path string, b []byte) error {
-	if err := atomicfile.Write(path, b); err != nil {
-		return err
+	err := atomicfile.WriteNew(path, b, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s: another export claimed this directory first (%s exists); an export never overwrites", filepath.Dir(path), filepath.Base(path))
 	}
-	return os.Chmod(path, 0o644)
+	return err
 }
 
-// emptyDir makes dir, or accepts it when it exists and is empty.
+// emptyDir makes dir (its parents as needed), or accepts it when it exists and is empty.
 func emptyDir(dir string) error {
 	ents, err := os.ReadDir(dir)
 	switch {
@@ -127,7 +133,15 @@ func emptyDir(dir string) error {
 	case err == nil:
 		return nil
 	case os.IsNotExist(err):
-		return os.MkdirAll(dir, 0o755)
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return err
+		}
+		// Created by whichever export comes first, then accepted as empty by the other: the claim
+		// is records.jsonl, created without replacing (writeFile).
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return nil
 	default:
 		return err
 	}

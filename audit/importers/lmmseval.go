@@ -630,7 +630,10 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 		if opt.Rescore != "" {
 			rescoreOne(&rec, in, true, &RescoreCount{})
 		}
-		return rec.Validate()
+		if err := rec.Validate(); err != nil {
+			return err
+		}
+		return rec.CheckSize()
 	}
 	return b.emit(&rec, in)
 }
@@ -729,6 +732,9 @@ func (b *lmmsBuild) finish() (*Result, error) {
 	}
 	for i := range res.Records {
 		if err := res.Records[i].Validate(); err != nil {
+			return nil, err
+		}
+		if err := res.Records[i].CheckSize(); err != nil {
 			return nil, err
 		}
 	}

@@ -299,6 +299,9 @@ func vlmRows(header []string, rows [][]string, path string, opt Options) (*Resul
 		if err := res.Records[i].Validate(); err != nil {
 			return nil, err
 		}
+		if err := res.Records[i].CheckSize(); err != nil {
+			return nil, err
+		}
 	}
 	return res, res.emit(opt)
 }

@@ -8,10 +8,21 @@ import (
 	"github.com/framesweep/framesweep/audit"
 )
 
-// mdEscaper keeps a name from the records inside its table cell: "|" would end the cell, a line break the row.
-var mdEscaper = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
+// mdEscaper keeps a field framesweep did not write itself (a name from the records, a path, a title, a
+// runtime spec) inert text wherever a Markdown report puts it, as the HTML report's escaping does: a
+// line break would end a table row or a paragraph and "|" a table cell, and the punctuation that
+// Markdown or inline HTML give a meaning to is backslash-escaped (CommonMark lets any ASCII
+// punctuation be), so "<script>" is shown, not run, "[x](javascript:…)" is no link and "*" no
+// emphasis.
+var mdEscaper = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ",
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`,
+	"|", `\|`, "&", `\&`, "~", `\~`, "!", `\!`, "#", `\#`)
 
 func mdEsc(s string) string { return mdEscaper.Replace(s) }
+
+// MarkdownText is s as inert Markdown text (mdEscaper): for every field a Markdown output did not
+// write itself, the export's datasheet included.
+func MarkdownText(s string) string { return mdEsc(s) }
 
 // Markdown writes the report's numbers as Markdown tables.
 func Markdown(w io.Writer, r *audit.Result, opt Options) error {
@@ -52,11 +63,12 @@ func mdHeader(p mdPrinter, r *audit.Result, opt Options) {
 	for _, w := range r.Warnings {
 		p("> **Warning:** %s\n\n", w)
 	}
+	// Notes are framesweep's sentences, but they quote ids and names from the records.
 	if r.DroppedItems.Count > 0 {
-		p("> %s\n\n", r.DroppedItems.Reason)
+		p("> %s\n\n", mdEsc(r.DroppedItems.Reason))
 	}
 	for _, n := range r.Notes {
-		p("> %s\n\n", n)
+		p("> %s\n\n", mdEsc(n))
 	}
 }
 

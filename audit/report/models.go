@@ -364,7 +364,7 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 		p("> **Warning:** %s\n\n", w)
 	}
 	for _, n := range r.Notes {
-		p("> %s\n\n", n)
+		p("> %s\n\n", mdEsc(n))
 	}
 	if len(mg.OverCeiling) > 0 {
 		p("## Over a ceiling\n\n| model | config | frames | source | limit |\n|---|---|---|---|---|\n")

@@ -16,9 +16,11 @@ import (
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/export"
 	"github.com/framesweep/framesweep/audit/report"
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/runs"
+	"github.com/framesweep/framesweep/sampler"
 )
 
 // analysisFlags are shared by audit and cascade.
@@ -46,17 +48,14 @@ func (a *analysisFlags) register(fs *flag.FlagSet) {
 func (a *analysisFlags) options() (audit.Options, string) {
 	opt := audit.DefaultOptions()
 	opt.Seed, opt.DefaultPolicy = a.seed, a.defaultPolicy
-	if a.folds < 0 {
-		return opt, "--folds must not be negative"
-	}
 	opt.Cascade.Folds, opt.Cascade.Policy, opt.Cascade.Reference = a.folds, a.policy, a.reference
 	if a.budgets != "" {
 		for _, f := range strings.Split(a.budgets, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
-				return opt, fmt.Sprintf("--budgets: %q is not a positive frame count", f)
+			n, err := num.In(1, sampler.MaxBudget).ParseInt("--budgets", f)
+			if err != nil {
+				return opt, err.Error()
 			}
-			opt.Cascade.Budgets = append(opt.Cascade.Budgets, n)
+			opt.Cascade.Budgets = append(opt.Cascade.Budgets, int(n))
 		}
 		for i := 1; i < len(opt.Cascade.Budgets); i++ {
 			if opt.Cascade.Budgets[i] <= opt.Cascade.Budgets[i-1] {
@@ -96,14 +95,14 @@ func (c ceilingFlag) Set(v string) error {
 	if i <= 0 {
 		return fmt.Errorf("want MODEL=FRAMES, got %q", v)
 	}
-	n, err := strconv.Atoi(v[i+1:])
-	if err != nil || n < 1 {
-		return fmt.Errorf("%q: the ceiling is a positive frame count", v)
+	n, err := num.In(1, sampler.MaxBudget).ParseInt("FRAMES", v[i+1:])
+	if err != nil {
+		return fmt.Errorf("%q: %v", v, err)
 	}
 	if _, dup := c[v[:i]]; dup {
 		return fmt.Errorf("model %q given twice", v[:i])
 	}
-	c[v[:i]] = n
+	c[v[:i]] = int(n)
 	return nil
 }
 
@@ -137,15 +136,14 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 0 {
 		return usageErr(stderr, "audit", "need at least one records file or run directory")
 	}
-	if bad := adoptManifest(fs, pos); bad != "" {
+	if bad, err := adoptManifest(fs, pos); err != nil {
+		return failErr(stderr, "audit", err)
+	} else if bad != "" {
 		return usageErr(stderr, "audit", "%s", bad)
 	}
 	opt, bad := af.options()
 	if bad != "" {
 		return usageErr(stderr, "audit", "%s", bad)
-	}
-	if *f.resamples < 0 || *f.epsilon < 0 || *f.epsilon > 1 {
-		return usageErr(stderr, "audit", "--resamples must be ≥ 0 and --epsilon within [0,1]")
 	}
 	opt.Resamples, opt.Epsilon = *f.resamples, *f.epsilon
 	mopt := audit.ModelsOptions{Options: opt, Ceilings: map[string]int(f.ceilings)}
@@ -367,25 +365,26 @@ func exportAudit(dir string, in *auditInputs, out *auditOutput, opt audit.Models
 }
 
 // adoptManifest gives an export's recorded options to the flags not set on the command line, so that
-// `framesweep audit EXPORT_DIR` gives the audit the export holds; "" or a usage error.
-func adoptManifest(fs *flag.FlagSet, pos []string) string {
+// `framesweep audit EXPORT_DIR` gives the audit the export holds; "" or a usage error, or the error of
+// an export that is not what its manifest records (export.LoadManifest verifies it).
+func adoptManifest(fs *flag.FlagSet, pos []string) (string, error) {
 	var m *export.Manifest
 	from := ""
 	for _, p := range pos {
 		got, ok, err := export.LoadManifest(p)
 		if err != nil {
-			return err.Error()
+			return "", err
 		}
 		if !ok {
 			continue
 		}
 		if m != nil && !reflect.DeepEqual(m.Audit, got.Audit) {
-			return fmt.Sprintf("exports %s and %s were audited with different options; give the options explicitly", from, p)
+			return fmt.Sprintf("exports %s and %s were audited with different options; give the options explicitly", from, p), nil
 		}
 		m, from = got, p
 	}
 	if m == nil {
-		return ""
+		return "", nil
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -420,12 +419,12 @@ func adoptManifest(fs *flag.FlagSet, pos []string) string {
 			continue
 		}
 		for _, v := range vs {
-			if err := fs.Set(name, v); err != nil {
-				return fmt.Sprintf("%s: --%s %s: %v", filepath.Join(from, export.ManifestName), name, v, err)
+			if err := setFlag(fs, name, v); err != nil {
+				return fmt.Sprintf("%s: --%s %s: %v", filepath.Join(from, export.ManifestName), name, v, err), nil
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // printSummary is the human-readable digest printed without --json.
@@ -516,6 +515,11 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	opt, bad := af.options()
 	if bad != "" {
 		return usageErr(stderr, "cascade", "%s", bad)
+	}
+	for _, p := range pos { // an export is read only once it is what its manifest records
+		if _, _, err := export.LoadManifest(p); err != nil {
+			return failErr(stderr, "cascade", err)
+		}
 	}
 	recs, err := runs.ReadAll(context.Background(), pos)
 	if err != nil {

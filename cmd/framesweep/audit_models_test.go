@@ -103,7 +103,7 @@ func TestAuditModelsCLI(t *testing.T) {
 		arg  string
 		rc   int
 		want string
-	}{{"beta", exitUsage, "MODEL=FRAMES"}, {"beta=0", exitUsage, "positive"}, {"zeta=8", exitError, "zeta"}} {
+	}{{"beta", exitUsage, "MODEL=FRAMES"}, {"beta=0", exitUsage, "FRAMES 0: out of range (want 1..131072)"}, {"zeta=8", exitError, "zeta"}} {
 		rc, _, errs = runAuditCLI(append(args, "--ceiling", c.arg)...)
 		if rc != c.rc || !strings.Contains(errs, c.want) {
 			t.Errorf("--ceiling %s: rc %d %s", c.arg, rc, errs)

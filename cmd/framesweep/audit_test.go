@@ -232,7 +232,7 @@ func TestImportHarnessCLI(t *testing.T) {
 		t.Errorf("accuracy_harness %+v %+v, accuracy %v", h32, h64, res.Accuracy)
 	}
 	rep, _ := os.ReadFile(md)
-	if !strings.Contains(string(rep), "| f32 | lmms-eval mlvu_dev mlvu_percetion_score (M-avg over 7 task types) | 58.33 | 22 | 0 | 54.55 | 54.55 | 0 |") {
+	if !strings.Contains(string(rep), `| f32 | lmms-eval mlvu\_dev mlvu\_percetion\_score (M-avg over 7 task types) | 58.33 | 22 | 0 | 54.55 | 54.55 | 0 |`) {
 		t.Errorf("markdown lacks the harness row:\n%s", rep)
 	}
 	rc, txt, _ := runAuditCLI("audit", a, b, "--resamples", "0")
@@ -280,15 +280,15 @@ func TestImportFramesValidated(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--frames", "-1"}, "--frames -1: want 1..131072"},
-		{[]string{"--frames", "1000000000000"}, "--frames 1000000000000: want 1..131072"},
+		{[]string{"--frames", "-1"}, `invalid value "-1" for flag -frames: out of range (want 0..131072)`},
+		{[]string{"--frames", "1000000000000"}, `invalid value "1000000000000" for flag -frames: out of range (want 0..131072)`},
 		{[]string{"--frames", "0"}, "--text-only for none"},
 		{[]string{"--frames", "8", "--text-only"}, "--text-only with --frames 8"},
 		{[]string{"--width", "448"}, "--width and --height go together"},
-		{[]string{"--width", "0", "--height", "448"}, "want sides in 1..65536"},
-		{[]string{"--width", "448", "--height", "100000"}, "want sides in 1..65536"},
+		{[]string{"--width", "0", "--height", "448"}, `flag -width: out of range (want 1..65536)`},
+		{[]string{"--width", "448", "--height", "100000"}, `flag -height: out of range (want 1..65536)`},
 		{[]string{"--frames", "8.5"}, `invalid value "8.5" for flag -frames`},
-		{[]string{"--max-pixels", "0"}, "--max-pixels 0: want 1..4294967296"},
+		{[]string{"--max-pixels", "0"}, `flag -max-pixels: out of range (want 1..4294967296)`},
 		{[]string{"--max-pixels", "100", "--text-only"}, "--max-pixels with --text-only"},
 	} {
 		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)

@@ -63,7 +63,7 @@ func TestSweepCascadeCLI(t *testing.T) {
 		{[]string{"--cascade", "2,4"}, "--threshold"},
 		{[]string{"--threshold", "0.5"}, "need --cascade"},
 		{[]string{"--cascade", "2,x", "--threshold", "0.5"}, "--cascade"},
-		{[]string{"--cascade", "2,4", "--threshold", "1.5"}, "probability"},
+		{[]string{"--cascade", "2,4", "--threshold", "1.5"}, "flag -threshold: out of range (want 0..1)"},
 	} {
 		rc, _, errs := runCLI(append(base(filepath.Join(dir, "x")), c.args...)...)
 		if rc != exitUsage || !strings.Contains(errs, c.want) {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/framesweep/framesweep/internal/num"
 )
 
 // Exit statuses of every subcommand.
@@ -59,7 +61,8 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.Usage = func() {}
 	var wrapped []*flag.Flag
 	fs.VisitAll(func(f *flag.Flag) {
-		f.Value = explained{f.Value}
+		r, ok := flagRange(fs, f.Name)
+		f.Value = explained{Value: f.Value, rng: r, ranged: ok}
 		wrapped = append(wrapped, f)
 	})
 	restore := func() {
@@ -100,9 +103,14 @@ func parseAll(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// explained wraps a flag's value while parsing so that a refused value says what was wanted: the
-// flag package reports only "parse error" for the standard types.
-type explained struct{ flag.Value }
+// explained wraps a flag's value while parsing so that a refused value says what was wanted (the
+// flag package reports only "parse error" for the standard types), and checks a numeric value against
+// the flag's range (flagRanges).
+type explained struct {
+	flag.Value
+	rng    num.Range
+	ranged bool
+}
 
 func (v explained) IsBoolFlag() bool {
 	b, ok := v.Value.(interface{ IsBoolFlag() bool })
@@ -112,6 +120,9 @@ func (v explained) IsBoolFlag() bool {
 func (v explained) Set(s string) error {
 	err := v.Value.Set(s)
 	g, ok := v.Value.(flag.Getter)
+	if err == nil && ok && v.ranged {
+		return checkValue(v.rng, g.Get())
+	}
 	if err == nil || !ok {
 		return err
 	}

@@ -61,17 +61,13 @@ func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 		return "--config is required"
 	case set["width"] != set["height"]:
 		return "--width and --height go together"
-	case set["width"] && (f.width < 1 || f.width > geom.MaxSide || f.height < 1 || f.height > geom.MaxSide):
-		return fmt.Sprintf("--width %d --height %d: want sides in 1..%d", f.width, f.height, geom.MaxSide)
-	case set["max-pixels"] && (f.maxPixels < 1 || f.maxPixels > maxImportPixels):
-		return fmt.Sprintf("--max-pixels %d: want 1..%d", f.maxPixels, maxImportPixels)
 	case badBins(f.durationBins) != "":
 		return badBins(f.durationBins)
 	case set["max-pixels"] && f.textOnly:
 		return "--max-pixels with --text-only"
 	case f.textOnly && set["frames"] && f.frames != 0:
 		return fmt.Sprintf("--text-only with --frames %d", f.frames)
-	case !f.textOnly && set["frames"] && (f.frames < 1 || f.frames > sampler.MaxBudget):
+	case !f.textOnly && set["frames"] && f.frames < 1: // the range itself is the flag's (flagRanges)
 		return fmt.Sprintf("--frames %d: want 1..%d frames (--text-only for none)", f.frames, sampler.MaxBudget)
 	case strings.TrimSpace(f.itemID) == "" || strings.TrimSpace(f.itemID) != f.itemID:
 		return fmt.Sprintf("--item-id %q: want doc, question, or a field or column name", f.itemID)

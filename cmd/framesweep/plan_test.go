@@ -71,13 +71,13 @@ func TestPlanExitStatus(t *testing.T) {
 		{[]string{"plan", "--total-frames", "17", "--fps", "30"}, 2, "--preset or --policy"},
 		{[]string{"plan", "--total-frames", "17", "--fps", "30", "--preset", "internvl3", "--policy", "uniform"}, 2, "exactly one"},
 		{[]string{"plan", "--preset", "internvl3"}, 2, "need a VIDEO"},
-		{[]string{"plan", "--total-frames", "0", "--fps", "30", "--preset", "internvl3"}, 2, "0 frames"},
+		{[]string{"plan", "--total-frames", "0", "--fps", "30", "--preset", "internvl3"}, 2, "flag -total-frames: out of range (want 1..4194304)"},
 		{[]string{"plan", "a.mp4", "--total-frames", "10", "--fps", "30", "--preset", "internvl3"}, 2, "not both"},
 		{[]string{"plan", "--total-frames", "10", "--fps", "30", "--grid", "g.yaml", "--frames", "3"}, 2, "--frames does not apply"},
 		{[]string{"plan", "--total-frames", "10", "--fps", "30", "--grid", "/nonexistent/g.yaml"}, 1, "/nonexistent/g.yaml"},
 		{[]string{"plan", "/nonexistent/v.mp4", "--preset", "internvl3"}, 1, "/nonexistent/v.mp4"},
 		{[]string{"plan", "/nonexistent/v.mp4", "--preset", "internvl3", "--resolution", "bogus"}, 2, "--resolution"},
-		{[]string{"plan", "--total-frames", "100", "--fps", "30", "--preset", "llava-onevision", "--frames", "3000000000"}, 2, "at most"},
+		{[]string{"plan", "--total-frames", "100", "--fps", "30", "--preset", "llava-onevision", "--frames", "3000000000"}, 2, "flag -frames: out of range (want 0..4194304)"},
 	}
 	for _, c := range cases {
 		rc, _, errs := runPlanCLI(c.args...)

@@ -1,8 +1,12 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -24,5 +28,43 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "no", "such", "x"), []byte("x")); err == nil {
 		t.Fatal("wrote into a missing directory")
+	}
+}
+
+// TestWriteNew: the file is created whole with its mode; a second write to the same name fails with
+// fs.ErrExist and leaves the first file as it was; of writers racing for one name exactly one wins.
+func TestWriteNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "export.json")
+	if err := WriteNew(p, []byte("first\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNew(p, []byte("second\n"), 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second write: %v", err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "first\n" {
+		t.Fatalf("%q %v", b, err)
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("mode: %v %v", st.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("%d entries, want the file alone", len(ents))
+	}
+	race := filepath.Join(dir, "race")
+	var wg sync.WaitGroup
+	var wins atomic.Int32
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if WriteNew(race, []byte{byte('a' + i)}, 0o644) == nil {
+				wins.Add(1)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d writers won", wins.Load())
 	}
 }

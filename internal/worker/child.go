@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/num"
 )
 
 // errUnknownOp is reported (code "unknown_op") for an op the worker does not know.
@@ -41,6 +42,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "framesweep worker: unexpected argument %q (the job comes on stdin)\n", fs.Arg(0))
+		return 2
+	}
+	if err := num.AtLeast(0).Int("--rlimit-data", *rlimit); err != nil { // a negative limit is no "unchanged"
+		fmt.Fprintf(stderr, "framesweep worker: %v\n", err)
 		return 2
 	}
 	if *rlimit > 0 {

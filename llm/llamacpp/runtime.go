@@ -56,11 +56,11 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 		"system", "device", "gpu_layers"); err != nil {
 		return nil, err
 	}
-	threads, err := sp.Int("threads", runtime.NumCPU(), 1)
+	threads, err := sp.Int("threads", runtime.NumCPU(), 1, llm.MaxThreads)
 	if err != nil {
 		return nil, err
 	}
-	nctx, err := sp.Int("ctx", 4096, 64)
+	nctx, err := sp.Int("ctx", 4096, 64, 1<<24)
 	if err != nil {
 		return nil, err
 	}
@@ -68,11 +68,11 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if chat != "" && chat != ChatGGUF && chat != ChatML && chat != ChatPlain {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: chat=%q (want gguf, chatml or plain)", chat)
 	}
-	minTok, err := sp.Int("image_min_tokens", 0, 1)
+	minTok, err := sp.Int("image_min_tokens", 0, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
-	maxTok, err := sp.Int("image_max_tokens", 0, 1)
+	maxTok, err := sp.Int("image_max_tokens", 0, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	tps, err := sp.Int("tokens_per_second", 0, 1)
+	tps, err := sp.Int("tokens_per_second", 0, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 	if system != "" && system != SystemAuto && system != SystemNone {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: system=%q (want auto or none)", system)
 	}
-	layers, err := sp.Int("gpu_layers", -1, -1)
+	layers, err := sp.Int("gpu_layers", -1, -1, 1<<16)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/framesweep/framesweep/llm"
@@ -49,6 +50,13 @@ func TestLayoutSpec(t *testing.T) {
 	reg := llm.Registry{"onnx": Open}
 	if _, err := reg.Open("onnx:model=x.onnx,layout=hwc"); !errors.Is(err, llm.ErrBadSpec) {
 		t.Errorf("layout=hwc: %v", err)
+	}
+	// Numbers of the spec are refused by name before the model is opened: NaN once passed mean=.
+	for spec, want := range map[string]string{",mean=NaN": `mean="NaN": NaN: not a number (want -1000000..1000000)`, ",std=0.5|Inf|0.5": "not finite",
+		",std=0": "std=0 divides by zero", ",threads=100000": "threads=100000: out of range (want 1..4096)"} {
+		if _, err := reg.Open("onnx:model=x.onnx" + spec); !errors.Is(err, llm.ErrBadSpec) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
 	}
 	// The real PP-OCR classifier is [?,3,?,?]: an explicit layout=nchw agrees with it and answers.
 	rt, err := reg.Open("onnx:model=" + modelPath(t) + ",threads=1,size=48x192,layout=nchw")

@@ -15,6 +15,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/resize/geom"
 )
@@ -106,7 +107,7 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 			return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "onnx: size=%q (want HxW, e.g. 48x192)", v)
 		}
 	}
-	if o.Threads, err = sp.Int("threads", runtime.NumCPU(), 1); err != nil {
+	if o.Threads, err = sp.Int("threads", runtime.NumCPU(), 1, llm.MaxThreads); err != nil {
 		return nil, err
 	}
 	o.Lib, o.Kernel = sp.Params["lib"], sp.Params["kernel"]
@@ -140,9 +141,14 @@ func triple(sp llm.Spec, key string, def float32) ([3]float32, error) {
 		return out, llm.Errorf("parse spec", "", llm.ErrBadSpec, "onnx: %s=%q (want one value or three separated by |)", key, v)
 	}
 	for i, p := range parts {
-		f, err := strconv.ParseFloat(p, 32)
-		if err != nil || (key == "std" && f == 0) {
-			return out, llm.Errorf("parse spec", "", llm.ErrBadSpec, "onnx: %s=%q", key, v)
+		// Finite and of the size normalisation constants have (NaN would make every input NaN, a 0
+		// std divides by zero).
+		f, err := num.In(-1e6, 1e6).ParseFloat("", p)
+		if err == nil && key == "std" && f == 0 {
+			err = errors.New("std=0 divides by zero")
+		}
+		if err != nil {
+			return out, llm.Errorf("parse spec", "", llm.ErrBadSpec, "onnx: %s=%q: %v", key, v, err)
 		}
 		out[i] = float32(f)
 	}

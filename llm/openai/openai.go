@@ -124,22 +124,16 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 		// The default is lossless PNG; a quality alone would silently do nothing.
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: quality= applies to JPEG frames (image_format=jpeg, or input=video with server=vllm); frames go as lossless PNG otherwise")
 	}
-	if o.Quality, err = sp.Int("quality", 95, 1); err != nil {
+	if o.Quality, err = sp.Int("quality", 95, 1, 100); err != nil {
 		return nil, err
 	}
-	if o.Quality > 100 {
-		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: quality=%d (want 1..100)", o.Quality)
-	}
-	if o.Concurrency, err = sp.Int("concurrency", 4, 1); err != nil {
+	if o.Concurrency, err = sp.Int("concurrency", 4, 1, 1024); err != nil {
 		return nil, err
 	}
-	if o.Retries, err = sp.Int("retries", 3, 0); err != nil {
+	if o.Retries, err = sp.Int("retries", 3, 0, MaxRetries); err != nil {
 		return nil, err
 	}
-	if o.Retries > MaxRetries {
-		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: retries=%d (want 0..%d)", o.Retries, MaxRetries)
-	}
-	if o.TopLogprobs, err = sp.Int("top_logprobs", 20, 0); err != nil {
+	if o.TopLogprobs, err = sp.Int("top_logprobs", 20, 0, 20); err != nil {
 		return nil, err
 	}
 	if o.TopLogprobs == 0 {

@@ -272,7 +272,8 @@ func TestNoLogprobsAndBadSpecs(t *testing.T) {
 	}
 	reg := llm.Registry{"openai": Open}
 	for _, spec := range []string{"openai:url=ftp://x/v1,model=m", "openai:url=http://h:1/v1", "openai:url=http://h:1/v1,model=m,image=webp",
-		"openai:url=http://h:1/v1,model=m,concurrency=0", "openai:url=http://h:1/v1,model=m,timeout=soon", "openai:url=http://h:1/v1,model=m,bogus=1"} {
+		"openai:url=http://h:1/v1,model=m,concurrency=0", "openai:url=http://h:1/v1,model=m,timeout=soon", "openai:url=http://h:1/v1,model=m,bogus=1",
+		"openai:url=http://h:1/v1,model=m,concurrency=1000000000", "openai:url=http://h:1/v1,model=m,top_logprobs=21", "openai:url=http://h:1/v1,model=m,timeout=1000h"} {
 		if _, err := reg.Open(spec); !errors.Is(err, llm.ErrBadSpec) {
 			t.Errorf("%s: %v", spec, err)
 		}

@@ -548,6 +548,16 @@ func indexed(ctx context.Context, v Reader, path, name string, reqs []loader.Req
 		res[i] = &Result{Path: path, StreamIndex: h.Index, FramesHeader: h.NbFrames, CountFrom: spec.Count, Count: count, FPS: fps, SampleFPS: sfps, Passes: 1}
 	}
 	imgs := map[int]*rgb.Image{}
+	if o.PlanOnly {
+		// An index reader plans without decoding, but a frame the file cuts short (a truncated
+		// file's last packet) may not decode: those are decoded here, so the plan fails exactly when
+		// reading them does (serve's /v1/plan agrees with /v1/frames on a truncated file).
+		if cut := within(v.Index().Cut, union); len(cut) > 0 {
+			if _, err := v.Read(cut, func(*decode.Frame) error { return ctx.Err() }); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	if len(union) > 0 && !o.PlanOnly {
 		if _, err := v.Read(union, func(f *decode.Frame) error {
 			if err := ctx.Err(); err != nil {
@@ -583,4 +593,22 @@ func indexed(ctx context.Context, v Reader, path, name string, reqs []loader.Req
 		}
 	}
 	return res, errs, nil
+}
+
+// within is the elements of sorted that union holds, in order.
+func within(sorted, union []int) []int {
+	if len(sorted) == 0 {
+		return nil
+	}
+	in := make(map[int]bool, len(union))
+	for _, k := range union {
+		in[k] = true
+	}
+	var out []int
+	for _, k := range sorted {
+		if in[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
