@@ -27,7 +27,10 @@ type Row struct {
 	Metrics    []Metric `json:"metrics,omitempty"`
 	Note       string   `json:"note,omitempty"`    // context, e.g. the hardware fallback reason
 	Failure    string   `json:"failure,omitempty"` // why the row has no valid measurement
-	Env        Env      `json:"env"`
+	// Skipped says why a variant was not run at all (a peer that cannot open the stream): no
+	// measurement, and not a failure.
+	Skipped string `json:"skipped,omitempty"`
+	Env     Env    `json:"env"`
 }
 
 // Metric returns the named metric's value.
@@ -47,7 +50,8 @@ var Formats = []string{"json", "benchstat", "csv"}
 var ErrFormat = errors.New("unknown output format")
 
 // Write prints rows in format: "json" (an array), "benchstat" (Go benchmark text with the environment
-// as key: value configuration lines) or "csv" (one line per metric, long form).
+// as key: value configuration lines, notes, failures and skips as comments) or "csv" (one line per
+// metric, long form, the row's note, failure and skip on each).
 func Write(w io.Writer, format string, rows []Row) error {
 	switch format {
 	case "json":
@@ -80,6 +84,10 @@ func writeBenchstat(w io.Writer, rows []Row) error {
 			fmt.Fprintf(&b, "# Benchmark%s failed: %s\n", r.Name, oneLine(r.Failure))
 			continue
 		}
+		if r.Skipped != "" {
+			fmt.Fprintf(&b, "# Benchmark%s skipped: %s\n", r.Name, oneLine(r.Skipped))
+			continue
+		}
 		if r.Note != "" {
 			fmt.Fprintf(&b, "# Benchmark%s: %s\n", r.Name, oneLine(r.Note))
 		}
@@ -100,15 +108,15 @@ func writeBenchstat(w io.Writer, rows []Row) error {
 func writeCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"name", "mode", "metric", "value", "iterations", "warmup", "commit", "cpu", "cpus",
-		"go", "ffmpeg", "go_astiav", "opencv", "ffmpeg_cli", "failure"})
+		"go", "ffmpeg", "go_astiav", "opencv", "ffmpeg_cli", "failure", "skipped", "note"})
 	for _, r := range rows {
 		e := r.Env
 		emit := func(metric string, v float64) {
 			_ = cw.Write([]string{r.Name, r.Mode, metric, strconv.FormatFloat(v, 'g', 8, 64),
 				strconv.Itoa(r.Iterations), strconv.Itoa(r.Warmup), e.Commit, e.CPU, strconv.Itoa(e.CPUs), e.Go,
-				e.FFmpeg, e.GoAstiav, e.OpenCV, e.FFmpegCLI, oneLine(r.Failure)})
+				e.FFmpeg, e.GoAstiav, e.OpenCV, e.FFmpegCLI, oneLine(r.Failure), oneLine(r.Skipped), oneLine(r.Note)})
 		}
-		if r.Failure != "" {
+		if r.Failure != "" || r.Skipped != "" {
 			emit("", 0)
 			continue
 		}

@@ -31,7 +31,7 @@ const (
 	PeerPyAVPerConfig = "pyav-per-config"    // (b) lmms-eval's read_video_pyav, once per config
 	PeerPyAVOnce      = "pyav-once"          // (c) PyAV, one decode over the union
 	PeerOpenCV        = "opencv-seek"        // (d) cv2.VideoCapture, a seek per index, per config
-	PeerFFmpeg        = "ffmpeg-decode"      // (e) `ffmpeg -i V -map 0:v:0 -f null -`: a bare full decode, the floor
+	PeerFFmpeg        = "ffmpeg-decode"      // (e) `ffmpeg -i V -map 0:S -f null -`: a bare full decode of stream S, the floor
 	PeerPyAVSeek      = "pyav-seek"          // (f) a keyframe-seek reader per config, as decord and torchcodec read
 )
 
@@ -85,7 +85,10 @@ type PeersConfig struct {
 	Videos []string
 	Shared string // directory of the shared real videos ("" = none)
 	// Grid is the grid YAML served; "" = bench/peers/grid.yaml (lmms-eval, 8/16/32/64 frames, 448×448).
-	Grid       string
+	Grid string
+	// Stream is the video stream to serve (its index in the file); nil = framesweep's choice, FFmpeg's
+	// best video stream. Every peer decodes the same stream; one that cannot is refused.
+	Stream     *int
 	Framesweep string    // the framesweep binary that runs (a) (required)
 	Python     string    // interpreter with numpy, Pillow, PyAV, OpenCV (default /usr/bin/python3, else python3)
 	Peers      []string  // the peers to run (default PeerNames; PeerFramesweep always runs)
@@ -110,14 +113,17 @@ type peerConfig struct {
 }
 
 type peerSpec struct {
-	Video   string       `json:"video"`
-	Configs []peerConfig `json:"configs"`
-	Dump    *string      `json:"dump"`
+	Video        string       `json:"video"`
+	Stream       int          `json:"stream"`        // the stream to decode (its index in the file)
+	VideoStreams []int        `json:"video_streams"` // every video stream of the file
+	Configs      []peerConfig `json:"configs"`
+	Dump         *string      `json:"dump"`
 }
 
 // peerOutput is what a Python peer prints (bench/peers/common.py).
 type peerOutput struct {
 	Peer          string            `json:"peer"`
+	Stream        *int              `json:"stream"` // the stream it decoded
 	Versions      map[string]string `json:"versions"`
 	Decoder       map[string]any    `json:"decoder"`
 	ImportS       float64           `json:"import_s"`
@@ -139,6 +145,9 @@ type extractSummary struct {
 	FramesDecoded   int     `json:"frames_decoded"`
 	CodecFrames     int     `json:"codec_frames"`
 	Seconds         float64 `json:"seconds"`
+	PerVideo        []struct {
+		StreamIndex int `json:"stream_index"`
+	} `json:"per_video"`
 }
 
 // peerRun is one peer's measurements for one video.
@@ -150,6 +159,9 @@ type peerRun struct {
 	out             *peerOutput
 	check           *peerCheck
 	failure         string
+	refused         string    // the peer cannot open the plan's stream (its one line): not run, not failed
+	stream          int       // the stream it decodes
+	loads           []runLoad // per measured repetition: the machine around the run
 	run             func(ctx context.Context, rep int) (procStats, error)
 	extractSummary  *extractSummary
 	framesRequested int
@@ -162,7 +174,14 @@ type peerRun struct {
 //	(b) pyav-per-config     lmms-eval's read_video_pyav per config (bench/peers/pyav_per_config.py)
 //	(c) pyav-once           PyAV decode-once over the union (bench/peers/pyav_once.py)
 //	(d) opencv-seek         cv2.VideoCapture, a seek per index, per config (bench/peers/opencv_seek.py)
-//	(e) ffmpeg-decode       `ffmpeg -i V -map 0:v:0 -f null -`, a bare full decode (the floor)
+//	(e) ffmpeg-decode       `ffmpeg -i V -map 0:S -f null -`, a bare full decode (the floor)
+//	(f) pyav-seek           a keyframe-seek reader over the union (bench/peers/pyav_seek.py)
+//
+// Every side decodes the same stream S: framesweep's (FFmpeg's best video stream, or cfg.Stream), as
+// `framesweep probe` names it; a peer that cannot open it (OpenCV reads only the first video stream)
+// is refused: a skipped row with its one-line reason, not a failure. The load average and the CPU
+// other processes used are read around every timed run, and a pair (framesweep's run and a peer's in
+// one repetition) measured above the core count is marked in the rows.
 //
 // Wall time is measured here; CPU time (user+sys) and peak RSS come from the child's rusage (wait4, through
 // GNU time: see gnuTime). First an untimed
@@ -291,21 +310,25 @@ func peersVideo(ctx context.Context, cfg PeersConfig, env Env, video string, tar
 	defer os.RemoveAll(work)
 	base := "Peers/video=" + filepath.Base(video)
 	load0 := loadAvg()
-	fs, configs, fail := framesweepCheck(ctx, cfg, video, grid, work)
+	fs, configs, stream, fail := framesweepCheck(ctx, cfg, video, grid, work)
 	if fail != "" {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
 		return []Row{{Name: base + "/peer=" + PeerFramesweep, Mode: "peers", Env: env, Failure: fail}}, []string{fail}, nil
 	}
+	logf(cfg.Log, "bench: %s: every peer decodes %s", filepath.Base(video), stream)
 	runs := []*peerRun{fs}
 	for _, name := range PeerNames[1:] {
 		if !slices.Contains(cfg.Peers, name) {
 			continue
 		}
-		r, err := peerFor(ctx, cfg, name, video, configs, scripts, work)
+		r, err := peerFor(ctx, cfg, name, video, stream, configs, scripts, work)
 		if err != nil {
 			return nil, nil, err
+		}
+		if r.refused != "" {
+			logf(cfg.Log, "bench: %s: %s refused: %s", filepath.Base(video), name, r.refused)
 		}
 		r.framesRequested = fs.framesRequested
 		runs = append(runs, r)
@@ -313,57 +336,75 @@ func peersVideo(ctx context.Context, cfg PeersConfig, env Env, video string, tar
 	if err := timedReps(ctx, cfg, base, runs); err != nil {
 		return nil, nil, err
 	}
-	rows, fails := peerRows(cfg, env, base, runs, configs, targets, load0, loadAvg())
+	rows, fails := peerRows(cfg, env, base, runs, configs, stream, targets, load0, loadAvg())
 	return rows, fails, nil
 }
 
-// framesweepCheck is the check run of (a): extract gives the plan, the output sizes and the reference
-// frames. It returns framesweep's run (timed later into fresh caches) or the failure.
-func framesweepCheck(ctx context.Context, cfg PeersConfig, video, grid, work string) (*peerRun, []peerConfig, string) {
-	extractArgs := func(out string) []string {
-		return []string{"extract", "--grid", grid, "--videos", video, "--out", out, "--pipeline", "raw",
-			"--kernel", "pil-bicubic", "--no-autorotate"}
+// framesweepCheck is the check run of (a): probe names the stream framesweep decodes, extract gives
+// the plan, the output sizes and the reference frames. It returns framesweep's run (timed later into
+// fresh caches) and the stream, or the failure.
+func framesweepCheck(ctx context.Context, cfg PeersConfig, video, grid, work string) (*peerRun, []peerConfig, peerStream, string) {
+	name := filepath.Base(video)
+	failed := func(format string, a ...any) (*peerRun, []peerConfig, peerStream, string) {
+		return nil, nil, peerStream{}, name + ": " + PeerFramesweep + ": " + fmt.Sprintf(format, a...)
 	}
-	logf(cfg.Log, "bench: %s: framesweep extract (check run)", filepath.Base(video))
+	stream, err := probeStream(ctx, cfg, video)
+	if err != nil {
+		return failed("%v", err)
+	}
+	extractArgs := func(out string) []string {
+		args := []string{"extract", "--grid", grid, "--videos", video, "--out", out, "--pipeline", "raw",
+			"--kernel", "pil-bicubic", "--no-autorotate"}
+		if cfg.Stream != nil {
+			args = append(args, "--stream", strconv.Itoa(*cfg.Stream))
+		}
+		return args
+	}
+	logf(cfg.Log, "bench: %s: framesweep extract (check run)", name)
 	ps, err := runProcess(ctx, cfg.Framesweep, extractArgs(filepath.Join(work, "check-cache"))...)
 	if err != nil {
-		return nil, nil, fmt.Sprintf("%s: %s: %v", filepath.Base(video), PeerFramesweep, err)
+		return failed("%v", err)
 	}
 	var sum extractSummary
 	if err := json.Unmarshal(ps.stdout, &sum); err != nil {
-		return nil, nil, fmt.Sprintf("%s: %s: summary is not JSON: %v", filepath.Base(video), PeerFramesweep, err)
+		return failed("summary is not JSON: %v", err)
+	}
+	if len(sum.PerVideo) != 1 || sum.PerVideo[0].StreamIndex != stream.Index {
+		return failed("extract's summary does not name the stream probe chose (%s): %+v", stream, sum.PerVideo)
 	}
 	configs, err := readPeerManifest(sum.Manifest)
 	if err != nil {
-		return nil, nil, fmt.Sprintf("%s: %v", filepath.Base(video), err)
+		return failed("%v", err)
 	}
 	requested := 0
 	for _, c := range configs {
 		requested += len(c.Indices)
 	}
-	return &peerRun{name: PeerFramesweep, extractSummary: &sum, framesRequested: requested,
+	return &peerRun{name: PeerFramesweep, extractSummary: &sum, framesRequested: requested, stream: stream.Index,
 		run: func(ctx context.Context, rep int) (procStats, error) {
 			dir := filepath.Join(work, "cache-"+strconv.Itoa(rep))
 			defer os.RemoveAll(dir) // not timed: the process has ended
 			return runProcess(ctx, cfg.Framesweep, extractArgs(dir)...)
-		}}, configs, ""
+		}}, configs, stream, ""
 }
 
 // peerFor prepares peer name: a Python peer runs its check run now (its arrays against framesweep's
 // frames; a failure is recorded in the run), the ffmpeg floor needs none. err ends the benchmark.
-func peerFor(ctx context.Context, cfg PeersConfig, name, video string, configs []peerConfig, scripts, work string) (*peerRun, error) {
-	r := &peerRun{name: name}
+func peerFor(ctx context.Context, cfg PeersConfig, name, video string, stream peerStream, configs []peerConfig, scripts, work string) (*peerRun, error) {
+	r := &peerRun{name: name, stream: stream.Index}
 	script, ok := peerScripts[name]
 	if !ok { // PeerFFmpeg
 		r.run = func(ctx context.Context, _ int) (procStats, error) {
-			// The first video stream only, as framesweep serves (the CLI alone would pick the largest
+			// The plan's stream only, by its index in the file (the CLI alone would pick the largest
 			// video stream and decode the audio too).
-			return runProcess(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", video, "-map", "0:v:0", "-f", "null", "-")
+			return runProcess(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", video,
+				"-map", "0:"+strconv.Itoa(stream.Index), "-f", "null", "-")
 		}
 		return r, nil
 	}
+	spec := peerSpec{Video: video, Stream: stream.Index, VideoStreams: stream.VideoStreams, Configs: configs}
 	specPath := filepath.Join(work, name+".json")
-	if err := writeSpec(specPath, peerSpec{Video: video, Configs: configs}); err != nil {
+	if err := writeSpec(specPath, spec); err != nil {
 		return nil, err
 	}
 	r.run = func(ctx context.Context, _ int) (procStats, error) {
@@ -376,12 +417,20 @@ func peerFor(ctx context.Context, cfg PeersConfig, name, video string, configs [
 	}
 	defer os.RemoveAll(dump)
 	checkSpec := filepath.Join(work, name+"-check.json")
-	if err := writeSpec(checkSpec, peerSpec{Video: video, Configs: configs, Dump: &dump}); err != nil {
+	spec.Dump = &dump
+	if err := writeSpec(checkSpec, spec); err != nil {
 		return nil, err
 	}
 	ps, err := runProcess(ctx, cfg.Python, filepath.Join(scripts, script), checkSpec)
+	if why := refusal(err); why != "" {
+		r.refused = why
+		return r, nil
+	}
 	if err == nil {
 		r.out, err = parsePeerOutput(ps.stdout)
+	}
+	if err == nil && (r.out.Stream == nil || *r.out.Stream != stream.Index) {
+		err = fmt.Errorf("decoded stream %s, the plan's is %d", streamText(r.out.Stream), stream.Index)
 	}
 	if err == nil {
 		r.check, err = comparePeer(configs, r.out, dump)
@@ -397,14 +446,17 @@ func peerFor(ctx context.Context, cfg PeersConfig, name, video string, configs [
 	return r, nil
 }
 
-// timedReps runs the timed repetitions, interleaved so that a change in load hits every peer alike.
+// timedReps runs the timed repetitions, interleaved so that a change in load hits every peer alike,
+// and reads the machine's load around each run.
 func timedReps(ctx context.Context, cfg PeersConfig, base string, runs []*peerRun) error {
 	for i := 0; i < cfg.Warmup+cfg.Reps; i++ {
 		for _, r := range runs {
-			if r.failure != "" {
+			if r.failure != "" || r.refused != "" {
 				continue
 			}
+			s0 := sampleMachine()
 			ps, err := r.run(ctx, i)
+			s1 := sampleMachine()
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -419,6 +471,7 @@ func timedReps(ctx context.Context, cfg PeersConfig, base string, runs []*peerRu
 				continue
 			}
 			r.wall, r.cpu, r.rss = append(r.wall, ps.wall), append(r.cpu, ps.cpu), append(r.rss, ps.rssMiB)
+			r.loads = append(r.loads, measureLoad(s0, s1, ps))
 			switch {
 			case r.name == PeerFramesweep:
 				var s extractSummary
@@ -435,55 +488,109 @@ func timedReps(ctx context.Context, cfg PeersConfig, base string, runs []*peerRu
 	return nil
 }
 
-// peerRows turns the measurements into rows: one per peer, then the video's summary.
-func peerRows(cfg PeersConfig, env Env, base string, runs []*peerRun, configs []peerConfig, targets map[string]PeerTarget, load0, load1 float64) ([]Row, []string) {
+// peerRows turns the measurements into rows: one per peer, then the video's summary. Every row names
+// the stream decoded and the load around its runs; a pair measured under load is marked in its row's
+// metrics (pairs-under-load) and note, and in the summary.
+func peerRows(cfg PeersConfig, env Env, base string, runs []*peerRun, configs []peerConfig, stream peerStream, targets map[string]PeerTarget, load0, load1 float64) ([]Row, []string) {
 	fs := runs[0]
-	fsWall, fsCPU, fsRSS := median(fs.wall), median(fs.cpu), median(fs.rss)
-	fsOK := fs.failure == ""
+	cores := loadCores()
 	var rows []Row
-	var fails []string
-	summary := Row{Name: base + "/summary", Mode: "peers", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: fsWall, Env: env}
-	var notes []string
+	var fails, notes, marks []string
+	summary := Row{Name: base + "/summary", Mode: "peers", Iterations: cfg.Reps, Warmup: cfg.Warmup, Seconds: median(fs.wall), Env: env}
+	pairs, loaded := 0, 0
 	for _, r := range runs {
 		row := Row{Name: base + "/peer=" + r.name, Mode: "peers", Iterations: cfg.Reps, Warmup: cfg.Warmup, Env: env}
-		if r.failure != "" {
+		switch {
+		case r.failure != "":
 			row.Failure = r.failure
-			rows = append(rows, row)
 			fails = append(fails, filepath.Base(strings.TrimPrefix(base, "Peers/video="))+": "+r.name+": "+oneLine(r.failure))
-			continue
-		}
-		wall, cpu, rss := median(r.wall), median(r.cpu), median(r.rss)
-		row.Seconds = wall
-		row.Metrics = []Metric{{"cpu-s", cpu}}
-		if rss > 0 { // unknown (-1) without GNU time
-			row.Metrics = append(row.Metrics, Metric{"peak-rss-MiB", rss})
-		}
-		if r.name != PeerFFmpeg {
-			row.Metrics = append(row.Metrics, Metric{"configs", float64(len(configs))}, Metric{"frames-requested", float64(r.framesRequested)})
-		}
-		if r.name != PeerFramesweep && fsOK && wall > 0 && cpu > 0 {
-			row.Metrics = append(row.Metrics, Metric{"x-framesweep-wall", fsWall / wall}, Metric{"x-framesweep-cpu", fsCPU / cpu})
-			if rss > 0 && fsRSS > 0 {
-				row.Metrics = append(row.Metrics, Metric{"x-framesweep-rss", fsRSS / rss})
+		case r.refused != "":
+			row.Skipped = fmt.Sprintf("cannot open stream %d: %s", stream.Index, r.refused)
+			notes = append(notes, r.name+" refused")
+		default:
+			ls := measuredRow(&row, r, fs, configs, cores)
+			if wall, cpu := median(r.wall), median(r.cpu); r != fs && fs.failure == "" && wall > 0 && cpu > 0 {
+				fsWall, fsCPU := median(fs.wall), median(fs.cpu)
+				summary.Metrics = append(summary.Metrics, Metric{"x-framesweep/" + r.name, fsWall / wall},
+					Metric{"x-cpu-framesweep/" + r.name, fsCPU / cpu})
+				note := targetNote(r.name, fsWall/wall, fsCPU/cpu, targets)
+				if ls.loaded > 0 {
+					note += fmt.Sprintf(" (under load: %d of %d pairs)", ls.loaded, ls.pairs)
+				}
+				notes = append(notes, note)
+				pairs, loaded = pairs+ls.pairs, loaded+ls.loaded
 			}
-			summary.Metrics = append(summary.Metrics, Metric{"x-framesweep/" + r.name, fsWall / wall},
-				Metric{"x-cpu-framesweep/" + r.name, fsCPU / cpu})
-			notes = append(notes, targetNote(r.name, fsWall/wall, fsCPU/cpu, targets))
+			if ls.loaded > 0 {
+				marks = append(marks, r.name)
+			}
 		}
-		if s := r.extractSummary; s != nil {
-			row.Metrics = append(row.Metrics, Metric{"frames-union", float64(s.FramesUnion)}, Metric{"frames-decoded", float64(s.FramesDecoded)},
-				Metric{"codec-frames", float64(s.CodecFrames)}, Metric{"self-s", median(r.selfS)})
-			row.Note = "framesweep extract --pipeline raw --kernel pil-bicubic --no-autorotate (decode's default plan); writes and fsyncs a cache"
-		}
-		peerCheckMetrics(&row, r)
 		rows = append(rows, row)
 	}
-	summary.Metrics = append(summary.Metrics, Metric{"load1-start", load0}, Metric{"load1-end", load1})
-	if !fsOK {
+	summary.Metrics = append(summary.Metrics, Metric{"stream", float64(stream.Index)}, Metric{"load1-start", load0}, Metric{"load1-end", load1},
+		Metric{"pairs", float64(pairs)}, Metric{"pairs-under-load", float64(loaded)})
+	if fs.failure != "" {
 		summary.Failure = "framesweep extract failed: " + fs.failure
 	}
-	summary.Note = "framesweep ÷ peer, wall (CPU): " + strings.Join(notes, ", ")
+	summary.Note = "every peer decodes " + stream.String() + "; framesweep ÷ peer, wall (CPU): " + strings.Join(notes, ", ")
+	if len(marks) > 0 {
+		summary.Note = fmt.Sprintf("UNDER LOAD: %d of %d pairs measured with the load average above the %d cores (rows: %s); ",
+			loaded, pairs, cores, strings.Join(marks, ", ")) + summary.Note
+	}
 	return append(rows, summary), fails
+}
+
+// measuredRow fills the row of a peer that ran: medians, the stream, the load around its runs, the
+// ratios against framesweep's medians and the check's figures. It returns the load summary.
+func measuredRow(row *Row, r, fs *peerRun, configs []peerConfig, cores int) loadSummary {
+	wall, cpu, rss := median(r.wall), median(r.cpu), median(r.rss)
+	row.Seconds = wall
+	row.Metrics = []Metric{{"cpu-s", cpu}, {"stream", float64(r.stream)}}
+	if rss > 0 { // unknown (-1) without GNU time
+		row.Metrics = append(row.Metrics, Metric{"peak-rss-MiB", rss})
+	}
+	if r.name != PeerFFmpeg {
+		row.Metrics = append(row.Metrics, Metric{"configs", float64(len(configs))}, Metric{"frames-requested", float64(r.framesRequested)})
+	}
+	ls := r.loadSummary(fs, cores)
+	row.Metrics = append(row.Metrics, ls.metrics()...)
+	if fsWall, fsCPU, fsRSS := median(fs.wall), median(fs.cpu), median(fs.rss); r != fs && fs.failure == "" && wall > 0 && cpu > 0 {
+		row.Metrics = append(row.Metrics, Metric{"x-framesweep-wall", fsWall / wall}, Metric{"x-framesweep-cpu", fsCPU / cpu})
+		if rss > 0 && fsRSS > 0 {
+			row.Metrics = append(row.Metrics, Metric{"x-framesweep-rss", fsRSS / rss})
+		}
+	}
+	if s := r.extractSummary; s != nil {
+		row.Metrics = append(row.Metrics, Metric{"frames-union", float64(s.FramesUnion)}, Metric{"frames-decoded", float64(s.FramesDecoded)},
+			Metric{"codec-frames", float64(s.CodecFrames)}, Metric{"self-s", median(r.selfS)})
+		row.Note = "framesweep extract --pipeline raw --kernel pil-bicubic --no-autorotate (decode's default plan); writes and fsyncs a cache"
+	}
+	peerCheckMetrics(row, r)
+	if m := ls.note(cores); m != "" {
+		row.Note = strings.TrimSuffix(m+"; "+row.Note, "; ")
+	}
+	return ls
+}
+
+// loadSummary folds the load around r's measured runs into pairs with framesweep's run of the same
+// repetition (framesweep's own row: each run alone).
+func (r *peerRun) loadSummary(fs *peerRun, cores int) loadSummary {
+	var ls loadSummary
+	for i, l := range r.loads {
+		switch {
+		case r == fs:
+			ls.add(pairOf(l, l, cores))
+		case i < len(fs.loads):
+			ls.add(pairOf(fs.loads[i], l, cores))
+		}
+	}
+	return ls
+}
+
+func streamText(p *int) string {
+	if p == nil {
+		return "(not reported)"
+	}
+	return strconv.Itoa(*p)
 }
 
 // targetNote is "peer 0.42 (0.61)", with each target this clip has for the peer and whether it was met.

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,10 +67,27 @@ func runProcess(ctx context.Context, name string, args ...string) (procStats, er
 		}
 	}
 	if err != nil {
-		return st, fmt.Errorf("%s: %v: %s", filepath.Base(name), err, lastLine(errb.String()))
+		pe := &ProcError{Program: filepath.Base(name), Code: -1, Cause: err, Line: lastLine(errb.String())}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			pe.Code = ee.ExitCode()
+		}
+		return st, pe
 	}
 	return st, nil
 }
+
+// ProcError is a measured child that failed: its exit status (-1 when it did not exit: not started,
+// killed by a signal) and the last line of its stderr, which is where the peers put their one-line error.
+type ProcError struct {
+	Program string
+	Code    int
+	Cause   error
+	Line    string
+}
+
+func (e *ProcError) Error() string { return fmt.Sprintf("%s: %v: %s", e.Program, e.Cause, e.Line) }
+func (e *ProcError) Unwrap() error { return e.Cause }
 
 // parseGNUTime reads the "rusage U S M" line GNU time wrote (after a "Command exited with non-zero
 // status" line when the command failed).

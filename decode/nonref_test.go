@@ -77,7 +77,8 @@ func TestNonRefSkipIdentical(t *testing.T) {
 				if skipped[p] && st.Skipped == 0 {
 					t.Errorf("step %d: nothing skipped in a stream with non-reference B-frames (stats %+v)", step, st)
 				}
-				t.Logf("step %d: %d frames, decoded %d, skipped %d (all packets: decoded %d)", step, len(idx), st.Decoded, st.Skipped, all.Decoded)
+				t.Logf("step %d: %d frames, decoded %d, skipped %d (%d reference pictures; all packets: decoded %d)", step, len(idx),
+					st.Decoded, st.Skipped, st.SkippedReferences, all.Decoded)
 			}
 		})
 	}

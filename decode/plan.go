@@ -32,7 +32,10 @@ type readPlan struct {
 	floor int
 	need  []bool // by decode position: the packet of a target
 	drop  bool   // non-reference pictures nobody asked for are left out
-	why   string // the cost model's choice, for Stats.Plan
+	// skip marks, by decode position, the reference pictures left out too: those no target uses
+	// (h264refs.go; nil when there are none).
+	skip []bool
+	why  string // the cost model's choice, for Stats.Plan
 }
 
 // Costs in the model, in packets of the stream's own decoding time (a decoder restart is a seek, a
@@ -94,6 +97,7 @@ func (v *Video) planRead(targets []int) *readPlan {
 		}
 		p.segments[i].send = v.sendCount(p.segments[i].key, p.segments[i].end, p.need)
 	}
+	v.leaveOutReferences(p)
 	used := p.workers * max(p.threads, 1)
 	if p.threads == 0 {
 		used = p.cores
@@ -103,6 +107,26 @@ func (v *Video) planRead(targets []int) *readPlan {
 		p.cores = used
 	}
 	return p
+}
+
+// leaveOutReferences marks the H.264 reference pictures no target of a segment uses (h264refs.go),
+// and takes them off the segments' sends and the floor. Not with hardware decoding (a device
+// decoder's handling of frame_num gaps is not FFmpeg's software one) nor when nothing is dropped.
+func (v *Video) leaveOutReferences(p *readPlan) {
+	if !p.drop || v.h264 == nil || v.hw.Device != "" || v.counting {
+		return
+	}
+	for i := range p.segments {
+		s := &p.segments[i]
+		for _, d := range v.h264.leaveOut(s.key, s.end, p.need) {
+			if p.skip == nil {
+				p.skip = make([]bool, len(v.pkts))
+			}
+			p.skip[d] = true
+			s.send--
+			p.floor--
+		}
+	}
 }
 
 // autoThreads is the thread count of a single decoder on the cores taken: FFmpeg's own automatic

@@ -37,6 +37,9 @@ type Stats struct {
 	// (Options.DecodeAll sends them too), and the pictures between two segments (nothing after them
 	// needs them: the next segment starts a fresh decoder at its keyframe).
 	Skipped int `json:"packets_skipped"`
+	// SkippedReferences: of Skipped, H.264 reference pictures that none of the frames asked for uses,
+	// directly or through other pictures (h264refs.go).
+	SkippedReferences int `json:"references_skipped,omitempty"`
 	// SingleThreadRedecodes: times the pass restarted from a keyframe with one decoder thread because
 	// a frame-threaded decoder logged an error (its frames' damage flags are exact only then).
 	SingleThreadRedecodes int    `json:"single_thread_redecodes,omitempty"`
@@ -156,6 +159,7 @@ func (st *Stats) add(r *Stats) {
 	st.Reopens += r.Reopens
 	st.PacketsSent += r.PacketsSent
 	st.Skipped += r.Skipped
+	st.SkippedReferences += r.SkippedReferences
 	st.SingleThreadRedecodes += r.SingleThreadRedecodes
 	st.Damaged = append(st.Damaged, r.Damaged...)
 }

@@ -203,8 +203,11 @@ func (r *reader) next() (bool, error) {
 		return false, nil
 	}
 	r.curDpos++
-	if d := r.curDpos; r.drop && d < len(v.pkts) && !r.plan.need[d] && v.pkts[d].nonref {
-		r.st.Skipped++ // no one asked for it and no picture references it
+	if d := r.curDpos; r.drop && d < len(v.pkts) && (!r.plan.need[d] && v.pkts[d].nonref || r.plan.skip != nil && r.plan.skip[d]) {
+		r.st.Skipped++ // no one asked for it and no picture it needs references it
+		if !v.pkts[d].nonref {
+			r.st.SkippedReferences++
+		}
 		r.dropped[d] = true
 		r.pkt.Unref()
 		return false, nil
@@ -616,6 +619,13 @@ func (r *reader) frameIndex(f *astiav.Frame) (int, bool) {
 func (r *reader) checkDamage(f *astiav.Frame, j int) (damaged, deliver bool) {
 	v := r.v
 	damaged, cause := frameDamage(f)
+	if damaged && r.drop && r.plan.skip != nil {
+		// Reference pictures were left out (h264refs.go): decode again from the keyframe with every
+		// reference picture before believing the damage, and keep doing so for the rest of the pass.
+		r.drop = false
+		r.forceKey = v.seekKey(j)
+		return false, false
+	}
 	if damaged {
 		// A frame reached through a seek may be damaged by the seek (a keyframe that is no clean
 		// random access point): try once from the keyframe before, as for a lost frame.

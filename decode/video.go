@@ -67,6 +67,9 @@ type Video struct {
 	frameDpos []int // decode position (index into pkts) of each frame's packet
 	ptsFrame  map[int64]int
 	posDpos   map[int64]int
+	// h264 is the reference structure of an H.264 stream (h264refs.go); nil for other codecs and for
+	// streams the model does not cover.
+	h264 *h264Refs
 	// refCum[d] counts the packets before decode position d that a decoder must be sent whatever is
 	// asked (all of them, but the non-reference pictures when they can be left out): plan.go's costs.
 	refCum   []int32
@@ -368,6 +371,10 @@ func (v *Video) scan() error {
 	extradata := v.stream().CodecParameters().ExtraData()
 	nalLenSize, _ := hevcConfig(extradata)
 	disposable := disposableFunc(codec, extradata) // non-reference pictures (nonref.go)
+	var refs *h264Collector                        // reference pictures nobody uses (h264refs.go)
+	if codec == astiav.CodecIDH264 {
+		refs = newH264Collector(extradata)
+	}
 	sawBVOP := false
 	for {
 		err := v.fc.ReadFrame(pkt)
@@ -399,10 +406,14 @@ func (v *Video) scan() error {
 				sawBVOP = mpeg4HasBVOP(pkt.Data())
 			}
 			p.nonref = disposable != nil && decide(pkt, head, disposable)
+			if refs != nil {
+				refs.add(head, func() packetView { return wholePacket(pkt.Data()) })
+			}
 			v.pkts = append(v.pkts, p)
 		}
 		pkt.Unref()
 	}
+	v.h264 = refs.result(len(v.pkts))
 	v.decodeOrderTS = decodeOrderTimestamps(v.fc.InputFormat(), codec, sawBVOP, v.pkts)
 	switch codec {
 	case astiav.CodecIDH264, astiav.CodecIDHevc:

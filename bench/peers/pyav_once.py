@@ -1,9 +1,9 @@
 """Peer (c): PyAV decode-once over the union, the best a careful Python user does.
 
-One av.open, frame threading on (stream.thread_type = "AUTO"), one forward decode up to the last
-needed index; each needed frame is converted once (to_ndarray(format="rgb24")) and resized at once with
-Pillow bicubic to every output size that needs it, so only the outputs are held; then each config's
-array is assembled from the shared resized frames.
+One av.open of the plan's stream (common.video_stream), frame threading on (stream.thread_type =
+"AUTO"), one forward decode up to the last needed index; each needed frame is converted once
+(to_ndarray(format="rgb24")) and resized at once with Pillow bicubic to every output size that needs
+it, so only the outputs are held; then each config's array is assembled from the shared resized frames.
 """
 import common  # noqa: F401  (starts the import clock)
 import time
@@ -22,7 +22,8 @@ last = max(sizes)
 resized, decoded = {}, 0
 try:
     container = av.open(video)
-    stream = container.streams.video[0]
+    stream = common.video_stream(container, spec)
+    index = stream.index  # read before close: PyAV's stream reads freed memory after it
     stream.thread_type = "AUTO"
     decoder = {"thread_type": str(stream.thread_type), "thread_count": stream.thread_count}
     for i, frame in enumerate(container.decode(stream)):
@@ -43,4 +44,4 @@ for c in spec["configs"]:
         common.fail(video, "decode ended after %d frames; config %s needs %s" % (decoded, c["id"], missing[:5]))
     outputs.append(np.stack([resized[(i, c["width"], c["height"])] for i in c["indices"]]))
     served.append(c["indices"])
-common.finish(spec, "pyav-once", t_imported, outputs, served, decoded, decoder, common.versions(av=av.__version__))
+common.finish(spec, "pyav-once", index, t_imported, outputs, served, decoded, decoder, common.versions(av=av.__version__))

@@ -5,6 +5,9 @@ every container but webm/mkv): per call, av.open the file, seek(0), decode from 
 default threading, keep the av.VideoFrame objects whose running index is in the plan, stop after the
 last index, then to_ndarray(format="rgb24") each kept frame and np.stack them. The model's processor
 then resizes; here that is Pillow bicubic to the config's size. Every configuration repeats all of it.
+read_video_pyav decodes container.decode(video=0), the first video stream; here the plan's stream is
+decoded instead (common.video_stream), so that every peer serves the same frames on a file with several
+video streams (where the two differ, lmms-eval itself reads another stream than FFmpeg's best).
 The indices come from framesweep's plan (read_video_pyav's np.linspace(0, N-1, n, dtype=int) is the
 lmms-eval preset; N from the header is 0 in Matroska, so the plan is passed in, not recomputed).
 """
@@ -17,17 +20,18 @@ import numpy as np
 spec = common.load_spec()
 t_imported = time.perf_counter()
 video = spec["video"]
-outputs, served, decoded, decoder = [], [], 0, None
+outputs, served, decoded, decoder, index = [], [], 0, None, None
 try:
     for c in spec["configs"]:
         container = av.open(video)
-        stream = container.streams.video[0]
+        stream = common.video_stream(container, spec)
+        index = stream.index
         decoder = {"thread_type": str(stream.thread_type), "thread_count": stream.thread_count}
         indices = np.asarray(c["indices"])
         container.seek(0)
         start_index, end_index = indices[0], indices[-1]
         frames, got = [], []
-        for i, frame in enumerate(container.decode(video=0)):
+        for i, frame in enumerate(container.decode(stream)):
             decoded += 1
             if i > end_index:
                 break
@@ -41,5 +45,5 @@ try:
         served.append(got)
 except (av.AVError, ValueError, OSError) as e:
     common.fail(video, e)
-common.finish(spec, "pyav-per-config", t_imported, outputs, served, decoded, decoder,
+common.finish(spec, "pyav-per-config", index, t_imported, outputs, served, decoded, decoder,
               common.versions(av=av.__version__))

@@ -1,13 +1,14 @@
 """Peer (f): a keyframe-seek reader, as decord and torchcodec read: PyAV over the union of the plan.
 
-One av.open, an index of the stream from a demux scan (every packet's pts and keyframe flag, sorted by
-pts: frame i is the i-th pts, what decord and torchcodec's exact mode build at open), frame threading
-on (thread_type "AUTO"). For each wanted frame of the union, in ascending order: when no keyframe lies
-between the decoder's position and the frame, decode forward; otherwise seek to the keyframe at or
-before it (container.seek(pts, backward=True, stream=...)) and decode forward until its pts (decord's
-SeekAccurate and torchcodec's "can we avoid seeking" do the same). Each wanted frame is converted once
-(to_ndarray(format="rgb24")) and resized with Pillow bicubic to every size that needs it. "served" is
-each frame's index by its pts in the scan; "decoded_frames" counts every picture decoded.
+One av.open, an index of the plan's stream (common.video_stream) from a demux scan (every packet's pts
+and keyframe flag, sorted by pts: frame i is the i-th pts, what decord and torchcodec's exact mode build
+at open), frame threading on (thread_type "AUTO"). For each wanted frame of the union, in ascending
+order: when no keyframe lies between the decoder's position and the frame, decode forward; otherwise
+seek to the keyframe at or before it (container.seek(pts, backward=True, stream=...)) and decode forward
+until its pts (decord's SeekAccurate and torchcodec's "can we avoid seeking" do the same). Each wanted
+frame is converted once (to_ndarray(format="rgb24")) and resized with Pillow bicubic to every size that
+needs it. "served" is each frame's index by its pts in the scan; "decoded_frames" counts every picture
+decoded.
 """
 import common  # noqa: F401  (starts the import clock)
 import bisect
@@ -42,7 +43,8 @@ def scan(container, stream):
 resized, got, decoded = {}, {}, 0
 try:
     container = av.open(video)
-    stream = container.streams.video[0]
+    stream = common.video_stream(container, spec)
+    index = stream.index  # read before close: PyAV's stream reads freed memory after it
     pts, keys = scan(container, stream)
     stream.thread_type = "AUTO"
     decoder = {"thread_type": str(stream.thread_type), "thread_count": stream.thread_count}
@@ -75,4 +77,4 @@ outputs, served = [], []
 for c in spec["configs"]:
     outputs.append(np.stack([resized[(i, c["width"], c["height"])] for i in c["indices"]]))
     served.append([got[i] for i in c["indices"]])
-common.finish(spec, "pyav-seek", t_imported, outputs, served, decoded, decoder, common.versions(av=av.__version__))
+common.finish(spec, "pyav-seek", index, t_imported, outputs, served, decoded, decoder, common.versions(av=av.__version__))

@@ -217,6 +217,7 @@ func setupBenchPeers(fs *flag.FlagSet, stderr io.Writer) func(context.Context) (
 	var videos, peers repeatFlag
 	fs.Var(&videos, "video", "video to serve (repeatable; default: the generated 60 s 1080p30 H.264 and HEVC clips, the 600 s 720p30 H.264 clip and the shared real videos)")
 	grid := fs.String("grid", "", "grid YAML (default: bench/peers/grid.yaml, lmms-eval 8/16/32/64 frames at 448x448)")
+	stream := fs.Int("stream", -1, "video stream every peer decodes, by its index in the file (default: framesweep's choice, FFmpeg's best video stream)")
 	reps := fs.Int("reps", 1, "measured repetitions per peer (the median is reported)")
 	warmup := fs.Int("warmup", 0, "unmeasured repetitions first (the check runs already read each file once)")
 	fs.Var(&peers, "peers", "peers to run (repeatable or comma-separated; default all: "+strings.Join(bench.PeerNames, ",")+")")
@@ -228,6 +229,9 @@ func setupBenchPeers(fs *flag.FlagSet, stderr io.Writer) func(context.Context) (
 	return func(ctx context.Context) ([]bench.Row, error) {
 		if *reps < 1 || *warmup < 0 {
 			return nil, benchUsage{fmt.Errorf("--reps must be ≥ 1 and --warmup ≥ 0")}
+		}
+		if *stream < -1 {
+			return nil, benchUsage{fmt.Errorf("--stream %d: want a stream index ≥ 0", *stream)}
 		}
 		for _, p := range peers {
 			if !slices.Contains(bench.PeerNames, p) {
@@ -243,6 +247,9 @@ func setupBenchPeers(fs *flag.FlagSet, stderr io.Writer) func(context.Context) (
 		}
 		cfg := bench.PeersConfig{Videos: videos, Shared: *shared, Grid: *grid, Framesweep: exe, Python: *python,
 			Peers: peers, Reps: *reps, Warmup: *warmup, CacheDir: *cache}
+		if *stream >= 0 {
+			cfg.Stream = stream
+		}
 		if !*quiet {
 			cfg.Log = stderr
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,16 +116,7 @@ func TestBenchPeers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs Python peers")
 	}
-	_, err := exec.LookPath("ffmpeg")
-	needOracle(t, "the ffmpeg CLI", err)
-	py := bench.DefaultPython()
-	out, err := exec.Command(py, "-c", "import av, cv2, numpy, PIL").CombinedOutput()
-	if err != nil {
-		err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
-	}
-	needOracle(t, py+" with av, cv2, numpy, PIL", err)
-	_, err = os.Stat("/usr/bin/time")
-	needOracle(t, "GNU time (the peak RSS of each peer)", err)
+	py := peersOracles(t)
 	bin := peersBinary(t)
 	dir := t.TempDir()
 	clip, err := bench.EnsureClip(context.Background(), dir, bench.Clip{Seconds: 2, Width: 160, Height: 96, FPS: 30, GOP: 12, Codec: "h264", Bits: 8})
@@ -171,6 +163,11 @@ func TestBenchPeers(t *testing.T) {
 		if r.Seconds <= 0 {
 			t.Errorf("%s: wall %v", key, r.Seconds)
 		}
+		for _, m := range []string{"stream", "load1-before", "load1-after", "pairs-under-load"} {
+			if v, ok := r.Metric(m); !ok || v < 0 || (m == "stream" && v != 0) {
+				t.Errorf("%s: %s = %v (present %v)", key, m, v, ok)
+			}
+		}
 		if p == bench.PeerFramesweep {
 			if v, _ := r.Metric("frames-requested"); v != 24 { // (4 + 8) × 2 sizes
 				t.Errorf("framesweep requested %v frames, want 24", v)
@@ -214,6 +211,112 @@ func TestBenchPeers(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), `"failure"`) {
 		t.Errorf("no failed row printed: %s", stdout.String())
+	}
+}
+
+// peersOracles checks what `bench peers` runs besides framesweep (skip, or fail under CI=true) and
+// returns the Python interpreter.
+func peersOracles(t *testing.T) string {
+	t.Helper()
+	_, err := exec.LookPath("ffmpeg")
+	needOracle(t, "the ffmpeg CLI", err)
+	py := bench.DefaultPython()
+	out, err := exec.Command(py, "-c", "import av, cv2, numpy, PIL").CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+	}
+	needOracle(t, py+" with av, cv2, numpy, PIL", err)
+	_, err = os.Stat("/usr/bin/time")
+	needOracle(t, "GNU time (the peak RSS of each peer)", err)
+	return py
+}
+
+// peersRows runs `bench peers` with args (plus --json --quiet) and returns its rows by the last part
+// of their name ("peer=pyav-once", "summary"); it fails the test unless the exit status is want.
+func peersRows(t *testing.T, want int, args ...string) map[string]bench.Row {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	args = append([]string{"bench", "peers"}, append(args, "--json", "--quiet")...)
+	if code := dispatch(args, &stdout, &stderr); code != want {
+		t.Fatalf("bench peers %v: exit %d, want %d: %s\n%s", args, code, want, stderr.String(), stdout.String())
+	}
+	var rows []bench.Row
+	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+		t.Fatalf("rows: %v: %s", err, stdout.String())
+	}
+	by := map[string]bench.Row{}
+	for _, r := range rows {
+		by[r.Name[strings.LastIndex(r.Name, "/")+1:]] = r
+	}
+	return by
+}
+
+// TestBenchPeersStream: on a file with two video streams (nasa_13013.mp4: stream 0 is 320x180 with
+// 325 frames, stream 3 — FFmpeg's best — 480x270 with 390) every peer decodes framesweep's stream and
+// says so; OpenCV, which reads only the first video stream, is refused with one line and the run
+// passes; with --stream 0 every peer, OpenCV included, decodes stream 0. The plan's last frame, 389,
+// exists only in stream 3, so a PyAV peer reading stream 0 fails its check run.
+func TestBenchPeersStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs Python peers")
+	}
+	py := peersOracles(t)
+	bin := peersBinary(t)
+	video, err := filepath.Abs("../../testdata/videos/nasa_13013.mp4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := filepath.Join(t.TempDir(), "grid.yaml")
+	if err := os.WriteFile(grid, []byte("frames: [4, 8]\npresets: [lmms-eval]\nresolutions: [\"64x48\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--video", video, "--grid", grid, "--reps", "1", "--framesweep", bin, "--python", py}
+	checkStream := func(rows map[string]bench.Row, stream float64, peers ...string) {
+		t.Helper()
+		for _, p := range peers {
+			r, ok := rows["peer="+p]
+			if !ok || r.Failure != "" || r.Skipped != "" {
+				t.Errorf("stream %v: %s: row %+v", stream, p, r)
+				continue
+			}
+			if v, _ := r.Metric("stream"); v != stream {
+				t.Errorf("%s decoded stream %v, want %v", p, v, stream)
+			}
+			if v, ok := r.Metric("indices-match"); ok && v != 1 {
+				t.Errorf("stream %v: %s served other indices", stream, p)
+			}
+			if v, ok := r.Metric("psnr-min-dB"); ok && v < 30 { // the BT.709 matrix apart (≈ 41 dB), the same frames
+				t.Errorf("stream %v: %s is %.1f dB from framesweep's frames", stream, p, v)
+			}
+		}
+		if v, _ := rows["summary"].Metric("stream"); v != stream {
+			t.Errorf("summary stream %v, want %v", v, stream)
+		}
+	}
+
+	rows := peersRows(t, exitOK, common...)
+	checkStream(rows, 3, bench.PeerFramesweep, bench.PeerPyAVPerConfig, bench.PeerPyAVOnce, bench.PeerFFmpeg, bench.PeerPyAVSeek)
+	if v, _ := rows["peer="+bench.PeerPyAVOnce].Metric("decoded-frames"); v != 390 { // to frame 389 of stream 3
+		t.Errorf("pyav-once decoded %v frames, want 390", v)
+	}
+	cv := rows["peer="+bench.PeerOpenCV]
+	if cv.Failure != "" || strings.Contains(cv.Skipped, "\n") || !strings.Contains(cv.Skipped, "cannot open stream 3") ||
+		!strings.Contains(cv.Skipped, "first video stream (0)") {
+		t.Errorf("opencv-seek: skipped %q, failure %q", cv.Skipped, cv.Failure)
+	}
+	if n := rows["summary"].Note; !strings.Contains(n, "stream 3 (best of video streams [0 3])") || !strings.Contains(n, "opencv-seek refused") {
+		t.Errorf("summary note %q", n)
+	}
+
+	rows = peersRows(t, exitOK, append(common, "--stream", "0", "--peers", "opencv-seek,ffmpeg-decode")...)
+	checkStream(rows, 0, bench.PeerFramesweep, bench.PeerOpenCV, bench.PeerFFmpeg)
+	if n := rows["summary"].Note; !strings.Contains(n, "stream 0 (requested of video streams [0 3])") {
+		t.Errorf("summary note %q", n)
+	}
+	var stderr bytes.Buffer
+	if code := dispatch(append([]string{"bench", "peers"}, append(common, "--stream", "1", "--quiet")...), io.Discard, &stderr); code != exitError ||
+		strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 || !strings.Contains(stderr.String(), "stream 1") {
+		t.Errorf("--stream 1 (audio): exit %d, stderr %q", code, stderr.String())
 	}
 }
 
