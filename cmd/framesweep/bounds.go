@@ -65,7 +65,7 @@ var flagRanges = map[string]map[string]num.Range{
 	"bench grid":   benchRanges,
 	"bench decode": with(benchRanges, map[string]num.Range{"compare": num.In(1, 100000)}),
 	"bench memory": {"frames": num.In(1, sampler.MaxBudget), "threads": rThreads},
-	"bench peers":  benchRanges,
+	"bench peers":  with(benchRanges, map[string]num.Range{"stream": rStream}),
 	"bench resize": with(benchRanges, map[string]num.Range{"workers": rThreads}),
 }
 

@@ -218,7 +218,7 @@ func TestMergeCLI(t *testing.T) {
 	}{
 		{[]string{"merge"}, exitUsage, "at least one RUN"},
 		{[]string{"merge", "a"}, exitUsage, "--out"},
-		{[]string{"merge", "a", "--out", "b", "--chunk-records", "0"}, exitUsage, "--chunk-records"},
+		{[]string{"merge", "a", "--out", "b", "--chunk-records", "0"}, exitUsage, "flag -chunk-records: out of range"},
 		{[]string{"merge", "/nonexistent/run", "--out", t.TempDir()}, exitError, "/nonexistent/run"},
 		{[]string{"merge", t.TempDir(), "--out", t.TempDir()}, exitError, "no run.json"},
 		{[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "llamacpp:model=x", "--out", "o", "--shard", "env"}, exitUsage, "neither SLURM_ARRAY_TASK_ID"},

@@ -664,9 +664,9 @@ func TestServeUsage(t *testing.T) {
 	}{
 		{[]string{}, exitUsage, "--root DIR is required"},
 		{[]string{"--root", dir, "extra"}, exitUsage, "unexpected arguments"},
-		{[]string{"--root", dir, "--max-inflight", "0"}, exitUsage, "--max-inflight"},
-		{[]string{"--root", dir, "--lru-mb", "-1"}, exitUsage, "--lru-mb"},
-		{[]string{"--root", dir, "--share-window", "-1s"}, exitUsage, "--share-window"},
+		{[]string{"--root", dir, "--max-inflight", "0"}, exitUsage, "flag -max-inflight: out of range"},
+		{[]string{"--root", dir, "--lru-mb", "-1"}, exitUsage, "flag -lru-mb: out of range"},
+		{[]string{"--root", dir, "--share-window", "-1s"}, exitUsage, "flag -share-window: out of range"},
 		{[]string{"--root", dir, "--addr", "0.0.0.0:0"}, exitUsage, "not a loopback address"},
 		{[]string{"--root", dir, "--addr", ":8765"}, exitUsage, "not a loopback address"},
 		{[]string{"--root", dir, "--bogus"}, exitUsage, "flag provided but not defined"},
