@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 )
 
 // NoiseFloor is the churn between declared reruns of one config (METRICS.md "Noise floor").

@@ -13,7 +13,7 @@ import (
 // importers, reports and verdict rules reach no engine package (pipeline, decode, resize, native) and
 // no cgo binding (go-astiav, gocv, llama.cpp, ONNX Runtime), so they build with CGO_ENABLED=0
 // (scripts/check-cgo.sh builds them so); and the producer (sweep) does not import the audit's
-// analysis: it scores with audit/score only.
+// analysis: it scores with record/score, below both.
 func TestRecordCoreLayers(t *testing.T) {
 	gotool := testenv.Need(t, "go")
 	const mod = "github.com/framesweep/framesweep/"
@@ -33,7 +33,7 @@ func TestRecordCoreLayers(t *testing.T) {
 		}
 		return m
 	}
-	core := deps("record", "runs", "items", "audit", "audit/score", "audit/importers", "audit/report", "audit/export")
+	core := deps("record", "runs", "items", "audit", "record/score", "audit/importers", "audit/report", "audit/export")
 	if len(core) < 50 || !core[mod+"runs"] || !core["gocloud.dev/blob"] {
 		t.Fatalf("go list -deps gave %d packages: not the dependency list this test reads", len(core))
 	}
@@ -46,12 +46,12 @@ func TestRecordCoreLayers(t *testing.T) {
 		}
 	}
 	sw := deps("sweep")
-	if !sw[mod+"pipeline"] || !sw[mod+"audit/score"] || !sw[mod+"runs"] {
-		t.Fatalf("sweep's dependencies lack the engine, audit/score or runs: not the list this test reads")
+	if !sw[mod+"pipeline"] || !sw[mod+"record/score"] || !sw[mod+"runs"] {
+		t.Fatalf("sweep's dependencies lack the engine, record/score or runs: not the list this test reads")
 	}
-	for _, bad := range []string{mod + "audit", mod + "audit/importers", mod + "audit/report"} {
-		if sw[bad] {
-			t.Errorf("sweep imports %s: the producer must not import the audit's analysis", bad)
+	for p := range sw {
+		if p == mod+"audit" || strings.HasPrefix(p, mod+"audit/") {
+			t.Errorf("sweep imports %s: the producer must not import the audit's analysis", p)
 		}
 	}
 }

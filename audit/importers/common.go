@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/framesweep/framesweep/audit"
-	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 )
 
 // MaxFileBytes bounds what an importer reads from one file.

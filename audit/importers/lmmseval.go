@@ -14,8 +14,8 @@ import (
 	"unicode"
 
 	"github.com/framesweep/framesweep/audit"
-	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 )
 
 // LmmsEval imports one lmms-eval log file: a legacy `<task>.json` holding {"logs": [...]}, or a

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 )
 
 // cell is a row's trimmed value of a field ("" when the table has no such column).

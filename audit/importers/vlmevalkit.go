@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 )
 
 // VLMEvalKit imports the `_score` file VLMEvalKit's evaluation writes (`{model}_{dataset}_score.xlsx`:
