@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/framesweep/framesweep/internal/num"
+	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -1058,7 +1059,7 @@ func (pt *patternTable) bootstrap(pats []int32, seed uint64, scope string, B int
 			acc := make([]int, C)
 			for b := w; b < B; b += workers {
 				clear(counts)
-				g := NewSplitMix64(streamSeed(seed, scope, b))
+				g := splitmix.Source{State: streamSeed(seed, scope, b)}
 				// Two draws per 64-bit output: index = (half × n) >> 32, low half first (see rng.go).
 				n64 := uint64(n)
 				j := 0

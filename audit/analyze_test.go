@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 func ip(v int) *int         { return &v }
@@ -193,17 +195,6 @@ func TestBootstrapDeterministic(t *testing.T) {
 	c, _ := Analyze(coreRecords(), opt)
 	if c.Bootstrap.Seed != 99 || a.Bootstrap.Seed != 1 || a.Bootstrap.Resamples != 1000 {
 		t.Errorf("bootstrap info %+v %+v", a.Bootstrap, c.Bootstrap)
-	}
-}
-
-func TestSplitMix64Reference(t *testing.T) {
-	// Reference values of SplitMix64 seeded with 1234567 (Vigna's splitmix64.c).
-	g := NewSplitMix64(1234567)
-	want := []uint64{6457827717110365317, 3203168211198807973, 9817491932198370423}
-	for i, w := range want {
-		if v := g.Uint64(); v != w {
-			t.Fatalf("value %d = %d, want %d", i, v, w)
-		}
 	}
 }
 
@@ -508,7 +499,7 @@ func TestTooManyConfigs(t *testing.T) {
 // (10^9 resamples from a hostile export.json once grew memory at ~150 MiB/s; a NaN epsilon passed
 // "epsilon < 0").
 func TestOptionRanges(t *testing.T) {
-	recs := Synthetic(40, 1)
+	recs := synth.Records(40, 1)
 	for _, c := range []struct {
 		set  func(*Options)
 		want string
@@ -612,7 +603,8 @@ func TestBootstrapMatchesDefinition(t *testing.T) {
 	n := uint64(len(items))
 	var head, conf []float64
 	for b := 0; b < opt.Resamples; b++ {
-		g := NewSplitMix64(NewSplitMix64(opt.Seed ^ scope ^ uint64(b+1)*0x9E3779B97F4A7C15).Uint64())
+		seed := splitmix.Source{State: opt.Seed ^ scope ^ uint64(b+1)*0x9E3779B97F4A7C15}
+		g := splitmix.Source{State: seed.Uint64()}
 		var idx []int
 		for len(idx) < len(items) {
 			x := g.Uint64()
@@ -691,7 +683,7 @@ func TestNoiseFloorSkipsDisjointRuns(t *testing.T) {
 // definitions (pairwise cost comparisons, no trajectory table) on the synthetic grid: ten configs with a
 // text-only one, three configs sharing the top cost (the default policy breaks the tie) and a cached copy.
 func TestCoreMetricsMatchDefinitions(t *testing.T) {
-	recs := Synthetic(400, 11)
+	recs := synth.Records(400, 11)
 	opt := DefaultOptions()
 	opt.Resamples, opt.NoCascade = 0, true
 	res, err := Analyze(recs, opt)

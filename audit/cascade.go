@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/internal/num"
+	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -493,7 +494,7 @@ func assignFolds(items []cascadeItem, K int, seed uint64) {
 	for i := range perm {
 		perm[i] = i
 	}
-	g := NewSplitMix64(seed ^ fnv64a("cascade-folds"))
+	g := splitmix.Source{State: seed ^ fnv64a("cascade-folds")}
 	for i := len(perm) - 1; i > 0; i-- {
 		j := g.Intn(i + 1)
 		perm[i], perm[j] = perm[j], perm[i]

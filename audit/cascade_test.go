@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 func cascadeRecords(withLatency bool) []record.Record {
@@ -113,7 +115,7 @@ func TestCascadeIndexSetsAndFolds(t *testing.T) {
 	}
 	// Folds on a larger synthetic set: every fold gets a τ chosen on the others, held-out items add up.
 	opt.Cascade = CascadeOptions{Budgets: []int{16, 32, 64, 128}, Folds: 5}
-	res, err = Analyze(Synthetic(600, 1), opt)
+	res, err = Analyze(synth.Records(600, 1), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func TestCascadeBadBudgets(t *testing.T) {
 // at every τ (confidences rounded to 0.05 so ties and equal consecutive confidences are common), the
 // selection rule, and each fold's τ chosen on the other folds and scored on its own items.
 func TestCascadeMatchesSimulation(t *testing.T) {
-	recs := Synthetic(300, 7)
+	recs := synth.Records(300, 7)
 	for i := range recs {
 		c := math.Round(*recs[i].Confidence*20) / 20
 		recs[i].Confidence = &c
@@ -255,7 +257,7 @@ func TestCascadeMatchesSimulation(t *testing.T) {
 	}
 	h := fnv.New64a()
 	h.Write([]byte("cascade-folds"))
-	g := NewSplitMix64(opt.Seed ^ h.Sum64())
+	g := splitmix.Source{State: opt.Seed ^ h.Sum64()}
 	for i := len(perm) - 1; i > 0; i-- {
 		j := g.Intn(i + 1)
 		perm[i], perm[j] = perm[j], perm[i]

@@ -7,6 +7,6 @@
 // canonical JSON Lines (ReadRecords, WriteRecords); Analyze turns them into a Result whose JSON encoding is
 // the output of `framesweep audit --json`; audit/report renders the same Result as HTML and Markdown.
 //
-// Randomness (bootstrap resamples, cascade folds) comes from SplitMix64 (rng.go), never math/rand, so the
+// Randomness (bootstrap resamples, cascade folds) comes from SplitMix64 (internal/splitmix), never math/rand, so the
 // numbers are the same on every Go version and can be reproduced by another implementation.
 package audit

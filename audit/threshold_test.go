@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 // TestChooseThreshold: on a full run, τ is the cascade's selection (the smallest-cost τ reaching the
 // top budget's accuracy); with folds, the median of the folds' τ; a run without the ladder is an
 // error naming it.
 func TestChooseThreshold(t *testing.T) {
-	recs := Synthetic(600, 1)
+	recs := synth.Records(600, 1)
 	budgets := []int{16, 32, 64, 128}
 	tau, how, err := ChooseThreshold(recs, "full", budgets, 0)
 	if err != nil {
@@ -47,7 +48,7 @@ func TestChooseThreshold(t *testing.T) {
 // TestCompareOnline: an online run whose final records stop where the offline replay does agrees
 // item for item; one item stopped elsewhere is named; the savings are against the top budget.
 func TestCompareOnline(t *testing.T) {
-	full := Synthetic(200, 3)
+	full := synth.Records(200, 3)
 	ladder := []string{"f16", "f32", "f64", "f128"}
 	const tau = 0.6
 	stops, err := CascadeStops(full, ladder, tau)

@@ -13,13 +13,16 @@ import (
 // importers, reports and verdict rules reach no engine package (pipeline, decode, resize, native) and
 // no cgo binding (go-astiav, gocv, llama.cpp, ONNX Runtime), so they build with CGO_ENABLED=0
 // (scripts/check-cgo.sh builds them so); and the producer (sweep) does not import the audit's
-// analysis: it scores with record/score, below both.
+// analysis: it scores with record/score, below both. record's own tests import no audit package either.
 func TestRecordCoreLayers(t *testing.T) {
 	gotool := testenv.Need(t, "go")
 	const mod = "github.com/framesweep/framesweep/"
 	deps := func(pkgs ...string) map[string]bool {
 		t.Helper()
 		args := []string{"list", "-deps"}
+		if pkgs[0] == "-test" {
+			args, pkgs = append(args, "-test"), pkgs[1:]
+		}
 		for _, p := range pkgs {
 			args = append(args, mod+p)
 		}
@@ -48,6 +51,16 @@ func TestRecordCoreLayers(t *testing.T) {
 	sw := deps("sweep")
 	if !sw[mod+"pipeline"] || !sw[mod+"record/score"] || !sw[mod+"runs"] {
 		t.Fatalf("sweep's dependencies lack the engine, record/score or runs: not the list this test reads")
+	}
+	// record's own tests read records from record/synth, not from the analysis above it.
+	rt := deps("-test", "record")
+	if !rt[mod+"record/synth"] {
+		t.Fatalf("record's test dependencies lack record/synth: not the list this test reads")
+	}
+	for p := range rt {
+		if p == mod+"audit" || strings.HasPrefix(p, mod+"audit/") {
+			t.Errorf("record's tests import %s", p)
+		}
 	}
 	for p := range sw {
 		if p == mod+"audit" || strings.HasPrefix(p, mod+"audit/") {

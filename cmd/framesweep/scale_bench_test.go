@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 // BenchmarkScale runs `framesweep audit FILE --json` on 10⁶ records (10⁵ items × 10 configs of
@@ -81,7 +81,7 @@ func writeSyntheticRecords(b *testing.B, path string, items int) {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	for start := 0; start < items; start += 10_000 {
-		recs := audit.Synthetic(min(10_000, items-start), uint64(7+start))
+		recs := synth.Records(min(10_000, items-start), uint64(7+start))
 		for i := range recs {
 			recs[i].ItemID = fmt.Sprintf("b%d-%s", start/10_000, recs[i].ItemID)
 		}

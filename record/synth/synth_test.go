@@ -1,4 +1,4 @@
-package audit
+package synth
 
 import (
 	"bytes"
@@ -11,13 +11,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite examples/records/demo.jsonl")
 
-const examplePath = "../examples/records/demo.jsonl"
+const examplePath = "../../examples/records/demo.jsonl"
 
-// TestExampleRecords keeps examples/records/demo.jsonl equal to Synthetic(100, 42) (regenerate with
-// `go test ./audit -run TestExampleRecords -update`) and checks it reads back as valid records.
+// TestExampleRecords keeps examples/records/demo.jsonl equal to Records(100, 42) (regenerate with
+// `go test ./record/synth -run TestExampleRecords -update`) and checks it reads back as valid records.
 func TestExampleRecords(t *testing.T) {
 	var buf bytes.Buffer
-	if err := record.Write(&buf, Synthetic(100, 42)); err != nil {
+	if err := record.Write(&buf, Records(100, 42)); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -30,7 +30,7 @@ func TestExampleRecords(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(got, buf.Bytes()) {
-		t.Fatalf("%s differs from Synthetic(100, 42): run go test ./audit -run TestExampleRecords -update", examplePath)
+		t.Fatalf("%s differs from Records(100, 42): run go test ./record/synth -run TestExampleRecords -update", examplePath)
 	}
 	recs, err := record.Read(bytes.NewReader(got), examplePath)
 	if err != nil || len(recs) != 1000 {

@@ -1,18 +1,22 @@
-package audit
+// Package synth makes deterministic demo records: a toy response model over a 10-config grid, so
+// that examples (examples/records/demo.jsonl), docs, tests and benchmarks have records with rescued
+// and harmed items, confusion and a working cascade. Its numbers describe no model.
+package synth
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
 )
 
-// Synthetic returns deterministic demo records: items × the grid {text, 8…128 frames uniform at 448², 128
+// Records returns deterministic demo records: items × the grid {text, 8…128 frames uniform at 448², 128
 // frames random and dense-start, 32 frames at 880² (within 5% of 128 at 448²), 32 frames cached}. Answers come from a toy response model
 // (a latent per-item difficulty, budget-dependent evidence, and per-config noise) so the audit has rescued
 // and harmed items, confusion and a working cascade. It exists for examples/records, docs and benchmarks;
 // its numbers describe no real model.
-func Synthetic(items int, seed uint64) []record.Record {
+func Records(items int, seed uint64) []record.Record {
 	type cfg struct {
 		id       string
 		frames   int
@@ -29,7 +33,7 @@ func Synthetic(items int, seed uint64) []record.Record {
 	}
 	cats := []string{"Counting Problem", "Action Recognition", "OCR Problems", "Temporal Reasoning", "Object Reasoning"}
 	durs := []string{"short", "medium", "long"}
-	g := NewSplitMix64(seed)
+	g := &splitmix.Source{State: seed}
 	u := func() float64 { return float64(g.Uint64()>>11) / (1 << 53) }
 	out := make([]record.Record, 0, items*len(grid))
 	for i := 0; i < items; i++ {
