@@ -36,7 +36,7 @@ func TestRecordCoreLayers(t *testing.T) {
 		}
 		return m
 	}
-	core := deps("record", "runs", "items", "audit", "record/score", "audit/importers", "audit/report", "audit/export")
+	core := deps("record", "runs", "items", "audit", "record/score", "ingest", "ingest/pyval", "audit/report", "audit/export")
 	if len(core) < 50 || !core[mod+"runs"] || !core["gocloud.dev/blob"] {
 		t.Fatalf("go list -deps gave %d packages: not the dependency list this test reads", len(core))
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/importers"
+	"github.com/framesweep/framesweep/ingest"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
@@ -47,7 +47,7 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 
 // badBins is the usage error of --duration-bins, "" when it parses.
 func badBins(s string) string {
-	if _, err := importers.ParseDurationBins(s); err != nil {
+	if _, err := ingest.ParseDurationBins(s); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -77,8 +77,8 @@ func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 		return "--pred-field and --answer-field go together"
 	case f.correctFrom != "" && f.predField != "":
 		return "--correct-from and --pred-field/--answer-field exclude each other"
-	case f.rescore != "" && f.rescore != importers.RescoreText:
-		return fmt.Sprintf("--rescore takes %q", importers.RescoreText)
+	case f.rescore != "" && f.rescore != ingest.RescoreText:
+		return fmt.Sprintf("--rescore takes %q", ingest.RescoreText)
 	case f.rescore != "" && f.openEnded:
 		return "--rescore text is for multiple-choice verdicts, not --open-ended scores"
 	case f.openEnded && f.predField != "":
@@ -91,7 +91,7 @@ func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 
 // options are the importer's options; haveFrames says whether the budget is known (given, or from
 // the file name).
-func (f *importFlags) options(haveFrames bool) importers.Options {
+func (f *importFlags) options(haveFrames bool) ingest.Options {
 	meta := &record.ConfigMeta{Policy: f.policy}
 	if haveFrames {
 		meta.Frames = &f.frames
@@ -108,8 +108,8 @@ func (f *importFlags) options(haveFrames bool) importers.Options {
 	if !haveFrames && !f.textOnly && f.width == 0 && f.maxPixels == 0 && f.policy == "" {
 		meta = nil // nothing known about the config
 	}
-	bins, _ := importers.ParseDurationBins(f.durationBins) // checked by check
-	return importers.Options{Durations: bins, Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
+	bins, _ := ingest.ParseDurationBins(f.durationBins) // checked by check
+	return ingest.Options{Durations: bins, Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
 		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
@@ -141,15 +141,15 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	if bad := tf.onlyTable(set); bad != "" {
 		return usageErr(stderr, "import", "%s", bad)
 	}
-	read := map[string]func(io.Reader, string, importers.Options) (*importers.Result, error){
-		"lmms-eval": importers.LmmsEval, "vlmevalkit": importers.VLMEvalKit,
+	read := map[string]func(io.Reader, string, ingest.Options) (*ingest.Result, error){
+		"lmms-eval": ingest.LmmsEval, "vlmevalkit": ingest.VLMEvalKit,
 	}[kind]
 	if read == nil {
 		return usageErr(stderr, "import", "unknown format %q (lmms-eval, vlmevalkit or table)", kind)
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
 	if kind == "vlmevalkit" && f.config == "" {
-		if b, ok := importers.VLMEvalKitBudget(path); ok {
+		if b, ok := ingest.VLMEvalKitBudget(path); ok {
 			f.config = b // the budget is the config; the split is the dataset without it
 			say("config %s from the file name (pass --config to name it)", b)
 		}
@@ -159,7 +159,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
 	if kind == "vlmevalkit" && !haveFrames && !f.textOnly {
-		if n, ok := importers.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
+		if n, ok := ingest.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
 			f.frames, haveFrames = n, true
 			say("frames %d from the file name (pass --frames to override)", n)
 		}
@@ -171,7 +171,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	defer file.Close()
 	// The importer emits the records only once it has read and checked the whole file (every record
 	// through the validator the audit reads with): a refused import writes nothing. A samples file
-	// is read twice rather than held (importers.Options.Emit).
+	// is read twice rather than held (ingest.Options.Emit).
 	out := record.NewLineWriter(stdout)
 	opt := f.options(haveFrames)
 	opt.Emit = out.Write
@@ -191,7 +191,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 }
 
 // reportImport says what the harness reported for the file, and the importer's notes.
-func reportImport(say func(string, ...any), res *importers.Result) {
+func reportImport(say func(string, ...any), res *ingest.Result) {
 	if a := res.Aggregate; a != nil {
 		left := ""
 		if a.LeftOut > 0 {
@@ -210,8 +210,8 @@ func reportImport(say func(string, ...any), res *importers.Result) {
 
 // checkImport compares the import with the harness's own results file beside it, when there is one:
 // a difference is a warning (the exit status stays 0).
-func checkImport(say func(string, ...any), kind, path string, res *importers.Result, correctFrom string) {
-	rp, data, err := importers.FindReport(kind, path)
+func checkImport(say func(string, ...any), kind, path string, res *ingest.Result, correctFrom string) {
+	rp, data, err := ingest.FindReport(kind, path)
 	switch {
 	case err != nil:
 		say("warning: %v", err)
@@ -223,7 +223,7 @@ func checkImport(say func(string, ...any), kind, path string, res *importers.Res
 	if correctFrom != "" {
 		hint, _, _ = strings.Cut(correctFrom, ".")
 	}
-	rep, err := importers.CheckReport(kind, rp, data, res, hint)
+	rep, err := ingest.CheckReport(kind, rp, data, res, hint)
 	switch {
 	case err != nil:
 		say("warning: %v", err)

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/importers"
+	"github.com/framesweep/framesweep/ingest"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/record"
 )
@@ -44,7 +44,7 @@ func (t *tableFlags) onlyTable(set map[string]bool) string {
 	return ""
 }
 
-// runImportTable imports a long or wide per-item table (importers.Table) to stdout.
+// runImportTable imports a long or wide per-item table (ingest.Table) to stdout.
 func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]bool, stdout, stderr io.Writer) int {
 	for _, n := range []string{"correct-from", "pred-field", "answer-field", "rescore"} {
 		if set[n] {
@@ -57,7 +57,7 @@ func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]b
 	if t.empty != "unparsed" && t.empty != "missing" {
 		return usageErr(stderr, "import", "--empty %q: want unparsed or missing", t.empty)
 	}
-	opt := importers.TableOptions{Options: f.options(set["frames"]), Wide: t.wide, Map: t.columns, Ignore: t.ignoreColumns, EmptyMissing: t.empty == "missing"}
+	opt := ingest.TableOptions{Options: f.options(set["frames"]), Wide: t.wide, Map: t.columns, Ignore: t.ignoreColumns, EmptyMissing: t.empty == "missing"}
 	if opt.Meta != nil && f.config == "" {
 		return usageErr(stderr, "import", "--frames, --width/--height, --max-pixels, --text-only and --policy describe the one config a table names with --config")
 	}
@@ -66,9 +66,9 @@ func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]b
 		if err != nil {
 			return failErr(stderr, "import", err)
 		}
-		opt.Items = map[string]importers.TableItem{}
+		opt.Items = map[string]ingest.TableItem{}
 		for _, it := range its.Items {
-			opt.Items[it.ItemID] = importers.TableItem{Answer: it.Answer, Task: it.Task, Category: it.Category, Duration: it.Duration}
+			opt.Items[it.ItemID] = ingest.TableItem{Answer: it.Answer, Task: it.Task, Category: it.Category, Duration: it.Duration}
 		}
 	}
 	file, err := os.Open(path)
@@ -78,7 +78,7 @@ func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]b
 	defer file.Close()
 	out := record.NewLineWriter(stdout)
 	opt.Emit = out.Write
-	res, err := importers.Table(file, path, opt)
+	res, err := ingest.Table(file, path, opt)
 	if err == nil {
 		err = out.Flush()
 	}

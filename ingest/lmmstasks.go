@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"encoding/json"
@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/ingest/pyval"
 	"github.com/framesweep/framesweep/record"
 )
 
 // Per-task verdicts and aggregates of the lmms-eval video tasks. Each entry follows the task's
 // process_results (the per-sample payload it writes into the samples file) and its aggregation function
 // in the cited upstream file (EvolvingLMMs-Lab/lmms-eval). The verdict is the one the aggregation
-// counts, computed from the payload with Python's comparison semantics (pyvalue.go); the aggregate
+// counts, computed from the payload with Python's comparison semantics (package pyval); the aggregate
 // repeats the aggregation's arithmetic in its order, so it is the number lmms-eval printed and stored in
 // results.json as "<metric>,none".
 
@@ -106,11 +107,11 @@ func verdictOf(v any) (bool, bool) {
 	if b, ok := v.(bool); ok {
 		return b, true
 	}
-	if _, _, _, ok := pyNum(v); ok {
+	if _, _, _, ok := pyval.Num(v); ok {
 		switch {
-		case pyEq(v, true):
+		case pyval.Eq(v, true):
 			return true, true
-		case pyEq(v, false):
+		case pyval.Eq(v, false):
 			return false, true
 		}
 	}
@@ -185,7 +186,7 @@ func subsetAcc(items []lmmsKept, keys func(lmmsKept) []string) float64 {
 	if num == 0 {
 		return 0
 	}
-	return pyRound(acc/float64(num), 5)
+	return pyval.Round(acc/float64(num), 5)
 }
 
 func str(v any) string { return scalarString(v) }
@@ -195,7 +196,7 @@ func numFloat(v any) (float64, bool) {
 	if _, isBool := v.(bool); isBool {
 		return 0, false
 	}
-	n, f, isInt, ok := pyNum(v)
+	n, f, isInt, ok := pyval.Num(v)
 	if ok && isInt {
 		f, _ = new(big.Float).SetInt(n).Float64()
 	}
@@ -208,7 +209,7 @@ func numFloat(v any) (float64, bool) {
 func mcItem(p map[string]any, predKey, goldKey string, ok bool) lmmsItem {
 	pv, has := p[predKey]
 	none := has && (pv == nil || strings.TrimSpace(scalarString(pv)) == "" && !isNumber(pv))
-	return lmmsItem{lmmsKept: lmmsKept{correct: boolPtr(ok), payload: p}, pred: pyStr(pv), gold: pyStr(p[goldKey]), unparsed: none && !ok}
+	return lmmsItem{lmmsKept: lmmsKept{correct: boolPtr(ok), payload: p}, pred: pyval.Str(pv), gold: pyval.Str(p[goldKey]), unparsed: none && !ok}
 }
 
 // isNumber reports whether v is a JSON number (an option index is a prediction).
@@ -220,7 +221,7 @@ func isNumber(v any) bool {
 
 // letterOfIndex maps a 0-based option index ("1", 1) to its letter; "" when v is not one.
 func letterOfIndex(v any) string {
-	n, _, isInt, ok := pyNum(v)
+	n, _, isInt, ok := pyval.Num(v)
 	if !ok || !isInt {
 		if s, isStr := v.(string); isStr {
 			if i, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
@@ -432,13 +433,13 @@ func videommmuCorrect(p map[string]any) bool {
 func evalMultiChoice(gold, pred any) bool {
 	if l, ok := gold.([]any); ok {
 		for _, a := range l {
-			if pyEq(a, pred) {
+			if pyval.Eq(a, pred) {
 				return true
 			}
 		}
 		return false
 	}
-	return pyEq(gold, pred)
+	return pyval.Eq(gold, pred)
 }
 
 // normalizeStr is VideoMMMU's normalize_str: a number becomes [round(float, 2)], a string its lower
@@ -449,8 +450,8 @@ func normalizeStr(v any) []any {
 		return nil // the harness would raise on .strip()
 	}
 	s = strings.TrimSpace(s)
-	if f, ok := pyFloat(strings.ReplaceAll(s, ",", "")); ok {
-		return []any{pyRound(f, 2)}
+	if f, ok := pyval.Float(strings.ReplaceAll(s, ",", "")); ok {
+		return []any{pyval.Round(f, 2)}
 	}
 	s = strings.ToLower(s)
 	if len([]rune(s)) == 1 {
@@ -487,7 +488,7 @@ func evalOpen(gold, pred any) bool {
 			continue
 		}
 		for _, n := range norm {
-			if pyEq(p, n) {
+			if pyval.Eq(p, n) {
 				return true
 			}
 		}
@@ -503,7 +504,7 @@ var lmmsTasks = []*lmmsTask{
 		item: func(v any, _ map[string]any, _ string) (lmmsItem, error) {
 			p := v.(map[string]any)
 			// The aggregation counts result["pred_answer"] == result["answer"].
-			it := mcItem(p, "pred_answer", "answer", pyEq(p["pred_answer"], p["answer"]))
+			it := mcItem(p, "pred_answer", "answer", pyval.Eq(p["pred_answer"], p["answer"]))
 			it.category, it.duration, it.questionID = str(p["task_category"]), str(p["duration"]), str(p["question_id"])
 			return it, nil
 		},
@@ -518,11 +519,11 @@ var lmmsTasks = []*lmmsTask{
 			p := v.(map[string]any)
 			ok, isV := verdictOf(p["score"])
 			if !isV {
-				return lmmsItem{}, fmt.Errorf("videomme_v2_score.score %s is not 0 or 1", pyStr(p["score"]))
+				return lmmsItem{}, fmt.Errorf("videomme_v2_score.score %s is not 0 or 1", pyval.Str(p["score"]))
 			}
 			it := mcItem(p, "pred_answer", "answer", ok)
 			it.questionID, it.category = str(p["question_id"]), str(p["group_type"])
-			it.v2 = &v2Group{group: pyStr(p["video_id"]), groupType: str(p["group_type"]), groupStructure: str(p["group_structure"])}
+			it.v2 = &v2Group{group: pyval.Str(p["video_id"]), groupType: str(p["group_type"]), groupStructure: str(p["group_structure"])}
 			q := it.questionID
 			if i := strings.LastIndex(q, "-"); i >= 0 {
 				q = q[i+1:]
@@ -561,7 +562,7 @@ var lmmsTasks = []*lmmsTask{
 		// sample sits in one of each, so it is the micro accuracy (up to float rounding), as a fraction.
 		agg: func(_ string, items []lmmsKept) (*lmmsAgg, string) {
 			raw := subsetAcc(items, func(it lmmsKept) []string {
-				return []string{"d:" + pyStr(it.payload["duration_group"]), "c:" + pyStr(it.payload["question_category"])}
+				return []string{"d:" + pyval.Str(it.payload["duration_group"]), "c:" + pyval.Str(it.payload["question_category"])}
 			})
 			return &lmmsAgg{label: "instance-level accuracy over duration groups and categories", kind: record.HarnessMicro, raw: raw, scale: 100, counted: len(items)}, ""
 		},
@@ -575,12 +576,12 @@ var lmmsTasks = []*lmmsTask{
 			p := v.(map[string]any)
 			ok, isV := verdictOf(p["score"])
 			if !isV {
-				return lmmsItem{}, fmt.Errorf("mvbench_accuracy.score %s is not 0 or 1", pyStr(p["score"]))
+				return lmmsItem{}, fmt.Errorf("mvbench_accuracy.score %s is not 0 or 1", pyval.Str(p["score"]))
 			}
 			it := mcItem(p, "pred_answer", "gt_answer", ok)
 			it.category = strings.TrimPrefix(task, "mvbench_")
 			// The aggregation counts only results whose pred_answer != "".
-			it.skip = pyEq(p["pred_answer"], "")
+			it.skip = pyval.Eq(p["pred_answer"], "")
 			return it, nil
 		},
 		agg:         microAgg("accuracy over answered questions, empty predictions left out", 1),
@@ -592,7 +593,7 @@ var lmmsTasks = []*lmmsTask{
 		fits:   hasKeys("pred", "ground_truth"),
 		item: func(v any, _ map[string]any, _ string) (lmmsItem, error) {
 			p := v.(map[string]any)
-			return mcItem(p, "pred", "ground_truth", pyStr(p["ground_truth"]) == pyStr(p["pred"])), nil
+			return mcItem(p, "pred", "ground_truth", pyval.Str(p["ground_truth"]) == pyval.Str(p["pred"])), nil
 		},
 		agg: microAgg("accuracy", 100),
 		refuse: func(task string) string {
@@ -612,7 +613,7 @@ var lmmsTasks = []*lmmsTask{
 		fits:   hasKeys("pred_id", "answer_id"),
 		item: func(v any, _ map[string]any, _ string) (lmmsItem, error) {
 			p := v.(map[string]any)
-			it := mcItem(p, "pred_id", "answer_id", pyStr(p["answer_id"]) == pyStr(p["pred_id"]))
+			it := mcItem(p, "pred_id", "answer_id", pyval.Str(p["answer_id"]) == pyval.Str(p["pred_id"]))
 			it.category, it.questionID = str(p["area"]), str(p["question_id"])
 			return it, nil
 		},
@@ -638,7 +639,7 @@ var lmmsTasks = []*lmmsTask{
 			p := v.(map[string]any)
 			f, ok := numFloat(p["0"])
 			if !ok || !(f >= 0 && f <= 1) {
-				return lmmsItem{}, fmt.Errorf("WUPS[\"0\"] %s is not a score in [0,1]", pyStr(p["0"]))
+				return lmmsItem{}, fmt.Errorf("WUPS[\"0\"] %s is not a score in [0,1]", pyval.Str(p["0"]))
 			}
 			return lmmsItem{lmmsKept: lmmsKept{score: &f, category: str(p["qtype"]), payload: p}, gold: str(s["target"])}, nil
 		},
@@ -652,7 +653,7 @@ var lmmsTasks = []*lmmsTask{
 		item: func(v any, _ map[string]any, _ string) (lmmsItem, error) {
 			p := v.(map[string]any)
 			// The aggregation counts rating == 1; a failed judge call (-1) counts as wrong.
-			it := mcItem(p, "video-llm-prediction", "gt-answer", pyEq(p["rating"], 1))
+			it := mcItem(p, "video-llm-prediction", "gt-answer", pyval.Eq(p["rating"], 1))
 			it.category = str(p["dim"])
 			return it, nil
 		},
@@ -680,7 +681,7 @@ var lmmsTasks = []*lmmsTask{
 		item: func(v any, _ map[string]any, _ string) (lmmsItem, error) {
 			p := v.(map[string]any)
 			it := mcItem(p, "parsed_pred", "answer", false)
-			it.skip = pyEq(p["parsed_pred"], "API Error")
+			it.skip = pyval.Eq(p["parsed_pred"], "API Error")
 			if !it.skip {
 				it.correct = boolPtr(videommmuCorrect(p))
 			}
@@ -692,7 +693,7 @@ var lmmsTasks = []*lmmsTask{
 			if n == 0 {
 				return nil, "every answer is an API error, so the harness reports no accuracy"
 			}
-			raw := subsetAcc(items, func(it lmmsKept) []string { return []string{pyStr(it.payload["subdomain"])} })
+			raw := subsetAcc(items, func(it lmmsKept) []string { return []string{pyval.Str(it.payload["subdomain"])} })
 			return &lmmsAgg{label: "instance-level accuracy over subdomains, API errors left out", kind: record.HarnessMicro, raw: raw, scale: 100, counted: n, leftOut: left}, ""
 		},
 		targetIndex: never,
@@ -703,7 +704,7 @@ func mlvuItem(v any, _ map[string]any, _ string) (lmmsItem, error) {
 	p := v.(map[string]any)
 	// mlvu_aggregate_results_* count result["pred_answer"] == result["answer"]: a response "Fencing" to
 	// an item whose answer is "F" is wrong, even when option F's text is "Fencing".
-	it := mcItem(p, "pred_answer", "answer", pyEq(p["pred_answer"], p["answer"]))
+	it := mcItem(p, "pred_answer", "answer", pyval.Eq(p["pred_answer"], p["answer"]))
 	it.category, it.questionID = str(p["task_type"]), str(p["question_id"])
 	return it, nil
 }

@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -124,7 +123,7 @@ func TestLmmsEvalItemKeyAndOptIns(t *testing.T) {
 		t.Fatalf("open-ended: %v %+v", err, res)
 	}
 	// A known payload refuses --open-ended: that would re-score the harness's verdicts.
-	if _, err := LmmsEval(strings.NewReader(flatMLVU), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, audit.ErrBadArgs) {
+	if _, err := LmmsEval(strings.NewReader(flatMLVU), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, ErrBadArgs) {
 		t.Errorf("--open-ended over a known payload: %v", err)
 	}
 }
@@ -174,7 +173,7 @@ func TestLmmsEvalErrors(t *testing.T) {
 	if _, err := LmmsEval(strings.NewReader(mixed), "x_samples_mlvu_dev.jsonl", o); !errors.Is(err, record.ErrInvalid) || !strings.Contains(err.Error(), ":2") || !strings.Contains(err.Error(), "line 1 had none") {
 		t.Errorf("mixed payloads under --rescore text: %v", err)
 	}
-	if _, err := LmmsEval(strings.NewReader(flatMLVU), "f.jsonl", Options{}); !errors.Is(err, audit.ErrBadArgs) {
+	if _, err := LmmsEval(strings.NewReader(flatMLVU), "f.jsonl", Options{}); !errors.Is(err, ErrBadArgs) {
 		t.Errorf("missing config: %v", err)
 	}
 }
@@ -371,27 +370,6 @@ func TestVLMEvalKitScoreFileAndErrors(t *testing.T) {
 	_, err = VLMEvalKit(strings.NewReader(tsvQuoteAll(h, dup)), "d.tsv", vmeOpt)
 	if !errors.Is(err, record.ErrDuplicate) || !strings.Contains(err.Error(), "d.tsv:3") {
 		t.Errorf("duplicate index: %v", err)
-	}
-}
-
-func TestParsePyList(t *testing.T) {
-	ok := map[string][]string{
-		`['A. x', "B. y's", 'C. \'q\'']`:  {"A. x", "B. y's", "C. 'q'"},
-		`('a', 'b',)`:                     {"a", "b"},
-		`[]`:                              {},
-		`[1, -2.5, None, True]`:           {"1", "-2.5", "", "True"},
-		`[u'caf\xe9', r'a\nb', '\u00e9']`: {"café", `a\nb`, "é"},
-	}
-	for in, want := range ok {
-		got, err := ParsePyList(in)
-		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-			t.Errorf("ParsePyList(%s) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{``, `'a'`, `[a]`, `[os.system('x')]`, `['a' + 'b']`, `[['nested']]`, `['unterminated]`, `['a'] x`, `[1e5, nan]`, `[__import__("os")]`} {
-		if _, err := ParsePyList(bad); !errors.Is(err, ErrPyList) {
-			t.Errorf("ParsePyList(%s) accepted: %v", bad, err)
-		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package importers
+package pyval
 
 import (
 	"errors"
@@ -8,35 +8,35 @@ import (
 	"unicode/utf8"
 )
 
-// ErrPyList: a candidates value is not a flat Python list literal of strings and numbers.
-var ErrPyList = errors.New("not a Python list literal")
+// ErrList: a value is not a flat Python list literal of strings and numbers.
+var ErrList = errors.New("not a Python list literal")
 
-// maxPyList bounds the literal so a hostile cell cannot cost unbounded work.
-const maxPyList = 1 << 20
+// maxList bounds the literal so a hostile cell cannot cost unbounded work.
+const maxList = 1 << 20
 
-// ParsePyList parses a flat Python list (or tuple) literal such as ['A. x', "B. y's", 3] into strings.
+// ParseList parses a flat Python list (or tuple) literal such as ['A. x', "B. y's", 3] into strings.
 // It accepts single/double-quoted strings with Python escapes (\\ \' \" \n \t \r \xHH \uHHHH \UHHHHHHHH),
 // optional r/u prefixes, ints, floats, None, True and False; anything else (names, calls, nested
 // containers, expressions) is an error. Nothing is ever evaluated.
-func ParsePyList(s string) ([]string, error) {
-	if len(s) > maxPyList {
-		return nil, fmt.Errorf("%w: %d bytes (limit %d)", ErrPyList, len(s), maxPyList)
+func ParseList(s string) ([]string, error) {
+	if len(s) > maxList {
+		return nil, fmt.Errorf("%w: %d bytes (limit %d)", ErrList, len(s), maxList)
 	}
-	p := &pyParser{s: strings.TrimSpace(s)}
+	p := &parser{s: strings.TrimSpace(s)}
 	if p.s == "" {
-		return nil, fmt.Errorf("%w: empty", ErrPyList)
+		return nil, fmt.Errorf("%w: empty", ErrList)
 	}
 	open := p.s[0]
 	closeCh := map[byte]byte{'[': ']', '(': ')'}[open]
 	if closeCh == 0 {
-		return nil, fmt.Errorf("%w: starts with %q", ErrPyList, p.s[:1])
+		return nil, fmt.Errorf("%w: starts with %q", ErrList, p.s[:1])
 	}
 	p.i = 1
 	out := []string{}
 	for {
 		p.skipSpace()
 		if p.i >= len(p.s) {
-			return nil, fmt.Errorf("%w: unterminated list", ErrPyList)
+			return nil, fmt.Errorf("%w: unterminated list", ErrList)
 		}
 		if p.s[p.i] == closeCh {
 			p.i++
@@ -49,35 +49,35 @@ func ParsePyList(s string) ([]string, error) {
 		out = append(out, v)
 		p.skipSpace()
 		if p.i >= len(p.s) {
-			return nil, fmt.Errorf("%w: unterminated list", ErrPyList)
+			return nil, fmt.Errorf("%w: unterminated list", ErrList)
 		}
 		switch p.s[p.i] {
 		case ',':
 			p.i++
 		case closeCh:
 		default:
-			return nil, fmt.Errorf("%w: unexpected %q at offset %d", ErrPyList, p.s[p.i], p.i)
+			return nil, fmt.Errorf("%w: unexpected %q at offset %d", ErrList, p.s[p.i], p.i)
 		}
 	}
 	p.skipSpace()
 	if p.i != len(p.s) {
-		return nil, fmt.Errorf("%w: trailing text at offset %d", ErrPyList, p.i)
+		return nil, fmt.Errorf("%w: trailing text at offset %d", ErrList, p.i)
 	}
 	return out, nil
 }
 
-type pyParser struct {
+type parser struct {
 	s string
 	i int
 }
 
-func (p *pyParser) skipSpace() {
+func (p *parser) skipSpace() {
 	for p.i < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.i]) >= 0 {
 		p.i++
 	}
 }
 
-func (p *pyParser) value() (string, error) {
+func (p *parser) value() (string, error) {
 	c := p.s[p.i]
 	raw := false
 	if c == 'r' || c == 'R' || c == 'u' || c == 'U' {
@@ -104,10 +104,10 @@ func (p *pyParser) value() (string, error) {
 	if _, err := strconv.ParseFloat(strings.ReplaceAll(tok, "_", ""), 64); err == nil && tok != "" && !strings.ContainsAny(tok, "xXnNiI") {
 		return tok, nil
 	}
-	return "", fmt.Errorf("%w: unsupported element %q at offset %d", ErrPyList, tok, start)
+	return "", fmt.Errorf("%w: unsupported element %q at offset %d", ErrList, tok, start)
 }
 
-func (p *pyParser) str(q byte, raw bool) (string, error) {
+func (p *parser) str(q byte, raw bool) (string, error) {
 	p.i++ // opening quote
 	var b strings.Builder
 	for p.i < len(p.s) {
@@ -117,7 +117,7 @@ func (p *pyParser) str(q byte, raw bool) (string, error) {
 			p.i++
 			return b.String(), nil
 		case c == '\n':
-			return "", fmt.Errorf("%w: newline inside a string", ErrPyList)
+			return "", fmt.Errorf("%w: newline inside a string", ErrList)
 		case c == '\\' && p.i+1 < len(p.s):
 			e := p.s[p.i+1]
 			if raw {
@@ -141,11 +141,11 @@ func (p *pyParser) str(q byte, raw bool) (string, error) {
 			case 'x', 'u', 'U':
 				n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
 				if p.i+n > len(p.s) {
-					return "", fmt.Errorf("%w: short \\%c escape", ErrPyList, e)
+					return "", fmt.Errorf("%w: short \\%c escape", ErrList, e)
 				}
 				v, err := strconv.ParseUint(p.s[p.i:p.i+n], 16, 32)
 				if err != nil || (e != 'x' && !utf8.ValidRune(rune(v))) {
-					return "", fmt.Errorf("%w: bad \\%c escape", ErrPyList, e)
+					return "", fmt.Errorf("%w: bad \\%c escape", ErrList, e)
 				}
 				b.WriteRune(rune(v))
 				p.i += n
@@ -158,5 +158,5 @@ func (p *pyParser) str(q byte, raw bool) (string, error) {
 			p.i++
 		}
 	}
-	return "", fmt.Errorf("%w: unterminated string", ErrPyList)
+	return "", fmt.Errorf("%w: unterminated string", ErrList)
 }

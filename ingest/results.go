@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/ingest/pyval"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -93,7 +93,7 @@ func checkReport(format, reportPath string, data []byte, res *Result, metricHint
 		checkVLMEvalKit(rep, top, res)
 		return rep, nil
 	}
-	return nil, record.Errorf(reportPath, 0, "check", audit.ErrBadArgs, "unknown format %q", format)
+	return nil, record.Errorf(reportPath, 0, "check", ErrBadArgs, "unknown format %q", format)
 }
 
 // checkLmmsEval compares with lmms-eval's results file: results[task]["<metric>,none"] (the
@@ -134,19 +134,19 @@ func checkLmmsEval(rep *Report, top map[string]any, res *Result, metricHint stri
 		// matches the harness's number on either scale.
 		m := res.microPoints()
 		if math.Abs(v-m) <= pointsTol || math.Abs(100*v-m) <= pointsTol {
-			rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s, the micro accuracy of the mapped verdicts", reportPath, task, metric, pyStr(v))
+			rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s, the micro accuracy of the mapped verdicts", reportPath, task, metric, pyval.Str(v))
 		} else {
 			rep.Mismatch = true
-			rep.Message = fmt.Sprintf("%s says %s %s,none = %s, the mapped verdicts' micro accuracy is %.4f points: the harness aggregates them differently, or the mapping is not its verdict", reportPath, task, metric, pyStr(v), m)
+			rep.Message = fmt.Sprintf("%s says %s %s,none = %s, the mapped verdicts' micro accuracy is %.4f points: the harness aggregates them differently, or the mapping is not its verdict", reportPath, task, metric, pyval.Str(v), m)
 		}
 		return
 	}
 	if math.Abs(v*a.Scale-a.Points()) <= pointsTol {
-		rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s", reportPath, task, metric, pyStr(v))
+		rep.Message = fmt.Sprintf("%s agrees: %s %s,none = %s", reportPath, task, metric, pyval.Str(v))
 	} else {
 		rep.Mismatch = true
 		rep.Message = fmt.Sprintf("%s says %s %s,none = %s, the imported records give %s (%s): the samples file is not that run's, or the harness's rule differs from %s",
-			reportPath, task, metric, pyStr(v), pyStr(a.Raw), a.Label, a.Source)
+			reportPath, task, metric, pyval.Str(v), pyval.Str(a.Raw), a.Label, a.Source)
 	}
 }
 
@@ -202,7 +202,7 @@ func checkVLMEvalKit(rep *Report, top map[string]any, res *Result) {
 			rep.Message = fmt.Sprintf("%s agrees: overall %s of %d", reportPath, got, a.Counted)
 		} else {
 			rep.Mismatch = true
-			rep.Message = fmt.Sprintf("%s says overall %s, the imported score column gives %s of %d rows", reportPath, pyStr(overall), want, a.Counted)
+			rep.Message = fmt.Sprintf("%s says overall %s, the imported score column gives %s of %d rows", reportPath, pyval.Str(overall), want, a.Counted)
 		}
 	default:
 		rep.Message = fmt.Sprintf("%s has no \"overall\" rating", reportPath)

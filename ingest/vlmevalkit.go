@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/ingest/pyval"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/score"
 )
@@ -392,13 +393,13 @@ func (t *vlmTable) row(row []string, idx string, line int) (record.Record, resco
 	var cands []string
 	if c := t.get(row, "candidates"); c != "" {
 		var err error
-		if cands, err = ParsePyList(c); err != nil {
+		if cands, err = pyval.ParseList(c); err != nil {
 			return rec, rescoreInput{}, 0, rowErr("candidates: %v", err)
 		}
 	}
 	sc := math.NaN()
 	if c := t.get(row, "score"); t.hasScore && c != "" {
-		v, ok := pyFloat(c)
+		v, ok := pyval.Float(c)
 		if !ok {
 			return rec, rescoreInput{}, 0, rowErr("score %q is not a number", c)
 		}
@@ -426,7 +427,7 @@ func (t *vlmTable) verdict(rec *record.Record, row []string, sc float64, rowErr 
 	case opt.CorrectFrom != "":
 		c := t.get(row, opt.CorrectFrom)
 		if opt.OpenEnded {
-			v, ok := pyFloat(c)
+			v, ok := pyval.Float(c)
 			if !ok || !(v >= 0 && v <= 1) {
 				return rowErr("%s %q is not a score in [0,1]", opt.CorrectFrom, c)
 			}
@@ -498,7 +499,7 @@ func cellVerdict(c string) (bool, bool) {
 	case "false":
 		return false, true
 	}
-	v, ok := pyFloat(c)
+	v, ok := pyval.Float(c)
 	switch {
 	case ok && v == 1:
 		return true, true

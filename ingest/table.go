@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -81,7 +80,7 @@ type TableItem struct {
 
 func (o TableOptions) check(path string) error {
 	bad := func(format string, a ...any) error {
-		return record.Errorf(path, 0, "import", audit.ErrBadArgs, format, a...)
+		return record.Errorf(path, 0, "import", ErrBadArgs, format, a...)
 	}
 	o.Options.Config = "-" // the config comes from a column or a column name
 	if err := o.Options.check(path); err != nil {

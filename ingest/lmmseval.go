@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/ingest/pyval"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/score"
 )
@@ -472,14 +472,14 @@ func (b *lmmsBuild) verdict(sm *lmmsSample) (lmmsItem, error) {
 		if opt.OpenEnded {
 			f, ok := numFloat(v)
 			if !ok || !(f >= 0 && f <= 1) {
-				return it, b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a score in [0,1]", docID, opt.CorrectFrom, pyStr(v))
+				return it, b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a score in [0,1]", docID, opt.CorrectFrom, pyval.Str(v))
 			}
 			it.score = &f
 			return it, nil
 		}
 		ok, isV := verdictOf(v)
 		if !isV {
-			return it, b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a verdict (true/false or 1/0); a score in [0,1] needs --open-ended", docID, opt.CorrectFrom, pyStr(v))
+			return it, b.errf(line, record.ErrInvalid, "doc_id %q: %s = %s is not a verdict (true/false or 1/0); a score in [0,1] needs --open-ended", docID, opt.CorrectFrom, pyval.Str(v))
 		}
 		it.correct = &ok
 	case opt.PredField != "":
@@ -495,7 +495,7 @@ func (b *lmmsBuild) verdict(sm *lmmsSample) (lmmsItem, error) {
 		ok := it.pred == it.gold
 		it.correct = &ok
 	case known != nil && opt.OpenEnded:
-		return it, b.errf(line, audit.ErrBadArgs, "doc_id %q: the %s payload %q holds the harness's verdicts; --open-ended would re-score them with Token-F1 (drop it)", docID, known.bench, known.key)
+		return it, b.errf(line, ErrBadArgs, "doc_id %q: the %s payload %q holds the harness's verdicts; --open-ended would re-score them with Token-F1 (drop it)", docID, known.bench, known.key)
 	case opt.OpenEnded:
 		if !sm.haveResp {
 			return it, b.errf(line, record.ErrInvalid, "doc_id %q: no response to score", docID)
@@ -590,7 +590,7 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 		if l := letterOfIndex(rec.Answer); l != "" {
 			rec.Answer = l
 		}
-		if l := letterOfIndex(rec.Prediction); l != "" && isIntLiteral(rec.Prediction) {
+		if l := letterOfIndex(rec.Prediction); l != "" && pyval.IsIntLiteral(rec.Prediction) {
 			rec.Prediction = l
 		}
 	}

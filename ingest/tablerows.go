@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/ingest/pyval"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/score"
 )
@@ -121,7 +122,7 @@ func (t *tableCols) longVerdict(rec *record.Record, row []string, gold string, l
 	pred := t.cell(row, "prediction")
 	rec.Prediction, rec.Answer = pred, choiceOr(gold)
 	if c := t.cell(row, "confidence"); c != "" {
-		v, ok := pyFloat(c)
+		v, ok := pyval.Float(c)
 		if !ok {
 			return t.rowErr(line, "confidence %q is not a number", c)
 		}
@@ -136,7 +137,7 @@ func (t *tableCols) longVerdict(rec *record.Record, row []string, gold string, l
 	}
 	switch {
 	case t.opt.OpenEnded && t.has("score"):
-		v, ok := pyFloat(t.cell(row, "score"))
+		v, ok := pyval.Float(t.cell(row, "score"))
 		if !ok || !(v >= 0 && v <= 1) {
 			return t.rowErr(line, "score %q is not in [0,1]", t.cell(row, "score"))
 		}
@@ -152,7 +153,7 @@ func (t *tableCols) longVerdict(rec *record.Record, row []string, gold string, l
 			f = "score"
 		}
 		c := t.cell(row, f)
-		if v, ok := pyFloat(c); ok && v < 0 { // VLMEvalKit's -1: no verdict, no letter found
+		if v, ok := pyval.Float(c); ok && v < 0 { // VLMEvalKit's -1: no verdict, no letter found
 			rec.Correct, rec.Unparsed = boolPtr(false), true
 			break
 		}
@@ -235,7 +236,7 @@ func (t *tableCols) wide(rows [][]string) (*Result, error) {
 				letters[k]++
 			} else {
 				rec.Prediction = pred
-				if _, isNum := pyFloat(pred); pred != "" && !isNum {
+				if _, isNum := pyval.Float(pred); pred != "" && !isNum {
 					if _, isBool := tableVerdict(pred); !isBool {
 						words[k]++
 					}
@@ -288,7 +289,7 @@ func (t *tableCols) rowMeta(rec *record.Record, row []string, line int, metas ma
 		}
 		v, err := strconv.Atoi(c)
 		if err != nil {
-			if fv, ok := pyFloat(c); ok && fv == float64(int(fv)) {
+			if fv, ok := pyval.Float(c); ok && fv == float64(int(fv)) {
 				v = int(fv)
 			} else {
 				return nil, t.rowErr(line, "%s %q is not an integer", f, c)

@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // The importers face files from other tools: any input must give records or an error, never a panic,
-// and an error is one line that names the file (an *audit.Error carrying its path).
+// and an error is one line that names the file (a *record.Error carrying its path).
 
 func checkErr(t *testing.T, err error, path string) {
 	t.Helper()
@@ -129,18 +129,6 @@ func FuzzVLMEvalKitXLSX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := VLMEvalKit(bytes.NewReader(data), "fuzz.xlsx", vmeOpt)
 		checkErr(t, err, "fuzz.xlsx")
-	})
-}
-
-func FuzzParsePyList(f *testing.F) {
-	for _, s := range []string{`['A. x', "B. y's"]`, `(1, None)`, `['\x4', '\U0011FFFF']`, `[r'\'']`, `[`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParsePyList(s)
-		if err == nil && got == nil {
-			t.Fatal("nil list without error")
-		}
 	})
 }
 

@@ -1,4 +1,4 @@
-package importers
+package ingest
 
 import (
 	"encoding/json"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/score"
 )
@@ -63,7 +62,7 @@ const RescoreText = "text"
 
 func (o Options) check(path string) error {
 	bad := func(format string, a ...any) error {
-		return record.Errorf(path, 0, "import", audit.ErrBadArgs, format, a...)
+		return record.Errorf(path, 0, "import", ErrBadArgs, format, a...)
 	}
 	switch {
 	case o.Config == "":
@@ -103,14 +102,14 @@ type Result struct {
 }
 
 // Aggregate is the harness's own number for the file, computed with its rule (cited in Source) from its
-// own per-item verdicts. It is stamped on every record (audit.Harness) so the audit can show it.
+// own per-item verdicts. It is stamped on every record (record.Harness) so the audit can show it.
 type Aggregate struct {
 	Harness string // "lmms-eval" or "VLMEvalKit"
 	Task    string // lmms-eval task or VLMEvalKit dataset
 	Metric  string // the key the harness's results file stores it under ("mlvu_percetion_score", "overall")
 	Label   string // how it aggregates, e.g. "M-avg over 7 task types"
 	Source  string // the upstream file whose rule it follows
-	Kind    string // audit.HarnessMicro, …
+	Kind    string // record.HarnessMicro, …
 	Raw     float64
 	Scale   float64 // Raw × Scale = points (100 when the harness reports a fraction)
 	Counted int

@@ -1,6 +1,6 @@
 //go:build !noparquet
 
-package importers
+package ingest
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build noxlsx
 
-package importers
+package ingest
 
 import (
 	"bytes"
