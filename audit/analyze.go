@@ -8,16 +8,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/framesweep/framesweep/audit/dataset"
+
 	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
 )
-
-// MaxConfigs bounds the configs of one audit (pairs grow with its square).
-const MaxConfigs = 512
-
-// maxCells bounds items × configs (4 bytes each).
-const maxCells = 1 << 28
 
 // MaxResamples bounds Options.Resamples: each resample of each scope holds 16 bytes of intervals and
 // draws N indices, so a huge count (10^9 from a hostile export.json) would grow memory by the
@@ -133,7 +129,7 @@ type Result struct {
 	// the configs every item was asked at (the ladder's first budget).
 	OnlineCascade        *OnlineCascade      `json:"online_cascade,omitempty"`
 	DroppedItems         Dropped             `json:"dropped_items"`
-	Configs              []*Config           `json:"configs"`
+	Configs              []*dataset.Config   `json:"configs"`
 	MCConfigs            []string            `json:"mc_configs"`
 	Categories           map[string]*Metrics `json:"categories"`
 	Durations            map[string]*Metrics `json:"durations"`
@@ -166,28 +162,12 @@ type ErrorRecords struct {
 	Examples []string       `json:"examples"` // up to 5: "item config: error"
 }
 
-// splitErrors separates the error records from the answered ones.
+// splitErrors separates the error records from the answered ones (dataset.Answered) and counts them.
 func splitErrors(recs []record.Record) ([]record.Record, ErrorRecords) {
 	er := ErrorRecords{ByConfig: map[string]int{}, Examples: []string{}}
-	n := 0
-	for i := range recs {
-		if recs[i].Failed() {
-			n++
-		}
-	}
-	if n == 0 {
+	ok := dataset.Answered(recs)
+	if len(ok) == len(recs) {
 		return recs, er
-	}
-	var ok []record.Record
-	if errorSuffix(recs, n) {
-		ok = recs[:len(recs)-n] // runs.ReadAll puts them last: the answers are not copied
-	} else {
-		ok = make([]record.Record, 0, len(recs)-n)
-		for i := range recs {
-			if !recs[i].Failed() {
-				ok = append(ok, recs[i])
-			}
-		}
 	}
 	for i := range recs {
 		r := &recs[i]
@@ -203,211 +183,13 @@ func splitErrors(recs []record.Record) ([]record.Record, ErrorRecords) {
 	return ok, er
 }
 
-// errorSuffix reports whether the n error records of recs are its last n.
-func errorSuffix(recs []record.Record, n int) bool {
-	for i := len(recs) - n; i < len(recs); i++ {
-		if !recs[i].Failed() {
-			return false
-		}
-	}
-	return true
-}
-
-// dataset is the records arranged as item × config with the primary run of each cell.
-type dataset struct {
-	configs []*Config // display order
-	cidx    map[string]int
-	items   []string // sorted
-	recs    []record.Record
-	grid    []int32   // len(items)*len(configs), index into recs or -1
-	reruns  [][]int32 // per config: record indices that are not the primary run
-}
-
-func (d *dataset) cell(i, k int) *record.Record {
-	if j := d.grid[i*len(d.configs)+k]; j >= 0 {
-		return &d.recs[j]
-	}
-	return nil
-}
-
-// build indexes the records, merges config metadata, and separates primary runs from reruns.
-func build(recs []record.Record) (*dataset, error) {
-	if len(recs) == 0 {
-		return nil, record.Errorf("", 0, "analyze", record.ErrEmpty, "nothing to analyse")
-	}
-	sc, err := scanRecords(recs)
-	if err != nil {
-		return nil, err
-	}
-	order := sc.configs
-	firstOrder := append([]*Config(nil), order...)
-	for _, c := range order {
-		c.finishCost()
-	}
-	sortConfigs(order)
-	d := &dataset{configs: order, cidx: map[string]int{}, recs: recs}
-	for k, c := range order {
-		d.cidx[c.ID] = k
-	}
-	items, itemPerm := sortItems(sc.items)
-	cfgPerm := make([]int, len(firstOrder))
-	for fi, c := range firstOrder {
-		cfgPerm[fi] = d.cidx[c.ID]
-	}
-	d.items = items
-	C := len(order)
-	// Bounds keep hostile inputs in check: pairs grow with C², the grid with items × C.
-	if C > MaxConfigs {
-		return nil, record.Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d configs; the audit handles at most %d", C, MaxConfigs)
-	}
-	if int64(len(items))*int64(C) > maxCells {
-		return nil, record.Errorf(recs[0].Source.Path, 0, "analyze", ErrBadArgs, "%d items × %d configs is over %d cells", len(items), C, maxCells)
-	}
-	if err := d.place(sc, itemPerm, cfgPerm); err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// recordScan is the first pass over the records: the configs in first-seen order with their merged
-// metadata, the items in first-seen order, and each record's item and config by those orders (so the
-// second pass needs no map lookups).
-type recordScan struct {
-	configs []*Config
-	items   []string
-	recItem []int32
-	recCfg  []int32
-}
-
-func scanRecords(recs []record.Record) (*recordScan, error) {
-	sc := &recordScan{recItem: make([]int32, len(recs)), recCfg: make([]int32, len(recs))}
-	byID := map[string]*Config{}
-	kindSrc := map[string]record.Source{}
-	itemIdx := map[string]int{}
-	cfgFirst := map[*Config]int32{}
-	var last *Config
-	for i := range recs {
-		r := &recs[i]
-		c := last
-		if c == nil || c.ID != r.Config {
-			c = byID[r.Config]
-		}
-		if c == nil {
-			c = &Config{ID: r.Config}
-			byID[r.Config] = c
-			cfgFirst[c] = int32(len(sc.configs))
-			sc.configs = append(sc.configs, c)
-		}
-		last = c
-		sc.recCfg[i] = cfgFirst[c]
-		kind := "multiple_choice"
-		if r.Score != nil {
-			kind = "open_ended"
-		}
-		if c.Kind == "" {
-			c.Kind, kindSrc[c.ID] = kind, r.Source
-		} else if c.Kind != kind {
-			s := kindSrc[c.ID]
-			return nil, record.Errorf(r.Source.Path, r.Source.Line, "analyze", record.ErrInvalid,
-				"config %q mixes correct and score records (first kind at %s:%d)", c.ID, s.Path, s.Line)
-		}
-		if r.ConfigMeta != nil {
-			if err := mergeMeta(c, r.ConfigMeta, r.Source); err != nil {
-				return nil, err
-			}
-		}
-		c.Records++
-		ii, ok := itemIdx[r.ItemID]
-		if !ok {
-			ii = len(sc.items)
-			itemIdx[r.ItemID] = ii
-			sc.items = append(sc.items, r.ItemID)
-		}
-		sc.recItem[i] = int32(ii)
-	}
-	return sc, nil
-}
-
-// sortItems sorts the items by id; perm maps a first-seen index to the sorted one.
-func sortItems(items []string) (sorted []string, perm []int32) {
-	order := make([]int32, len(items))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	sort.Slice(order, func(a, b int) bool { return items[order[a]] < items[order[b]] })
-	perm = make([]int32, len(items))
-	sorted = make([]string, len(items))
-	for si, fi := range order {
-		perm[fi] = int32(si)
-		sorted[si] = items[fi]
-	}
-	return sorted, perm
-}
-
-// place puts every record in its (item, config) cell: the lowest run in the grid, other runs of the
-// cell as reruns (each run value once per cell: a second record of one run is ErrDuplicate).
-func (d *dataset) place(sc *recordScan, itemPerm []int32, cfgPerm []int) error {
-	recs, C := d.recs, len(d.configs)
-	d.grid = make([]int32, len(d.items)*C)
-	for i := range d.grid {
-		d.grid[i] = -1
-	}
-	d.reruns = make([][]int32, C)
-	runsSeen := make([]map[int]bool, C) // runs other than 0
-	run0 := make([]bool, C)
-	var cellRuns map[[2]int]int32 // (cell, run) → record, only for cells holding reruns
-	for j := range recs {
-		r := &recs[j]
-		k := cfgPerm[sc.recCfg[j]]
-		cell := int(itemPerm[sc.recItem[j]])*C + k
-		slot := &d.grid[cell]
-		if r.Run == nil || *r.Run == 0 {
-			run0[k] = true
-		} else {
-			if runsSeen[k] == nil {
-				runsSeen[k] = map[int]bool{}
-			}
-			runsSeen[k][*r.Run] = true
-		}
-		if *slot < 0 {
-			*slot = int32(j)
-			continue
-		}
-		// A second record for the cell: it must be a rerun with a run value not seen for this cell yet.
-		if cellRuns == nil {
-			cellRuns = map[[2]int]int32{}
-		}
-		if _, ok := cellRuns[[2]int{cell, recs[*slot].RunIndex()}]; !ok {
-			cellRuns[[2]int{cell, recs[*slot].RunIndex()}] = *slot
-		}
-		if first, dup := cellRuns[[2]int{cell, r.RunIndex()}]; dup {
-			prev := &recs[first]
-			what := "declare reruns with distinct \"run\" values"
-			return record.Errorf(r.Source.Path, r.Source.Line, "analyze", record.ErrDuplicate,
-				"item %q config %q run %d already recorded at %s:%d (%s)", r.ItemID, r.Config, r.RunIndex(), prev.Source.Path, prev.Source.Line, what)
-		}
-		cellRuns[[2]int{cell, r.RunIndex()}] = int32(j)
-		prev := &recs[*slot]
-		if r.RunIndex() < prev.RunIndex() {
-			d.reruns[k] = append(d.reruns[k], *slot)
-			*slot = int32(j)
-		} else {
-			d.reruns[k] = append(d.reruns[k], int32(j))
-		}
-	}
-	for k, c := range d.configs {
-		c.Reruns = len(runsSeen[k]) + b2i(run0[k]) - 1
-	}
-	return nil
-}
-
 // Analyze computes the audit of METRICS.md from records. Errors not tied to one line name the records'
 // file(s).
 func Analyze(recs []record.Record, opt Options) (*Result, error) {
 	res, err := analyze(recs, opt)
 	var ae *record.Error
 	if errors.As(err, &ae) && ae.Path == "" {
-		ae.Path = sourcePaths(recs)
+		ae.Path = dataset.SourcePaths(recs)
 	}
 	return res, err
 }
@@ -416,7 +198,7 @@ func Analyze(recs []record.Record, opt Options) (*Result, error) {
 // A nil result comes with a note saying why no cascade could be run.
 func Cascade(recs []record.Record, opt Options) (*CascadeResult, string, error) {
 	recs, _ = splitErrors(recs)
-	d, err := build(recs)
+	d, err := dataset.Build(recs)
 	var cr *CascadeResult
 	note := ""
 	if err == nil {
@@ -424,25 +206,9 @@ func Cascade(recs []record.Record, opt Options) (*CascadeResult, string, error) 
 	}
 	var ae *record.Error
 	if errors.As(err, &ae) && ae.Path == "" {
-		ae.Path = sourcePaths(recs)
+		ae.Path = dataset.SourcePaths(recs)
 	}
 	return cr, note, err
-}
-
-// sourcePaths lists the distinct files the records came from.
-func sourcePaths(recs []record.Record) string {
-	var paths []string
-	seen := map[string]bool{}
-	prev := ""
-	for i := range recs {
-		p := recs[i].Source.Path
-		if p == "" || p == prev || seen[p] {
-			continue
-		}
-		prev, seen[p] = p, true
-		paths = append(paths, p)
-	}
-	return strings.Join(paths, ",")
 }
 
 // check refuses options out of their ranges (resamples 0..MaxResamples, epsilon 0..1, NaN never),
@@ -469,14 +235,14 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 	if online != nil {
 		recs = everyItemConfigs(recs)
 	}
-	d, err := build(recs)
+	d, err := dataset.Build(recs)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{
 		OnlineCascade: online,
 		ErrorRecords:  errRecs,
-		Configs:       d.configs,
+		Configs:       d.Configs,
 		Categories:    map[string]*Metrics{},
 		Durations:     map[string]*Metrics{},
 		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
@@ -491,7 +257,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 		Notes:             []string{},
 	}
 	var mc []int
-	for k, c := range d.configs {
+	for k, c := range d.Configs {
 		if c.Kind == "multiple_choice" {
 			mc = append(mc, k)
 			res.MCConfigs = append(res.MCConfigs, c.ID)
@@ -543,11 +309,11 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 
 // mcView is the paired multiple-choice matrix: one pattern id per paired item.
 type mcView struct {
-	d      *dataset
-	cfgs   []*Config // the multiple-choice configs, display order
-	ks     []int     // their indices in d.configs
-	paired []int     // item indices (into d.items) present in every mc config
-	pat    []int32   // pattern id per paired item
+	d      *dataset.Dataset
+	cfgs   []*dataset.Config // the multiple-choice configs, display order
+	ks     []int             // their indices in d.Configs
+	paired []int             // item indices (into d.Items) present in every mc config
+	pat    []int32           // pattern id per paired item
 	pt     *patternTable
 }
 
@@ -555,10 +321,10 @@ func (v *mcView) correct(pi, j int) bool { // pi: position in paired, j: positio
 	return v.pt.bits[int(v.pat[pi])*len(v.cfgs)+j] == 1
 }
 
-func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
+func analyzeMC(d *dataset.Dataset, mc []int, opt Options, res *Result) error {
 	v := &mcView{d: d, ks: mc}
 	for _, k := range mc {
-		v.cfgs = append(v.cfgs, d.configs[k])
+		v.cfgs = append(v.cfgs, d.Configs[k])
 	}
 	v.paired, res.DroppedItems = pairItems(d, mc, v.cfgs)
 	v.patterns(opt.DefaultPolicy)
@@ -603,16 +369,16 @@ func analyzeMC(d *dataset, mc []int, opt Options, res *Result) error {
 
 // pairItems keeps the items with a record in every config of mc (the paired analysis) and says how
 // many were dropped and why.
-func pairItems(d *dataset, mc []int, cfgs []*Config) ([]int, Dropped) {
-	C := len(d.configs)
+func pairItems(d *dataset.Dataset, mc []int, cfgs []*dataset.Config) ([]int, Dropped) {
+	C := len(d.Configs)
 	var paired []int
 	drop := Dropped{MissingByConfig: map[string]int{}, Examples: []string{}}
-	for i := range d.items {
+	for i := range d.Items {
 		ok, any := true, false
 		for _, k := range mc {
-			if d.grid[i*C+k] < 0 {
+			if d.Grid[i*C+k] < 0 {
 				ok = false
-				drop.MissingByConfig[d.configs[k].ID]++
+				drop.MissingByConfig[d.Configs[k].ID]++
 			} else {
 				any = true
 			}
@@ -626,7 +392,7 @@ func pairItems(d *dataset, mc []int, cfgs []*Config) ([]int, Dropped) {
 		} else {
 			drop.Count++
 			if len(drop.Examples) < 10 {
-				drop.Examples = append(drop.Examples, d.items[i])
+				drop.Examples = append(drop.Examples, d.Items[i])
 			}
 		}
 	}
@@ -645,14 +411,14 @@ func pairItems(d *dataset, mc []int, cfgs []*Config) ([]int, Dropped) {
 
 // patterns gives every paired item its trajectory: the pattern of its verdicts across the configs.
 func (v *mcView) patterns(defaultPolicy string) {
-	d, C := v.d, len(v.d.configs)
+	d, C := v.d, len(v.d.Configs)
 	v.pt = newPatternTable(v.cfgs, defaultPolicy)
 	v.pat = make([]int32, len(v.paired))
 	key := make([]byte, len(v.ks))
 	for pi, i := range v.paired {
 		for j, k := range v.ks {
 			key[j] = '0'
-			if *d.recs[d.grid[i*C+k]].Correct {
+			if *d.Recs[d.Grid[i*C+k]].Correct {
 				key[j] = '1'
 			}
 		}
@@ -667,9 +433,9 @@ func mcScopes(v *mcView) (scopes map[string][]int32, cats, durs map[string]bool)
 	scopes = map[string][]int32{"all": v.pat}
 	cats, durs = map[string]bool{}, map[string]bool{}
 	lastCat, lastDur := "", ""
-	for i := range d.items {
+	for i := range d.Items {
 		for _, k := range mc {
-			if r := d.cell(i, k); r != nil {
+			if r := d.Cell(i, k); r != nil {
 				if r.Category != "" && r.Category != lastCat {
 					cats[r.Category], lastCat = true, r.Category
 				}
@@ -700,23 +466,23 @@ func mcScopes(v *mcView) (scopes map[string][]int32, cats, durs map[string]bool)
 
 // docDrift reports items whose doc_hash differs between configs: the configs did not see the same
 // document (a dataset revision between runs), so their answers are not comparable.
-func docDrift(d *dataset) string {
-	C := len(d.configs)
+func docDrift(d *dataset.Dataset) string {
+	C := len(d.Configs)
 	n := 0
 	var ex []string
-	for i := range d.items {
+	for i := range d.Items {
 		h := ""
 		for k := 0; k < C; k++ {
-			j := d.grid[i*C+k]
-			if j < 0 || d.recs[j].DocHash == "" {
+			j := d.Grid[i*C+k]
+			if j < 0 || d.Recs[j].DocHash == "" {
 				continue
 			}
 			if h == "" {
-				h = d.recs[j].DocHash
-			} else if d.recs[j].DocHash != h {
+				h = d.Recs[j].DocHash
+			} else if d.Recs[j].DocHash != h {
 				n++
 				if len(ex) < 5 {
-					ex = append(ex, d.items[i])
+					ex = append(ex, d.Items[i])
 				}
 				break
 			}
@@ -729,9 +495,9 @@ func docDrift(d *dataset) string {
 }
 
 // itemAttr is an item's category and duration: the first non-empty value in config display order.
-func itemAttr(d *dataset, i int, ks []int) (cat, dur string) {
+func itemAttr(d *dataset.Dataset, i int, ks []int) (cat, dur string) {
 	for _, k := range ks {
-		if r := d.cell(i, k); r != nil {
+		if r := d.Cell(i, k); r != nil {
 			if cat == "" {
 				cat = r.Category
 			}
@@ -747,7 +513,7 @@ func itemAttr(d *dataset, i int, ks []int) (cat, dur string) {
 // METRICS.md's core table depends on an item only through its trajectory, so each scope is just a count
 // per pattern, and a bootstrap resample only redraws those counts.
 type patternTable struct {
-	cfgs    []*Config
+	cfgs    []*dataset.Config
 	byKey   map[string]int32
 	keys    []string
 	bits    []uint8 // P × C
@@ -762,7 +528,7 @@ type patternTable struct {
 	oracle, conf, confVis, terminal, textOK, textOver, textAllVis, unstable []bool
 }
 
-func newPatternTable(cfgs []*Config, defPolicy string) *patternTable {
+func newPatternTable(cfgs []*dataset.Config, defPolicy string) *patternTable {
 	pt := &patternTable{cfgs: cfgs, byKey: map[string]int32{}, top: -1}
 	var costs []int64
 	for j, c := range cfgs {
@@ -879,7 +645,7 @@ func (pt *patternTable) classify(c []uint8) {
 	term := false
 	if pt.top >= 0 && c[pt.top] == 0 {
 		for j, b := range c {
-			if b == 1 && costLess(pt.cfgs[j], pt.cfgs[pt.top]) {
+			if b == 1 && dataset.CostLess(pt.cfgs[j], pt.cfgs[pt.top]) {
 				term = true
 				break
 			}
@@ -942,7 +708,7 @@ func (pt *patternTable) metrics(pats []int32) *Metrics {
 	for j, c := range pt.cfgs {
 		m.Accuracy[c.ID] = 100 * float64(acc[j]) / float64(n)
 		// Ties: lowest cost, then (equal or unknown cost) the first in display order.
-		if best < 0 || acc[j] > acc[best] || (acc[j] == acc[best] && costLess(c, pt.cfgs[best])) {
+		if best < 0 || acc[j] > acc[best] || (acc[j] == acc[best] && dataset.CostLess(c, pt.cfgs[best])) {
 			best = j
 		}
 	}
@@ -983,7 +749,7 @@ func (pt *patternTable) pairs(counts []int, n int) []Pair {
 	out := []Pair{}
 	for a := 0; a < C; a++ {
 		for b := 0; b < C; b++ {
-			if !costLess(pt.cfgs[a], pt.cfgs[b]) {
+			if !dataset.CostLess(pt.cfgs[a], pt.cfgs[b]) {
 				continue
 			}
 			var r, h int
@@ -1017,7 +783,7 @@ func (pt *patternTable) transitions(pats []int32) []Transition {
 	}
 	out := []Transition{}
 	for a := 0; a+1 < C; a++ {
-		t := Transition{From: pt.cfgs[a].ID, To: pt.cfgs[a+1].ID, Ordered: costLess(pt.cfgs[a], pt.cfgs[a+1])}
+		t := Transition{From: pt.cfgs[a].ID, To: pt.cfgs[a+1].ID, Ordered: dataset.CostLess(pt.cfgs[a], pt.cfgs[a+1])}
 		for p, cnt := range counts {
 			switch ca, cb := pt.bits[p*C+a], pt.bits[p*C+a+1]; {
 			case ca == 1 && cb == 1:
@@ -1161,14 +927,14 @@ func everyItemConfigs(recs []record.Record) []record.Record {
 // topTieNote says why no config is the top one: the configs sharing the costliest cost, what they
 // differ in (the factor that makes the tie, not always the sampling policy), and how many of them
 // are in the main grid.
-func topTieNote(cfgs []*Config, tops []int, inMain int, defPolicy string) string {
+func topTieNote(cfgs []*dataset.Config, tops []int, inMain int, defPolicy string) string {
 	var ids []string
 	vals := map[string]map[string]bool{}
 	var order []string
 	for _, j := range tops {
 		c := cfgs[j]
 		ids = append(ids, c.ID)
-		for _, f := range [][2]string{{"policy", c.Policy}, {"pipeline", c.Pipeline}, {"preset", c.Preset}, {"size", c.sizeKey()},
+		for _, f := range [][2]string{{"policy", c.Policy}, {"pipeline", c.Pipeline}, {"preset", c.Preset}, {"size", c.SizeKey()},
 			{"frames", intStr(c.Frames)}, {"seed", int64Str(c.Seed)}} {
 			if vals[f[0]] == nil {
 				vals[f[0]] = map[string]bool{}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/audit/dataset"
+
 	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/synth"
@@ -487,7 +489,7 @@ func TestUnknownCosts(t *testing.T) {
 
 func TestTooManyConfigs(t *testing.T) {
 	var recs []record.Record
-	for k := 0; k <= MaxConfigs; k++ {
+	for k := 0; k <= dataset.MaxConfigs; k++ {
 		recs = append(recs, record.Record{ItemID: "a", Config: fmt.Sprint("c", k), Correct: bp(true)})
 	}
 	if _, err := Analyze(recs, DefaultOptions()); !errors.Is(err, ErrBadArgs) {

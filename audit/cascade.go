@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/audit/dataset"
+
 	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
@@ -103,7 +105,7 @@ type CascadeResult struct {
 }
 
 // selectBudgets maps budgets to configs, or picks a chain automatically.
-func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
+func selectBudgets(d *dataset.Dataset, opt Options) ([]int, string, error) {
 	groups, keys := budgetGroups(d, opt.Cascade)
 	if len(opt.Cascade.Budgets) > 0 {
 		ks, err := givenBudgets(d, opt, groups, keys)
@@ -118,7 +120,7 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 		seen := map[int]bool{}
 		ok := true
 		for _, k := range ks {
-			f := *d.configs[k].Frames
+			f := *d.Configs[k].Frames
 			ok = ok && !seen[f]
 			seen[f] = true
 		}
@@ -134,16 +136,16 @@ func selectBudgets(d *dataset, opt Options) ([]int, string, error) {
 	if best == nil {
 		return nil, "cascade skipped: no chain of ≥2 budgets of one policy and size with confidences (pass --budgets)", nil
 	}
-	sort.Slice(best, func(a, b int) bool { return *d.configs[best[a]].Frames < *d.configs[best[b]].Frames })
+	sort.Slice(best, func(a, b int) bool { return *d.Configs[best[a]].Frames < *d.Configs[best[b]].Frames })
 	return best, "", nil
 }
 
 // budgetGroups are the multiple-choice frame budgets the options allow, grouped by (policy, size,
 // pipeline): the chains a cascade may escalate along; keys sorted.
-func budgetGroups(d *dataset, co CascadeOptions) (map[string][]int, []string) {
+func budgetGroups(d *dataset.Dataset, co CascadeOptions) (map[string][]int, []string) {
 	groups := map[string][]int{}
 	var keys []string
-	for k, c := range d.configs {
+	for k, c := range d.Configs {
 		switch {
 		case c.Kind != "multiple_choice" || c.TextOnly || c.Frames == nil:
 			continue
@@ -152,7 +154,7 @@ func budgetGroups(d *dataset, co CascadeOptions) (map[string][]int, []string) {
 		case co.Width > 0 && (c.Width == nil || *c.Width != co.Width || c.Height == nil || *c.Height != co.Height):
 			continue
 		}
-		key := c.Policy + "|" + c.sizeKey() + "|" + c.Pipeline
+		key := c.Policy + "|" + c.SizeKey() + "|" + c.Pipeline
 		if groups[key] == nil {
 			keys = append(keys, key)
 		}
@@ -165,7 +167,7 @@ func budgetGroups(d *dataset, co CascadeOptions) (map[string][]int, []string) {
 // givenBudgets finds the chain of the budgets the options name: they must come from one group with
 // one config per budget; several candidates are narrowed to the default policy, then to the raw
 // pipeline, and any ambiguity left is an error naming the chains.
-func givenBudgets(d *dataset, opt Options, groups map[string][]int, keys []string) ([]int, error) {
+func givenBudgets(d *dataset.Dataset, opt Options, groups map[string][]int, keys []string) ([]int, error) {
 	co := opt.Cascade
 	for bi, b := range co.Budgets {
 		if bi > 0 && b <= co.Budgets[bi-1] {
@@ -177,7 +179,7 @@ func givenBudgets(d *dataset, opt Options, groups map[string][]int, keys []strin
 	for _, key := range keys {
 		byFrames := map[int][]int{}
 		for _, k := range groups[key] {
-			byFrames[*d.configs[k].Frames] = append(byFrames[*d.configs[k].Frames], k)
+			byFrames[*d.Configs[k].Frames] = append(byFrames[*d.Configs[k].Frames], k)
 		}
 		var ks []int
 		for _, b := range co.Budgets {
@@ -217,7 +219,7 @@ func givenBudgets(d *dataset, opt Options, groups map[string][]int, keys []strin
 		for i, key := range fitKeys {
 			var ids []string
 			for _, k := range fits[i] {
-				ids = append(ids, d.configs[k].ID)
+				ids = append(ids, d.Configs[k].ID)
 			}
 			desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
 		}
@@ -226,12 +228,12 @@ func givenBudgets(d *dataset, opt Options, groups map[string][]int, keys []strin
 	return fits[0], nil
 }
 
-func hasConfidence(d *dataset, ks []int) bool {
-	C := len(d.configs)
+func hasConfidence(d *dataset.Dataset, ks []int) bool {
+	C := len(d.Configs)
 	for _, k := range ks {
 		found := false
-		for i := range d.items {
-			if j := d.grid[i*C+k]; j >= 0 && d.recs[j].Confidence != nil {
+		for i := range d.Items {
+			if j := d.Grid[i*C+k]; j >= 0 && d.Recs[j].Confidence != nil {
 				found = true
 				break
 			}
@@ -304,7 +306,7 @@ func (a cascadeAgg) plus(b cascadeAgg) cascadeAgg {
 // runCascade is the offline cascade of METRICS.md over the dataset: the budgets' chain, the items
 // that have every budget, each fixed budget on them, and the sweep of τ over every distinct
 // confidence with the selection on all items and, with folds, on each training part.
-func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
+func runCascade(d *dataset.Dataset, opt Options) (*CascadeResult, string, error) {
 	// Each fold holds its own aggregates: a count from a file (export.json's folds) is bounded first.
 	if err := num.In(0, MaxFolds).Int("folds", int64(opt.Cascade.Folds)); err != nil {
 		return nil, "", record.Errorf("", 0, "cascade", ErrBadArgs, "%v", err)
@@ -319,7 +321,7 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	cr.Reference = d.configs[ks[ref]].ID
+	cr.Reference = d.Configs[ks[ref]].ID
 	cs := cascadeItems(d, ks)
 	items := cs.items
 	cr.Items, cr.Dropped, cr.ItemsWithIndices = len(items), cs.missRec+cs.missConf, cs.withIdx
@@ -350,13 +352,13 @@ func runCascade(d *dataset, opt Options) (*CascadeResult, string, error) {
 }
 
 // cascadeReference is the position in ks of the reference fixed budget (frames; 0: the largest).
-func cascadeReference(d *dataset, ks []int, frames int) (int, error) {
+func cascadeReference(d *dataset.Dataset, ks []int, frames int) (int, error) {
 	if frames <= 0 {
 		return len(ks) - 1, nil
 	}
 	ref := -1
 	for j, k := range ks {
-		if *d.configs[k].Frames == frames {
+		if *d.Configs[k].Frames == frames {
 			ref = j
 		}
 	}
@@ -376,13 +378,13 @@ type cascadeSet struct {
 	withLatency       bool // every record carries latency_s
 }
 
-func cascadeItems(d *dataset, ks []int) cascadeSet {
-	C, m := len(d.configs), len(ks)
+func cascadeItems(d *dataset.Dataset, ks []int) cascadeSet {
+	C, m := len(d.Configs), len(ks)
 	cs := cascadeSet{withLatency: true}
-	for i := range d.items {
+	for i := range d.Items {
 		present, any := true, false
 		for _, k := range ks {
-			if d.grid[i*C+k] >= 0 {
+			if d.Grid[i*C+k] >= 0 {
 				any = true
 			} else {
 				present = false
@@ -397,7 +399,7 @@ func cascadeItems(d *dataset, ks []int) cascadeSet {
 		}
 		conf := true
 		for _, k := range ks[:m-1] {
-			conf = conf && d.recs[d.grid[i*C+k]].Confidence != nil
+			conf = conf && d.Recs[d.Grid[i*C+k]].Confidence != nil
 		}
 		if !conf {
 			cs.missConf++
@@ -421,17 +423,17 @@ func cascadeItems(d *dataset, ks []int) cascadeSet {
 // cascadeItemOf is item i's outcome at each stopping budget, and whether every record gave its
 // frame indices (else the shared cost takes the nested assumption). A record without latency clears
 // *withLatency.
-func cascadeItemOf(d *dataset, ks []int, i int, withLatency *bool) (cascadeItem, bool) {
-	C, m := len(d.configs), len(ks)
+func cascadeItemOf(d *dataset.Dataset, ks []int, i int, withLatency *bool) (cascadeItem, bool) {
+	C, m := len(d.Configs), len(ks)
 	it := cascadeItem{correct: make([]bool, m), frames: make([]int64, m), shared: make([]int64, m), latency: make([]float64, m)}
 	union := map[int]struct{}{}
 	allIdx := true
 	var fsum int64
 	var lsum float64
 	for j, k := range ks {
-		r := &d.recs[d.grid[i*C+k]]
+		r := &d.Recs[d.Grid[i*C+k]]
 		it.correct[j] = *r.Correct
-		fsum += int64(*d.configs[k].Frames)
+		fsum += int64(*d.Configs[k].Frames)
 		it.frames[j] = fsum
 		if r.LatencyS == nil {
 			*withLatency = false
@@ -448,7 +450,7 @@ func cascadeItemOf(d *dataset, ks []int, i int, withLatency *bool) (cascadeItem,
 			// Nested assumption: each budget's indices contain the smaller ones, so the distinct
 			// frames decoded are the frames of the last budget tried.
 			allIdx = false
-			it.shared[j] = int64(*d.configs[k].Frames)
+			it.shared[j] = int64(*d.Configs[k].Frames)
 		}
 	}
 	return it, allIdx
@@ -456,28 +458,28 @@ func cascadeItemOf(d *dataset, ks []int, i int, withLatency *bool) (cascadeItem,
 
 // fixedBudgets is each budget as a fixed config on the cascade's items (a fixed run decodes only its
 // own frames).
-func fixedBudgets(d *dataset, ks []int, cs cascadeSet) []CascadeBudget {
-	C := len(d.configs)
+func fixedBudgets(d *dataset.Dataset, ks []int, cs cascadeSet) []CascadeBudget {
+	C := len(d.Configs)
 	var out []CascadeBudget
 	for j, k := range ks {
 		var ok, up int
 		var sh int64
 		var l float64
 		for ii, i := range cs.itemIDs {
-			r := &d.recs[d.grid[i*C+k]]
+			r := &d.Recs[d.Grid[i*C+k]]
 			ok += b2i(cs.items[ii].correct[j])
 			up += b2i(r.Unparsed)
 			if r.ConfigMeta != nil && len(r.ConfigMeta.Indices) > 0 {
 				sh += int64(len(distinct(r.ConfigMeta.Indices)))
 			} else {
-				sh += int64(*d.configs[k].Frames)
+				sh += int64(*d.Configs[k].Frames)
 			}
 			if cs.withLatency {
 				l += *r.LatencyS
 			}
 		}
 		n := float64(len(cs.items))
-		b := CascadeBudget{Config: d.configs[k].ID, Frames: *d.configs[k].Frames, Accuracy: 100 * float64(ok) / n, SharedFramesCost: float64(sh) / n, Unparsed: up}
+		b := CascadeBudget{Config: d.Configs[k].ID, Frames: *d.Configs[k].Frames, Accuracy: 100 * float64(ok) / n, SharedFramesCost: float64(sh) / n, Unparsed: up}
 		if cs.withLatency {
 			lm := l / n
 			b.LatencyS = &lm
@@ -514,20 +516,20 @@ type cascadeEvent struct {
 // cascadeEvents are the items' moves as τ grows (prefix-maximum confidences; see METRICS.md), sorted
 // by threshold, and the τ to visit: every distinct confidence and one above them all (always escalate
 // to the last budget).
-func cascadeEvents(d *dataset, ks []int, itemIDs []int) ([]cascadeEvent, []float64) {
-	C, m := len(d.configs), len(ks)
+func cascadeEvents(d *dataset.Dataset, ks []int, itemIDs []int) ([]cascadeEvent, []float64) {
+	C, m := len(d.Configs), len(ks)
 	var events []cascadeEvent
 	var confs []float64
 	for ii, i := range itemIDs {
 		for _, k := range ks[:m-1] {
-			confs = append(confs, *d.recs[d.grid[i*C+k]].Confidence)
+			confs = append(confs, *d.Recs[d.Grid[i*C+k]].Confidence)
 		}
 		s := 0
 		for s < m-1 {
-			cs := *d.recs[d.grid[i*C+ks[s]]].Confidence
+			cs := *d.Recs[d.Grid[i*C+ks[s]]].Confidence
 			next := m - 1
 			for j := s + 1; j < m-1; j++ {
-				if *d.recs[d.grid[i*C+ks[j]]].Confidence > cs {
+				if *d.Recs[d.Grid[i*C+ks[j]]].Confidence > cs {
 					next = j
 					break
 				}

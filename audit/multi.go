@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/audit/dataset"
+
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -145,7 +147,7 @@ func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, erro
 	}
 	for m := range opt.Ceilings {
 		if !containsModel(ms, m) {
-			return nil, record.Errorf(sourcePaths(recs), 0, "models", ErrBadArgs, "--ceiling names model %q, which no record names (models: %s)", m, modelNames(ms))
+			return nil, record.Errorf(dataset.SourcePaths(recs), 0, "models", ErrBadArgs, "--ceiling names model %q, which no record names (models: %s)", m, modelNames(ms))
 		}
 	}
 	mg, filtered, err := matchGrid(ms, opt.Ceilings)
@@ -221,7 +223,7 @@ func modelNames(ms []ModelRecords) string {
 // gridConfigs merges the config_meta of a model's records (error records too: a config the runtime
 // refused every time still has a budget) and notes which configs have answers, and of which kind.
 type gridConfig struct {
-	c        *Config
+	c        *dataset.Config
 	answered bool
 	over     bool // some record was refused as over the context
 	context  *int
@@ -233,11 +235,11 @@ func gridConfigs(m ModelRecords) (map[string]*gridConfig, error) {
 		r := &m.Records[i]
 		g := out[r.Config]
 		if g == nil {
-			g = &gridConfig{c: &Config{ID: r.Config}}
+			g = &gridConfig{c: &dataset.Config{ID: r.Config}}
 			out[r.Config] = g
 		}
 		if r.ConfigMeta != nil {
-			if err := mergeMeta(g.c, r.ConfigMeta, r.Source); err != nil {
+			if err := g.c.Merge(r.ConfigMeta, r.Source); err != nil {
 				return nil, err
 			}
 		}
@@ -259,7 +261,7 @@ func gridConfigs(m ModelRecords) (map[string]*gridConfig, error) {
 		g.c.Kind = kind
 	}
 	for _, g := range out {
-		g.c.finishCost()
+		g.c.FinishCost()
 	}
 	return out, nil
 }
@@ -268,8 +270,8 @@ func gridConfigs(m ModelRecords) (map[string]*gridConfig, error) {
 // records of the matched configs and items).
 func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[string][]record.Record, error) {
 	grids := make([]map[string]*gridConfig, len(ms))
-	all := map[string]*Config{}
-	var order []*Config
+	all := map[string]*dataset.Config{}
+	var order []*dataset.Config
 	for mi, m := range ms {
 		g, err := gridConfigs(m)
 		if err != nil {
@@ -283,7 +285,7 @@ func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[st
 			}
 		}
 	}
-	sortConfigs(order)
+	dataset.SortConfigs(order)
 	mg := &MatchedGrid{Configs: []string{}, OverCeiling: []CeilingMark{}, LeftOut: []LeftOutConfig{}, DroppedByModel: map[string]int{}, Examples: []string{}, Differs: []string{}}
 	kinds := map[string]string{}
 	for _, c := range order {
@@ -304,7 +306,7 @@ func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[st
 		for mi, m := range ms {
 			gc := grids[mi][c.ID]
 			if k, ok := kinds[c.ID]; ok && k != gc.c.Kind {
-				return nil, nil, record.Errorf(sourcePaths(m.Records), 0, "models", record.ErrInvalid, "config %q is %s for one model and %s for model %q", c.ID, k, gc.c.Kind, m.Name)
+				return nil, nil, record.Errorf(dataset.SourcePaths(m.Records), 0, "models", record.ErrInvalid, "config %q is %s for one model and %s for model %q", c.ID, k, gc.c.Kind, m.Name)
 			}
 			kinds[c.ID] = gc.c.Kind
 			if d := metaDiff(grids[0][c.ID].c, gc.c); d != "" && mi > 0 {
@@ -319,7 +321,7 @@ func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[st
 
 // ceilingMark decides whether config id is beyond model's ceiling: frames over its --ceiling, or
 // prompts the runtime refused as over its context.
-func ceilingMark(model, id string, gc *gridConfig, c *Config, ceilings map[string]int) (CeilingMark, bool) {
+func ceilingMark(model, id string, gc *gridConfig, c *dataset.Config, ceilings map[string]int) (CeilingMark, bool) {
 	mark := CeilingMark{Model: model, Config: id, Frames: c.Frames}
 	if gc != nil && gc.c.Frames != nil {
 		mark.Frames = gc.c.Frames
@@ -336,13 +338,13 @@ func ceilingMark(model, id string, gc *gridConfig, c *Config, ceilings map[strin
 }
 
 // metaDiff describes how a's config_meta differs from b's ("" when it does not).
-func metaDiff(a, b *Config) string {
+func metaDiff(a, b *dataset.Config) string {
 	var d []string
 	if intStr(a.Frames) != intStr(b.Frames) {
 		d = append(d, "frames "+intStr(a.Frames))
 	}
-	if a.sizeKey() != b.sizeKey() {
-		d = append(d, "size "+a.sizeKey())
+	if a.SizeKey() != b.SizeKey() {
+		d = append(d, "size "+a.SizeKey())
 	}
 	if a.TextOnly != b.TextOnly {
 		d = append(d, fmt.Sprintf("text_only %v", a.TextOnly))

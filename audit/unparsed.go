@@ -42,14 +42,14 @@ type UnparsedFlow struct {
 func unparsed(v *mcView, pairs []Pair) *Unparsed {
 	u := &Unparsed{ByConfig: map[string]int{}, Share: map[string]float64{}, AccuracyParsed: map[string]*float64{},
 		Mostly: []string{}, Flows: []UnparsedFlow{}, Examples: []string{}}
-	d, C := v.d, len(v.d.configs)
+	d, C := v.d, len(v.d.Configs)
 	n := len(v.paired)
 	bad := make([][]bool, len(v.cfgs)) // per config, per paired item
 	for j, k := range v.ks {
 		bad[j] = make([]bool, n)
 		right := 0
 		for pi, i := range v.paired {
-			r := &d.recs[d.grid[i*C+k]]
+			r := &d.Recs[d.Grid[i*C+k]]
 			if v.correct(pi, j) {
 				right++
 			}
@@ -60,7 +60,7 @@ func unparsed(v *mcView, pairs []Pair) *Unparsed {
 			u.Count++
 			u.ByConfig[v.cfgs[j].ID]++
 			if len(u.Examples) < 5 {
-				u.Examples = append(u.Examples, d.items[i]+" "+v.cfgs[j].ID)
+				u.Examples = append(u.Examples, d.Items[i]+" "+v.cfgs[j].ID)
 			}
 		}
 		id := v.cfgs[j].ID

@@ -1,4 +1,4 @@
-package audit
+package dataset
 
 import (
 	"fmt"
@@ -32,14 +32,14 @@ type Config struct {
 	textOnlySet bool
 }
 
-// costLess reports whether a is strictly cheaper than b; equal or unknown costs are incomparable.
-func costLess(a, b *Config) bool {
+// CostLess reports whether a is strictly cheaper than b; equal or unknown costs are incomparable.
+func CostLess(a, b *Config) bool {
 	return a.Cost != nil && b.Cost != nil && *a.Cost < *b.Cost
 }
 
-// sizeKey is "WxH", "max_pixels N" when only the pixel budget is known, or "" when unknown: configs
+// SizeKey is "WxH", "max_pixels N" when only the pixel budget is known, or "" when unknown: configs
 // of one ladder (cascade, protocol agreement, pipeline flips) share it.
-func (c *Config) sizeKey() string {
+func (c *Config) SizeKey() string {
 	if c.Width == nil || c.Height == nil {
 		if c.MaxPixels != nil {
 			return fmt.Sprintf("max_pixels %d", *c.MaxPixels)
@@ -49,8 +49,9 @@ func (c *Config) sizeKey() string {
 	return fmt.Sprintf("%dx%d", *c.Width, *c.Height)
 }
 
-// mergeMeta folds one record's config_meta into the config, failing on a disagreement.
-func mergeMeta(c *Config, m *record.ConfigMeta, src record.Source) error {
+// Merge folds one record's config_meta (src: where the record is) into the config, failing on a
+// disagreement with what earlier records said.
+func (c *Config) Merge(m *record.ConfigMeta, src record.Source) error {
 	conflict := func(field string, a, b any) error {
 		return record.Errorf(src.Path, src.Line, "config_meta", record.ErrConflict, "config %q: %s %#v here but %#v on an earlier record", c.ID, field, b, a)
 	}
@@ -111,11 +112,11 @@ func mergeMeta(c *Config, m *record.ConfigMeta, src record.Source) error {
 	return nil
 }
 
-// finishCost applies METRICS.md: text-only costs 0; a visual config costs frames×width×height, or
+// FinishCost applies METRICS.md, once every record is merged: text-only costs 0; a visual config costs frames×width×height, or
 // frames×max_pixels when only its pixel budget is known (an import's --max-pixels: the pixels fed at
 // most, so that configs of one budget and different max_pixels are ordered, and iso-compute ones
 // group), or frames when the size is unknown; frames = 0 means text-only.
-func (c *Config) finishCost() {
+func (c *Config) FinishCost() {
 	if c.Frames != nil && *c.Frames == 0 {
 		c.TextOnly = true
 	}
@@ -137,8 +138,8 @@ func (c *Config) finishCost() {
 	}
 }
 
-// sortConfigs orders configs for display: known costs ascending (text-only first), ties by id, unknown last.
-func sortConfigs(cs []*Config) {
+// SortConfigs orders configs for display: known costs ascending (text-only first), ties by id, unknown last.
+func SortConfigs(cs []*Config) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
 		if (a.Cost == nil) != (b.Cost == nil) {
