@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/framesweep/framesweep/audit/cascade"
+
 	"github.com/framesweep/framesweep/audit/dataset"
 
 	"github.com/framesweep/framesweep/internal/num"
@@ -23,18 +25,18 @@ const MaxResamples = 100000
 
 // Options steer Analyze. Use DefaultOptions and override fields.
 type Options struct {
-	Seed          uint64  // bootstrap and fold seed, recorded in the output
-	Resamples     int     // bootstrap resamples (METRICS.md: 1000); 0 turns intervals off
-	Epsilon       float64 // open-ended regression margin on the 0–1 score scale
-	DefaultPolicy string  // the sampling policy of the main grid (sampling recovery, terminal ties)
-	Cascade       CascadeOptions
+	Seed          uint64          // bootstrap and fold seed, recorded in the output
+	Resamples     int             // bootstrap resamples (METRICS.md: 1000); 0 turns intervals off
+	Epsilon       float64         // open-ended regression margin on the 0–1 score scale
+	DefaultPolicy string          // the sampling policy of the main grid (sampling recovery, terminal ties)
+	Cascade       cascade.Options // the cascade's own; its fold seed and tie-breaking policy are Seed and DefaultPolicy
 	// NoCascade skips the automatic cascade (one is still run when Cascade.Budgets is set).
 	NoCascade bool
 }
 
 // DefaultOptions are METRICS.md's defaults: seed 1, 1000 resamples, ε = 0.05, default policy "uniform".
 func DefaultOptions() Options {
-	return Options{Seed: 1, Resamples: 1000, Epsilon: 0.05, DefaultPolicy: "uniform"}
+	return Options{Seed: cascade.DefaultSeed, Resamples: 1000, Epsilon: 0.05, DefaultPolicy: cascade.DefaultPolicy}
 }
 
 // Interval is a percentile bootstrap 95% interval.
@@ -125,9 +127,9 @@ type Result struct {
 	// ErrorRecords are the pairs a sweep recorded as failed ("status": "error"): left out of every
 	// metric, counted here so a failure never passes for a wrong answer.
 	ErrorRecords ErrorRecords `json:"error_records"`
-	// OnlineCascade summarises an online cascade run (online.go); the other metrics then cover only
+	// OnlineCascade summarises an online cascade run (cascade.SummarizeOnline); the other metrics then cover only
 	// the configs every item was asked at (the ladder's first budget).
-	OnlineCascade        *OnlineCascade      `json:"online_cascade,omitempty"`
+	OnlineCascade        *cascade.Online     `json:"online_cascade,omitempty"`
 	DroppedItems         Dropped             `json:"dropped_items"`
 	Configs              []*dataset.Config   `json:"configs"`
 	MCConfigs            []string            `json:"mc_configs"`
@@ -139,7 +141,7 @@ type Result struct {
 	PatternsOther        int                 `json:"patterns_other"`
 	NoiseFloor           []NoiseFloor        `json:"noise_floor"`
 	OpenEnded            *OpenEnded          `json:"open_ended"`
-	Cascade              *CascadeResult      `json:"cascade"`
+	Cascade              *cascade.Result     `json:"cascade"`
 	SamplingRecoveryRate *float64            `json:"sampling_recovery_rate"`
 	SamplingRecovery     *SamplingRecovery   `json:"sampling_recovery"`
 	IsoCompute           []IsoGroup          `json:"iso_compute"`
@@ -194,23 +196,6 @@ func Analyze(recs []record.Record, opt Options) (*Result, error) {
 	return res, err
 }
 
-// Cascade runs only the confidence cascade of Analyze (`framesweep cascade`), without the other metrics.
-// A nil result comes with a note saying why no cascade could be run.
-func Cascade(recs []record.Record, opt Options) (*CascadeResult, string, error) {
-	recs, _ = splitErrors(recs)
-	d, err := dataset.Build(recs)
-	var cr *CascadeResult
-	note := ""
-	if err == nil {
-		cr, note, err = runCascade(d, opt)
-	}
-	var ae *record.Error
-	if errors.As(err, &ae) && ae.Path == "" {
-		ae.Path = dataset.SourcePaths(recs)
-	}
-	return cr, note, err
-}
-
 // check refuses options out of their ranges (resamples 0..MaxResamples, epsilon 0..1, NaN never),
 // before any work.
 func (opt Options) check() error {
@@ -227,7 +212,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	online, err := Online(recs)
+	online, err := cascade.SummarizeOnline(recs)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +279,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 	res.Notes = append(res.Notes, notes...)
 	res.OpenEnded = openEnded(d, opt)
 	if !opt.NoCascade || len(opt.Cascade.Budgets) > 0 {
-		cr, note, err := runCascade(d, opt)
+		cr, note, err := cascade.Run(d, opt.Cascade, opt.Seed, opt.DefaultPolicy)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/audit/cascade"
+
 	"github.com/framesweep/framesweep/audit/dataset"
 
 	"github.com/framesweep/framesweep/record"
@@ -452,7 +454,7 @@ func tableRows(model string, recs []record.Record, all *Result, opt Options) ([]
 		return rows, nil
 	}
 	sopt := opt
-	sopt.NoCascade, sopt.Cascade = true, CascadeOptions{}
+	sopt.NoCascade, sopt.Cascade = true, cascade.Options{}
 	for _, s := range keysSorted(splits) {
 		r, err := Analyze(splits[s], sopt)
 		if err != nil {

@@ -3,6 +3,8 @@ package audit
 import (
 	"sort"
 
+	"github.com/framesweep/framesweep/audit/cascade"
+
 	"github.com/framesweep/framesweep/audit/dataset"
 
 	"github.com/framesweep/framesweep/record"
@@ -54,7 +56,7 @@ type TrajectorySet struct {
 // Analyze counts them (error records left out; an online cascade's records at the configs every item
 // was asked at).
 func Trajectories(recs []record.Record, defaultPolicy string) (*TrajectorySet, error) {
-	online, err := Online(recs)
+	online, err := cascade.SummarizeOnline(recs)
 	if err != nil {
 		return nil, err
 	}

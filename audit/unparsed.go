@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 // MostlyUnparsed is the share of a config's answers (%) at or above which the audit warns that the
@@ -103,10 +105,10 @@ func unparsed(v *mcView, pairs []Pair) *Unparsed {
 
 // unparsedWarnings are the loud lines about unparsed answers: configs mostly unparsed, and a
 // cascade whose budgets hold unparsed answers (its saving is then partly the parser's).
-func unparsedWarnings(u *Unparsed, cr *CascadeResult) []string {
+func unparsedWarnings(u *Unparsed, cr *cascade.Result) []string {
 	if u == nil || u.Count == 0 {
 		if cr != nil && len(cr.UnparsedBudgets()) > 0 { // the cascade's items need not be paired
-			return []string{CascadeUnparsedWarning(cr.UnparsedBudgets())}
+			return []string{cascade.UnparsedWarning(cr.UnparsedBudgets())}
 		}
 		return nil
 	}
@@ -124,16 +126,10 @@ func unparsedWarnings(u *Unparsed, cr *CascadeResult) []string {
 	}
 	if cr != nil {
 		if parts := cr.UnparsedBudgets(); len(parts) > 0 {
-			out = append(out, CascadeUnparsedWarning(parts))
+			out = append(out, cascade.UnparsedWarning(parts))
 		}
 	}
 	return out
-}
-
-// CascadeUnparsedWarning is the warning of a cascade whose budgets hold unparsed answers (parts:
-// CascadeResult.UnparsedBudgets).
-func CascadeUnparsedWarning(parts []string) string {
-	return fmt.Sprintf("the confidence cascade is computed over unparsed answers (%s): its accuracy and saving are partly the answer parser's", strings.Join(parts, ", "))
 }
 
 // unparsedNote is the plain note on unparsed answers, when there are some: the count per config

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/framesweep/framesweep/audit/cascade"
+
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/num"
 )
@@ -29,7 +31,7 @@ func (a AuditOptions) check() error {
 	if err := num.In(0, audit.MaxResamples).Int("audit_options.resamples", int64(a.Resamples)); err != nil {
 		return err
 	}
-	if err := num.In(0, audit.MaxFolds).Int("audit_options.folds", int64(a.Folds)); err != nil {
+	if err := num.In(0, cascade.MaxFolds).Int("audit_options.folds", int64(a.Folds)); err != nil {
 		return err
 	}
 	return num.In(0, 1).Float("audit_options.epsilon", a.Epsilon)

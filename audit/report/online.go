@@ -5,14 +5,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 // Comparison is an online cascade checked against a full sweep of the same items (`framesweep
 // cascade ONLINE_RUN --offline FULL_RUN`).
 type Comparison struct {
-	Online        *audit.OnlineCascade
-	Offline       *audit.CascadeResult // the offline cascade on the full run: fixed budgets and the τ curve
+	Online        *cascade.Online
+	Offline       *cascade.Result // the offline cascade on the full run: fixed budgets and the τ curve
 	Agree         int
 	Disagree      []string
 	FramesSaving  *float64 // % below the fixed top budget's distinct frames

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/audit/cascade"
+
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/audit/export"
 	"github.com/framesweep/framesweep/audit/report"
@@ -525,7 +527,7 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
-	if oc, err := audit.Online(recs); err != nil {
+	if oc, err := cascade.SummarizeOnline(recs); err != nil {
 		return failErr(stderr, "cascade", err)
 	} else if oc != nil {
 		if *htmlOut != "" && *offline == "" {
@@ -536,13 +538,13 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 	if *offline != "" || *htmlOut != "" {
 		return usageErr(stderr, "cascade", "--offline/--html compare an online cascade RUN; %s holds a full sweep", strings.Join(pos, ","))
 	}
-	c, why, err := audit.Cascade(recs, opt)
+	c, why, err := cascade.Offline(recs, opt.Cascade, opt.Seed, opt.DefaultPolicy)
 	if err != nil {
 		return failErr(stderr, "cascade", err)
 	}
 	if c != nil {
 		if parts := c.UnparsedBudgets(); len(parts) > 0 {
-			fmt.Fprintf(stderr, "framesweep cascade: warning: %s\n", audit.CascadeUnparsedWarning(parts))
+			fmt.Fprintf(stderr, "framesweep cascade: warning: %s\n", cascade.UnparsedWarning(parts))
 		}
 	}
 	if c == nil || c.Items == 0 {
@@ -574,16 +576,16 @@ func runCascade(args []string, stdout, stderr io.Writer) int {
 }
 
 // onlineCascade reports an online cascade RUN: its summary and, with offline (a full sweep of the same
-// items), the offline replay at the same threshold (audit.CompareOnline); exit 1 when an item stops
+// items), the offline replay at the same threshold (cascade.CompareOnline); exit 1 when an item stops
 // elsewhere than the replay predicts.
-func onlineCascade(oc *audit.OnlineCascade, recs []record.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
-	rep := &audit.OnlineComparison{Online: oc}
+func onlineCascade(oc *cascade.Online, recs []record.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
+	rep := &cascade.Comparison{Online: oc}
 	if offline != "" {
 		full, err := runs.ReadAll(context.Background(), []string{offline})
 		if err != nil {
 			return failErr(stderr, "cascade", err)
 		}
-		if rep, err = audit.CompareOnline(oc, recs, full, offline); err != nil {
+		if rep, err = cascade.CompareOnline(oc, recs, full, offline); err != nil {
 			return failErr(stderr, "cascade", err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framesweep/framesweep/audit/cascade"
+
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/llm"
@@ -31,7 +33,7 @@ var (
 	rMiB       = num.In(0, 1<<24) // 16 TiB: MiB << 20 stays far from int64's end
 	rReps      = num.In(1, 100000)
 	rWarmup    = num.In(0, 100000)
-	rFolds     = num.In(0, audit.MaxFolds)
+	rFolds     = num.In(0, cascade.MaxFolds)
 	rTimeout   = num.Range{Lo: 0, Hi: (7 * 24 * time.Hour).Seconds(), Unit: "s"}
 	rTokens    = num.In(0, llm.MaxMaxTokens)
 	rTemp      = num.In(0, llm.MaxTemperature)

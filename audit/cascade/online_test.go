@@ -1,4 +1,4 @@
-package audit
+package cascade
 
 import (
 	"strings"
@@ -19,16 +19,12 @@ func TestOnlineAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oc, err := Online(recs)
+	oc, err := SummarizeOnline(recs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if oc.Items != 2 || oc.Accuracy != 100 || oc.MeanFramesFed != 4 || oc.MeanFramesDistinct != 3 || len(oc.StoppedAt) != 2 || oc.MeanLatencyS != 0.2 || oc.First.Accuracy != 50 {
 		t.Fatalf("%+v", oc)
-	}
-	res, err := Analyze(recs, DefaultOptions())
-	if err != nil || res.OnlineCascade == nil || len(res.Configs) != 1 || res.Configs[0].ID != "f2" {
-		t.Fatalf("analyze: %+v %v", res, err)
 	}
 	full := strings.Join([]string{
 		`{"item_id":"a","config":"f2","correct":true,"confidence":0.9}`,
@@ -41,7 +37,7 @@ func TestOnlineAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stops, err := CascadeStops(frecs, []string{"f2", "f4"}, 0.6)
+	stops, err := Stops(frecs, []string{"f2", "f4"}, 0.6)
 	if err != nil || stops["a"] != "f2" || stops["b"] != "f4" || len(stops) != 2 {
 		t.Fatalf("replay %v %v", stops, err)
 	}
@@ -50,7 +46,7 @@ func TestOnlineAndReplay(t *testing.T) {
 	if recs, err = record.Read(strings.NewReader(bad), "online.jsonl"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Online(recs); err == nil {
+	if _, err := SummarizeOnline(recs); err == nil {
 		t.Fatal("a mixed run accepted")
 	}
 }

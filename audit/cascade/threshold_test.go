@@ -1,4 +1,4 @@
-package audit
+package cascade
 
 import (
 	"math"
@@ -20,9 +20,7 @@ func TestChooseThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := DefaultOptions()
-	opt.Cascade.Budgets = budgets
-	cr, _, err := Cascade(recs, opt)
+	cr, err := offline(recs, Options{Budgets: budgets})
 	if err != nil || cr.Selected == nil || tau != cr.Selected.Tau || !strings.Contains(how, "f128") {
 		t.Fatalf("τ %v (%s), cascade selected %+v %v", tau, how, cr.Selected, err)
 	}
@@ -30,8 +28,7 @@ func TestChooseThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.Cascade.Folds = 5
-	cr, _, _ = Cascade(recs, opt)
+	cr, _ = offline(recs, Options{Budgets: budgets, Folds: 5})
 	var taus []float64
 	for _, f := range cr.FoldResults {
 		taus = append(taus, *f.Tau)
@@ -51,7 +48,7 @@ func TestCompareOnline(t *testing.T) {
 	full := synth.Records(200, 3)
 	ladder := []string{"f16", "f32", "f64", "f128"}
 	const tau = 0.6
-	stops, err := CascadeStops(full, ladder, tau)
+	stops, err := Stops(full, ladder, tau)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +78,7 @@ func TestCompareOnline(t *testing.T) {
 			}
 		}
 	}
-	oc, err := Online(online)
+	oc, err := SummarizeOnline(online)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package audit
+package cascade
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/framesweep/framesweep/record"
 )
 
-// OnlineCascade summarises an online cascade run: each item's final answer, where items stopped, and
+// Online summarises an online cascade run: each item's final answer, where items stopped, and
 // what the answers cost (frames fed, distinct frames decoded, wall-clock).
-type OnlineCascade struct {
+type Online struct {
 	Threshold float64 `json:"threshold"`
 	Budgets   []int   `json:"budgets"`
 	Items     int     `json:"items"`      // items with a final record
@@ -18,7 +18,7 @@ type OnlineCascade struct {
 	Errors    int     `json:"errors"`     // items whose final record is an error (left out of accuracy)
 	Accuracy  float64 `json:"accuracy"`   // points, final answers of the answered items
 	// StoppedAt: per budget, the items that stopped there (confident, or the top budget).
-	StoppedAt []OnlineStop `json:"stopped_at"`
+	StoppedAt []Stop `json:"stopped_at"`
 	// Means over the answered items: frames fed over every step asked, the distinct frames of the index
 	// sets tried (METRICS.md's shared frame cost), and the wall-clock summed over the steps (each step's
 	// input build, shared by the items asked at it, plus the item's answer).
@@ -29,11 +29,11 @@ type OnlineCascade struct {
 	// fixed budget's latency_s; MeanWallS adds the input builds).
 	MeanLatencyS float64 `json:"mean_latency_s"`
 	// First is the ladder's first budget, asked of every item: a fixed budget on the same items.
-	First *CascadeBudget `json:"first_budget,omitempty"`
+	First *Budget `json:"first_budget,omitempty"`
 }
 
-// OnlineStop is one budget's share of the stops.
-type OnlineStop struct {
+// Stop is one budget's share of an online run's stops.
+type Stop struct {
 	Budget int    `json:"budget"`
 	Config string `json:"config"`
 	Items  int    `json:"items"`
@@ -49,9 +49,9 @@ func isOnline(recs []record.Record) bool {
 	return false
 }
 
-// Online summarises the online-cascade records among recs; nil when there are none. Records of one
+// SummarizeOnline summarises the online-cascade records among recs; nil when there are none. Records of one
 // item must agree on the threshold and budgets.
-func Online(recs []record.Record) (*OnlineCascade, error) {
+func SummarizeOnline(recs []record.Record) (*Online, error) {
 	if !isOnline(recs) {
 		return nil, nil
 	}
@@ -59,7 +59,7 @@ func Online(recs []record.Record) (*OnlineCascade, error) {
 	if err != nil {
 		return nil, err
 	}
-	stops := map[int]*OnlineStop{}
+	stops := map[int]*Stop{}
 	var correct, answered, firstN, firstOK int
 	var fed, dist, wall, lat float64
 	for _, it := range byItem {
@@ -89,7 +89,7 @@ func Online(recs []record.Record) (*OnlineCascade, error) {
 		lat += it.lat
 		st := stops[f.Cascade.StoppedAt]
 		if st == nil {
-			st = &OnlineStop{Budget: f.Cascade.StoppedAt, Config: f.Config}
+			st = &Stop{Budget: f.Cascade.StoppedAt, Config: f.Config}
 			stops[f.Cascade.StoppedAt] = st
 		}
 		st.Items++
@@ -104,7 +104,7 @@ func Online(recs []record.Record) (*OnlineCascade, error) {
 	}
 	sort.Slice(oc.StoppedAt, func(a, b int) bool { return oc.StoppedAt[a].Budget < oc.StoppedAt[b].Budget })
 	if firstN > 0 {
-		oc.First = &CascadeBudget{Config: firstConfig, Frames: oc.Budgets[0], Accuracy: 100 * float64(firstOK) / float64(firstN)}
+		oc.First = &Budget{Config: firstConfig, Frames: oc.Budgets[0], Accuracy: 100 * float64(firstOK) / float64(firstN)}
 	}
 	return oc, nil
 }
@@ -120,9 +120,9 @@ type onlineItem struct {
 
 // onlineItems gathers the run's records by item (every record must carry a cascade step, all of one
 // threshold and ladder) and names the first budget's config.
-func onlineItems(recs []record.Record) (*OnlineCascade, map[string]*onlineItem, string, error) {
+func onlineItems(recs []record.Record) (*Online, map[string]*onlineItem, string, error) {
 	byItem := map[string]*onlineItem{}
-	var oc *OnlineCascade
+	var oc *Online
 	firstConfig := ""
 	for i := range recs {
 		r := &recs[i]
@@ -131,7 +131,7 @@ func onlineItems(recs []record.Record) (*OnlineCascade, map[string]*onlineItem, 
 			return nil, nil, "", record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q config %q: a record without cascade step in an online cascade run", r.ItemID, r.Config)
 		}
 		if oc == nil {
-			oc = &OnlineCascade{Threshold: c.Threshold, Budgets: append([]int(nil), c.Budgets...)}
+			oc = &Online{Threshold: c.Threshold, Budgets: append([]int(nil), c.Budgets...)}
 		} else if c.Threshold != oc.Threshold || fmt.Sprint(c.Budgets) != fmt.Sprint(oc.Budgets) {
 			return nil, nil, "", record.Errorf(r.Source.Path, r.Source.Line, "cascade", record.ErrInvalid, "item %q: cascade %v at %v, other records %v at %v", r.ItemID, c.Budgets, c.Threshold, oc.Budgets, oc.Threshold)
 		}
@@ -159,11 +159,11 @@ func onlineItems(recs []record.Record) (*OnlineCascade, map[string]*onlineItem, 
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// CascadeStops replays the offline cascade of METRICS.md at threshold tau on full-sweep records:
+// Stops replays the offline cascade of METRICS.md at threshold tau on full-sweep records:
 // for every item that has a record at each of the configs (the ladder, lowest budget first), the
 // config its answer comes from — the first whose confidence is ≥ tau, else the last. An online run at
 // the same threshold must stop every item at the same config.
-func CascadeStops(recs []record.Record, ladder []string, tau float64) (map[string]string, error) {
+func Stops(recs []record.Record, ladder []string, tau float64) (map[string]string, error) {
 	cell := map[string]map[string]*record.Record{}
 	for i := range recs {
 		r := &recs[i]

@@ -1,4 +1,4 @@
-package audit
+package cascade
 
 import (
 	"fmt"
@@ -12,9 +12,7 @@ import (
 // reaches the top budget's; with folds ≥ 2, the τ chosen on K−1 folds for each held-out fold, and
 // their median. It returns τ and how it was chosen, in words (run.json's threshold_from).
 func ChooseThreshold(recs []record.Record, from string, budgets []int, folds int) (float64, string, error) {
-	opt := DefaultOptions()
-	opt.Cascade.Budgets, opt.Cascade.Folds = budgets, folds
-	cr, why, err := Cascade(recs, opt)
+	cr, why, err := Offline(recs, Options{Budgets: budgets, Folds: folds}, DefaultSeed, DefaultPolicy)
 	switch {
 	case err != nil:
 		return 0, "", err
@@ -44,29 +42,27 @@ func ChooseThreshold(recs []record.Record, from string, budgets []int, folds int
 	return cr.Selected.Tau, fmt.Sprintf("smallest-cost τ reaching %s's %.1f points on %d items", cr.Reference, cr.ReferenceAccuracy, cr.Items), nil
 }
 
-// OnlineComparison is an online cascade RUN beside a full sweep of the same items (`framesweep
+// Comparison is an online cascade RUN beside a full sweep of the same items (`framesweep
 // cascade ONLINE_RUN --offline FULL_RUN --json`): the offline cascade replayed at the online
 // threshold, the items whose stopping config differs, and the fixed top budget on the same items.
-type OnlineComparison struct {
-	Online *OnlineCascade `json:"online"`
+type Comparison struct {
+	Online *Online `json:"online"`
 	// With a full run: the cascade replayed at the same threshold on it, the items whose stopping
 	// config differs, and each fixed budget on the same items.
-	Offline       *CascadeResult `json:"offline,omitempty"`
-	Agree         *int           `json:"stops_agree,omitempty"`
-	Disagree      []string       `json:"stops_disagree,omitempty"` // "item: online config vs offline config"
-	FixedTop      *CascadeBudget `json:"fixed_top,omitempty"`
-	FramesSaving  *float64       `json:"distinct_frames_saving,omitempty"` // % below the fixed top budget
-	LatencySaving *float64       `json:"latency_saving,omitempty"`         // % below the fixed top budget's answer latency
+	Offline       *Result  `json:"offline,omitempty"`
+	Agree         *int     `json:"stops_agree,omitempty"`
+	Disagree      []string `json:"stops_disagree,omitempty"` // "item: online config vs offline config"
+	FixedTop      *Budget  `json:"fixed_top,omitempty"`
+	FramesSaving  *float64 `json:"distinct_frames_saving,omitempty"` // % below the fixed top budget
+	LatencySaving *float64 `json:"latency_saving,omitempty"`         // % below the fixed top budget's answer latency
 }
 
 // CompareOnline replays the offline cascade on full (a full sweep of the online run's ladder, named
 // from in messages) at the online threshold and compares: every item the online run stopped must
-// stop at the same config offline (CascadeStops), and the savings are against the top budget.
-func CompareOnline(oc *OnlineCascade, online, full []record.Record, from string) (*OnlineComparison, error) {
-	rep := &OnlineComparison{Online: oc}
-	opt := DefaultOptions()
-	opt.Cascade.Budgets = oc.Budgets
-	cr, why, err := Cascade(full, opt)
+// stop at the same config offline (Stops), and the savings are against the top budget.
+func CompareOnline(oc *Online, online, full []record.Record, from string) (*Comparison, error) {
+	rep := &Comparison{Online: oc}
+	cr, why, err := Offline(full, Options{Budgets: oc.Budgets}, DefaultSeed, DefaultPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +74,7 @@ func CompareOnline(oc *OnlineCascade, online, full []record.Record, from string)
 	for _, b := range cr.Budgets {
 		ladder = append(ladder, b.Config)
 	}
-	stops, err := CascadeStops(full, ladder, oc.Threshold)
+	stops, err := Stops(full, ladder, oc.Threshold)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", from, err)
 	}
