@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/synth"

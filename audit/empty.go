@@ -7,7 +7,6 @@ import (
 	"unicode"
 
 	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/record"
 )
 

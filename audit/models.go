@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/record"
 )
 

@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/record"
 )
 

@@ -4,9 +4,7 @@ import (
 	"sort"
 
 	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/record"
 )
 

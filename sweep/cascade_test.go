@@ -9,9 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/internal/splitmix"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/synth"

@@ -11,9 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/internal/num"
 )
 

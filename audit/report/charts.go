@@ -6,9 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 const (

@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/dataset"
 )
 
 // Options label a report.

@@ -5,9 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 const css = `

@@ -6,9 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/dataset"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/dataset"
 )
 
 // modelColors tell the models apart on the comparison charts.

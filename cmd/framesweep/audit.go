@@ -13,9 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/audit/export"
 	"github.com/framesweep/framesweep/audit/report"
 	"github.com/framesweep/framesweep/internal/num"

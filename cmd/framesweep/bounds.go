@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framesweep/framesweep/audit/cascade"
-
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/resize/geom"

@@ -13,10 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/framesweep/framesweep/audit/cascade"
-
 	"golang.org/x/term"
 
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
