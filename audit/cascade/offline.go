@@ -29,6 +29,18 @@ func Offline(recs []record.Record, co Options, seed uint64, defaultPolicy string
 	return cr, note, err
 }
 
+// Check is nil for a cascade over some item; otherwise the error of a cascade that could not run (nil,
+// with Offline's note why) or holds no item (with the items it dropped), naming the inputs (from).
+func Check(cr *Result, why, from string) error {
+	if cr != nil && cr.Items > 0 {
+		return nil
+	}
+	if cr != nil && cr.DroppedReason != "" {
+		why += " (" + cr.DroppedReason + ")"
+	}
+	return fmt.Errorf("%s: %s", from, why)
+}
+
 // selectBudgets maps budgets to configs, or picks a chain automatically.
 func selectBudgets(d *dataset.Dataset, co Options, defaultPolicy string) ([]int, string, error) {
 	groups, keys := budgetGroups(d, co)

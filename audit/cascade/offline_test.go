@@ -110,6 +110,20 @@ func TestSweep(t *testing.T) {
 	}
 }
 
+// TestCheck: a cascade over some item is no error; one that could not run says why, one over no item
+// adds what it dropped, both naming the inputs.
+func TestCheck(t *testing.T) {
+	if err := Check(&Result{Items: 1}, "", "in"); err != nil {
+		t.Errorf("one item: %v", err)
+	}
+	if err := Check(nil, "no chain", "a,b"); err == nil || err.Error() != "a,b: no chain" {
+		t.Errorf("nil: %v", err)
+	}
+	if err := Check(&Result{DroppedReason: "3 items lack a record"}, "none left", "in"); err == nil || err.Error() != "in: none left (3 items lack a record)" {
+		t.Errorf("empty: %v", err)
+	}
+}
+
 // TestIndexSetsAndFolds: shared frames from the records' index sets; with folds, every fold gets a τ
 // chosen on the others.
 func TestIndexSetsAndFolds(t *testing.T) {
