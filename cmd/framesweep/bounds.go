@@ -44,6 +44,7 @@ var (
 		"image-patch-size": num.In(0, 64), "min-pixels": rPixels, "max-pixels": rPixels, "total-pixels": rPixels}
 	analysisRanges = map[string]num.Range{"seed": rAnySeed, "folds": rFolds, "reference": rBudget}
 	benchRanges    = map[string]num.Range{"reps": rReps, "warmup": rWarmup}
+	importRanges   = map[string]num.Range{"frames": rBudget, "width": num.In(1, geom.MaxSide), "height": num.In(1, geom.MaxSide), "max-pixels": num.In(1, maxImportPixels)}
 )
 
 var flagRanges = map[string]map[string]num.Range{
@@ -62,7 +63,8 @@ var flagRanges = map[string]map[string]num.Range{
 	"merge":        {"chunk-records": rChunks},
 	"audit":        with(analysisRanges, map[string]num.Range{"resamples": num.In(0, audit.MaxResamples), "epsilon": num.In(0, 1)}),
 	"cascade":      analysisRanges,
-	"import":       {"frames": rBudget, "width": num.In(1, geom.MaxSide), "height": num.In(1, geom.MaxSide), "max-pixels": num.In(1, maxImportPixels)},
+	"import":       importRanges,
+	"ingest":       importRanges,
 	"bench grid":   benchRanges,
 	"bench decode": with(benchRanges, map[string]num.Range{"compare": num.In(1, 100000)}),
 	"bench memory": {"frames": num.In(1, sampler.MaxBudget), "threads": rThreads},

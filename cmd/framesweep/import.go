@@ -113,15 +113,27 @@ func (f *importFlags) options(haveFrames bool) ingest.Options {
 		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
+// runImport is `framesweep import`: harness logs and per-item tables → records. `framesweep ingest`
+// is the same command under a name that cannot be mistaken for `items import` (a benchmark → items).
 func runImport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("import", stderr)
+	return importAs("import", args, stdout, stderr)
+}
+
+func runIngest(args []string, stdout, stderr io.Writer) int {
+	return importAs("ingest", args, stdout, stderr)
+}
+
+// importAs runs the import under the command name name (import or ingest), which its usage and
+// messages carry.
+func importAs(name string, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(name, stderr)
 	var f importFlags
 	f.register(fs)
 	var tf tableFlags
 	tf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, tableUsage)
-		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
+		fmt.Fprintln(stderr, strings.ReplaceAll(tableUsage, "framesweep import", "framesweep "+name))
+		fmt.Fprintln(stderr, "usage: framesweep "+name+" lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
 			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
@@ -130,24 +142,24 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return flagParseStatus(err)
 	}
 	if len(pos) != 2 {
-		return usageErr(stderr, "import", "need a format (lmms-eval, vlmevalkit or table) and one FILE")
+		return usageErr(stderr, name, "need a format (lmms-eval, vlmevalkit or table) and one FILE")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	kind, path := pos[0], pos[1]
 	if kind == "table" {
-		return runImportTable(path, &f, &tf, set, stdout, stderr)
+		return runImportTable(name, path, &f, &tf, set, stdout, stderr)
 	}
 	if bad := tf.onlyTable(set); bad != "" {
-		return usageErr(stderr, "import", "%s", bad)
+		return usageErr(stderr, name, "%s", bad)
 	}
 	read := map[string]func(io.Reader, string, ingest.Options) (*ingest.Result, error){
 		"lmms-eval": ingest.LmmsEval, "vlmevalkit": ingest.VLMEvalKit,
 	}[kind]
 	if read == nil {
-		return usageErr(stderr, "import", "unknown format %q (lmms-eval, vlmevalkit or table)", kind)
+		return usageErr(stderr, name, "unknown format %q (lmms-eval, vlmevalkit or table)", kind)
 	}
-	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
+	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep "+name+": "+format+"\n", a...) }
 	if kind == "vlmevalkit" && f.config == "" {
 		if b, ok := ingest.VLMEvalKitBudget(path); ok {
 			f.config = b // the budget is the config; the split is the dataset without it
@@ -155,7 +167,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if bad := f.check(set, true); bad != "" {
-		return usageErr(stderr, "import", "%s", bad)
+		return usageErr(stderr, name, "%s", bad)
 	}
 	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
 	if kind == "vlmevalkit" && !haveFrames && !f.textOnly {
@@ -166,7 +178,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
 	defer file.Close()
 	// The importer emits the records only once it has read and checked the whole file (every record
@@ -180,7 +192,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		err = out.Flush()
 	}
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
 	say("%d records from %s", res.Imported, path)
 	reportImport(say, res)

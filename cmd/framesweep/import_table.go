@@ -44,27 +44,27 @@ func (t *tableFlags) onlyTable(set map[string]bool) string {
 	return ""
 }
 
-// runImportTable imports a long or wide per-item table (ingest.Table) to stdout.
-func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]bool, stdout, stderr io.Writer) int {
+// runImportTable imports a long or wide per-item table (ingest.Table) to stdout, as command name.
+func runImportTable(name, path string, f *importFlags, t *tableFlags, set map[string]bool, stdout, stderr io.Writer) int {
 	for _, n := range []string{"correct-from", "pred-field", "answer-field", "rescore"} {
 		if set[n] {
-			return usageErr(stderr, "import", "--%s is for harness logs; map a table's columns with --map FIELD=COLUMN", n)
+			return usageErr(stderr, name, "--%s is for harness logs; map a table's columns with --map FIELD=COLUMN", n)
 		}
 	}
 	if bad := f.check(set, false); bad != "" {
-		return usageErr(stderr, "import", "%s", bad)
+		return usageErr(stderr, name, "%s", bad)
 	}
 	if t.empty != "unparsed" && t.empty != "missing" {
-		return usageErr(stderr, "import", "--empty %q: want unparsed or missing", t.empty)
+		return usageErr(stderr, name, "--empty %q: want unparsed or missing", t.empty)
 	}
 	opt := ingest.TableOptions{Options: f.options(set["frames"]), Wide: t.wide, Map: t.columns, Ignore: t.ignoreColumns, EmptyMissing: t.empty == "missing"}
 	if opt.Meta != nil && f.config == "" {
-		return usageErr(stderr, "import", "--frames, --width/--height, --max-pixels, --text-only and --policy describe the one config a table names with --config")
+		return usageErr(stderr, name, "--frames, --width/--height, --max-pixels, --text-only and --policy describe the one config a table names with --config")
 	}
 	if t.itemsPath != "" {
 		its, err := items.Read(t.itemsPath)
 		if err != nil {
-			return failErr(stderr, "import", err)
+			return failErr(stderr, name, err)
 		}
 		opt.Items = map[string]ingest.TableItem{}
 		for _, it := range its.Items {
@@ -73,7 +73,7 @@ func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]b
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
 	defer file.Close()
 	out := record.NewLineWriter(stdout)
@@ -83,9 +83,9 @@ func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]b
 		err = out.Flush()
 	}
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
-	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
+	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep "+name+": "+format+"\n", a...) }
 	say("%d records from %s", res.Imported, path)
 	for _, n := range res.Notes {
 		say("%s", strings.TrimSpace(n))
