@@ -11,7 +11,7 @@ import (
 // config measures the answer parser, not the model.
 const MostlyUnparsed = 50.0
 
-// Unparsed counts the multiple-choice answers whose reply named no option letter (record.Unparsed)
+// Unparsed counts the multiple-choice answers whose reply named no option letter (record.Record.Unparsed)
 // over the paired items. Every metric counts such an answer wrong, as lmms-eval (every item in the
 // denominator) and VLMEvalKit's exact matching ('Z' is never right) do, so trajectories stay paired
 // and the numbers are the harnesses'; but an unparsed answer is not a wrong letter, so it is counted

@@ -23,7 +23,7 @@ import (
 type lmmsItem struct {
 	lmmsKept
 	pred, gold, duration string
-	unparsed             bool // the harness's parser found no option letter (record.Unparsed)
+	unparsed             bool // the harness's parser found no option letter (record.Record.Unparsed)
 }
 
 // lmmsKept is what the aggregations read of a sample (72 bytes: a file of 10⁶ samples holds 10⁶).
