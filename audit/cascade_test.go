@@ -36,15 +36,15 @@ func TestAnalyzeCascade(t *testing.T) {
 // TestAnalyzeOnlineRun: an online cascade run is summarised in online_cascade, and the other metrics
 // cover only the configs every item was asked at.
 func TestAnalyzeOnlineRun(t *testing.T) {
-	online := strings.Join([]string{
-		`{"item_id":"a","config":"f2","status":"ok","correct":true,"confidence":0.9,"latency_s":0.1,"cascade":{"threshold":0.6,"budgets":[2,4],"step":1,"final":true,"stopped_at":2,"frames_fed_total":2,"frames_distinct":2,"step_build_s":0.05,"step_wall_s":0.15}}`,
-		`{"item_id":"b","config":"f2","status":"ok","correct":false,"confidence":0.5,"latency_s":0.1,"cascade":{"threshold":0.6,"budgets":[2,4],"step":1,"final":false,"frames_fed_total":2,"frames_distinct":2,"step_build_s":0.05,"step_wall_s":0.15}}`,
-		`{"item_id":"b","config":"f4","status":"ok","correct":true,"confidence":0.55,"latency_s":0.2,"cascade":{"threshold":0.6,"budgets":[2,4],"step":2,"final":true,"stopped_at":4,"frames_fed_total":6,"frames_distinct":4,"step_build_s":0.05,"step_wall_s":0.25}}`,
-	}, "\n")
-	recs, err := record.Read(strings.NewReader(online), "online.jsonl")
-	if err != nil {
-		t.Fatal(err)
+	// Item a stopped at 2 frames, b escalated to 4: only f2 was asked of every item.
+	step := func(item, config string, ok bool, n int, final bool) record.Record {
+		c := &record.CascadeStep{Threshold: 0.6, Budgets: []int{2, 4}, Step: n, Final: final, FramesFed: 2 * n, FramesDistinct: 2 * n}
+		if final {
+			c.StoppedAt = 2 * n
+		}
+		return record.Record{ItemID: item, Config: config, Correct: &ok, Cascade: c}
 	}
+	recs := []record.Record{step("a", "f2", true, 1, true), step("b", "f2", false, 1, false), step("b", "f4", true, 2, true)}
 	res, err := Analyze(recs, DefaultOptions())
 	if err != nil || res.OnlineCascade == nil || res.OnlineCascade.Items != 2 || len(res.Configs) != 1 || res.Configs[0].ID != "f2" {
 		t.Fatalf("analyze: %+v %v", res, err)

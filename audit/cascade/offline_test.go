@@ -14,21 +14,19 @@ import (
 	"github.com/framesweep/framesweep/record/synth"
 )
 
-func ip(v int) *int         { return &v }
-func bp(v bool) *bool       { return &v }
-func fp(v float64) *float64 { return &v }
-func metaF(frames, w, h int, policy string) *record.ConfigMeta {
-	return &record.ConfigMeta{Frames: ip(frames), Width: ip(w), Height: ip(h), Policy: policy}
+// ptr is a pointer to a copy of v, for the record's optional fields.
+func ptr[T any](v T) *T { return &v }
+
+// meta is the config_meta of a uniform 10×10 budget.
+func meta(frames int) *record.ConfigMeta {
+	return &record.ConfigMeta{Frames: &frames, Width: ptr(10), Height: ptr(10), Policy: "uniform"}
 }
 
-func near(t *testing.T, name string, got *float64, want float64) {
+// within fails the test unless got is set and within 1e-9 of want.
+func within(t *testing.T, what string, got *float64, want float64) {
 	t.Helper()
-	if got == nil {
-		t.Errorf("%s = null, want %.6f", name, want)
-		return
-	}
-	if math.Abs(*got-want) > 1e-9 {
-		t.Errorf("%s = %.9f, want %.9f", name, *got, want)
+	if got == nil || math.Abs(*got-want) > 1e-9 {
+		t.Errorf("%s = %v, want %.9f", what, got, want)
 	}
 }
 
@@ -54,12 +52,12 @@ func cascadeRecords(withLatency bool) []record.Record {
 	for _, it := range []string{"A", "B", "C"} {
 		for k, f := range []int{8, 16, 32} {
 			c := items[it][k]
-			r := record.Record{ItemID: it, Config: []string{"f8", "f16", "f32"}[k], Correct: bp(c.ok), ConfigMeta: metaF(f, 10, 10, "uniform")}
+			r := record.Record{ItemID: it, Config: []string{"f8", "f16", "f32"}[k], Correct: ptr(c.ok), ConfigMeta: meta(f)}
 			if k < 2 {
-				r.Confidence = fp(c.conf)
+				r.Confidence = ptr(c.conf)
 			}
 			if withLatency {
-				r.LatencyS = fp(lat[k])
+				r.LatencyS = ptr(lat[k])
 			}
 			recs = append(recs, r)
 		}
@@ -95,16 +93,16 @@ func TestSweep(t *testing.T) {
 			t.Errorf("τ=%v: %+v (latency %v), want %+v", w.tau, p, *p.LatencyS, w)
 		}
 	}
-	near(t, "reference accuracy", fp(cr.ReferenceAccuracy), 200.0/3)
+	within(t, "reference accuracy", &cr.ReferenceAccuracy, 200.0/3)
 	if cr.Selected == nil || cr.Selected.Tau != 0.4 {
 		t.Fatalf("selected %+v", cr.Selected)
 	}
-	near(t, "shared saving", cr.SharedCostSaving, 100*(1-(32.0/3)/32))
+	within(t, "shared saving", cr.SharedCostSaving, 100*(1-(32.0/3)/32))
 	// By latency: τ=0.3 (0.1 s) is below the reference accuracy; τ=0.4 (0.1667 s) is the fastest that reaches it.
 	if cr.SelectedLatency == nil || cr.SelectedLatency.Tau != 0.4 {
 		t.Fatalf("latency selection %+v", cr.SelectedLatency)
 	}
-	near(t, "latency saving", cr.LatencySaving, 100*(1-(0.5/3)/0.4))
+	within(t, "latency saving", cr.LatencySaving, 100*(1-(0.5/3)/0.4))
 	if len(cr.Budgets) != 3 || cr.Budgets[0].Accuracy != 100.0/3 || cr.Budgets[2].SharedFramesCost != 32 {
 		t.Errorf("budgets %+v", cr.Budgets)
 	}
@@ -128,12 +126,12 @@ func TestCheck(t *testing.T) {
 // chosen on the others.
 func TestIndexSetsAndFolds(t *testing.T) {
 	mk := func(it string, f int, idx []int, conf *float64, ok bool) record.Record {
-		m := metaF(f, 10, 10, "uniform")
+		m := meta(f)
 		m.Indices = idx
-		return record.Record{ItemID: it, Config: map[int]string{2: "f2", 4: "f4"}[f], Correct: bp(ok), Confidence: conf, ConfigMeta: m}
+		return record.Record{ItemID: it, Config: map[int]string{2: "f2", 4: "f4"}[f], Correct: ptr(ok), Confidence: conf, ConfigMeta: m}
 	}
 	recs := []record.Record{
-		mk("x", 2, []int{0, 10}, fp(0.2), false),
+		mk("x", 2, []int{0, 10}, ptr(0.2), false),
 		mk("x", 4, []int{1, 4, 7, 10}, nil, true),
 	}
 	cr, err := offline(recs, Options{}) // automatic budget choice: the only chain
