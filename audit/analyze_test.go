@@ -3,17 +3,16 @@ package audit
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"math"
-	"math/big"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 func ip(v int) *int         { return &v }
@@ -174,120 +173,6 @@ func TestCoreMetrics(t *testing.T) {
 	}
 }
 
-func TestBootstrapDeterministic(t *testing.T) {
-	opt := DefaultOptions()
-	a, err := Analyze(coreRecords(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev := runtime.GOMAXPROCS(1)
-	b, err := Analyze(coreRecords(), opt)
-	runtime.GOMAXPROCS(prev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *a.OracleHeadroomCI != *b.OracleHeadroomCI || *a.VisualConfusionRateCI != *b.VisualConfusionRateCI {
-		t.Errorf("intervals depend on worker count: %+v vs %+v", a.OracleHeadroomCI, b.OracleHeadroomCI)
-	}
-	opt.Seed = 99
-	c, _ := Analyze(coreRecords(), opt)
-	if c.Bootstrap.Seed != 99 || a.Bootstrap.Seed != 1 || a.Bootstrap.Resamples != 1000 {
-		t.Errorf("bootstrap info %+v %+v", a.Bootstrap, c.Bootstrap)
-	}
-}
-
-func TestSplitMix64Reference(t *testing.T) {
-	// Reference values of SplitMix64 seeded with 1234567 (Vigna's splitmix64.c).
-	g := NewSplitMix64(1234567)
-	want := []uint64{6457827717110365317, 3203168211198807973, 9817491932198370423}
-	for i, w := range want {
-		if v := g.Uint64(); v != w {
-			t.Fatalf("value %d = %d, want %d", i, v, w)
-		}
-	}
-}
-
-func TestMcNemarExact(t *testing.T) {
-	cases := []struct {
-		b, c int
-		want float64
-	}{{0, 0, 1}, {3, 3, 1}, {0, 5, 0.0625}, {5, 0, 0.0625}, {1, 5, 0.21875}, {2, 1, 1}, {0, 2, 0.5}, {13, 14, 1}, {14, 13, 1}}
-	for _, tc := range cases {
-		if got := McNemarExact(tc.b, tc.c); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("McNemarExact(%d,%d) = %v, want %v", tc.b, tc.c, got, tc.want)
-		}
-	}
-	// Against exact rational arithmetic for a larger table.
-	b, c := 40, 60
-	sum := new(big.Int)
-	for i := 0; i <= b; i++ {
-		sum.Add(sum, new(big.Int).Binomial(int64(b+c), int64(i)))
-	}
-	r := new(big.Rat).SetFrac(new(big.Int).Mul(sum, big.NewInt(2)), new(big.Int).Lsh(big.NewInt(1), uint(b+c)))
-	want, _ := r.Float64()
-	if got := McNemarExact(b, c); math.Abs(got-want) > 1e-12*want {
-		t.Errorf("McNemarExact(40,60) = %v, want %v", got, want)
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	v := []float64{1, 2, 3, 4}
-	if p := Percentile(v, 0.5); p != 2.5 {
-		t.Errorf("median %v", p)
-	}
-	if p := Percentile(v, 0.025); math.Abs(p-1.075) > 1e-12 {
-		t.Errorf("p2.5 %v", p)
-	}
-}
-
-// Equal-cost configs are incomparable; the default policy picks the top; sampling recovery and iso-compute.
-func TestTiesIsoAndSamplingRecovery(t *testing.T) {
-	cfgs := []string{"c8", "a16", "b16"}
-	metas := map[string]*record.ConfigMeta{
-		"c8":  metaF(8, 100, 100, "uniform"),
-		"a16": metaF(16, 100, 100, "uniform"),
-		"b16": metaF(16, 100, 100, "random"),
-	}
-	pats := map[string]string{"j1": "101", "j2": "100", "j3": "001", "j4": "110"}
-	res, err := Analyze(grid(cfgs, metas, pats, nil), DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range res.Pairs {
-		if (p.From == "a16" && p.To == "b16") || (p.From == "b16" && p.To == "a16") {
-			t.Errorf("equal-cost configs paired: %+v", p)
-		}
-	}
-	if len(res.Pairs) != 2 {
-		t.Errorf("pairs %+v", res.Pairs)
-	}
-	for _, p := range res.Pairs {
-		if p.From == "c8" && p.To == "a16" && (p.Harmed != 2 || p.Rescued != 0 || p.McNemarP != 0.5) {
-			t.Errorf("c8→a16 %+v", p)
-		}
-	}
-	if res.TerminalConfig != "a16" {
-		t.Errorf("terminal config %q", res.TerminalConfig)
-	}
-	near(t, "terminal", res.TerminalRegressionRate, 50)
-	near(t, "confusion", res.VisualConfusionRate, 75)
-	near(t, "sampling_recovery_rate", res.SamplingRecoveryRate, 50)
-	if sr := res.SamplingRecovery; sr == nil || sr.TerminalRegressions != 2 || sr.Recovered != 1 || sr.ByAlternative["b16"] != 1 {
-		t.Errorf("sampling recovery %+v", sr)
-	}
-	if len(res.IsoCompute) != 1 {
-		t.Fatalf("iso groups %+v", res.IsoCompute)
-	}
-	g := res.IsoCompute[0]
-	if g.Oracle != 75 || g.Accuracy["a16"] != 25 || g.Accuracy["b16"] != 50 || g.OnlyCorrect["a16"] != 1 || g.OnlyCorrect["b16"] != 2 {
-		t.Errorf("iso group %+v", g)
-	}
-	// No text-only config: text metrics are null, not zero.
-	if res.TextOverwriteRate != nil || res.TextCorrectItems != nil {
-		t.Errorf("text metrics without a text config: %v %v", res.TextOverwriteRate, res.TextCorrectItems)
-	}
-}
-
 func TestTopTieWithoutDefaultIsUndefined(t *testing.T) {
 	metas := map[string]*record.ConfigMeta{"c8": metaF(8, 10, 10, "uniform"), "x": metaF(16, 10, 10, "random"), "y": metaF(16, 10, 10, "dense-start")}
 	res, err := Analyze(grid([]string{"c8", "x", "y"}, metas, map[string]string{"a": "100", "b": "011"}, nil), DefaultOptions())
@@ -296,47 +181,6 @@ func TestTopTieWithoutDefaultIsUndefined(t *testing.T) {
 	}
 	if res.TerminalRegressionRate != nil || len(res.Notes) == 0 {
 		t.Errorf("terminal %v notes %v", res.TerminalRegressionRate, res.Notes)
-	}
-}
-
-func TestRerunsNoiseFloor(t *testing.T) {
-	recs := coreRecords()
-	base, err := Analyze(append([]record.Record(nil), recs...), DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Run 1 of f8 flips i1 and i2 (2 of the 7 items holding f8).
-	flip := map[string]bool{"i1": true, "i2": true}
-	n := len(recs)
-	for i := 0; i < n; i++ {
-		r := recs[i]
-		if r.Config != "f8" {
-			continue
-		}
-		r.Run = ip(1)
-		c := *r.Correct != flip[r.ItemID]
-		r.Correct = &c
-		recs = append(recs, r)
-	}
-	res, err := Analyze(recs, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *res.OracleHeadroom != *base.OracleHeadroom || res.Accuracy["f8"] != base.Accuracy["f8"] {
-		t.Errorf("reruns changed the main metrics")
-	}
-	if len(res.NoiseFloor) != 1 {
-		t.Fatalf("noise floor %+v", res.NoiseFloor)
-	}
-	nf := res.NoiseFloor[0]
-	if nf.Config != "f8" || nf.Pairs != 1 || *nf.MeanChurn != 2 {
-		t.Errorf("noise floor %+v", nf)
-	}
-	near(t, "noise churn rate", nf.MeanChurnRate, 200.0/7)
-	for _, c := range res.Configs {
-		if c.ID == "f8" && c.Reruns != 1 {
-			t.Errorf("f8 reruns %d", c.Reruns)
-		}
 	}
 }
 
@@ -448,36 +292,6 @@ func TestOpenEnded(t *testing.T) {
 	}
 }
 
-func TestPipelineFlipsAndLetterPrior(t *testing.T) {
-	raw := &record.ConfigMeta{TextOnly: bp(true), Pipeline: "raw"}
-	var recs []record.Record
-	gold := []string{"A", "B", "A", "C"}
-	rawOK := []bool{true, true, false, false}
-	cachedOK := []bool{true, false, true, false}
-	for i, g := range gold {
-		it := string(rune('a' + i))
-		recs = append(recs,
-			record.Record{ItemID: it, Config: "text", Correct: bp(i%2 == 0), Prediction: "A", Answer: g, ConfigMeta: raw},
-			record.Record{ItemID: it, Config: "r8", Correct: bp(rawOK[i]), Prediction: "(" + g + ")", Answer: g, ConfigMeta: &record.ConfigMeta{Frames: ip(8), Pipeline: "raw"}},
-			record.Record{ItemID: it, Config: "k8", Correct: bp(cachedOK[i]), Prediction: "no idea", Answer: g, ConfigMeta: &record.ConfigMeta{Frames: ip(8), Pipeline: "cached"}})
-	}
-	res, err := Analyze(recs, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.PipelineFlips) != 1 {
-		t.Fatalf("flips %+v", res.PipelineFlips)
-	}
-	f := res.PipelineFlips[0]
-	if f.Raw != "r8" || f.Cached != "k8" || f.Flips != 2 || f.RawOK != 1 || f.CachOK != 1 || f.Rate != 50 {
-		t.Errorf("flip %+v", f)
-	}
-	lp := res.LetterPrior
-	if lp == nil || lp.Gold["A"] != 50 || lp.Configs["text"]["A"] != 100 || lp.TVDistance["text"] != 50 || lp.TVDistance["r8"] != 0 || lp.Configs["k8"]["other"] != 100 {
-		t.Errorf("letter prior %+v", lp)
-	}
-}
-
 // Without frames in config_meta, costs are unknown: nothing is ordered, so confusion and pairs are
 // undefined (null, empty), while accuracy and the oracle still hold.
 func TestUnknownCosts(t *testing.T) {
@@ -496,7 +310,7 @@ func TestUnknownCosts(t *testing.T) {
 
 func TestTooManyConfigs(t *testing.T) {
 	var recs []record.Record
-	for k := 0; k <= MaxConfigs; k++ {
+	for k := 0; k <= dataset.MaxConfigs; k++ {
 		recs = append(recs, record.Record{ItemID: "a", Config: fmt.Sprint("c", k), Correct: bp(true)})
 	}
 	if _, err := Analyze(recs, DefaultOptions()); !errors.Is(err, ErrBadArgs) {
@@ -508,7 +322,7 @@ func TestTooManyConfigs(t *testing.T) {
 // (10^9 resamples from a hostile export.json once grew memory at ~150 MiB/s; a NaN epsilon passed
 // "epsilon < 0").
 func TestOptionRanges(t *testing.T) {
-	recs := Synthetic(40, 1)
+	recs := synth.Records(40, 1)
 	for _, c := range []struct {
 		set  func(*Options)
 		want string
@@ -582,116 +396,11 @@ func TestTextOnlyWithoutVisual(t *testing.T) {
 	}
 }
 
-// The intervals equal a from-the-definition bootstrap that follows the documented stream (docs/audit.md):
-// items in id order, resample b seeded splitmix64(seed ^ fnv1a64(scope) ^ (b+1)·golden), two indices per
-// output (low half first), per-item metrics recomputed from correctness and costs, type-7 percentiles.
-func TestBootstrapMatchesDefinition(t *testing.T) {
-	opt := DefaultOptions()
-	opt.Seed, opt.Resamples = 12345, 300
-	recs := coreRecords()
-	res, err := Analyze(recs, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	costs := []int64{0, 8e4, 16e4, 32e4} // text, f8, f16, f32
-	cfgIdx := map[string]int{"text": 0, "f8": 1, "f16": 2, "f32": 3}
-	byItem := map[string][]int{}
-	for _, r := range recs {
-		if byItem[r.ItemID] == nil {
-			byItem[r.ItemID] = []int{-1, -1, -1, -1}
-		}
-		byItem[r.ItemID][cfgIdx[r.Config]] = b2i(*r.Correct)
-	}
-	var items [][]int // paired items, id order
-	for _, id := range []string{"i1", "i2", "i3", "i4", "i5", "i6"} {
-		items = append(items, byItem[id])
-	}
-	h := fnv.New64a()
-	h.Write([]byte("all"))
-	scope := h.Sum64()
-	n := uint64(len(items))
-	var head, conf []float64
-	for b := 0; b < opt.Resamples; b++ {
-		g := NewSplitMix64(NewSplitMix64(opt.Seed ^ scope ^ uint64(b+1)*0x9E3779B97F4A7C15).Uint64())
-		var idx []int
-		for len(idx) < len(items) {
-			x := g.Uint64()
-			idx = append(idx, int((x&0xFFFFFFFF)*n>>32))
-			if len(idx) < len(items) {
-				idx = append(idx, int((x>>32)*n>>32))
-			}
-		}
-		acc := make([]int, 4)
-		oracle, confused := 0, 0
-		for _, i := range idx {
-			c := items[i]
-			any, cf := false, false
-			for k := range c {
-				acc[k] += c[k]
-				any = any || c[k] == 1
-				for k2 := range c {
-					cf = cf || (costs[k] < costs[k2] && c[k] == 1 && c[k2] == 0)
-				}
-			}
-			oracle += b2i(any)
-			confused += b2i(cf)
-		}
-		best := slices.Max(acc)
-		head = append(head, 100*float64(oracle-best)/float64(n))
-		conf = append(conf, 100*float64(confused)/float64(n))
-	}
-	pctl := func(v []float64, q float64) float64 {
-		slices.Sort(v)
-		pos := q * float64(len(v)-1)
-		lo := int(pos)
-		if lo+1 >= len(v) {
-			return v[len(v)-1]
-		}
-		return v[lo] + (pos-float64(lo))*(v[lo+1]-v[lo])
-	}
-	wantH := Interval{pctl(head, 0.025), pctl(head, 0.975)}
-	wantC := Interval{pctl(conf, 0.025), pctl(conf, 0.975)}
-	if res.OracleHeadroomCI == nil || math.Abs(res.OracleHeadroomCI.Lo-wantH.Lo) > 1e-9 || math.Abs(res.OracleHeadroomCI.Hi-wantH.Hi) > 1e-9 {
-		t.Errorf("oracle_headroom_ci %+v, want %+v", res.OracleHeadroomCI, wantH)
-	}
-	if res.VisualConfusionRateCI == nil || math.Abs(res.VisualConfusionRateCI.Lo-wantC.Lo) > 1e-9 || math.Abs(res.VisualConfusionRateCI.Hi-wantC.Hi) > 1e-9 {
-		t.Errorf("visual_confusion_rate_ci %+v, want %+v", res.VisualConfusionRateCI, wantC)
-	}
-	if wantH.Lo == wantH.Hi && wantC.Lo == wantC.Hi {
-		t.Fatalf("degenerate intervals %+v %+v: the comparison would prove little", wantH, wantC)
-	}
-}
-
-// Run pairs that share no item are not comparisons: they neither count as pairs nor pull the mean to 0.
-func TestNoiseFloorSkipsDisjointRuns(t *testing.T) {
-	rec := func(item string, run int, ok bool) record.Record {
-		return record.Record{ItemID: item, Config: "f8", Run: ip(run), Correct: bp(ok), ConfigMeta: metaF(8, 10, 10, "uniform")}
-	}
-	recs := []record.Record{
-		rec("a", 0, true), rec("b", 0, true), rec("c", 0, true), rec("d", 0, true),
-		rec("a", 1, false), rec("b", 1, true), // run 1 vs 0: 1 of 2 items flips
-		rec("c", 2, false), rec("d", 2, false), // run 2 vs 0: 2 of 2 flip; run 2 vs 1: no shared item
-	}
-	res, err := Analyze(recs, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.NoiseFloor) != 1 {
-		t.Fatalf("noise floor %+v", res.NoiseFloor)
-	}
-	nf := res.NoiseFloor[0]
-	if nf.Pairs != 2 || !slices.Equal(nf.Runs, []int{0, 1, 2}) {
-		t.Errorf("noise floor %+v, want 2 compared pairs of runs 0,1,2", nf)
-	}
-	near(t, "mean churn", nf.MeanChurn, 1.5)
-	near(t, "mean churn rate", nf.MeanChurnRate, (50.0+100)/2)
-}
-
 // TestCoreMetricsMatchDefinitions recomputes METRICS.md's core table and pairs item by item from the
 // definitions (pairwise cost comparisons, no trajectory table) on the synthetic grid: ten configs with a
 // text-only one, three configs sharing the top cost (the default policy breaks the tie) and a cached copy.
 func TestCoreMetricsMatchDefinitions(t *testing.T) {
-	recs := Synthetic(400, 11)
+	recs := synth.Records(400, 11)
 	opt := DefaultOptions()
 	opt.Resamples, opt.NoCascade = 0, true
 	res, err := Analyze(recs, opt)

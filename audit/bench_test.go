@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 // BenchmarkAudit100k audits 100 000 items × 10 configs (1 000 000 records, in memory): every metric,
 // 1000 bootstrap resamples overall and per category and duration, and the automatic cascade sweep.
 func BenchmarkAudit100k(b *testing.B) {
-	recs := Synthetic(100_000, 7)
+	recs := synth.Records(100_000, 7)
 	opt := DefaultOptions()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -23,7 +24,7 @@ func BenchmarkAudit100k(b *testing.B) {
 // BenchmarkReadRecords100k parses the same 1 000 000 records from canonical JSONL.
 func BenchmarkReadRecords100k(b *testing.B) {
 	var buf bytes.Buffer
-	if err := record.Write(&buf, Synthetic(100_000, 7)); err != nil {
+	if err := record.Write(&buf, synth.Records(100_000, 7)); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
@@ -38,7 +39,7 @@ func BenchmarkReadRecords100k(b *testing.B) {
 // output: parse 1 000 000 records from JSONL, then audit them.
 func BenchmarkAuditEndToEnd100k(b *testing.B) {
 	var buf bytes.Buffer
-	if err := record.Write(&buf, Synthetic(100_000, 7)); err != nil {
+	if err := record.Write(&buf, synth.Records(100_000, 7)); err != nil {
 		b.Fatal(err)
 	}
 	opt := DefaultOptions()

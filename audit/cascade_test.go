@@ -2,284 +2,51 @@ package audit
 
 import (
 	"errors"
-	"hash/fnv"
-	"math"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
-func cascadeRecords(withLatency bool) []record.Record {
-	type cell struct {
-		conf float64
-		ok   bool
-	}
-	items := map[string][3]cell{
-		"A": {{0.9, true}, {0.5, true}, {0, true}},
-		"B": {{0.3, false}, {0.6, true}, {0, false}},
-		"C": {{0.6, false}, {0.4, false}, {0, true}},
-	}
-	lat := []float64{0.1, 0.2, 0.4}
-	var recs []record.Record
-	for _, it := range []string{"A", "B", "C"} {
-		for k, f := range []int{8, 16, 32} {
-			c := items[it][k]
-			r := record.Record{ItemID: it, Config: []string{"f8", "f16", "f32"}[k], Correct: bp(c.ok), ConfigMeta: metaF(f, 10, 10, "uniform")}
-			if k < 2 {
-				r.Confidence = fp(c.conf)
-			}
-			if withLatency {
-				r.LatencyS = fp(lat[k])
-			}
-			recs = append(recs, r)
-		}
-	}
-	return recs
-}
-
-func TestCascadeSweep(t *testing.T) {
+// TestAnalyzeCascade: the audit's cascade is cascade.Run over the audit's dataset with the audit's
+// seed and default policy, so Analyze gives what `framesweep cascade` (cascade.Offline) gives; a bad
+// budget is ErrBadArgs through Analyze too.
+func TestAnalyzeCascade(t *testing.T) {
+	recs := synth.Records(300, 7)
 	opt := DefaultOptions()
-	opt.Cascade.Budgets = []int{8, 16, 32}
-	res, err := Analyze(cascadeRecords(true), opt)
-	if err != nil {
-		t.Fatal(err)
+	opt.Resamples, opt.Seed = 0, 5
+	opt.Cascade = cascade.Options{Budgets: []int{8, 16, 32, 64, 128}, Folds: 4}
+	res, err := Analyze(recs, opt)
+	if err != nil || res.Cascade == nil || res.Cascade.FoldSeed != 5 || len(res.Cascade.FoldResults) != 4 {
+		t.Fatalf("analyze: %+v %v", res.Cascade, err)
 	}
-	cr := res.Cascade
-	if cr == nil || cr.Items != 3 || cr.Reference != "f32" || cr.SharedCostBasis != "nested assumption" {
-		t.Fatalf("cascade %+v", cr)
+	alone, _, err := cascade.Offline(recs, opt.Cascade, opt.Seed, opt.DefaultPolicy)
+	if err != nil || !reflect.DeepEqual(alone, res.Cascade) {
+		t.Errorf("cascade.Offline = %+v, %v; Analyze gave %+v", alone, err, res.Cascade)
 	}
-	want := []struct{ tau, acc, frames, shared, lat float64 }{
-		{0.3, 100.0 / 3, 8, 8, 0.1},
-		{0.4, 200.0 / 3, 40.0 / 3, 32.0 / 3, 0.5 / 3},
-		{0.5, 200.0 / 3, 40.0 / 3, 32.0 / 3, 0.5 / 3},
-		{0.6, 200.0 / 3, 40.0 / 3, 32.0 / 3, 0.5 / 3},
-		{0.9, 200.0 / 3, 40, 24, (0.1 + 0.7 + 0.7) / 3},
-		{math.Nextafter(0.9, 2), 200.0 / 3, 56, 32, 0.7},
-	}
-	if len(cr.Curve) != len(want) || cr.TauCount != len(want) {
-		t.Fatalf("curve has %d points: %+v", len(cr.Curve), cr.Curve)
-	}
-	for i, w := range want {
-		p := cr.Curve[i]
-		if p.Tau != w.tau || math.Abs(p.Accuracy-w.acc) > 1e-9 || math.Abs(p.FramesCost-w.frames) > 1e-9 ||
-			math.Abs(p.SharedFramesCost-w.shared) > 1e-9 || math.Abs(*p.LatencyS-w.lat) > 1e-9 {
-			t.Errorf("τ=%v: %+v (latency %v), want %+v", w.tau, p, *p.LatencyS, w)
-		}
-	}
-	near(t, "reference accuracy", fp(cr.ReferenceAccuracy), 200.0/3)
-	if cr.Selected == nil || cr.Selected.Tau != 0.4 {
-		t.Fatalf("selected %+v", cr.Selected)
-	}
-	near(t, "shared saving", cr.SharedCostSaving, 100*(1-(32.0/3)/32))
-	// By latency: τ=0.3 (0.1 s) is below the reference accuracy; τ=0.4 (0.1667 s) is the fastest that reaches it.
-	if cr.SelectedLatency == nil || cr.SelectedLatency.Tau != 0.4 {
-		t.Fatalf("latency selection %+v", cr.SelectedLatency)
-	}
-	near(t, "latency saving", cr.LatencySaving, 100*(1-(0.5/3)/0.4))
-	if len(cr.Budgets) != 3 || cr.Budgets[0].Accuracy != 100.0/3 || cr.Budgets[2].SharedFramesCost != 32 {
-		t.Errorf("budgets %+v", cr.Budgets)
-	}
-	// Cascade alone (framesweep cascade) gives the same result as the full audit.
-	alone, _, err := Cascade(cascadeRecords(true), opt)
-	if err != nil || !reflect.DeepEqual(alone, cr) {
-		t.Errorf("Cascade = %+v, %v; Analyze gave %+v", alone, err, cr)
-	}
-}
-
-func TestCascadeIndexSetsAndFolds(t *testing.T) {
-	mk := func(it string, f int, idx []int, conf *float64, ok bool) record.Record {
-		m := metaF(f, 10, 10, "uniform")
-		m.Indices = idx
-		return record.Record{ItemID: it, Config: map[int]string{2: "f2", 4: "f4"}[f], Correct: bp(ok), Confidence: conf, ConfigMeta: m}
-	}
-	recs := []record.Record{
-		mk("x", 2, []int{0, 10}, fp(0.2), false),
-		mk("x", 4, []int{1, 4, 7, 10}, nil, true),
-	}
-	opt := DefaultOptions()
-	res, err := Analyze(recs, opt) // automatic budget choice: the only chain
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr := res.Cascade
-	if cr == nil || cr.SharedCostBasis != "index sets" || len(cr.Curve) != 2 {
-		t.Fatalf("cascade %+v", cr)
-	}
-	if last := cr.Curve[1]; last.SharedFramesCost != 5 || last.FramesCost != 6 || cr.Curve[0].SharedFramesCost != 2 {
-		t.Errorf("index-set costs %+v", cr.Curve)
-	}
-	// Folds on a larger synthetic set: every fold gets a τ chosen on the others, held-out items add up.
-	opt.Cascade = CascadeOptions{Budgets: []int{16, 32, 64, 128}, Folds: 5}
-	res, err = Analyze(Synthetic(600, 1), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr = res.Cascade
-	total := 0
-	for _, f := range cr.FoldResults {
-		total += f.Items
-		if f.Tau == nil || *f.TrainAccuracy < 0 {
-			t.Errorf("fold %+v", f)
-		}
-	}
-	if len(cr.FoldResults) != 5 || total != cr.Items || cr.CrossFitted == nil {
-		t.Errorf("folds %+v cross-fitted %+v", cr.FoldResults, cr.CrossFitted)
-	}
-	if cr.Selected == nil || cr.Selected.Accuracy < cr.ReferenceAccuracy {
-		t.Errorf("selected %+v below reference %v", cr.Selected, cr.ReferenceAccuracy)
-	}
-}
-
-func TestCascadeBadBudgets(t *testing.T) {
-	opt := DefaultOptions()
 	opt.Cascade.Budgets = []int{8, 24}
-	recs := cascadeRecords(false)
-	for i := range recs {
-		recs[i].Source.Path = "run/records.jsonl"
-	}
-	if _, err := Analyze(recs, opt); !errors.Is(err, ErrBadArgs) || !strings.HasPrefix(err.Error(), "run/records.jsonl: ") {
+	if _, err := Analyze(recs, opt); !errors.Is(err, ErrBadArgs) || !strings.Contains(err.Error(), "24") {
 		t.Errorf("unknown budget: %v", err)
 	}
-	opt.Cascade.Budgets = []int{16, 8}
-	if _, err := Analyze(cascadeRecords(false), opt); !errors.Is(err, ErrBadArgs) {
-		t.Errorf("decreasing budgets: %v", err)
-	}
 }
 
-// TestCascadeMatchesSimulation checks the event sweep against a direct simulation of METRICS.md's rule
-// at every τ (confidences rounded to 0.05 so ties and equal consecutive confidences are common), the
-// selection rule, and each fold's τ chosen on the other folds and scored on its own items.
-func TestCascadeMatchesSimulation(t *testing.T) {
-	recs := Synthetic(300, 7)
-	for i := range recs {
-		c := math.Round(*recs[i].Confidence*20) / 20
-		recs[i].Confidence = &c
-	}
-	budgets := []int{8, 16, 32, 64, 128}
-	opt := DefaultOptions()
-	opt.Resamples = 0
-	opt.Cascade = CascadeOptions{Budgets: budgets, Folds: 4, MaxCurve: 1 << 20}
-	res, err := Analyze(recs, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr := res.Cascade
-	type item struct {
-		conf, lat []float64
-		ok        []bool
-	}
-	byID := map[string]*item{}
-	var ids []string
-	cfgPos := map[string]int{"f8": 0, "f16": 1, "f32": 2, "f64": 3, "f128": 4}
-	for _, r := range recs {
-		j, ok := cfgPos[r.Config]
-		if !ok {
-			continue
+// TestAnalyzeOnlineRun: an online cascade run is summarised in online_cascade, and the other metrics
+// cover only the configs every item was asked at.
+func TestAnalyzeOnlineRun(t *testing.T) {
+	// Item a stopped at 2 frames, b escalated to 4: only f2 was asked of every item.
+	step := func(item, config string, ok bool, n int, final bool) record.Record {
+		c := &record.CascadeStep{Threshold: 0.6, Budgets: []int{2, 4}, Step: n, Final: final, FramesFed: 2 * n, FramesDistinct: 2 * n}
+		if final {
+			c.StoppedAt = 2 * n
 		}
-		it := byID[r.ItemID]
-		if it == nil {
-			it = &item{conf: make([]float64, 5), lat: make([]float64, 5), ok: make([]bool, 5)}
-			byID[r.ItemID] = it
-			ids = append(ids, r.ItemID)
-		}
-		it.conf[j], it.lat[j], it.ok[j] = *r.Confidence, *r.LatencyS, *r.Correct
+		return record.Record{ItemID: item, Config: config, Correct: &ok, Cascade: c}
 	}
-	slices.Sort(ids)
-	tauSet := map[float64]bool{}
-	for _, it := range byID {
-		for _, c := range it.conf[:4] {
-			tauSet[c] = true
-		}
-	}
-	var taus []float64
-	for c := range tauSet {
-		taus = append(taus, c)
-	}
-	slices.Sort(taus)
-	taus = append(taus, math.Nextafter(taus[len(taus)-1], 2))
-	// sim runs the cascade at τ over items: correct count, Σ frames, Σ shared (nested: last budget), Σ latency.
-	sim := func(tau float64, items []string) (ok, frames, shared int, lat float64) {
-		for _, id := range items {
-			it := byID[id]
-			s := 0
-			for s < 4 && it.conf[s] < tau {
-				s++
-			}
-			for j := 0; j <= s; j++ {
-				frames += budgets[j]
-				lat += it.lat[j]
-			}
-			shared += budgets[s]
-			ok += b2i(it.ok[s])
-		}
-		return
-	}
-	if cr.Items != len(ids) || len(cr.Curve) != len(taus) {
-		t.Fatalf("%d items, %d curve points; want %d, %d", cr.Items, len(cr.Curve), len(ids), len(taus))
-	}
-	n := float64(len(ids))
-	for i, tau := range taus {
-		ok, frames, shared, lat := sim(tau, ids)
-		p := cr.Curve[i]
-		if p.Tau != tau || math.Abs(p.Accuracy-100*float64(ok)/n) > 1e-9 || math.Abs(p.FramesCost-float64(frames)/n) > 1e-9 ||
-			math.Abs(p.SharedFramesCost-float64(shared)/n) > 1e-9 || math.Abs(*p.LatencyS-lat/n) > 1e-9 {
-			t.Fatalf("τ=%v: %+v, simulation gives ok %d frames %d shared %d latency %v", tau, p, ok, frames, shared, lat)
-		}
-	}
-	// choose applies the selection rule on items: smallest shared cost with correct ≥ the reference's
-	// (the largest budget), ties → more correct, then smaller τ.
-	choose := func(items []string) (float64, bool) {
-		ref := 0
-		for _, id := range items {
-			ref += b2i(byID[id].ok[4])
-		}
-		best, bestOK, bestShared, have := 0.0, 0, 0, false
-		for _, tau := range taus {
-			ok, _, shared, _ := sim(tau, items)
-			if ok >= ref && (!have || shared < bestShared || (shared == bestShared && ok > bestOK)) {
-				best, bestOK, bestShared, have = tau, ok, shared, true
-			}
-		}
-		return best, have
-	}
-	if tau, have := choose(ids); !have || cr.Selected == nil || cr.Selected.Tau != tau {
-		t.Errorf("selected %+v, simulation picks τ=%v (%v)", cr.Selected, tau, have)
-	}
-	// Folds: the documented shuffle (Fisher–Yates from the end, j = Intn(i+1)), fold = position mod K.
-	perm := make([]int, len(ids))
-	for i := range perm {
-		perm[i] = i
-	}
-	h := fnv.New64a()
-	h.Write([]byte("cascade-folds"))
-	g := NewSplitMix64(opt.Seed ^ h.Sum64())
-	for i := len(perm) - 1; i > 0; i-- {
-		j := g.Intn(i + 1)
-		perm[i], perm[j] = perm[j], perm[i]
-	}
-	folds := make([][]string, 4)
-	for pos, ii := range perm {
-		folds[pos%4] = append(folds[pos%4], ids[ii])
-	}
-	for f, fr := range cr.FoldResults {
-		var train []string
-		for g := range folds {
-			if g != f {
-				train = append(train, folds[g]...)
-			}
-		}
-		tau, have := choose(train)
-		if !have || fr.Tau == nil || *fr.Tau != tau || fr.Items != len(folds[f]) {
-			t.Errorf("fold %d: %+v, simulation picks τ=%v (%v) over %d held-out items", f, fr, tau, have, len(folds[f]))
-			continue
-		}
-		ok, _, shared, _ := sim(tau, folds[f])
-		m := float64(len(folds[f]))
-		if math.Abs(*fr.HeldoutAccuracy-100*float64(ok)/m) > 1e-9 || math.Abs(*fr.HeldoutShared-float64(shared)/m) > 1e-9 {
-			t.Errorf("fold %d held out: %+v, simulation ok %d shared %d", f, fr, ok, shared)
-		}
+	recs := []record.Record{step("a", "f2", true, 1, true), step("b", "f2", false, 1, false), step("b", "f4", true, 2, true)}
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil || res.OnlineCascade == nil || res.OnlineCascade.Items != 2 || len(res.Configs) != 1 || res.Configs[0].ID != "f2" {
+		t.Fatalf("analyze: %+v %v", res, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -37,7 +38,7 @@ func CheckNotEmpty(res *Result, multi *ModelsResult, recs []record.Record, opt M
 	default:
 		return nil
 	}
-	return record.Errorf(sourcePaths(recs), 0, "audit", ErrNothingPaired, "%s", why)
+	return record.Errorf(dataset.SourcePaths(recs), 0, "audit", ErrNothingPaired, "%s", why)
 }
 
 // whyEmpty explains a one-model audit with no paired item.

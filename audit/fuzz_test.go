@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 // FuzzReadRecords: any input gives records that Analyze accepts or rejects with an error, never a panic;
 // every error is one line naming the file.
 func FuzzReadRecords(f *testing.F) {
 	var buf bytes.Buffer
-	if err := record.Write(&buf, Synthetic(3, 1)); err != nil {
+	if err := record.Write(&buf, synth.Records(3, 1)); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -34,10 +35,10 @@ type HarnessAccuracy struct {
 
 // harnessAccuracy groups the primary records of each config by harness metric and checks that every
 // record of a group agrees on the file-level numbers.
-func harnessAccuracy(d *dataset) (map[string]*HarnessAccuracy, []string, error) {
+func harnessAccuracy(d *dataset.Dataset) (map[string]*HarnessAccuracy, []string, error) {
 	out := map[string]*HarnessAccuracy{}
 	var notes []string
-	for k, c := range d.configs {
+	for k, c := range d.Configs {
 		groups, bare, err := harnessGroups(d, k)
 		if err != nil {
 			return nil, nil, err
@@ -73,16 +74,16 @@ type harnessAcc struct {
 
 // harnessGroups gathers config k's records by harness metric (bare: records without one); records of
 // one metric must agree on its kind, value and counts.
-func harnessGroups(d *dataset, k int) (map[string]*harnessAcc, int, error) {
-	C, c := len(d.configs), d.configs[k]
+func harnessGroups(d *dataset.Dataset, k int) (map[string]*harnessAcc, int, error) {
+	C, c := len(d.Configs), d.Configs[k]
 	groups := map[string]*harnessAcc{}
 	bare := 0
-	for i := range d.items {
-		j := d.grid[i*C+k]
+	for i := range d.Items {
+		j := d.Grid[i*C+k]
 		if j < 0 {
 			continue
 		}
-		r := &d.recs[j]
+		r := &d.Recs[j]
 		h := r.Harness
 		if h == nil {
 			bare++

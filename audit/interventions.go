@@ -5,8 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 )
 
 // NoiseFloor is the churn between declared reruns of one config (METRICS.md "Noise floor").
@@ -21,31 +22,31 @@ type NoiseFloor struct {
 	MeanAbsScoreChange *float64 `json:"mean_abs_score_change"`
 }
 
-func noiseFloor(d *dataset) []NoiseFloor {
+func noiseFloor(d *dataset.Dataset) []NoiseFloor {
 	out := []NoiseFloor{}
-	C := len(d.configs)
-	for k, c := range d.configs {
-		if len(d.reruns[k]) == 0 {
+	C := len(d.Configs)
+	for k, c := range d.Configs {
+		if len(d.Reruns[k]) == 0 {
 			continue
 		}
 		// run → item → record
 		byRun := map[int]map[int]*record.Record{}
 		add := func(j int32, i int) {
-			r := &d.recs[j]
+			r := &d.Recs[j]
 			if byRun[r.RunIndex()] == nil {
 				byRun[r.RunIndex()] = map[int]*record.Record{}
 			}
 			byRun[r.RunIndex()][i] = r
 		}
 		itemOf := map[string]int{}
-		for i, it := range d.items {
-			if j := d.grid[i*C+k]; j >= 0 {
+		for i, it := range d.Items {
+			if j := d.Grid[i*C+k]; j >= 0 {
 				add(j, i)
 				itemOf[it] = i
 			}
 		}
-		for _, j := range d.reruns[k] {
-			add(j, itemOf[d.recs[j].ItemID])
+		for _, j := range d.Reruns[k] {
+			add(j, itemOf[d.Recs[j].ItemID])
 		}
 		var runs []int
 		for r := range byRun {
@@ -128,9 +129,9 @@ func samplingRecovery(v *mcView, defPolicy string) (*SamplingRecovery, string) {
 			continue
 		}
 		switch {
-		case len(tops) == 0 || costLess(v.cfgs[tops[0]], c):
+		case len(tops) == 0 || dataset.CostLess(v.cfgs[tops[0]], c):
 			tops = []int{j}
-		case !costLess(c, v.cfgs[tops[0]]):
+		case !dataset.CostLess(c, v.cfgs[tops[0]]):
 			tops = append(tops, j)
 		}
 	}
@@ -164,7 +165,7 @@ func samplingRecovery(v *mcView, defPolicy string) (*SamplingRecovery, string) {
 		}
 		term := false
 		for _, j := range def {
-			if v.correct(pi, j) && costLess(v.cfgs[j], v.cfgs[top]) {
+			if v.correct(pi, j) && dataset.CostLess(v.cfgs[j], v.cfgs[top]) {
 				term = true
 				break
 			}
@@ -270,7 +271,7 @@ type PipelineFlip struct {
 	CachOK int     `json:"cached_only"` // correct cached, wrong raw
 }
 
-func protocolKey(c *Config) string {
+func protocolKey(c *dataset.Config) string {
 	f, s := "?", "?"
 	if c.Frames != nil {
 		f = fmt.Sprint(*c.Frames)
@@ -278,7 +279,7 @@ func protocolKey(c *Config) string {
 	if c.Seed != nil {
 		s = fmt.Sprint(*c.Seed)
 	}
-	return strings.Join([]string{f, c.sizeKey(), c.Policy, c.Preset, s, fmt.Sprint(c.TextOnly)}, "|")
+	return strings.Join([]string{f, c.SizeKey(), c.Policy, c.Preset, s, fmt.Sprint(c.TextOnly)}, "|")
 }
 
 func pipelineFlips(v *mcView) []PipelineFlip {
@@ -331,11 +332,11 @@ func letterPrior(v *mcView) *LetterPrior {
 	letters := map[string]bool{}
 	gold := map[string]int{}
 	haveGold := 0
-	C := len(v.d.configs)
+	C := len(v.d.Configs)
 	for _, i := range v.paired {
 		l := ""
 		for _, k := range v.ks {
-			if r := v.d.recs[v.d.grid[i*C+k]]; r.Answer != "" {
+			if r := v.d.Recs[v.d.Grid[i*C+k]]; r.Answer != "" {
 				l = score.OptionLetter(r.Answer)
 				break
 			}
@@ -355,7 +356,7 @@ func letterPrior(v *mcView) *LetterPrior {
 	for j, k := range v.ks {
 		preds[j] = map[string]int{}
 		for _, i := range v.paired {
-			r := &v.d.recs[v.d.grid[i*C+k]]
+			r := &v.d.Recs[v.d.Grid[i*C+k]]
 			l := score.OptionLetter(r.Prediction)
 			switch {
 			case r.Unparsed:

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -47,7 +48,7 @@ func SplitModels(recs []record.Record) ([]ModelRecords, error) {
 				files = append(files, recs[i])
 			}
 		}
-		return nil, record.Errorf(sourcePaths(files), 0, "models", record.ErrInvalid,
+		return nil, record.Errorf(dataset.SourcePaths(files), 0, "models", record.ErrInvalid,
 			"these records name no model while others name %s: name every record's model (framesweep import --model NAME)", strings.Join(named, ", "))
 	}
 	idx := map[string]int{}

@@ -1,6 +1,10 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/framesweep/framesweep/audit/dataset"
+)
 
 // OpenEnded holds the open-ended metrics (METRICS.md "Open-ended tasks") over items that have a score in
 // every open-ended config. All values are points (100 · score).
@@ -31,8 +35,8 @@ type OEGroup struct {
 }
 
 // oeSummary computes mean scores, best fixed and the oracle over items (all in every config of ks).
-func oeSummary(d *dataset, ks []int, items []int) *OEGroup {
-	C := len(d.configs)
+func oeSummary(d *dataset.Dataset, ks []int, items []int) *OEGroup {
+	C := len(d.Configs)
 	g := &OEGroup{Items: len(items), MeanScore: map[string]float64{}}
 	if len(items) == 0 {
 		return g
@@ -43,7 +47,7 @@ func oeSummary(d *dataset, ks []int, items []int) *OEGroup {
 	for _, i := range items {
 		best := 0.0
 		for j, k := range ks {
-			v := *d.recs[d.grid[i*C+k]].Score
+			v := *d.Recs[d.Grid[i*C+k]].Score
 			sums[j] += v
 			best = max(best, v)
 		}
@@ -51,12 +55,12 @@ func oeSummary(d *dataset, ks []int, items []int) *OEGroup {
 	}
 	bestJ := 0
 	for j, k := range ks {
-		g.MeanScore[d.configs[k].ID] = 100 * sums[j] / n
-		if sums[j] > sums[bestJ] || (sums[j] == sums[bestJ] && costLess(d.configs[k], d.configs[ks[bestJ]])) {
+		g.MeanScore[d.Configs[k].ID] = 100 * sums[j] / n
+		if sums[j] > sums[bestJ] || (sums[j] == sums[bestJ] && dataset.CostLess(d.Configs[k], d.Configs[ks[bestJ]])) {
 			bestJ = j
 		}
 	}
-	g.BestFixed, g.BestConfig = 100*sums[bestJ]/n, d.configs[ks[bestJ]].ID
+	g.BestFixed, g.BestConfig = 100*sums[bestJ]/n, d.Configs[ks[bestJ]].ID
 	g.OracleMean = 100 * oracle / n
 	g.OracleGap = g.OracleMean - g.BestFixed
 	return g
@@ -71,9 +75,9 @@ type OERegression struct {
 	ImprovedRate   float64 `json:"improved_rate"`   // % of items with s(To) > s(From) + ε
 }
 
-func openEnded(d *dataset, opt Options) *OpenEnded {
+func openEnded(d *dataset.Dataset, opt Options) *OpenEnded {
 	var ks []int
-	for k, c := range d.configs {
+	for k, c := range d.Configs {
 		if c.Kind == "open_ended" {
 			ks = append(ks, k)
 		}
@@ -81,14 +85,14 @@ func openEnded(d *dataset, opt Options) *OpenEnded {
 	if len(ks) == 0 {
 		return nil
 	}
-	C := len(d.configs)
+	C := len(d.Configs)
 	oe := &OpenEnded{MeanScore: map[string]float64{}, Epsilon: opt.Epsilon, Regression: []OERegression{},
 		Categories: map[string]*OEGroup{}, Durations: map[string]*OEGroup{}}
 	var paired []int
-	for i := range d.items {
+	for i := range d.Items {
 		have, any := 0, false
 		for _, k := range ks {
-			if d.grid[i*C+k] >= 0 {
+			if d.Grid[i*C+k] >= 0 {
 				have++
 				any = true
 			}
@@ -104,13 +108,13 @@ func openEnded(d *dataset, opt Options) *OpenEnded {
 	}
 	oe.Items = len(paired)
 	for _, k := range ks {
-		oe.Configs = append(oe.Configs, d.configs[k].ID)
+		oe.Configs = append(oe.Configs, d.Configs[k].ID)
 	}
 	n := float64(len(paired))
 	if len(paired) == 0 {
 		return oe
 	}
-	s := func(i, k int) float64 { return *d.recs[d.grid[i*C+k]].Score }
+	s := func(i, k int) float64 { return *d.Recs[d.Grid[i*C+k]].Score }
 	all := oeSummary(d, ks, paired)
 	oe.MeanScore, oe.BestFixed, oe.BestConfig, oe.OracleMean, oe.OracleGap = all.MeanScore, all.BestFixed, all.BestConfig, all.OracleMean, all.OracleGap
 	byCat, byDur := map[string][]int{}, map[string][]int{}
@@ -131,7 +135,7 @@ func openEnded(d *dataset, opt Options) *OpenEnded {
 	}
 	for _, a := range ks {
 		for _, b := range ks {
-			if !costLess(d.configs[a], d.configs[b]) {
+			if !dataset.CostLess(d.Configs[a], d.Configs[b]) {
 				continue
 			}
 			var reg, imp int
@@ -145,7 +149,7 @@ func openEnded(d *dataset, opt Options) *OpenEnded {
 					imp++
 				}
 			}
-			oe.Regression = append(oe.Regression, OERegression{From: d.configs[a].ID, To: d.configs[b].ID,
+			oe.Regression = append(oe.Regression, OERegression{From: d.Configs[a].ID, To: d.Configs[b].ID,
 				MeanChange: 100 * delta / n, RegressionRate: 100 * float64(reg) / n, ImprovedRate: 100 * float64(imp) / n})
 		}
 	}

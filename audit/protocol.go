@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/framesweep/framesweep/audit/dataset"
 )
 
 // Protocol factors: two budget ladders that differ in one of them form a protocol pair.
@@ -79,7 +81,7 @@ func (l *ladder) name() string {
 }
 
 // samplingKey is the sampling part of a config's protocol: policy, preset and seed.
-func samplingKey(c *Config) string {
+func samplingKey(c *dataset.Config) string {
 	s := c.Policy
 	if c.Preset != "" {
 		s = strings.TrimSpace(s + " " + c.Preset)
@@ -98,7 +100,7 @@ func ladders(v *mcView) []*ladder {
 		if c.TextOnly || c.Frames == nil || *c.Frames <= 0 {
 			continue
 		}
-		l := &ladder{sampling: samplingKey(c), size: c.sizeKey(), pipeline: c.Pipeline}
+		l := &ladder{sampling: samplingKey(c), size: c.SizeKey(), pipeline: c.Pipeline}
 		key := l.sampling + "\x00" + l.size + "\x00" + l.pipeline
 		if have := byKey[key]; have != nil {
 			l = have
@@ -204,7 +206,7 @@ func comparePair(v *mcView, defPolicy, factor string, a, b *ladder, budgets, tex
 // each item's visual confusion tag in it.
 func subGrid(v *mcView, js []int, defPolicy string) (ProtocolMetrics, []bool) {
 	sort.Ints(js) // v.cfgs is in display order, so the sub-grid is too
-	cfgs := make([]*Config, len(js))
+	cfgs := make([]*dataset.Config, len(js))
 	for i, j := range js {
 		cfgs[i] = v.cfgs[j]
 	}

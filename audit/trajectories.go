@@ -3,6 +3,8 @@ package audit
 import (
 	"sort"
 
+	"github.com/framesweep/framesweep/audit/cascade"
+	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -42,17 +44,17 @@ type Trajectory struct {
 
 // TrajectorySet is every item's trajectory over one model's records.
 type TrajectorySet struct {
-	MC          []*Config    // multiple-choice configs, display order
-	OE          []*Config    // open-ended configs, display order
-	Transitions []Transition // consecutive multiple-choice configs (From, To, Ordered; counts over paired items)
-	Items       []Trajectory // by item id
+	MC          []*dataset.Config // multiple-choice configs, display order
+	OE          []*dataset.Config // open-ended configs, display order
+	Transitions []Transition      // consecutive multiple-choice configs (From, To, Ordered; counts over paired items)
+	Items       []Trajectory      // by item id
 }
 
 // Trajectories computes every item's trajectory and tags from one model's records exactly as
 // Analyze counts them (error records left out; an online cascade's records at the configs every item
 // was asked at).
 func Trajectories(recs []record.Record, defaultPolicy string) (*TrajectorySet, error) {
-	online, err := Online(recs)
+	online, err := cascade.SummarizeOnline(recs)
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +62,13 @@ func Trajectories(recs []record.Record, defaultPolicy string) (*TrajectorySet, e
 	if online != nil {
 		recs = everyItemConfigs(recs)
 	}
-	d, err := build(recs)
+	d, err := dataset.Build(recs)
 	if err != nil {
 		return nil, err
 	}
 	ts := &TrajectorySet{Transitions: []Transition{}}
 	var mc, oe []int
-	for k, c := range d.configs {
+	for k, c := range d.Configs {
 		if c.Kind == "multiple_choice" {
 			mc = append(mc, k)
 			ts.MC = append(ts.MC, c)
@@ -86,42 +88,42 @@ func Trajectories(recs []record.Record, defaultPolicy string) (*TrajectorySet, e
 			pos[i] = pi
 		}
 	}
-	ts.Items = make([]Trajectory, len(d.items))
-	for i := range d.items {
+	ts.Items = make([]Trajectory, len(d.Items))
+	for i := range d.Items {
 		ts.Items[i] = trajectoryOf(d, v, ts, mc, oe, i, pos)
 	}
 	return ts, nil
 }
 
 // trajectoryOf is item i's trajectory; pos maps paired items to their place in v.
-func trajectoryOf(d *dataset, v *mcView, ts *TrajectorySet, mc, oe []int, i int, pos map[int]int) Trajectory {
-	t := Trajectory{ItemID: d.items[i], Correct: make([]*bool, len(mc)), Scores: make([]*float64, len(oe)), OracleBest: []string{}}
+func trajectoryOf(d *dataset.Dataset, v *mcView, ts *TrajectorySet, mc, oe []int, i int, pos map[int]int) Trajectory {
+	t := Trajectory{ItemID: d.Items[i], Correct: make([]*bool, len(mc)), Scores: make([]*float64, len(oe)), OracleBest: []string{}}
 	all := append(append([]int{}, mc...), oe...)
 	t.Category, t.Duration = itemAttr(d, i, all)
 	for _, k := range all {
-		if r := d.cell(i, k); r != nil && r.Task != "" {
+		if r := d.Cell(i, k); r != nil && r.Task != "" {
 			t.Task = r.Task
 			break
 		}
 	}
 	for j, k := range mc {
-		if r := d.cell(i, k); r != nil {
+		if r := d.Cell(i, k); r != nil {
 			t.Correct[j] = r.Correct
 			if *r.Correct {
-				t.OracleBest = append(t.OracleBest, d.configs[k].ID)
+				t.OracleBest = append(t.OracleBest, d.Configs[k].ID)
 			}
 		}
 	}
 	best := -1.0
 	for j, k := range oe {
-		if r := d.cell(i, k); r != nil {
+		if r := d.Cell(i, k); r != nil {
 			t.Scores[j] = r.Score
 			best = max(best, *r.Score)
 		}
 	}
 	for j, k := range oe {
 		if s := t.Scores[j]; s != nil && *s == best {
-			t.OracleBest = append(t.OracleBest, d.configs[k].ID)
+			t.OracleBest = append(t.OracleBest, d.Configs[k].ID)
 		}
 	}
 	pi, ok := pos[i]

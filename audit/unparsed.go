@@ -3,13 +3,15 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 // MostlyUnparsed is the share of a config's answers (%) at or above which the audit warns that the
 // config measures the answer parser, not the model.
 const MostlyUnparsed = 50.0
 
-// Unparsed counts the multiple-choice answers whose reply named no option letter (record.Unparsed)
+// Unparsed counts the multiple-choice answers whose reply named no option letter (record.Record.Unparsed)
 // over the paired items. Every metric counts such an answer wrong, as lmms-eval (every item in the
 // denominator) and VLMEvalKit's exact matching ('Z' is never right) do, so trajectories stay paired
 // and the numbers are the harnesses'; but an unparsed answer is not a wrong letter, so it is counted
@@ -42,14 +44,14 @@ type UnparsedFlow struct {
 func unparsed(v *mcView, pairs []Pair) *Unparsed {
 	u := &Unparsed{ByConfig: map[string]int{}, Share: map[string]float64{}, AccuracyParsed: map[string]*float64{},
 		Mostly: []string{}, Flows: []UnparsedFlow{}, Examples: []string{}}
-	d, C := v.d, len(v.d.configs)
+	d, C := v.d, len(v.d.Configs)
 	n := len(v.paired)
 	bad := make([][]bool, len(v.cfgs)) // per config, per paired item
 	for j, k := range v.ks {
 		bad[j] = make([]bool, n)
 		right := 0
 		for pi, i := range v.paired {
-			r := &d.recs[d.grid[i*C+k]]
+			r := &d.Recs[d.Grid[i*C+k]]
 			if v.correct(pi, j) {
 				right++
 			}
@@ -60,7 +62,7 @@ func unparsed(v *mcView, pairs []Pair) *Unparsed {
 			u.Count++
 			u.ByConfig[v.cfgs[j].ID]++
 			if len(u.Examples) < 5 {
-				u.Examples = append(u.Examples, d.items[i]+" "+v.cfgs[j].ID)
+				u.Examples = append(u.Examples, d.Items[i]+" "+v.cfgs[j].ID)
 			}
 		}
 		id := v.cfgs[j].ID
@@ -103,10 +105,10 @@ func unparsed(v *mcView, pairs []Pair) *Unparsed {
 
 // unparsedWarnings are the loud lines about unparsed answers: configs mostly unparsed, and a
 // cascade whose budgets hold unparsed answers (its saving is then partly the parser's).
-func unparsedWarnings(u *Unparsed, cr *CascadeResult) []string {
+func unparsedWarnings(u *Unparsed, cr *cascade.Result) []string {
 	if u == nil || u.Count == 0 {
 		if cr != nil && len(cr.UnparsedBudgets()) > 0 { // the cascade's items need not be paired
-			return []string{CascadeUnparsedWarning(cr.UnparsedBudgets())}
+			return []string{cascade.UnparsedWarning(cr.UnparsedBudgets())}
 		}
 		return nil
 	}
@@ -124,16 +126,10 @@ func unparsedWarnings(u *Unparsed, cr *CascadeResult) []string {
 	}
 	if cr != nil {
 		if parts := cr.UnparsedBudgets(); len(parts) > 0 {
-			out = append(out, CascadeUnparsedWarning(parts))
+			out = append(out, cascade.UnparsedWarning(parts))
 		}
 	}
 	return out
-}
-
-// CascadeUnparsedWarning is the warning of a cascade whose budgets hold unparsed answers (parts:
-// CascadeResult.UnparsedBudgets).
-func CascadeUnparsedWarning(parts []string) string {
-	return fmt.Sprintf("the confidence cascade is computed over unparsed answers (%s): its accuracy and saving are partly the answer parser's", strings.Join(parts, ", "))
 }
 
 // unparsedNote is the plain note on unparsed answers, when there are some: the count per config

@@ -8,14 +8,14 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 // recordLines is the record schema as readers meet it: the synthetic demo grid (every optional field a
 // sweep writes except indices) and, as a sweep writes them, records with the 32 frame indices fed.
 func recordLines(tb testing.TB) [][]byte {
-	recs := audit.Synthetic(2000, 7)
+	recs := synth.Records(2000, 7)
 	for i := range recs {
 		if i%2 == 1 && recs[i].ConfigMeta != nil {
 			m := *recs[i].ConfigMeta

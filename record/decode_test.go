@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 // decodeSeeds are the lines where a JSON decoder is most likely to part from encoding/json: escapes,
@@ -63,7 +63,9 @@ func TestDecodeRecordMatchesEncodingJSON(t *testing.T) {
 		decodeBoth(t, []byte(s))
 	}
 	var buf bytes.Buffer
-	_ = record.Write(&buf, audit.Synthetic(50, 3))
+	if err := record.Write(&buf, synth.Records(50, 3)); err != nil {
+		t.Fatal(err)
+	}
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 		decodeBoth(t, []byte(line))
 	}

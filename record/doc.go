@@ -4,8 +4,8 @@
 //
 //	producers                 record (this package)              consumers
 //	sweep (a model's answers) ─► Record: the canonical fields    ◄─ audit (metrics, cascade, report)
-//	audit/importers (harness     the audit reads                   runs (a RUN's store, merge)
-//	logs)                        Provenance: what the sweep
+//	ingest (harness logs and     the audit reads                   runs (a RUN's store, merge)
+//	tables)                      Provenance: what the sweep
 //	                             adds about input and answer
 //	                             Full = Record + Provenance: one
 //	                             line of a sweep's records.jsonl

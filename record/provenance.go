@@ -40,7 +40,7 @@ type Provenance struct {
 	// video item), the exact form (InputForms), the sampling rate its processor was told and how it was found, the times sent, and
 	// the prompt's visual tokens with their positions per frame or frame pair.
 	InputMode        string        `json:"input_mode,omitempty"`
-	InputForm        string        `json:"input_form,omitempty"` // the exact form received (llm.InputForm)
+	InputForm        string        `json:"input_form,omitempty"` // the exact form received (llm.Response.InputForm)
 	VideoFPS         float64       `json:"video_fps,omitempty"`
 	VideoFPSSource   string        `json:"video_fps_source,omitempty"`
 	VideoTimestampsS []float64     `json:"video_timestamps_s,omitempty"`

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 )
@@ -67,7 +67,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v 
 	return r
 }
 
-// verdict scores an answer with the audit's rules (audit/score): a multiple-choice item by its parsed
+// verdict scores an answer with the audit's rules (record/score): a multiple-choice item by its parsed
 // letter, with the confidence of the option probabilities (a reply that names no letter is marked
 // unparsed: wrong, and counted apart); an open-ended one by Token-F1 of the text.
 func verdict(r *record.Full, it *items.Item, resp *llm.Response) {

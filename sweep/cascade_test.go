@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
@@ -54,7 +55,7 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 	sort.Float64s(confs)
 	tau := (confs[len(confs)/2-1] + confs[len(confs)/2]) / 2
 	ladder := []string{"f2-nested-64x48-raw", "f4-nested-64x48-raw", "f8-nested-64x48-raw"}
-	stops, err := audit.CascadeStops(fullRecs, ladder, tau)
+	stops, err := cascade.Stops(fullRecs, ladder, tau)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/framesweep/framesweep/audit/score"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/score"
 )
 
 // TestSweepDialogue: dialogue items (AVSD's form: earlier turns, reference answers) through the tiny

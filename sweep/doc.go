@@ -10,7 +10,7 @@
 //	    inputs: from the --cache when it holds them, else one pipeline.Run pass over the frames no
 //	            earlier round decoded (framecache.go), each input fed to the runtime from the pass's
 //	            memory as soon as it is built, and tee'd into the --cache (feed.go)
-//	    answers: Concurrency at a time; verdicts by audit/score (ask.go)
+//	    answers: Concurrency at a time; verdicts by record/score (ask.go)
 //	runs.Writer ─► RUN/run.json, RUN/records.jsonl (or chunk objects): one record.Full per pair
 //
 // Records are appended one line per write and fsynced in small batches; on --resume a torn last line

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 // Format names the export layout in export.json.
@@ -52,7 +53,7 @@ type AuditOptions struct {
 func (a AuditOptions) Options() audit.ModelsOptions {
 	o := audit.DefaultOptions()
 	o.Seed, o.Resamples, o.Epsilon, o.DefaultPolicy = a.Seed, a.Resamples, a.Epsilon, a.DefaultPolicy
-	o.Cascade = audit.CascadeOptions{Budgets: a.Budgets, Policy: a.Policy, Width: a.Width, Height: a.Height, Reference: a.Reference, Folds: a.Folds}
+	o.Cascade = cascade.Options{Budgets: a.Budgets, Policy: a.Policy, Width: a.Width, Height: a.Height, Reference: a.Reference, Folds: a.Folds}
 	return audit.ModelsOptions{Options: o, Ceilings: a.Ceilings}
 }
 

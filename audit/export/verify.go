@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/internal/num"
 )
 
@@ -29,7 +30,7 @@ func (a AuditOptions) check() error {
 	if err := num.In(0, audit.MaxResamples).Int("audit_options.resamples", int64(a.Resamples)); err != nil {
 		return err
 	}
-	if err := num.In(0, audit.MaxFolds).Int("audit_options.folds", int64(a.Folds)); err != nil {
+	if err := num.In(0, cascade.MaxFolds).Int("audit_options.folds", int64(a.Folds)); err != nil {
 		return err
 	}
 	return num.In(0, 1).Float("audit_options.epsilon", a.Epsilon)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 const (
@@ -361,7 +362,7 @@ func oracleArrow(s *svgB, bx, ox, yy, rowH float64, headroom *float64) {
 }
 
 // budgetLabel names a cascade budget by its frames ("128f"), or by its id when it is not a budget.
-func budgetLabel(cr *audit.CascadeResult, id string) string {
+func budgetLabel(cr *cascade.Result, id string) string {
 	for _, b := range cr.Budgets {
 		if b.Config == id {
 			return fmt.Sprintf("%df", b.Frames)
@@ -373,7 +374,7 @@ func budgetLabel(cr *audit.CascadeResult, id string) string {
 // cascadeChart: accuracy against mean shared frame cost over the τ sweep, the fixed budgets, the
 // reference line and the chosen τ. Labels that would meet another are moved or left to the hover
 // titles (placer).
-func cascadeChart(cr *audit.CascadeResult) string {
+func cascadeChart(cr *cascade.Result) string {
 	if cr == nil || len(cr.Curve) == 0 {
 		return ""
 	}

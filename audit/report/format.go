@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/dataset"
 )
 
 // Options label a report.
@@ -106,8 +107,8 @@ func keysOf[M ~map[string]V, V any](m M) []string {
 }
 
 // mcConfigs returns the multiple-choice configs in display (cost) order.
-func mcConfigs(r *audit.Result) []*audit.Config {
-	var out []*audit.Config
+func mcConfigs(r *audit.Result) []*dataset.Config {
+	var out []*dataset.Config
 	for _, c := range r.Configs {
 		if c.Kind == "multiple_choice" {
 			out = append(out, c)
@@ -116,7 +117,7 @@ func mcConfigs(r *audit.Result) []*audit.Config {
 	return out
 }
 
-func costLabel(c *audit.Config) string {
+func costLabel(c *dataset.Config) string {
 	switch {
 	case c.TextOnly:
 		return "text only"
@@ -137,7 +138,7 @@ func costLabel(c *audit.Config) string {
 }
 
 // shortCost fits under a chart column: "128 fr · 448²" or "32 fr · 880×600".
-func shortCost(c *audit.Config) string {
+func shortCost(c *dataset.Config) string {
 	switch {
 	case c.TextOnly:
 		return "text only"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 const css = `
@@ -204,7 +205,7 @@ func pairsTable(ps []audit.Pair) string {
 	return b.String()
 }
 
-func cascadeTables(cr *audit.CascadeResult) string {
+func cascadeTables(cr *cascade.Result) string {
 	var b strings.Builder
 	lat := func(v *float64) string {
 		if v == nil {
@@ -361,7 +362,7 @@ func harnessTable(rows []harnessRow) string {
 	return b.String()
 }
 
-func onlineTable(oc *audit.OnlineCascade) string {
+func onlineTable(oc *cascade.Online) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<table><tr><th>items</th><th>accuracy (final answers)</th><th>frames fed / item</th><th>distinct frames / item</th><th>answer s / item</th><th>with input builds s / item</th></tr><tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%.3f</td></tr></table>`,
 		oc.Items, F1(oc.Accuracy), F1(oc.MeanFramesFed), F1(oc.MeanFramesDistinct), oc.MeanLatencyS, oc.MeanWallS)

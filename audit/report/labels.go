@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/dataset"
 )
 
 // label is a config's name on a chart: the parts that vary across the grid (frames, sampling, size,
@@ -53,15 +53,15 @@ func maxParts(ls []label) int {
 
 // configLabels labels cs by what varies across them. Text-only configs are "text"; a config
 // without metadata, or two configs the varying fields cannot tell apart, keep their ids.
-func configLabels(cs []*audit.Config) []label {
-	fields := []func(*audit.Config) string{
-		func(c *audit.Config) string {
+func configLabels(cs []*dataset.Config) []label {
+	fields := []func(*dataset.Config) string{
+		func(c *dataset.Config) string {
 			if c.Frames == nil {
 				return ""
 			}
 			return fmt.Sprintf("%df", *c.Frames)
 		},
-		func(c *audit.Config) string {
+		func(c *dataset.Config) string {
 			s := c.Policy // a preset is its own sampling rule: it names the sampling alone
 			if c.Preset != "" {
 				s = c.Preset
@@ -71,7 +71,7 @@ func configLabels(cs []*audit.Config) []label {
 			}
 			return s
 		},
-		func(c *audit.Config) string {
+		func(c *dataset.Config) string {
 			switch {
 			case c.Width == nil || c.Height == nil:
 				return ""
@@ -80,7 +80,7 @@ func configLabels(cs []*audit.Config) []label {
 			}
 			return fmt.Sprintf("%d×%d", *c.Width, *c.Height)
 		},
-		func(c *audit.Config) string { return c.Pipeline },
+		func(c *dataset.Config) string { return c.Pipeline },
 	}
 	vary := make([]bool, len(fields))
 	for f, get := range fields {
@@ -183,7 +183,7 @@ func longestLine(ls []label) float64 {
 }
 
 // legend lists each label with its config's full id and cost: the key to every chart's axis.
-func legend(cs []*audit.Config, ls []label) string {
+func legend(cs []*dataset.Config, ls []label) string {
 	if !labelsDiffer(ls) {
 		return ""
 	}

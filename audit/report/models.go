@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/dataset"
 )
 
 // modelColors tell the models apart on the comparison charts.
@@ -32,8 +33,8 @@ func modelName(m string) string {
 
 // matchedConfigs are the matched grid's configs with their metadata (from the first model that has
 // them), in the grid's order.
-func matchedConfigs(r *audit.ModelsResult) []*audit.Config {
-	var out []*audit.Config
+func matchedConfigs(r *audit.ModelsResult) []*dataset.Config {
+	var out []*dataset.Config
 	for _, id := range r.MatchedGrid.Configs {
 		for _, m := range r.Models {
 			if res := r.PerModel[m]; res != nil {
@@ -47,7 +48,7 @@ func matchedConfigs(r *audit.ModelsResult) []*audit.Config {
 	return out
 }
 
-func findConfig(r *audit.Result, id string) *audit.Config {
+func findConfig(r *audit.Result, id string) *dataset.Config {
 	for _, c := range r.Configs {
 		if c.ID == id {
 			return c
@@ -196,7 +197,7 @@ func matchedGridHTML(r *audit.ModelsResult) string {
 }
 
 // modelsAccuracyChart draws each model's accuracy over the matched grid, with its oracle dashed.
-func modelsAccuracyChart(r *audit.ModelsResult, cs []*audit.Config) string {
+func modelsAccuracyChart(r *audit.ModelsResult, cs []*dataset.Config) string {
 	ls := configLabels(cs)
 	W, left, right, topH := 1040.0, 56.0, 24.0, 260.0
 	step := (W - left - right) / float64(len(cs))

@@ -5,30 +5,24 @@ import (
 	"io"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
-// Comparison is an online cascade checked against a full sweep of the same items (`framesweep
-// cascade ONLINE_RUN --offline FULL_RUN`).
-type Comparison struct {
-	Online        *audit.OnlineCascade
-	Offline       *audit.CascadeResult // the offline cascade on the full run: fixed budgets and the τ curve
-	Agree         int
-	Disagree      []string
-	FramesSaving  *float64 // % below the fixed top budget's distinct frames
-	LatencySaving *float64 // % below the fixed top budget's answer latency
-	Sources       []string
-}
-
-// CascadeHTML writes the cascade report of an online run compared with a full one: accuracy against
-// each fixed budget, the frame and latency savings, and the offline τ curve with the online point.
-func CascadeHTML(w io.Writer, c *Comparison) error {
+// CascadeHTML writes the cascade report of an online run compared with a full one (`framesweep
+// cascade ONLINE_RUN --offline FULL_RUN --html`; sources: the runs as the header names them):
+// accuracy against each fixed budget, the frame and latency savings, and the offline τ curve with the
+// online point.
+func CascadeHTML(w io.Writer, c *cascade.Comparison, sources []string) error {
+	agree := 0
+	if c.Agree != nil {
+		agree = *c.Agree
+	}
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	oc := c.Online
 	p(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`)
 	p(`<title>framesweep online cascade</title><style>%s</style></head><body>`, css)
-	p(`<header><h1>Online confidence cascade</h1><p>%v frames, threshold %.4g · %d items · %s</p></header><main>`, oc.Budgets, oc.Threshold, oc.Items, esc(strings.Join(c.Sources, ", ")))
+	p(`<header><h1>Online confidence cascade</h1><p>%v frames, threshold %.4g · %d items · %s</p></header><main>`, oc.Budgets, oc.Threshold, oc.Items, esc(strings.Join(sources, ", ")))
 	card := func(k, v, s string) {
 		p(`<div class="card"><div class="k">%s</div><div class="v">%s</div><div class="s">%s</div></div>`, k, v, s)
 	}
@@ -36,7 +30,7 @@ func CascadeHTML(w io.Writer, c *Comparison) error {
 	card("Accuracy", F1(oc.Accuracy), "final answers of the online run")
 	card("Distinct frames", F1(oc.MeanFramesDistinct), "per item, "+Saving(c.FramesSaving)+" vs the top budget")
 	card("Answer latency", fmt.Sprintf("%.3fs", oc.MeanLatencyS), "per item, "+Saving(c.LatencySaving)+" vs the top budget")
-	card("Offline replay", fmt.Sprintf("%d/%d", c.Agree, c.Agree+len(c.Disagree)), "items stop where the replay on the full run predicts")
+	card("Offline replay", fmt.Sprintf("%d/%d", agree, agree+len(c.Disagree)), "items stop where the replay on the full run predicts")
 	p(`</div>`)
 	for _, d := range c.Disagree {
 		p(`<div class="note">%s</div>`, esc(d))

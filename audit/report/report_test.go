@@ -14,13 +14,14 @@ import (
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 func demoResult(t testing.TB) *audit.Result {
 	opt := audit.DefaultOptions()
 	opt.Resamples = 200
 	opt.Cascade.Folds = 3
-	res, err := audit.Analyze(audit.Synthetic(400, 3), opt)
+	res, err := audit.Analyze(synth.Records(400, 3), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestReportsShowOnlineCascade(t *testing.T) {
 // TestHTMLUnparsedWarns: a config whose answers named no option letter makes the report warn before
 // anything else, show the unparsed share per config, and mark the cascade's saving.
 func TestHTMLUnparsedWarns(t *testing.T) {
-	recs := audit.Synthetic(200, 3)
+	recs := synth.Records(200, 3)
 	opt := audit.DefaultOptions()
 	opt.Resamples = 0
 	clean, err := audit.Analyze(recs, opt)

@@ -177,7 +177,7 @@ func TestAuditExportDemoRun(t *testing.T) {
 // TestImportModelFlag: --model names every imported record; an empty or multi-line name is a usage
 // error.
 func TestImportModelFlag(t *testing.T) {
-	src := filepath.Join("..", "..", "audit", "importers", "testdata", "lmms-eval")
+	src := filepath.Join("..", "..", "ingest", "testdata", "lmms-eval")
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)

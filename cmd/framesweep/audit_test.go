@@ -164,7 +164,7 @@ func TestImportCLI(t *testing.T) {
 
 func importFixture(name string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "audit", "importers", "testdata", "lmms-eval", name)
+	return filepath.Join(filepath.Dir(file), "..", "..", "ingest", "testdata", "lmms-eval", name)
 }
 
 // The import says which harness number it reproduced and whether the run's results.json agrees; a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/resize/geom"
@@ -31,7 +32,7 @@ var (
 	rMiB       = num.In(0, 1<<24) // 16 TiB: MiB << 20 stays far from int64's end
 	rReps      = num.In(1, 100000)
 	rWarmup    = num.In(0, 100000)
-	rFolds     = num.In(0, audit.MaxFolds)
+	rFolds     = num.In(0, cascade.MaxFolds)
 	rTimeout   = num.Range{Lo: 0, Hi: (7 * 24 * time.Hour).Seconds(), Unit: "s"}
 	rTokens    = num.In(0, llm.MaxMaxTokens)
 	rTemp      = num.In(0, llm.MaxTemperature)
@@ -43,6 +44,7 @@ var (
 		"image-patch-size": num.In(0, 64), "min-pixels": rPixels, "max-pixels": rPixels, "total-pixels": rPixels}
 	analysisRanges = map[string]num.Range{"seed": rAnySeed, "folds": rFolds, "reference": rBudget}
 	benchRanges    = map[string]num.Range{"reps": rReps, "warmup": rWarmup}
+	importRanges   = map[string]num.Range{"frames": rBudget, "width": num.In(1, geom.MaxSide), "height": num.In(1, geom.MaxSide), "max-pixels": num.In(1, maxImportPixels)}
 )
 
 var flagRanges = map[string]map[string]num.Range{
@@ -61,7 +63,8 @@ var flagRanges = map[string]map[string]num.Range{
 	"merge":        {"chunk-records": rChunks},
 	"audit":        with(analysisRanges, map[string]num.Range{"resamples": num.In(0, audit.MaxResamples), "epsilon": num.In(0, 1)}),
 	"cascade":      analysisRanges,
-	"import":       {"frames": rBudget, "width": num.In(1, geom.MaxSide), "height": num.In(1, geom.MaxSide), "max-pixels": num.In(1, maxImportPixels)},
+	"import":       importRanges,
+	"ingest":       importRanges,
 	"bench grid":   benchRanges,
 	"bench decode": with(benchRanges, map[string]num.Range{"compare": num.In(1, 100000)}),
 	"bench memory": {"frames": num.In(1, sampler.MaxBudget), "threads": rThreads},

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 )
 
 // TestSweepCascadeCLI: a full sweep of a ladder, an online cascade whose threshold is chosen on it
@@ -49,7 +49,7 @@ func TestSweepCascadeCLI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cascade --offline: %v\n%s", err, out)
 	}
-	var rep audit.OnlineComparison
+	var rep cascade.Comparison
 	if err := json.Unmarshal(out, &rep); err != nil || rep.Agree == nil || *rep.Agree != 9 || len(rep.Disagree) != 0 || rep.FixedTop == nil || rep.FramesSaving == nil {
 		t.Fatalf("comparison %s: %v", out, err)
 	}

@@ -86,3 +86,30 @@ func TestFlagErrorsEveryCommand(t *testing.T) {
 		t.Errorf("no command: rc %d %q", rc, errs)
 	}
 }
+
+// TestIngestIsImport: `framesweep ingest` is `framesweep import` under its own name (the same records,
+// its messages and usage naming ingest), and the top-level help tells it from `items import`.
+func TestIngestIsImport(t *testing.T) {
+	f := importFixture("2025-03-02T09-30-00_samples_mlvu_dev.jsonl")
+	args := []string{f, "--config", "f16", "--frames", "16", "--no-check"}
+	rc, imp, _ := runCLI(append([]string{"import", "lmms-eval"}, args...)...)
+	rc2, ing, errs := runCLI(append([]string{"ingest", "lmms-eval"}, args...)...)
+	if rc != exitOK || rc2 != exitOK || imp != ing || !strings.Contains(ing, `"config":"f16"`) || !strings.HasPrefix(errs, "framesweep ingest: ") {
+		t.Errorf("import rc %d, ingest rc %d, same records %v, stderr %q", rc, rc2, imp == ing, errs)
+	}
+	if rc, _, errs := runCLI("ingest", "nope", f); rc != exitUsage || !strings.HasPrefix(errs, "framesweep ingest: unknown format") {
+		t.Errorf("ingest nope: rc %d %q", rc, errs)
+	}
+	_, help, _ := runCLI("help")
+	lines := map[string]string{}
+	for _, l := range strings.Split(help, "\n") {
+		if f := strings.Fields(l); len(f) > 1 {
+			lines[f[0]] = l
+		}
+	}
+	if !strings.Contains(lines["import"], "harness logs → records") || !strings.Contains(lines["import"], "`ingest`") ||
+		!strings.Contains(lines["ingest"], "harness logs") || !strings.Contains(lines["items"], "benchmark release → the items") ||
+		!strings.Contains(lines["items"], "not `import`") {
+		t.Errorf("help does not tell the two imports apart:\n%s", help)
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/importers"
+	"github.com/framesweep/framesweep/ingest"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
@@ -47,7 +47,7 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 
 // badBins is the usage error of --duration-bins, "" when it parses.
 func badBins(s string) string {
-	if _, err := importers.ParseDurationBins(s); err != nil {
+	if _, err := ingest.ParseDurationBins(s); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -77,8 +77,8 @@ func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 		return "--pred-field and --answer-field go together"
 	case f.correctFrom != "" && f.predField != "":
 		return "--correct-from and --pred-field/--answer-field exclude each other"
-	case f.rescore != "" && f.rescore != importers.RescoreText:
-		return fmt.Sprintf("--rescore takes %q", importers.RescoreText)
+	case f.rescore != "" && f.rescore != ingest.RescoreText:
+		return fmt.Sprintf("--rescore takes %q", ingest.RescoreText)
 	case f.rescore != "" && f.openEnded:
 		return "--rescore text is for multiple-choice verdicts, not --open-ended scores"
 	case f.openEnded && f.predField != "":
@@ -91,7 +91,7 @@ func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 
 // options are the importer's options; haveFrames says whether the budget is known (given, or from
 // the file name).
-func (f *importFlags) options(haveFrames bool) importers.Options {
+func (f *importFlags) options(haveFrames bool) ingest.Options {
 	meta := &record.ConfigMeta{Policy: f.policy}
 	if haveFrames {
 		meta.Frames = &f.frames
@@ -108,20 +108,32 @@ func (f *importFlags) options(haveFrames bool) importers.Options {
 	if !haveFrames && !f.textOnly && f.width == 0 && f.maxPixels == 0 && f.policy == "" {
 		meta = nil // nothing known about the config
 	}
-	bins, _ := importers.ParseDurationBins(f.durationBins) // checked by check
-	return importers.Options{Durations: bins, Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
+	bins, _ := ingest.ParseDurationBins(f.durationBins) // checked by check
+	return ingest.Options{Durations: bins, Config: f.config, Meta: meta, Task: f.task, ItemKey: f.itemID, ItemPrefix: f.itemPrefix, OpenEnded: f.openEnded,
 		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
+// runImport is `framesweep import`: harness logs and per-item tables → records. `framesweep ingest`
+// is the same command under a name that cannot be mistaken for `items import` (a benchmark → items).
 func runImport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("import", stderr)
+	return importAs("import", args, stdout, stderr)
+}
+
+func runIngest(args []string, stdout, stderr io.Writer) int {
+	return importAs("ingest", args, stdout, stderr)
+}
+
+// importAs runs the import under the command name name (import or ingest), which its usage and
+// messages carry.
+func importAs(name string, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(name, stderr)
 	var f importFlags
 	f.register(fs)
 	var tf tableFlags
 	tf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, tableUsage)
-		fmt.Fprintln(stderr, "usage: framesweep import lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
+		fmt.Fprintln(stderr, strings.ReplaceAll(tableUsage, "framesweep import", "framesweep "+name))
+		fmt.Fprintln(stderr, "usage: framesweep "+name+" lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
 			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
 		fs.PrintDefaults()
 	}
@@ -130,48 +142,48 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		return flagParseStatus(err)
 	}
 	if len(pos) != 2 {
-		return usageErr(stderr, "import", "need a format (lmms-eval, vlmevalkit or table) and one FILE")
+		return usageErr(stderr, name, "need a format (lmms-eval, vlmevalkit or table) and one FILE")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	kind, path := pos[0], pos[1]
 	if kind == "table" {
-		return runImportTable(path, &f, &tf, set, stdout, stderr)
+		return runImportTable(name, path, &f, &tf, set, stdout, stderr)
 	}
 	if bad := tf.onlyTable(set); bad != "" {
-		return usageErr(stderr, "import", "%s", bad)
+		return usageErr(stderr, name, "%s", bad)
 	}
-	read := map[string]func(io.Reader, string, importers.Options) (*importers.Result, error){
-		"lmms-eval": importers.LmmsEval, "vlmevalkit": importers.VLMEvalKit,
+	read := map[string]func(io.Reader, string, ingest.Options) (*ingest.Result, error){
+		"lmms-eval": ingest.LmmsEval, "vlmevalkit": ingest.VLMEvalKit,
 	}[kind]
 	if read == nil {
-		return usageErr(stderr, "import", "unknown format %q (lmms-eval, vlmevalkit or table)", kind)
+		return usageErr(stderr, name, "unknown format %q (lmms-eval, vlmevalkit or table)", kind)
 	}
-	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
+	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep "+name+": "+format+"\n", a...) }
 	if kind == "vlmevalkit" && f.config == "" {
-		if b, ok := importers.VLMEvalKitBudget(path); ok {
+		if b, ok := ingest.VLMEvalKitBudget(path); ok {
 			f.config = b // the budget is the config; the split is the dataset without it
 			say("config %s from the file name (pass --config to name it)", b)
 		}
 	}
 	if bad := f.check(set, true); bad != "" {
-		return usageErr(stderr, "import", "%s", bad)
+		return usageErr(stderr, name, "%s", bad)
 	}
 	haveFrames := set["frames"] // the flag's default is no budget, so -1 or 0 cannot mean "not given"
 	if kind == "vlmevalkit" && !haveFrames && !f.textOnly {
-		if n, ok := importers.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
+		if n, ok := ingest.VLMEvalKitFrames(path); ok && n <= sampler.MaxBudget {
 			f.frames, haveFrames = n, true
 			say("frames %d from the file name (pass --frames to override)", n)
 		}
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
 	defer file.Close()
 	// The importer emits the records only once it has read and checked the whole file (every record
 	// through the validator the audit reads with): a refused import writes nothing. A samples file
-	// is read twice rather than held (importers.Options.Emit).
+	// is read twice rather than held (ingest.Options.Emit).
 	out := record.NewLineWriter(stdout)
 	opt := f.options(haveFrames)
 	opt.Emit = out.Write
@@ -180,7 +192,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		err = out.Flush()
 	}
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
 	say("%d records from %s", res.Imported, path)
 	reportImport(say, res)
@@ -191,7 +203,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 }
 
 // reportImport says what the harness reported for the file, and the importer's notes.
-func reportImport(say func(string, ...any), res *importers.Result) {
+func reportImport(say func(string, ...any), res *ingest.Result) {
 	if a := res.Aggregate; a != nil {
 		left := ""
 		if a.LeftOut > 0 {
@@ -210,8 +222,8 @@ func reportImport(say func(string, ...any), res *importers.Result) {
 
 // checkImport compares the import with the harness's own results file beside it, when there is one:
 // a difference is a warning (the exit status stays 0).
-func checkImport(say func(string, ...any), kind, path string, res *importers.Result, correctFrom string) {
-	rp, data, err := importers.FindReport(kind, path)
+func checkImport(say func(string, ...any), kind, path string, res *ingest.Result, correctFrom string) {
+	rp, data, err := ingest.FindReport(kind, path)
 	switch {
 	case err != nil:
 		say("warning: %v", err)
@@ -223,7 +235,7 @@ func checkImport(say func(string, ...any), kind, path string, res *importers.Res
 	if correctFrom != "" {
 		hint, _, _ = strings.Cut(correctFrom, ".")
 	}
-	rep, err := importers.CheckReport(kind, rp, data, res, hint)
+	rep, err := ingest.CheckReport(kind, rp, data, res, hint)
 	switch {
 	case err != nil:
 		say("warning: %v", err)

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/framesweep/framesweep/audit/importers"
+	"github.com/framesweep/framesweep/ingest"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/record"
 )
@@ -44,48 +44,48 @@ func (t *tableFlags) onlyTable(set map[string]bool) string {
 	return ""
 }
 
-// runImportTable imports a long or wide per-item table (importers.Table) to stdout.
-func runImportTable(path string, f *importFlags, t *tableFlags, set map[string]bool, stdout, stderr io.Writer) int {
+// runImportTable imports a long or wide per-item table (ingest.Table) to stdout, as command name.
+func runImportTable(name, path string, f *importFlags, t *tableFlags, set map[string]bool, stdout, stderr io.Writer) int {
 	for _, n := range []string{"correct-from", "pred-field", "answer-field", "rescore"} {
 		if set[n] {
-			return usageErr(stderr, "import", "--%s is for harness logs; map a table's columns with --map FIELD=COLUMN", n)
+			return usageErr(stderr, name, "--%s is for harness logs; map a table's columns with --map FIELD=COLUMN", n)
 		}
 	}
 	if bad := f.check(set, false); bad != "" {
-		return usageErr(stderr, "import", "%s", bad)
+		return usageErr(stderr, name, "%s", bad)
 	}
 	if t.empty != "unparsed" && t.empty != "missing" {
-		return usageErr(stderr, "import", "--empty %q: want unparsed or missing", t.empty)
+		return usageErr(stderr, name, "--empty %q: want unparsed or missing", t.empty)
 	}
-	opt := importers.TableOptions{Options: f.options(set["frames"]), Wide: t.wide, Map: t.columns, Ignore: t.ignoreColumns, EmptyMissing: t.empty == "missing"}
+	opt := ingest.TableOptions{Options: f.options(set["frames"]), Wide: t.wide, Map: t.columns, Ignore: t.ignoreColumns, EmptyMissing: t.empty == "missing"}
 	if opt.Meta != nil && f.config == "" {
-		return usageErr(stderr, "import", "--frames, --width/--height, --max-pixels, --text-only and --policy describe the one config a table names with --config")
+		return usageErr(stderr, name, "--frames, --width/--height, --max-pixels, --text-only and --policy describe the one config a table names with --config")
 	}
 	if t.itemsPath != "" {
 		its, err := items.Read(t.itemsPath)
 		if err != nil {
-			return failErr(stderr, "import", err)
+			return failErr(stderr, name, err)
 		}
-		opt.Items = map[string]importers.TableItem{}
+		opt.Items = map[string]ingest.TableItem{}
 		for _, it := range its.Items {
-			opt.Items[it.ItemID] = importers.TableItem{Answer: it.Answer, Task: it.Task, Category: it.Category, Duration: it.Duration}
+			opt.Items[it.ItemID] = ingest.TableItem{Answer: it.Answer, Task: it.Task, Category: it.Category, Duration: it.Duration}
 		}
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
 	defer file.Close()
 	out := record.NewLineWriter(stdout)
 	opt.Emit = out.Write
-	res, err := importers.Table(file, path, opt)
+	res, err := ingest.Table(file, path, opt)
 	if err == nil {
 		err = out.Flush()
 	}
 	if err != nil {
-		return failErr(stderr, "import", err)
+		return failErr(stderr, name, err)
 	}
-	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep import: "+format+"\n", a...) }
+	say := func(format string, a ...any) { fmt.Fprintf(stderr, "framesweep "+name+": "+format+"\n", a...) }
 	say("%d records from %s", res.Imported, path)
 	for _, n := range res.Notes {
 		say("%s", strings.TrimSpace(n))

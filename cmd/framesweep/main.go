@@ -36,15 +36,18 @@ var commands = map[string]command{
 	"ask":       {"ask one multiple-choice question about a video (or text-only) through a model runtime", runAsk},
 	"testmodel": {"write a tiny random-weight GGUF + mmproj for tests and the demo (answers are noise)", runTestModel},
 
-	// the study (sweep/)
-	"items": {"items import (videomme|mlvu|mlvu-gen|avsd|csv): a benchmark release to a canonical ITEMS.jsonl", runItems},
+	// the study (sweep/, items/)
+	"items": {"items import (videomme|mlvu|mlvu-gen|avsd|csv): a benchmark release → the items a sweep asks (ITEMS.jsonl); not `import`", runItems},
 	"sweep": {"every item under every grid config through a model runtime: resumable records in RUN", runSweep},
 	"merge": {"join shard RUNs (directories or object stores) into one RUN: duplicates dropped, conflicts refused", runMerge},
 
 	// analysis (audit/)
 	"audit":   {"item-level scaling audit of records: metrics, flows, cascade, interventions; --json/--html/--md", runAudit},
 	"cascade": {"confidence cascade over budgets: τ sweep, shared frame cost, cross-fitted folds", runCascade},
-	"import":  {"convert lmms-eval logs, VLMEvalKit predictions or a study's per-item table (import table) to canonical records (JSONL on stdout)", runImport},
+
+	// other harnesses' results (ingest/)
+	"import": {"harness logs → records: lmms-eval logs, VLMEvalKit predictions or a study's per-item table (import table) to canonical records (JSONL on stdout); also `ingest`", runImport},
+	"ingest": {"the same command as `import`, under a name apart from `items import`: harness logs and per-item tables → records", runIngest},
 
 	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize, peers", runBench},
 	"version": {"print the engine and library versions", runVersion},

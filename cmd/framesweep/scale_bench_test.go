@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/record/synth"
 )
 
 // BenchmarkScale runs `framesweep audit FILE --json` on 10⁶ records (10⁵ items × 10 configs of
-// audit.Synthetic, 265 bytes a line) and `framesweep import lmms-eval` of 10⁶ samples (Video-MME
+// synth.Records, 265 bytes a line) and `framesweep import lmms-eval` of 10⁶ samples (Video-MME
 // samples of ~330 bytes) as processes, and reports each one's wall time, peak RSS (the process's
 // getrusage maxrss) and RSS per record; with FRAMESWEEP_SCALE=1e7 it runs 10⁷ too (a 2.6 GB and a
 // 3.3 GB file, several GB of memory, minutes). The files are written first, outside the timing.
@@ -72,7 +72,7 @@ func measure(b *testing.B, n int, bin string, args ...string) {
 	}
 }
 
-// writeSyntheticRecords writes items × 10 records of audit.Synthetic, 10⁴ items at a time: the
+// writeSyntheticRecords writes items × 10 records of synth.Records, 10⁴ items at a time: the
 // benchmark's own memory stays small, since a child's peak RSS counts it too (measure).
 func writeSyntheticRecords(b *testing.B, path string, items int) {
 	f, err := os.Create(path)
@@ -81,7 +81,7 @@ func writeSyntheticRecords(b *testing.B, path string, items int) {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	for start := 0; start < items; start += 10_000 {
-		recs := audit.Synthetic(min(10_000, items-start), uint64(7+start))
+		recs := synth.Records(min(10_000, items-start), uint64(7+start))
 		for i := range recs {
 			recs[i].ItemID = fmt.Sprintf("b%d-%s", start/10_000, recs[i].ItemID)
 		}

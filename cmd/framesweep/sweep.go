@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
@@ -229,7 +229,7 @@ func (f *sweepFlags) load(o *sweep.Options) error {
 		if err != nil {
 			return err
 		}
-		t, how, err := audit.ChooseThreshold(recs, f.thresholdFrom, o.Cascade.Budgets, f.folds)
+		t, how, err := cascade.ChooseThreshold(recs, f.thresholdFrom, o.Cascade.Budgets, f.folds)
 		if err != nil {
 			return err
 		}

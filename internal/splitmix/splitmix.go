@@ -9,8 +9,11 @@
 //	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 //	return z ^ (z >> 31)
 //
-// Bounded draws are left to the callers, which document their own rule.
+// Bounded draws: Intn is multiply-high without rejection, the rule of the audit's cascade folds and
+// of the synthetic demo records (record/synth); sampler draws frames by rejection (sampler/rng.go).
 package splitmix
+
+import "math/bits"
 
 // Source is a SplitMix64 generator; the zero value has state 0.
 type Source struct{ State uint64 }
@@ -22,4 +25,11 @@ func (s *Source) Uint64() uint64 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 	return z ^ (z >> 31)
+}
+
+// Intn returns a value in [0, n) by multiply-high, without a rejection step: (Uint64() × n) >> 64.
+// n must be > 0.
+func (s *Source) Intn(n int) int {
+	hi, _ := bits.Mul64(s.Uint64(), uint64(n))
+	return int(hi)
 }

@@ -12,3 +12,13 @@ func TestReference(t *testing.T) {
 		}
 	}
 }
+
+// TestIntn: multiply-high of the reference outputs above, (v × 10) >> 64.
+func TestIntn(t *testing.T) {
+	s := Source{State: 1234567}
+	for i, w := range []int{3, 1, 5} {
+		if got := s.Intn(10); got != w {
+			t.Fatalf("draw %d = %d, want %d", i, got, w)
+		}
+	}
+}

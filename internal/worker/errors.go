@@ -67,7 +67,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // RemoteError is a handled error the worker reported through the protocol: the job ran to completion but
 // the op failed (a broken video, a bad index). Code is the stable name of the decode sentinel it matched,
-// so errors.Is(err, decode.ErrX) keeps working across the process boundary.
+// so errors.Is with decode's sentinels (decode.ErrCorrupt, decode.ErrOutOfRange, …) keeps working
+// across the process boundary.
 type RemoteError struct {
 	Path    string
 	Op      string

@@ -1,0 +1,104 @@
+package export
+
+import (
+	"context"
+	"slices"
+
+	"github.com/framesweep/framesweep/audit"
+	"github.com/framesweep/framesweep/internal/portable"
+	"github.com/framesweep/framesweep/record"
+	"github.com/framesweep/framesweep/runs"
+)
+
+// Inputs are the records an audit reads and, when it is to be exported, their full rows (provenance
+// and all) and where each came from.
+type Inputs struct {
+	Records []record.Record
+	Full    []record.Full // nil unless read with provenance
+	Sources []Source      // Full's inputs
+}
+
+// ReadInputs reads the audit's positionals: with provenance (Read) when full, for an export; else the
+// canonical records alone (runs.ReadAll), which is what an audit holds in memory.
+func ReadInputs(ctx context.Context, pos []string, full bool) (*Inputs, error) {
+	in := &Inputs{}
+	var err error
+	if !full {
+		in.Records, err = runs.ReadAll(ctx, pos)
+		return in, err
+	}
+	if in.Full, in.Sources, err = Read(ctx, pos); err != nil {
+		return nil, err
+	}
+	in.Records = make([]record.Record, len(in.Full))
+	for i := range in.Full {
+		in.Records[i] = in.Full[i].Record
+	}
+	return in, nil
+}
+
+// KeepModels keeps the records of the models named (all when none is); a name that no record
+// carries is an error naming the inputs (from) and the models they hold (audit.CheckModels).
+func (in *Inputs) KeepModels(models []string, from string) error {
+	if len(models) == 0 {
+		return nil
+	}
+	if err := audit.CheckModels(in.Records, models, from); err != nil {
+		return err
+	}
+	keep := func(r *record.Record) bool { return slices.Contains(models, r.Model) }
+	if in.Full == nil {
+		kept := in.Records[:0]
+		for i := range in.Records {
+			if keep(&in.Records[i]) {
+				kept = append(kept, in.Records[i])
+			}
+		}
+		in.Records = kept
+		return nil
+	}
+	var rows []record.Full
+	var srcs []Source
+	for _, s := range in.Sources {
+		start := len(rows)
+		for i := s.Rows[0]; i < s.Rows[1]; i++ {
+			if keep(&in.Full[i].Record) {
+				rows = append(rows, in.Full[i])
+			}
+		}
+		s.Rows = [2]int{start, len(rows)}
+		srcs = append(srcs, s)
+	}
+	in.Full, in.Sources = rows, srcs
+	in.Records = in.Records[:0]
+	for i := range rows {
+		in.Records = append(in.Records, rows[i].Record)
+	}
+	return nil
+}
+
+// StripPaths takes this machine's absolute paths out of what the audit publishes (audit without
+// --keep-paths), before the analysis, whose error examples are published too: the full rows and
+// sources (StripPaths) and every error message the analysis quotes.
+func (in *Inputs) StripPaths() {
+	if in.Full != nil {
+		StripPaths(in.Full, in.Sources)
+	}
+	for i := range in.Records {
+		if r := &in.Records[i]; r.Error != "" {
+			r.Error = portable.Text(r.Error)
+		}
+	}
+}
+
+// WriteAudit writes the release of an audit to dir (`framesweep audit --export DIR`): every record of
+// in (read with provenance), every model's trajectories as the audit counts them, the audit's JSON
+// (js, as --json prints it) and the options that give it again.
+func WriteAudit(dir string, in *Inputs, out *audit.Output, opt audit.ModelsOptions, js []byte) error {
+	sets, err := audit.AllTrajectories(out.Records, opt)
+	if err != nil {
+		return err
+	}
+	_, err = Write(dir, Input{Rows: in.Full, Sources: in.Sources, Sets: sets, Audit: js, Options: RecordOptions(opt)})
+	return err
+}

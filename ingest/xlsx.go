@@ -1,0 +1,35 @@
+//go:build !noxlsx
+
+package ingest
+
+import (
+	"bytes"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/framesweep/framesweep/record"
+)
+
+// haveXLSX: this build reads xlsx files (-tags noxlsx leaves the reader out: xlsx_off.go).
+const haveXLSX = true
+
+// readXLSX reads the first sheet of an xlsx file (excelize, with zip size limits) as a header and rows.
+func readXLSX(data []byte, path string) ([]string, [][]string, error) {
+	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{UnzipSizeLimit: 1 << 30, UnzipXMLSizeLimit: 64 << 20})
+	if err != nil {
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "xlsx: %v", err)
+	}
+	defer f.Close()
+	sheets := f.GetSheetList()
+	if len(sheets) == 0 {
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "xlsx has no sheet")
+	}
+	rows, err := f.GetRows(sheets[0])
+	if err != nil {
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrFormat, "xlsx sheet %q: %v", sheets[0], err)
+	}
+	if len(rows) == 0 {
+		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "xlsx sheet %q is empty", sheets[0])
+	}
+	return rows[0], rows[1:], nil
+}
