@@ -14,8 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/shard"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // Shard is one machine's part of a scaled-out extract: the videos whose content digest falls in
@@ -25,7 +25,7 @@ type Shard = shard.Shard
 // ExtractOptions configure Extract.
 type ExtractOptions struct {
 	Options
-	Grid  *sampler.Grid
+	Grid  *grid.Grid
 	Store *cache.Store
 	Jobs  int // videos in parallel (≥ 1)
 	// Rehash re-reads and re-hashes every object already in the store before skipping it (by default

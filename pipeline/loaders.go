@@ -9,6 +9,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/loader/load"
@@ -21,7 +22,7 @@ import (
 // Harness loaders (docs/loaders.md) in the engine. A loader's reader opens the video its own way (the
 // first video stream, no rotation, PyAV's colours, …): RunLoader opens it through the source layer
 // (openDecoder, with load.DecodeOptions instead of the Options' own) and hands the decoder to
-// load.Run. A config with a loader (sampler.Config.Loader, a grid's `loader:` key, serve's "loader")
+// load.Run. A config with a loader (grid.Config.Loader, a grid's `loader:` key, serve's "loader")
 // is planned by running the reader without converting pixels (load.Options.PlanOnly: its positions,
 // counts and sizes depend on decoding) and built by running it again in Run; its frames (for
 // qwen-vl-utils, fetch_video's resized frames) then go through the config's geometry, kernel and
@@ -88,7 +89,7 @@ type LoaderJob struct {
 }
 
 // LoaderRequest is the loader request a loader config makes.
-func LoaderRequest(c *sampler.Config) loader.Request {
+func LoaderRequest(c *grid.Config) loader.Request {
 	r, lo := c.Request(), c.LoaderOptions()
 	return loader.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, ForceLast: r.ForceLast, MinFrames: r.MinFrames,
 		MaxFrames: r.MaxFrames, MinPixels: lo.MinPixels, MaxPixels: lo.MaxPixels, TotalPixels: lo.TotalPixels,
@@ -98,7 +99,7 @@ func LoaderRequest(c *sampler.Config) loader.Request {
 // CheckConfigs validates o for configs before any video is opened: what Plan would refuse for every
 // video (bad options, hardware decoding, options a harness loader decides itself or cannot honour).
 // Extract calls it first; the sweep and other callers of Plan may too.
-func CheckConfigs(configs []sampler.Config, o Options) error {
+func CheckConfigs(configs []grid.Config, o Options) error {
 	ro, err := o.resolve()
 	if err == nil {
 		err = ro.keyable()
@@ -110,7 +111,7 @@ func CheckConfigs(configs []sampler.Config, o Options) error {
 }
 
 // checkLoaderOptions refuses options a loader decides itself, or cannot honour (Plan's ErrOptions).
-func (o resolved) checkLoaderOptions(configs []sampler.Config) error {
+func (o resolved) checkLoaderOptions(configs []grid.Config) error {
 	var name string
 	for i := range configs {
 		if configs[i].Loader != "" {
@@ -135,7 +136,7 @@ func (o resolved) checkLoaderOptions(configs []sampler.Config) error {
 // reader for all of them.
 func (p *planner) loaders(ctx context.Context) {
 	var names []string
-	byName := map[string][]*sampler.Config{}
+	byName := map[string][]*grid.Config{}
 	for _, c := range p.loaderConfigs {
 		if byName[c.Loader] == nil {
 			names = append(names, c.Loader)
@@ -177,7 +178,7 @@ func loaderPlan(res *load.Result) sampler.Plan {
 }
 
 // failLoader records a loader config's failure; the loader's errors name the video already.
-func (p *planner) failLoader(c *sampler.Config, err error) {
+func (p *planner) failLoader(c *grid.Config, err error) {
 	p.fails = append(p.fails, Failure{Config: c, Err: &configError{path: p.v.Path, config: c.ID, err: err}})
 }
 
@@ -193,7 +194,7 @@ func (e *configError) Error() string {
 func (e *configError) Unwrap() error { return e.err }
 
 // loaderJob makes (or joins) the job of one loader config from its reader's plan.
-func (p *planner) loaderJob(c *sampler.Config, lj *LoaderJob) {
+func (p *planner) loaderJob(c *grid.Config, lj *LoaderJob) {
 	res := lj.Plan
 	if len(res.Frames) == 0 {
 		p.fail(c, "", fmt.Errorf("the %s loader returns no frames for this video", lj.Name))
@@ -396,7 +397,7 @@ func (j *Job) LoaderSummary() *LoaderSummary {
 // LoaderName is the loader that reads the job's frames: a harness loader's name, or "framesweep".
 func (j *Job) LoaderName() string {
 	if j.Loader == nil {
-		return sampler.DefaultLoader
+		return grid.DefaultLoader
 	}
 	return j.Loader.Name
 }

@@ -15,10 +15,10 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/shard"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 func testVideo(t testing.TB, name string) string {
@@ -30,9 +30,9 @@ func testVideo(t testing.TB, name string) string {
 	return p
 }
 
-func testGrid(t testing.TB, text string) *sampler.Grid {
+func testGrid(t testing.TB, text string) *grid.Grid {
 	t.Helper()
-	g, err := sampler.ParseGrid([]byte(text))
+	g, err := grid.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestSinkErrorStopsPass(t *testing.T) {
 func TestDamagedFrames(t *testing.T) {
 	path := testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos", "decord", "corrupted.mp4"))
 	ctx := context.Background()
-	configs := []sampler.Config{}
+	configs := []grid.Config{}
 	for _, text := range []string{"frames: [2]\npolicies: [uniform]\nresolutions: [\"16x16\"]\n"} {
 		configs = append(configs, testGrid(t, text).Configs...)
 	}

@@ -7,9 +7,8 @@
 // llava-video, lmms-eval, vlmevalkit, videomme). The formulas and their float behaviour are
 // specified in SAMPLING.md; each preset's doc comment names the upstream file it follows.
 //
-// A Grid (YAML) expands frame budgets × samplers × seeds × resolutions × pipelines into Configs
-// with stable ids; Config.Plan gives each config's indices for a Video, Union the frames that a
-// single decode pass must produce, and DecodePlanFor how many seeks that pass needs.
+// Union gives the frames a group of plans needs (what a single decode pass must produce). The
+// experiment language that names samplers — grids, their configs and ids — is package grid's.
 //
 // The package is pure Go and builds with CGO_ENABLED=0: analysis and planning work anywhere.
 package sampler

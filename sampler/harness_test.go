@@ -73,24 +73,6 @@ func TestHarnessPresets(t *testing.T) {
 	}
 }
 
-func TestHarnessPresetsInGrid(t *testing.T) {
-	g, err := ParseGrid([]byte("frames: [16]\nsample_fps: [2]\npresets: [lmms-eval/qwen2.5-vl, qwen3-vl/videomme]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, c := range g.Configs {
-		ids = append(ids, c.ID)
-	}
-	// No resolutions: each preset's configs take the preset's geometry, named in their ids.
-	if !slices.Equal(ids, []string{"f16-lmms-eval_qwen2.5-vl-lmms-eval_qwen2.5-vl-raw", "fps2-qwen3-vl_videomme-qwen3-vl_videomme-raw"}) {
-		t.Fatalf("%v", ids)
-	}
-	if _, err := ParseGrid([]byte("frames: [16]\npresets: [qwen3-vl/videomme]\n")); !errors.Is(err, ErrGrid) {
-		t.Fatalf("fps-only preset without sample_fps: %v", err)
-	}
-}
-
 func TestClipRange(t *testing.T) {
 	v := Video{Frames: 300, FPS: 30}
 	// calculate_video_frame_range: frames 60…180 (121 frames) → fps mode n = 8.

@@ -47,6 +47,29 @@ func Ladder(v Video, budgets []int) ([]Plan, error) {
 	return out, nil
 }
 
+// NestedAmong is the nested policy's n frames when they must nest among other budgets (a grid's
+// frames): the ladder's budgets this video can satisfy, and n, so a short video does not fail the
+// small ones. op names the caller (a config id) in errors.
+func NestedAmong(v Video, ladder []int, n int, op string) (Plan, error) {
+	if err := v.check(op); err != nil {
+		return Plan{}, err
+	}
+	if n > v.Frames {
+		return Plan{}, errf(ErrBudget, op, fmt.Sprintf("%d frames requested from a video of %d frames", n, v.Frames))
+	}
+	var fit []int
+	for _, b := range ladder {
+		if b <= v.Frames {
+			fit = append(fit, b)
+		}
+	}
+	plans, err := Ladder(v, append(fit, n))
+	if err != nil {
+		return Plan{}, err
+	}
+	return plans[len(plans)-1], nil
+}
+
 // UnionReport is the set of frames a group of plans needs, and how much they share.
 type UnionReport struct {
 	Indices   []int `json:"indices"`   // sorted, distinct: the frames to decode

@@ -25,6 +25,10 @@ func (v Video) Duration() float64 {
 // at 30 fps), so a mistyped count is an error instead of a multi-gigabyte index list.
 const MaxFrames = 1 << 22
 
+// MaxBudget is the largest frame budget a grid, a one-off request or an imported config may name
+// (package grid checks grids against it; the importers their --frames).
+const MaxBudget = 1 << 17
+
 func (v Video) check(op string) error {
 	if v.Frames < 1 || v.Frames > MaxFrames {
 		return errf(ErrVideo, op, fmt.Sprintf("video has %d frames (want 1..%d)", v.Frames, MaxFrames))
@@ -102,6 +106,8 @@ type Sampler interface {
 	IsPreset() bool
 	// Modes reports whether the sampler takes a frame budget, a sampling fps, or both.
 	Modes() (frames, fps bool)
+	// NeedsFPS reports whether the fps mode is the only mode (a frame budget only caps it).
+	NeedsFPS() bool
 	Plan(v Video, r Request) (Plan, error)
 }
 

@@ -22,6 +22,7 @@ type sampler struct {
 func (s *sampler) Name() string              { return s.name }
 func (s *sampler) IsPreset() bool            { return s.preset }
 func (s *sampler) Modes() (frames, fps bool) { return s.frames, s.fps }
+func (s *sampler) NeedsFPS() bool            { return s.needsFPS }
 
 // Summary is a one-line description; Upstream names the upstream source of a preset.
 func (s *sampler) Summary() string  { return s.summary }

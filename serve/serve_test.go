@@ -20,6 +20,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/pipeline"
@@ -534,7 +535,7 @@ func TestPlanEqualsSampler(t *testing.T) {
 		{Video: "nasa_13013.mp4", Policy: "random", Frames: 8, Seed: 3},
 		{Video: "nasa_13013.mp4", Preset: "qwen2.5-vl"}, // the preset's own default budget
 	} {
-		c, err := sampler.One(r.Preset+r.Policy, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, Seed: r.Seed}, "", "")
+		c, err := grid.One(r.Preset+r.Policy, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, Seed: r.Seed}, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}

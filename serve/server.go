@@ -21,6 +21,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/internal/version"
@@ -540,7 +541,7 @@ func (s *Server) video(ctx context.Context, name string, o pipeline.Options) (*v
 
 // job plans the request's one configuration for v, within the response limits.
 func (s *Server) job(ctx context.Context, v pipeline.Video, sp *spec) (*pipeline.Job, error) {
-	jobs, fails, err := pipeline.PlanContext(ctx, v, []sampler.Config{sp.config}, sp.opts)
+	jobs, fails, err := pipeline.PlanContext(ctx, v, []grid.Config{sp.config}, sp.opts)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}

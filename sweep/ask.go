@@ -9,18 +9,18 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/audit/score"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // ask asks the runtime one pair and returns its record (not yet written): the answer and its verdict,
 // or status error with the runtime's reason and its kind. An answer cancelled with the session (or by
 // the runtime) is no record: ask returns nil and the pair is left to --resume.
-func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v *pipeline.Video, in *input) *record.Full {
+func (s *session) ask(ctx context.Context, it *items.Item, c *grid.Config, v *pipeline.Video, in *input) *record.Full {
 	var job *pipeline.Job
 	if in != nil {
 		job = in.job
@@ -96,7 +96,7 @@ func (s *session) request(it *items.Item) *llm.Request {
 
 // errorRecord is the record of a pair that got no answer because of its input (the video cannot be
 // read, the config cannot be planned for it, a frame does not decode), and why.
-func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
+func (s *session) errorRecord(it *items.Item, c *grid.Config, v *pipeline.Video, err error) *record.Full {
 	r := s.baseRecord(it, c, v, nil)
 	// The message names the video as the record does (not by this machine's path).
 	r.Status, r.Error, r.ErrorKind = record.StatusError, strings.ReplaceAll(pipeline.OneLine(err), it.Video, r.Video), record.ErrorInput
@@ -105,7 +105,7 @@ func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Vid
 }
 
 // baseRecord is the part of a record known before the answer.
-func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, j *pipeline.Job) *record.Full {
+func (s *session) baseRecord(it *items.Item, c *grid.Config, v *pipeline.Video, j *pipeline.Job) *record.Full {
 	r := &record.Full{
 		Record: record.Record{ItemID: it.ItemID, Config: c.ID, Answer: it.Answer, Category: it.Category, Duration: it.Duration,
 			Task: it.Task, ConfigMeta: configMeta(c)},
@@ -130,7 +130,7 @@ func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Vide
 // and height are the fixed size, or for geometries that depend on the source the size a 1920×1080
 // source gets at the budget (nominal: a cost for ordering configs; each record's own size is in its
 // width/height fields).
-func configMeta(c *sampler.Config) *record.ConfigMeta {
+func configMeta(c *grid.Config) *record.ConfigMeta {
 	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline, Loader: c.Loader}
 	tt := c.TextOnly
 	m.TextOnly = &tt

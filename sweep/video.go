@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/pipeline"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // ask is a round's work on one config of a video: the items to ask at it (step: the cascade step).
 type ask struct {
-	cfg   *sampler.Config
+	cfg   *grid.Config
 	items []*items.Item
 	step  int
 }
@@ -99,8 +99,8 @@ func (d *driver) round(k int) []ask {
 
 // planned are the configs to plan when the video is opened: a cascade's every step (a later round's
 // frames are kept from an earlier one), else the configs with pairs left.
-func (d *driver) planned() []sampler.Config {
-	var out []sampler.Config
+func (d *driver) planned() []grid.Config {
+	var out []grid.Config
 	if l := d.s.ladder; l != nil {
 		for _, c := range l.steps {
 			out = append(out, *c)

@@ -20,6 +20,7 @@ import (
 	"github.com/framesweep/framesweep/bench"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
@@ -540,7 +541,7 @@ const exBenchGrid = "frames: [8, 16, 32]\npolicies: [uniform]\nresolutions: [\"4
 // Pillow-exact bicubic (the default) and OpenCV bilinear.
 func BenchmarkExtractGrid(b *testing.B) {
 	gridPath := exWriteGrid(b, exBenchGrid)
-	g, err := sampler.LoadGrid(gridPath)
+	g, err := grid.Load(gridPath)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -565,7 +566,7 @@ func BenchmarkExtractGrid(b *testing.B) {
 	}
 }
 
-func benchExtract(b *testing.B, g *sampler.Grid, gridPath, video, kernel string) {
+func benchExtract(b *testing.B, g *grid.Grid, gridPath, video, kernel string) {
 	v, err := decode.Open(video, decode.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -632,13 +633,13 @@ func TestExtractContent(t *testing.T) {
 	video := exVideo(t, "torchcodec/nasa_13013.mp4")
 	for _, res := range []string{"40x24", "short:30+crop:24", "internvl3:max_num=4,tile=16"} {
 		t.Run(res, func(t *testing.T) {
-			grid := exWriteGrid(t, "frames: [5]\npolicies: [uniform]\nresolutions: [\""+res+"\"]\npipelines: [raw, cached]\n")
+			gridFile := exWriteGrid(t, "frames: [5]\npolicies: [uniform]\nresolutions: [\""+res+"\"]\npipelines: [raw, cached]\n")
 			dir := t.TempDir()
-			code, sum, e := exRun(t, "--grid", grid, "--out", dir, "--videos", video)
+			code, sum, e := exRun(t, "--grid", gridFile, "--out", dir, "--videos", video)
 			if code != 0 || sum.ObjectsWritten != 2 {
 				t.Fatalf("exit %d %+v %s", code, sum, e)
 			}
-			g, err := sampler.LoadGrid(grid)
+			g, err := grid.Load(gridFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -657,7 +658,7 @@ func TestExtractContent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var cfg *sampler.Config
+				var cfg *grid.Config
 				for i := range g.Configs {
 					if g.Configs[i].ID == m.Config {
 						cfg = &g.Configs[i]
@@ -835,7 +836,7 @@ func TestExtractGridStream(t *testing.T) {
 			t.Errorf("%q %v: stream %v shape %v, want stream %d width %d", c.grid, c.extra, m.StreamIndex, m.Shape, c.stream, c.w)
 		}
 	}
-	if _, err := sampler.ParseGrid([]byte("frames: [2]\npolicies: [uniform]\nstream: 1.5\n")); err == nil {
+	if _, err := grid.Parse([]byte("frames: [2]\npolicies: [uniform]\nstream: 1.5\n")); err == nil {
 		t.Error("stream: 1.5 accepted")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
@@ -24,7 +25,7 @@ type planVideo struct {
 }
 
 type gridConfigOutput struct {
-	sampler.Config
+	grid.Config
 	OutputSize string        `json:"output_size,omitempty"`
 	OutputErr  string        `json:"output_error,omitempty"` // the geometry rejects this video (e.g. aspect > 200)
 	Plan       *sampler.Plan `json:"plan,omitempty"`
@@ -211,7 +212,7 @@ func printPlan(stdout io.Writer, out pipeline.PlanReport, pv planVideo) {
 
 func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stderr io.Writer) int {
 	const name = "plan"
-	g, err := sampler.LoadGrid(path)
+	g, err := grid.Load(path)
 	if err != nil {
 		return failErr(stderr, name, err)
 	}

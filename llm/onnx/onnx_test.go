@@ -21,6 +21,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
@@ -201,11 +202,11 @@ func TestConsumesEngineTensor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	cfg, err := sampler.One("uniform", sampler.Request{Frames: 3}, spec.Geometry, "")
+	cfg, err := grid.One("uniform", sampler.Request{Frames: 3}, spec.Geometry, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, o)
+	jobs, fails, err := pipeline.Plan(v, []grid.Config{cfg}, o)
 	if err != nil || len(fails) > 0 || len(jobs) != 1 {
 		t.Fatal(err, fails)
 	}
