@@ -283,7 +283,7 @@ func TestSinkErrorStopsPass(t *testing.T) {
 // default policy the jobs that need it fail, naming the frame, and the others complete; under keep
 // the job completes and its object records the frame as damaged.
 func TestDamagedFrames(t *testing.T) {
-	path := testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos", "decord", "corrupted.mp4"))
+	path := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	ctx := context.Background()
 	configs := []grid.Config{}
 	for _, text := range []string{"frames: [2]\npolicies: [uniform]\nresolutions: [\"16x16\"]\n"} {

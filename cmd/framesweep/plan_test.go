@@ -5,20 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/testenv"
 )
-
-func planTestVideo(t *testing.T, rel string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel)
-	return testenv.NeedFile(t, p)
-}
 
 func runPlanCLI(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
@@ -97,7 +89,7 @@ func TestPlanBrokenVideo(t *testing.T) {
 }
 
 func TestPlanVideoAndGrid(t *testing.T) {
-	v := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	v := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	rc, out, errs := runPlanCLI("plan", v, "--preset", "lmms-eval", "--frames", "8", "--json")
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, errs)

@@ -141,10 +141,7 @@ func TestOrientationOfText(t *testing.T) {
 // TestVideoFrames: a multiple-choice question about real video frames (batch of 3, mean over frames).
 func TestVideoFrames(t *testing.T) {
 	model := modelPath(t)
-	video := testframes.Path(testframes.Video)
-	if video == "" {
-		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
-	}
+	video := testenv.SharedVideo(t, testframes.Video)
 	fr, err := testframes.Extract(video, []int{0, 45, 90}, 200, 160)
 	if err != nil {
 		t.Fatal(err)
