@@ -79,7 +79,9 @@ func TestLoaderGridThroughEngine(t *testing.T) {
 			m := ob.Result.Job
 			meta := ObjectMetadata(ob.Result)
 			var req loader.Request
-			json.Unmarshal([]byte(meta["loader_request"]), &req)
+			if err := json.Unmarshal([]byte(meta["loader_request"]), &req); err != nil {
+				t.Fatalf("%s %s: loader_request %q: %v", c.name, j.Config.ID, meta["loader_request"], err)
+			}
 			switch {
 			case !bytes.Equal(ob.Data, packed(imgs)):
 				t.Errorf("%s %s: the object's frames are not the loader's", c.name, j.Config.ID)

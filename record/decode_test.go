@@ -63,7 +63,9 @@ func TestDecodeRecordMatchesEncodingJSON(t *testing.T) {
 		decodeBoth(t, []byte(s))
 	}
 	var buf bytes.Buffer
-	_ = record.Write(&buf, audit.Synthetic(50, 3))
+	if err := record.Write(&buf, audit.Synthetic(50, 3)); err != nil {
+		t.Fatal(err)
+	}
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 		decodeBoth(t, []byte(line))
 	}

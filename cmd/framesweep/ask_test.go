@@ -159,7 +159,9 @@ func TestAskFeedsWhatExtractStores(t *testing.T) {
 		t.Fatalf("testmodel rc %d: %s", rc, errs)
 	}
 	var tm struct{ Spec string }
-	json.Unmarshal([]byte(out), &tm)
+	if err := json.Unmarshal([]byte(out), &tm); err != nil || tm.Spec == "" {
+		t.Fatalf("testmodel: %v: %s", err, out)
+	}
 	opts := []string{"--options", "A. a", "B. b"}
 	ask := func(extra ...string) askOutput {
 		t.Helper()

@@ -100,7 +100,9 @@ func TestPlanVideoAndGrid(t *testing.T) {
 		Indices     []int  `json:"indices"`
 		OutputSize  string `json:"output_size"`
 	}
-	json.Unmarshal([]byte(out), &one)
+	if err := json.Unmarshal([]byte(out), &one); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
 	// 120 frames (MANIFEST.tsv): np.linspace(0, 119, 8, dtype=int).
 	if one.TotalFrames != 120 || !slices.Equal(one.Indices, []int{0, 17, 34, 51, 68, 85, 102, 119}) || one.OutputSize != "800x640" {
 		t.Fatalf("%+v", one)
