@@ -130,7 +130,7 @@ func readFull(r io.Reader, path string) ([]record.Full, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var out []record.Full
 	for line := 1; ; line++ {
-		b, err := readLine(br)
+		b, err := record.ReadLine(br, record.MaxLineBytes)
 		if errors.Is(err, record.ErrTooLong) {
 			return nil, record.Errorf(path, line, "read", record.ErrTooLong, "over %d bytes", record.MaxLineBytes)
 		}
@@ -155,24 +155,5 @@ func readFull(r io.Reader, path string) ([]record.Full, error) {
 		if err == io.EOF {
 			return out, nil
 		}
-	}
-}
-
-// readLine returns one line without its terminator, or record.ErrTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > record.MaxLineBytes {
-			return nil, record.ErrTooLong
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return buf, err
-		}
-		return buf[:len(buf)-1], nil
 	}
 }
