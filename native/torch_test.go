@@ -32,6 +32,9 @@ func TestTorchLevelsAgree(t *testing.T) {
 	if !raceEnabled {
 		shapes = append(shapes, [4]int{1920, 1080, 224, 224})
 	}
+	for range 20 { // random sizes: up and down, one side only, many taps and few
+		shapes = append(shapes, [4]int{1 + r.IntN(300), 1 + r.IntN(300), 1 + r.IntN(300), 1 + r.IntN(300)})
+	}
 	for _, s := range shapes {
 		for _, pad := range []int{0, 5} {
 			src := randImage(r, s[0], s[1], pad)

@@ -481,8 +481,8 @@ func qwenResize(path, name string, res *Result, req loader.Request, planOnly boo
 	if planOnly {
 		return nil
 	}
-	// torchvision's resize: the torch-bicubic kernel (SIMD; byte-equal to resize.TorchVision and to
-	// Debian's torch 1.13, resize/torchvision_test.go).
+	// torchvision's resize: the torch-bicubic kernel (SIMD; byte-equal to Debian's torch 1.13,
+	// resize/torchvision_test.go).
 	r, err := resize.New(resize.TorchBicubic, f0.Width, f0.Height, w, h)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", path, name, err)
