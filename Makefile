@@ -46,9 +46,9 @@ test: deps
 	$(STEP) check '$(MAKE) -s check'
 	$(STEP) race 'FRAMESWEEP_BIN=$(CURDIR)/$(BIN) go test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...'
 	$(STEP) campaign 'FRAMESWEEP_BIN=$(CURDIR)/$(BIN) bash scripts/campaign/run.sh --short'
-	# deploy/k8s is its own module (./... above does not enter it); the cache's -tags nocloud errors.
+	# deploy/k8s is its own module (./... above does not enter it); the object-store drivers' -tags nocloud errors.
 	$(STEP) k8s 'cd deploy/k8s && go test -count=1 ./...'
-	$(STEP) nocloud 'go test -tags nocloud -count=1 -run TestNoCloud ./cache/'
+	$(STEP) nocloud 'go test -tags nocloud -count=1 -run TestNoCloud ./internal/bucket/'
 	# The kernels again without SIMD (-tags noasm) and without cgo (pure-Go references, pure-Go packages),
 	# and the resize tests with gocv's Mat leak profile (fails on an unclosed Mat).
 	$(STEP) noasm 'FRAMESWEEP_GENERIC_ONLY=1 go test -tags noasm ./native/'

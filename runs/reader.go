@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -157,7 +157,7 @@ func appendRecords(all, recs []record.Record) []record.Record {
 
 // isStoreRun reports whether p needs a RUN reader: a blob URL, or a directory with chunk objects.
 func isStoreRun(p string) bool {
-	if cache.IsURL(p) {
+	if bucket.IsURL(p) {
 		return true
 	}
 	st, err := os.Stat(filepath.Join(p, chunksDir))

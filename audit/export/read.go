@@ -12,7 +12,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 )
@@ -63,7 +63,7 @@ func readInput(ctx context.Context, p string) ([]record.Full, *RunProof, error) 
 	st, statErr := os.Stat(p)
 	isDir := statErr == nil && st.IsDir()
 	var proof *RunProof
-	if cache.IsURL(p) || isDir {
+	if bucket.IsURL(p) || isDir {
 		rr, err := runs.Open(ctx, p)
 		if err != nil {
 			return nil, nil, err
@@ -75,7 +75,7 @@ func readInput(ctx context.Context, p string) ([]record.Full, *RunProof, error) 
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
 		}
-		if cache.IsURL(p) || hasChunks(p) {
+		if bucket.IsURL(p) || hasChunks(p) {
 			srcs, err := rr.Sources(ctx)
 			if err != nil {
 				return nil, nil, err
