@@ -453,44 +453,61 @@ func (r *reader) openDecoder() error {
 		r.dec = nil
 	}
 	r.drained = false
-	cp := r.stream().CodecParameters()
-	codec := astiav.FindDecoder(cp.CodecID())
-	if v.hw.Device != "" {
-		codec = hwDecoder(cp.CodecID(), v.hwType) // the decoder setupHW checked
-	}
-	if codec == nil {
-		return wrap(v.name, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
-	}
-	cc := astiav.AllocCodecContext(codec)
-	if cc == nil {
-		return wrap(v.name, "decode", errors.New("cannot allocate a decoder"))
-	}
-	track(cc)
-	free := func() { cc.Free(); untrack(cc) }
-	if err := cp.ToCodecContext(cc); err != nil {
-		free()
-		return wrap(v.name, "decode", err)
-	}
 	threads := r.threads
 	if r.singleThread {
 		threads = 1
 	}
-	cc.SetThreadCount(threads)
-	cc.SetThreadType(astiav.ThreadTypeFrame | astiav.ThreadTypeSlice)
-	cc.SetTimeBase(r.stream().TimeBase())
+	var hw func(*astiav.CodecContext, *astiav.Codec) error
 	if v.hw.Device != "" {
-		if err := r.setupHWDecoder(cc, codec); err != nil {
-			free()
-			return err
-		}
+		hw = r.setupHWDecoder
 	}
-	if err := cc.Open(codec, nil); err != nil {
-		free()
-		return wrap(v.name, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
+	cc, err := v.openDecoder(r.stream(), threads, astiav.ThreadTypeFrame|astiav.ThreadTypeSlice, hw)
+	if err != nil {
+		return err
 	}
 	r.dec = cc
 	r.errMark = ffmpeg.DecoderErrors()
 	return nil
+}
+
+// openDecoder is the one place a decoder is opened (Read's readers and the sequential pass): FFmpeg's
+// decoder for st's codec (with hw set, the one hwDecoder picks for the device, which hw then sets up
+// before the open), st's parameters and time base, threads of the given types. The caller owns the
+// tracked context and frees it (Free, untrack).
+func (v *Video) openDecoder(st *astiav.Stream, threads int, types astiav.ThreadType, hw func(*astiav.CodecContext, *astiav.Codec) error) (*astiav.CodecContext, error) {
+	cp := st.CodecParameters()
+	codec := astiav.FindDecoder(cp.CodecID())
+	if hw != nil {
+		codec = hwDecoder(cp.CodecID(), v.hwType) // the decoder setupHW checked
+	}
+	if codec == nil {
+		return nil, wrap(v.name, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
+	}
+	cc := astiav.AllocCodecContext(codec)
+	if cc == nil {
+		return nil, wrap(v.name, "decode", errors.New("cannot allocate a decoder"))
+	}
+	track(cc)
+	fail := func(err error) (*astiav.CodecContext, error) {
+		cc.Free()
+		untrack(cc)
+		return nil, err
+	}
+	if err := cp.ToCodecContext(cc); err != nil {
+		return fail(wrap(v.name, "decode", err))
+	}
+	cc.SetThreadCount(threads)
+	cc.SetThreadType(types)
+	cc.SetTimeBase(st.TimeBase())
+	if hw != nil {
+		if err := hw(cc, codec); err != nil {
+			return fail(err)
+		}
+	}
+	if err := cc.Open(codec, nil); err != nil {
+		return fail(wrap(v.name, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err)))
+	}
+	return cc, nil
 }
 
 // setupHWDecoder gives cc a device context and a pixel-format callback choosing the device's format.
