@@ -104,6 +104,20 @@ func (g *Grid) PlanAll(v sampler.Video) []ConfigPlan {
 	return out
 }
 
+// oneBudget makes spec the grid of one request: its budget (frames or sample_fps, if set) and
+// resolution (if any). One and OneLoader build their configs from such a spec.
+func (spec *Spec) oneBudget(r sampler.Request, resolution string) {
+	if resolution != "" {
+		spec.Resolutions = []string{resolution}
+	}
+	if r.Frames != 0 {
+		spec.Frames = []int{r.Frames}
+	}
+	if r.SampleFPS != 0 {
+		spec.SampleFPS = []float64{r.SampleFPS}
+	}
+}
+
 // errf is a grid error: a *sampler.Error (the error type of sampling and grids alike) wrapping
 // sentinel.
 func errf(sentinel error, op, detail string) error {
@@ -123,16 +137,8 @@ func One(name string, r sampler.Request, resolution, pipeline string) (Config, e
 	if pipeline == "" {
 		pipeline = PipelineRaw
 	}
-	spec := Spec{Resolutions: nil, Pipelines: []string{pipeline}}
-	if resolution != "" {
-		spec.Resolutions = []string{resolution}
-	}
-	if r.Frames != 0 {
-		spec.Frames = []int{r.Frames}
-	}
-	if r.SampleFPS != 0 {
-		spec.SampleFPS = []float64{r.SampleFPS}
-	}
+	spec := Spec{Pipelines: []string{pipeline}}
+	spec.oneBudget(r, resolution)
 	if err := validateSpec(&spec); err != nil {
 		return Config{}, err
 	}

@@ -146,15 +146,7 @@ func expandLoader(spec Spec) (*Grid, error) {
 func OneLoader(name string, r sampler.Request, lo LoaderOptions, resolution string) (Config, error) {
 	spec := Spec{Loader: name, Options: Options{Torch: r.Torch, ForceLast: r.ForceLast, ForceSample: r.ForceSample,
 		MinFrames: r.MinFrames, MaxFrames: r.MaxFrames, LoaderOptions: lo}}
-	if resolution != "" {
-		spec.Resolutions = []string{resolution}
-	}
-	if r.Frames != 0 {
-		spec.Frames = []int{r.Frames}
-	}
-	if r.SampleFPS != 0 {
-		spec.SampleFPS = []float64{r.SampleFPS}
-	}
+	spec.oneBudget(r, resolution)
 	if name == DefaultLoader {
 		return Config{}, gridErr("loader %s is framesweep's own reading: name a preset or policy", name)
 	}
