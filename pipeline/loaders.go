@@ -10,7 +10,6 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/grid"
-	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/resize"
@@ -21,13 +20,12 @@ import (
 
 // Harness loaders (docs/loaders.md) in the engine. A loader's reader opens the video its own way (the
 // first video stream, no rotation, PyAV's colours, …): RunLoader opens it through the source layer
-// (openDecoder, with load.DecodeOptions instead of the Options' own) and hands the decoder to
-// load.Run. A config with a loader (grid.Config.Loader, a grid's `loader:` key, serve's "loader")
-// is planned by running the reader without converting pixels (load.Options.PlanOnly: its positions,
-// counts and sizes depend on decoding) and built by running it again in Run; its frames (for
-// qwen-vl-utils, fetch_video's resized frames) then go through the config's geometry, kernel and
-// dtype like decoded frames. Keys name the loader and its request; framesweep's own configs keep
-// their keys.
+// (openLocal, with load.DecodeOptions) and hands the LocalSource to load.Run. A config with a loader
+// (grid.Config.Loader, a grid's `loader:` key, serve's "loader") is planned by running the reader
+// without converting pixels (load.Options.PlanOnly: its positions, counts and sizes depend on
+// decoding) and built by running it again in Run; its frames (for qwen-vl-utils, fetch_video's
+// resized frames) then go through the config's geometry, kernel and dtype like decoded frames. Keys
+// name the loader and its request; framesweep's own configs keep their keys.
 
 // RunLoader runs the named harness loader on the video ref names, opened through the source layer the
 // way that loader's reader opens it: load.Run's results, one per request (nil where errs[i] says why),
@@ -50,32 +48,13 @@ func runLoader(ctx context.Context, ref VideoRef, name string, reqs []loader.Req
 	if err := ref.checkRegular(); err != nil {
 		return decode.Info{}, nil, nil, err
 	}
-	src, err := openDecoder(ctx, ref, Options{reader: &dopts})
+	src, err := openLocal(ref, dopts, false)
 	if err != nil {
 		return decode.Info{}, nil, nil, err
 	}
 	defer src.Close()
-	r, rename, ok := loadReader(src)
-	if !ok {
-		return decode.Info{}, nil, nil, fmt.Errorf("%s: %w: the source layer gave a %T, which a loader cannot read", ref.Path, ErrOptions, src)
-	}
-	res, errs, err := load.Run(ctx, r, ref.Path, name, reqs, lo)
-	for i := range errs {
-		errs[i] = rename(errs[i])
-	}
-	return src.Info(), res, errs, rename(err)
-}
-
-// loadReader is the decoder under src that a loader reads: src itself, or the one a descriptor's
-// Source wraps (its errors then name /proc/self/fd/N: rename gives them the video's name back).
-func loadReader(src Source) (load.Reader, func(error) error, bool) {
-	rename := func(err error) error { return err }
-	if fs, ok := src.(*fileSource); ok {
-		src = fs.src
-		rename = func(err error) error { return procfd.Rename(err, fs.fdPath, fs.name) }
-	}
-	r, ok := src.(load.Reader)
-	return r, rename, ok
+	res, errs, err := load.Run(ctx, src, ref.Path, name, reqs, lo)
+	return src.Info(), res, errs, err
 }
 
 // LoaderJob is what a harness loader's job carries beside the Job's own fields: the loader, its

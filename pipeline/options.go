@@ -55,10 +55,6 @@ type Options struct {
 	// FramesDetail makes a Source's Info carry every frame's pts and key flag (probe --frames-detail,
 	// plan's keyframes).
 	FramesDetail bool
-
-	// reader, when set, is how a harness loader's reader opens the video (load.DecodeOptions): the
-	// source layer opens it with these decode options instead (RunLoader, loaders.go).
-	reader *decode.Options
 }
 
 // resolved is Options with defaults filled in and validated.
@@ -179,9 +175,6 @@ func (o resolved) keyable() error {
 
 // decodeOptions is how videos are opened.
 func (o Options) decodeOptions() decode.Options {
-	if o.reader != nil {
-		return *o.reader
-	}
 	return decode.Options{NoAutorotate: o.NoAutorotate, Stream: o.Stream, OnDamaged: o.OnDamaged, Threads: o.Threads, HWAccel: o.HWAccel}
 }
 

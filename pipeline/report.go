@@ -1,10 +1,11 @@
 package pipeline
 
 import (
+	"math"
+
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
-	"math"
 )
 
 // PlanReport is the JSON of one sampling plan of one video: `framesweep plan --json` prints it, and

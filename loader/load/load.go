@@ -89,8 +89,8 @@ func (r *Result) Positions() []int {
 }
 
 // Reader is a video opened for a loader (DecodeOptions says how): what the loaders read of it. The
-// engine's source layer opens it (pipeline.RunLoader, the one place videos are opened); a
-// *decode.Video is one.
+// engine's source layer opens it and hands it to Run (pipeline.RunLoader: a pipeline.LocalSource, no
+// decoder reached any other way; TestOneSourceLayer).
 type Reader interface {
 	Info() decode.Info
 	Header() decode.StreamHeader
