@@ -102,6 +102,24 @@ func OpenSource(ctx context.Context, ref VideoRef, o Options) (Video, Source, er
 	return v, src, nil
 }
 
+// OpenLocal opens ref as OpenSource does, in this process (o.Worker is ErrOptions): a LocalSource, for
+// what only an in-process decoder answers (plan's decode cost). The caller closes it.
+func OpenLocal(ctx context.Context, ref VideoRef, o Options) (Video, LocalSource, error) {
+	v := Video{Path: ref.Path, SHA256: ref.SHA256}
+	if o.Worker != nil {
+		return v, nil, fmt.Errorf("%s: %w: a LocalSource decodes in this process, not in a worker", ref.Path, ErrOptions)
+	}
+	if err := ref.checkRegular(); err != nil {
+		return v, nil, err
+	}
+	src, err := openLocal(ref, o.decodeOptions(), o.FramesDetail)
+	if err != nil {
+		return v, nil, err
+	}
+	v.Info = src.Info()
+	return v, src, nil
+}
+
 // checkRegular refuses anything but a regular file (a FIFO would block the hash, a device never end).
 func (ref VideoRef) checkRegular() error {
 	var st os.FileInfo
@@ -145,7 +163,8 @@ func openDecoder(ctx context.Context, ref VideoRef, o Options) (Source, error) {
 
 // LocalSource is a Source decoded in this process, with what a harness loader's reader reads of the
 // video besides frames by index (loader/load.Reader: the stream header, the index, every packet in
-// file order through Sequential). openLocal opens one; RunLoader hands it to load.Run, so a loader
+// file order through Sequential), and what a Read would decode (ReadCost: the decoder's own plan,
+// which plan prints). OpenLocal and openLocal open one; RunLoader hands it to load.Run, so a loader
 // reads the video through the source layer, never through a decoder it reached some other way.
 type LocalSource interface {
 	Source
@@ -154,6 +173,7 @@ type LocalSource interface {
 	NumFrames() int
 	Packets() int
 	Sequential(o decode.SeqOptions, fn func(*decode.SeqFrame) (stop bool, err error)) (decode.SeqStats, error)
+	ReadCost(indices []int) (decode.ReadCost, error)
 }
 
 // A LocalSource is what a loader reads.

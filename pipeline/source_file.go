@@ -91,6 +91,11 @@ func (s *fileSource) Index() decode.Index         { return s.src.Index() }
 func (s *fileSource) NumFrames() int              { return s.src.NumFrames() }
 func (s *fileSource) Packets() int                { return s.src.Packets() }
 
+func (s *fileSource) ReadCost(indices []int) (decode.ReadCost, error) {
+	c, err := s.src.ReadCost(indices)
+	return c, procfd.Rename(err, s.fdPath, s.name)
+}
+
 func (s *fileSource) Sequential(o decode.SeqOptions, fn func(*decode.SeqFrame) (bool, error)) (decode.SeqStats, error) {
 	st, err := s.src.Sequential(o, fn)
 	return st, procfd.Rename(err, s.fdPath, s.name)

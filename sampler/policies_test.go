@@ -314,25 +314,3 @@ func TestUnionNestedVersusLinspace(t *testing.T) {
 		t.Fatalf("%+v", u)
 	}
 }
-
-func TestDecodePlan(t *testing.T) {
-	frames := []int{0, 5, 100, 101, 250}
-	d := DecodePlanFor(frames, nil)
-	if d.FramesToDecode != 5 || d.Seeks != nil || d.FramesDecoded != 251 {
-		t.Fatalf("%+v", d)
-	}
-	// Keyframes every 50: 0..5 straight, seek to 100, 101 straight, seek to 250.
-	d = DecodePlanFor(frames, []int{0, 50, 100, 150, 200, 250})
-	if *d.Seeks != 2 || d.FramesDecoded != 6+2+1 {
-		t.Fatalf("%+v seeks %d", d, *d.Seeks)
-	}
-	// Keyframe only at 0: never seek.
-	d = DecodePlanFor(frames, []int{0})
-	if *d.Seeks != 0 || d.FramesDecoded != 251 {
-		t.Fatalf("%+v", d)
-	}
-	d = DecodePlanFor(nil, []int{0})
-	if d.FramesToDecode != 0 || *d.Seeks != 0 {
-		t.Fatalf("%+v", d)
-	}
-}
