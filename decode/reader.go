@@ -26,13 +26,13 @@ type segResult struct {
 	cause   string
 }
 
-// reader is one decoder with its own demuxer: it decodes segments (plan.go) one after the other and
+// reader is one decoder with its own demuxer: it decodes segments (schedule.go) one after the other and
 // hands their frames to fn in ascending order.
 type reader struct {
-	v    *Video
-	plan *readPlan
-	st   Stats // this reader's counts; Read adds them up
-	fn   func(*Frame) error
+	v     *Video
+	sched *schedule
+	st    Stats // this reader's counts; Read adds them up
+	fn    func(*Frame) error
 	// stopped, when set, is polled between packets (parallel segments: the Read has ended).
 	stopped func() bool
 	threads int // threads per decoder (0: FFmpeg's automatic count)
@@ -71,8 +71,8 @@ type reader struct {
 	dropped []bool
 }
 
-func (v *Video) newReader(p *readPlan, fn func(*Frame) error) *reader {
-	r := &reader{v: v, plan: p, fn: fn, threads: p.threads, retried: map[int]int{}, curDpos: -1, forceKey: -1, drop: p.drop}
+func (v *Video) newReader(p *schedule, fn func(*Frame) error) *reader {
+	r := &reader{v: v, sched: p, fn: fn, threads: p.threads, retried: map[int]int{}, curDpos: -1, forceKey: -1, drop: p.drop}
 	r.st.Damaged = []int{}
 	if r.drop {
 		r.dropped = make([]bool, len(v.pkts))
@@ -91,7 +91,7 @@ func (v *Video) newReader(p *readPlan, fn func(*Frame) error) *reader {
 	return r
 }
 
-// useDemuxer gives the reader its demuxer: v.fc (borrowed; the one-decoder plan and the first parallel
+// useDemuxer gives the reader its demuxer: v.fc (borrowed; the one-decoder schedule and the first parallel
 // reader) or one of its own, opened now.
 func (r *reader) useDemuxer(own bool) error {
 	if !own {
@@ -203,7 +203,7 @@ func (r *reader) next() (bool, error) {
 		return false, nil
 	}
 	r.curDpos++
-	if d := r.curDpos; r.drop && d < len(v.pkts) && (!r.plan.need[d] && v.pkts[d].nonref || r.plan.skip != nil && r.plan.skip[d]) {
+	if d := r.curDpos; r.drop && d < len(v.pkts) && (!r.sched.need[d] && v.pkts[d].nonref || r.sched.skip != nil && r.sched.skip[d]) {
 		r.st.Skipped++ // no one asked for it and no picture it needs references it
 		if !v.pkts[d].nonref {
 			r.st.SkippedReferences++
@@ -636,7 +636,7 @@ func (r *reader) frameIndex(f *astiav.Frame) (int, bool) {
 func (r *reader) checkDamage(f *astiav.Frame, j int) (damaged, deliver bool) {
 	v := r.v
 	damaged, cause := frameDamage(f)
-	if damaged && r.drop && r.plan.skip != nil {
+	if damaged && r.drop && r.sched.skip != nil {
 		// Reference pictures were left out (h264refs.go): decode again from the keyframe with every
 		// reference picture before believing the damage, and keep doing so for the rest of the pass.
 		r.drop = false

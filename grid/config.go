@@ -39,29 +39,29 @@ func (c *Config) Geometry() geom.Geometry { return c.geometry }
 // Request is the sampling request this config makes.
 func (c *Config) Request() sampler.Request { return c.request }
 
-// Plan samples one video for this config. A text-only config has an empty plan.
-func (c *Config) Plan(v sampler.Video) (sampler.Plan, error) {
+// Select samples one video for this config. A text-only config has an empty plan.
+func (c *Config) Select(v sampler.Video) (sampler.Selection, error) {
 	if c.TextOnly {
-		return sampler.Plan{Policy: "text-only", Indices: []int{}, TimestampsS: []float64{}}, nil
+		return sampler.Selection{Policy: "text-only", Indices: []int{}, TimestampsS: []float64{}}, nil
 	}
 	if c.Loader != "" {
-		return sampler.Plan{}, errf(ErrLoader, c.ID, "the "+c.Loader+" loader picks its frames by decoding the video: plan it through the engine (pipeline.Plan, `framesweep plan --loader`)")
+		return sampler.Selection{}, errf(ErrLoader, c.ID, "the "+c.Loader+" loader picks its frames by decoding the video: plan it through the engine (pipeline.PlanJobs, `framesweep plan --loader`)")
 	}
 	if c.smp == nil {
-		return sampler.Plan{}, errf(ErrGrid, c.ID, "config was not built by Parse")
+		return sampler.Selection{}, errf(ErrGrid, c.ID, "config was not built by Parse")
 	}
 	if c.Policy == "nested" && c.Frames > 0 {
 		return sampler.NestedAmong(v, c.ladder, c.Frames, c.ID)
 	}
-	p, err := c.smp.Plan(v, c.request)
+	p, err := c.smp.Select(v, c.request)
 	if err != nil {
 		var e *sampler.Error
 		if errors.As(err, &e) {
 			ce := *e
 			ce.Op = c.ID + ": " + e.Op
-			return sampler.Plan{}, &ce
+			return sampler.Selection{}, &ce
 		}
-		return sampler.Plan{}, err
+		return sampler.Selection{}, err
 	}
 	return p, nil
 }
@@ -77,20 +77,20 @@ type Grid struct {
 	srcH  int
 }
 
-// ConfigPlan is one config's plan for a video, or the reason it has none.
-type ConfigPlan struct {
-	Config Config
-	Plan   sampler.Plan
-	Err    error
+// ConfigSelection is one config's plan for a video, or the reason it has none.
+type ConfigSelection struct {
+	Config    Config
+	Selection sampler.Selection
+	Err       error
 }
 
-// PlanAll samples a video for every config. A config that fails keeps its error; the others go on.
+// SelectAll samples a video for every config. A config that fails keeps its error; the others go on.
 // fps-mode configs get VisualTokens and OverContext recomputed from their actual frame count.
-func (g *Grid) PlanAll(v sampler.Video) []ConfigPlan {
-	out := make([]ConfigPlan, len(g.Configs))
+func (g *Grid) SelectAll(v sampler.Video) []ConfigSelection {
+	out := make([]ConfigSelection, len(g.Configs))
 	for i := range g.Configs {
 		c := &g.Configs[i]
-		p, err := c.Plan(v)
+		p, err := c.Select(v)
 		cc := *c
 		if err == nil && c.Frames == 0 && !c.TextOnly {
 			// fps mode: the frame count is known now; redo the context check with it.
@@ -99,7 +99,7 @@ func (g *Grid) PlanAll(v sampler.Video) []ConfigPlan {
 				cc.OverContext = !fits
 			}
 		}
-		out[i] = ConfigPlan{Config: cc, Plan: p, Err: err}
+		out[i] = ConfigSelection{Config: cc, Selection: p, Err: err}
 	}
 	return out
 }

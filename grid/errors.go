@@ -10,6 +10,6 @@ var (
 	// ErrGrid: the grid file is malformed or inconsistent.
 	ErrGrid = errors.New("invalid grid")
 	// ErrLoader: the config is a harness loader's (Config.Loader): its frames are planned by the
-	// loader's reader, which decodes the video (pipeline.Plan), not by a sampler.
+	// loader's reader, which decodes the video (pipeline.PlanJobs), not by a sampler.
 	ErrLoader = errors.New("planned by a harness loader")
 )

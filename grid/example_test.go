@@ -16,9 +16,9 @@ resolutions: ["448x448"]
 text_only: true
 `))
 	v := sampler.Video{Frames: 100, FPS: 25}
-	var plans []sampler.Plan
+	var plans []sampler.Selection
 	for i := range g.Configs {
-		p, _ := g.Configs[i].Plan(v)
+		p, _ := g.Configs[i].Select(v)
 		fmt.Println(g.Configs[i].ID, p.Indices)
 		plans = append(plans, p)
 	}

@@ -54,26 +54,26 @@ func TestExampleGrid(t *testing.T) {
 	}
 	// Every config plans a 60 s video; the union is what one decode pass needs.
 	v := sampler.Video{Frames: 1800, FPS: 30}
-	var plans []sampler.Plan
-	for _, cp := range g.PlanAll(v) {
+	var plans []sampler.Selection
+	for _, cp := range g.SelectAll(v) {
 		if cp.Err != nil {
 			t.Fatalf("%s: %v", cp.Config.ID, cp.Err)
 		}
-		plans = append(plans, cp.Plan)
+		plans = append(plans, cp.Selection)
 	}
 	u := sampler.Union(plans...)
 	if u.Size == 0 || u.Size >= u.Requested || u.Shared == 0 {
 		t.Fatalf("union %+v", u)
 	}
 	// nested configs in the grid are subsets of each other.
-	p8, _ := ids["f8-nested-448x448-raw"].Plan(v)
-	p32, _ := ids["f32-nested-448x448-raw"].Plan(v)
+	p8, _ := ids["f8-nested-448x448-raw"].Select(v)
+	p32, _ := ids["f32-nested-448x448-raw"].Select(v)
 	for _, x := range p8.Indices {
 		if !slices.Contains(p32.Indices, x) {
 			t.Fatalf("nested f8 frame %d not in f32", x)
 		}
 	}
-	tp, err := ids["text-only"].Plan(v)
+	tp, err := ids["text-only"].Select(v)
 	if err != nil || len(tp.Indices) != 0 || tp.Policy != "text-only" {
 		t.Fatalf("text-only plan %+v %v", tp, err)
 	}
@@ -86,14 +86,14 @@ func TestGridPlanErrors(t *testing.T) {
 	}
 	v := sampler.Video{Frames: 20, FPS: 10}
 	var failed []string
-	for _, cp := range g.PlanAll(v) {
+	for _, cp := range g.SelectAll(v) {
 		if cp.Err != nil {
 			if !errors.Is(cp.Err, sampler.ErrBudget) || !strings.Contains(cp.Err.Error(), cp.Config.ID) {
 				t.Fatalf("%s: %v", cp.Config.ID, cp.Err)
 			}
 			failed = append(failed, cp.Config.ID)
-		} else if len(cp.Plan.Indices) != cp.Config.Frames {
-			t.Fatalf("%s: %v", cp.Config.ID, cp.Plan.Indices)
+		} else if len(cp.Selection.Indices) != cp.Config.Frames {
+			t.Fatalf("%s: %v", cp.Config.ID, cp.Selection.Indices)
 		}
 	}
 	// The 4-frame nested config still works on a 20-frame video: the ladder keeps budgets that fit.
@@ -252,7 +252,7 @@ func FuzzParse(f *testing.F) {
 			}
 			seen[c.ID] = true
 			if i < 20 { // keep each input fast
-				p, err := c.Plan(sampler.Video{Frames: 37, FPS: 12.5})
+				p, err := c.Select(sampler.Video{Frames: 37, FPS: 12.5})
 				if err == nil {
 					for _, x := range p.Indices {
 						if x < 0 || x >= 37 {
@@ -284,8 +284,8 @@ func TestOneMatchesExpand(t *testing.T) {
 		if name == "nested" {
 			continue // the grid's ladder is every budget; One's is its own
 		}
-		a, err1 := c.Plan(v)
-		b, err2 := one.Plan(v)
+		a, err1 := c.Select(v)
+		b, err2 := one.Select(v)
 		if (err1 == nil) != (err2 == nil) || !slices.Equal(a.Indices, b.Indices) {
 			t.Errorf("%s: plans differ: %v %v / %v %v", c.ID, a.Indices, err1, b.Indices, err2)
 		}
@@ -294,7 +294,7 @@ func TestOneMatchesExpand(t *testing.T) {
 	if err != nil || d.ID != "default-qwen2.5-vl-qwen2.5-vl-raw" || d.Resolution != "qwen2.5-vl" {
 		t.Fatalf("preset default: %+v %v", d, err)
 	}
-	if p, err := d.Plan(v); err != nil || len(p.Indices) == 0 {
+	if p, err := d.Select(v); err != nil || len(p.Indices) == 0 {
 		t.Fatalf("preset default plan: %v %v", p, err)
 	}
 	for _, bad := range []func() (Config, error){

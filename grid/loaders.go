@@ -94,7 +94,7 @@ func checkLoader(spec *Spec) error {
 }
 
 // expandLoader builds a loader grid's configs: (frames, then sample_fps) × resolutions, each with the
-// loader's request; the loader plans them per video (pipeline.Plan).
+// loader's request; the loader plans them per video (pipeline.PlanJobs).
 func expandLoader(spec Spec) (*Grid, error) {
 	if err := checkLoader(&spec); err != nil {
 		return nil, err

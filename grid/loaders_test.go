@@ -25,7 +25,7 @@ func TestLoaderGrid(t *testing.T) {
 		if (c.Frames > 0) == (c.Request().MinFrames != 0) {
 			t.Errorf("%s: min_frames %d (fps modes only)", c.ID, c.Request().MinFrames)
 		}
-		if _, err := c.Plan(sampler.Video{Frames: 100, FPS: 25}); !errors.Is(err, ErrLoader) {
+		if _, err := c.Select(sampler.Video{Frames: 100, FPS: 25}); !errors.Is(err, ErrLoader) {
 			t.Errorf("%s: Plan %v", c.ID, err)
 		}
 	}

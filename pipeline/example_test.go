@@ -23,7 +23,7 @@ func Example() {
 		panic(err)
 	}
 	defer src.Close()
-	jobs, failures, err := pipeline.Plan(v, grid.Configs, pipeline.Options{})
+	jobs, failures, err := pipeline.PlanJobs(v, grid.Configs, pipeline.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -240,7 +240,7 @@ func (r *videoRun) jobLines(j *Job, v Video, status string, ref cache.Ref, shape
 		out = append(out, ManifestLine{
 			Status: status, Key: j.Key, SHA256: ref.Digest, Size: ref.Size, Object: r.o.Store.ObjectPath(ref.Digest),
 			Video: r.path, VideoSHA256: v.SHA256, Config: c.ID, Loader: c.Loader, Pipeline: j.Pipeline, Geometry: j.Geometry,
-			Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: shape, Indices: j.Plan.Indices, PSNR: psnr,
+			Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: shape, Indices: j.Selection.Indices, PSNR: psnr,
 			StreamIndex: &j.Spec.Stream, Damaged: damaged,
 		})
 	}
@@ -271,7 +271,7 @@ func (r *videoRun) run(ctx context.Context) error {
 		return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Error: OneLine(err)})
 	}
 	defer src.Close()
-	jobs, fails, err := PlanContext(ctx, v, o.Grid.Configs, o.Options)
+	jobs, fails, err := PlanJobsContext(ctx, v, o.Grid.Configs, o.Options)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func runLoader(ctx context.Context, ref VideoRef, name string, reqs []loader.Req
 
 // LoaderJob is what a harness loader's job carries beside the Job's own fields: the loader, its
 // request, the video as its reader opened it, and its reader's plan (positions, pts, counts and
-// sizes; no pixels). Job.Plan.Indices are the reader's positions.
+// sizes; no pixels). Job.Selection.Indices are the reader's positions.
 type LoaderJob struct {
 	Name    string
 	Request loader.Request
@@ -75,9 +75,9 @@ func LoaderRequest(c *grid.Config) loader.Request {
 		ImagePatchSize: lo.ImagePatchSize, Torch: r.Torch}
 }
 
-// CheckConfigs validates o for configs before any video is opened: what Plan would refuse for every
+// CheckConfigs validates o for configs before any video is opened: what PlanJobs would refuse for every
 // video (bad options, hardware decoding, options a harness loader decides itself or cannot honour).
-// Extract calls it first; the sweep and other callers of Plan may too.
+// Extract calls it first; the sweep and other callers of PlanJobs may too.
 func CheckConfigs(configs []grid.Config, o Options) error {
 	ro, err := o.resolve()
 	if err == nil {
@@ -89,7 +89,7 @@ func CheckConfigs(configs []grid.Config, o Options) error {
 	return err
 }
 
-// checkLoaderOptions refuses options a loader decides itself, or cannot honour (Plan's ErrOptions).
+// checkLoaderOptions refuses options a loader decides itself, or cannot honour (PlanJobs' ErrOptions).
 func (o resolved) checkLoaderOptions(configs []grid.Config) error {
 	var name string
 	for i := range configs {
@@ -144,8 +144,8 @@ func (p *planner) loaders(ctx context.Context) {
 
 // loaderPlan is a loader result as a plan: its reader's positions, their pts in seconds, qwen-vl-utils'
 // sample_fps, and the reader's notes (an every-frame fallback's reason among them).
-func loaderPlan(res *load.Result) sampler.Plan {
-	plan := sampler.Plan{Loader: res.Loader, Indices: res.Positions(), TimestampsS: make([]float64, len(res.Frames)),
+func loaderPlan(res *load.Result) sampler.Selection {
+	plan := sampler.Selection{Loader: res.Loader, Indices: res.Positions(), TimestampsS: make([]float64, len(res.Frames)),
 		SampleFPS: res.SampleFPS, Notes: append([]string(nil), res.Notes...)}
 	if res.Reason != "" {
 		plan.Notes = append(plan.Notes, res.Reason)
@@ -265,8 +265,8 @@ func (p *pass) runLoaders(states []*jobState) (loaderStats, error) {
 				s.loaderErr = err
 			case errs[i] != nil:
 				s.loaderErr = errs[i]
-			case !slices.Equal(res[i].Positions(), s.j.Plan.Indices):
-				s.loaderErr = fmt.Errorf("%s: %w: the %s loader now returns positions %v, planned %v", p.v.Path, ErrChanged, name, res[i].Positions(), s.j.Plan.Indices)
+			case !slices.Equal(res[i].Positions(), s.j.Selection.Indices):
+				s.loaderErr = fmt.Errorf("%s: %w: the %s loader now returns positions %v, planned %v", p.v.Path, ErrChanged, name, res[i].Positions(), s.j.Selection.Indices)
 			default:
 				passes = max(passes, res[i].Passes)
 				if err := p.deliverLoaded(s, res[i]); err != nil {

@@ -50,7 +50,7 @@ type Options struct {
 	Threads int
 	// HWAccel asks for hardware decoding ("", "none", "cuda", "vaapi", "auto"; decode falls back to the
 	// CPU when the device cannot take the stream). Hardware frames are not FFmpeg's CPU frames bit for
-	// bit, so Plan refuses it: only key-less readers (frames, probe, the benchmarks) take it.
+	// bit, so PlanJobs refuses it: only key-less readers (frames, probe, the benchmarks) take it.
 	HWAccel string
 	// FramesDetail makes a Source's Info carry every frame's pts and key flag (probe --frames-detail,
 	// plan's keyframes).
@@ -165,7 +165,7 @@ func ParseNorm(s string) (string, native.Norm, error) {
 	return "mean=" + f(n.Mean) + ",std=" + f(n.Std), n, nil
 }
 
-// keyable refuses what no cache key names (Plan's inputs are keyed; PlanFrames' are not).
+// keyable refuses what no cache key names (PlanJobs' inputs are keyed; PlanFrames' are not).
 func (o resolved) keyable() error {
 	if hw, _ := decode.ParseHWAccel(o.HWAccel); hw != decode.HWNone {
 		return fmt.Errorf("%w: hwaccel %s: hardware-decoded frames are not FFmpeg's CPU frames bit for bit, so no cache key can name them", ErrOptions, hw)

@@ -46,7 +46,7 @@ func TestHarnessPresets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := s.Plan(c.v, c.r)
+			p, err := s.Select(c.v, c.r)
 			if c.err != nil {
 				if !errors.Is(err, c.err) {
 					t.Fatalf("err = %v, want %v", err, c.err)
@@ -110,7 +110,7 @@ func TestClipRange(t *testing.T) {
 		{"lmms-eval", Request{EndS: 3}, ErrRequest},
 	} {
 		s, _ := Lookup(c.name)
-		if _, err := s.Plan(v, c.r); !errors.Is(err, c.err) {
+		if _, err := s.Select(v, c.r); !errors.Is(err, c.err) {
 			t.Fatalf("%s %+v: err = %v, want %v", c.name, c.r, err, c.err)
 		}
 	}

@@ -5,11 +5,11 @@ import (
 	"slices"
 )
 
-// Ladder returns nested plans for the given budgets (in the order given): the largest budget takes
+// Ladder returns nested selections for the given budgets (in the order given): the largest budget takes
 // the left-aligned floor(i·N/n) frames, and each smaller budget takes floor(i·m/n) positions of the
-// next larger plan (m its size), so every plan is a subset of every larger one for any set of
+// next larger selection (m its size), so every selection is a subset of every larger one for any set of
 // budgets. When each budget divides the next (16, 32, 64 …) this equals floor(i·N/n) directly.
-func Ladder(v Video, budgets []int) ([]Plan, error) {
+func Ladder(v Video, budgets []int) ([]Selection, error) {
 	const op = "nested"
 	if err := v.check(op); err != nil {
 		return nil, err
@@ -40,9 +40,9 @@ func Ladder(v Video, budgets []int) ([]Plan, error) {
 		prev = cur
 	}
 	nested := registry["nested"]
-	out := make([]Plan, len(budgets))
+	out := make([]Selection, len(budgets))
 	for i, b := range budgets {
-		out[i] = newPlan(nested, v, slices.Clone(byBudget[b]))
+		out[i] = newSelection(nested, v, slices.Clone(byBudget[b]))
 	}
 	return out, nil
 }
@@ -50,12 +50,12 @@ func Ladder(v Video, budgets []int) ([]Plan, error) {
 // NestedAmong is the nested policy's n frames when they must nest among other budgets (a grid's
 // frames): the ladder's budgets this video can satisfy, and n, so a short video does not fail the
 // small ones. op names the caller (a config id) in errors.
-func NestedAmong(v Video, ladder []int, n int, op string) (Plan, error) {
+func NestedAmong(v Video, ladder []int, n int, op string) (Selection, error) {
 	if err := v.check(op); err != nil {
-		return Plan{}, err
+		return Selection{}, err
 	}
 	if n > v.Frames {
-		return Plan{}, errf(ErrBudget, op, fmt.Sprintf("%d frames requested from a video of %d frames", n, v.Frames))
+		return Selection{}, errf(ErrBudget, op, fmt.Sprintf("%d frames requested from a video of %d frames", n, v.Frames))
 	}
 	var fit []int
 	for _, b := range ladder {
@@ -65,24 +65,24 @@ func NestedAmong(v Video, ladder []int, n int, op string) (Plan, error) {
 	}
 	plans, err := Ladder(v, append(fit, n))
 	if err != nil {
-		return Plan{}, err
+		return Selection{}, err
 	}
 	return plans[len(plans)-1], nil
 }
 
-// UnionReport is the set of frames a group of plans needs, and how much they share.
+// UnionReport is the set of frames a group of selections needs, and how much they share.
 type UnionReport struct {
 	Indices   []int `json:"indices"`   // sorted, distinct: the frames to decode
 	Size      int   `json:"size"`      // len(Indices)
-	Requested int   `json:"requested"` // sum of the plans' lengths (duplicates included)
-	Shared    int   `json:"shared"`    // distinct frames used by two or more plans
+	Requested int   `json:"requested"` // sum of the selections' lengths (duplicates included)
+	Shared    int   `json:"shared"`    // distinct frames used by two or more selections
 }
 
-// Union returns the sorted distinct frames of all plans and how many of them are shared.
-func Union(plans ...Plan) UnionReport {
+// Union returns the sorted distinct frames of all selections and how many of them are shared.
+func Union(sels ...Selection) UnionReport {
 	users := map[int]int{}
 	r := UnionReport{}
-	for _, p := range plans {
+	for _, p := range sels {
 		r.Requested += len(p.Indices)
 		seen := map[int]bool{}
 		for _, x := range p.Indices {

@@ -117,8 +117,8 @@ func (s *session) baseRecord(it *items.Item, c *grid.Config, v *pipeline.Video, 
 		r.StreamIndex = &si
 	}
 	if j != nil {
-		r.ConfigMeta.Indices = j.Plan.Indices
-		r.TimestampsS = j.Plan.TimestampsS
+		r.ConfigMeta.Indices = j.Selection.Indices
+		r.TimestampsS = j.Selection.TimestampsS
 		r.Geometry, r.Kernel, r.Images, r.InputKey = j.Geometry, j.Spec.Kernel, j.Images, j.Key
 		r.Width, r.Height, r.FramesFed = j.Width, j.Height, j.Frames()
 	}
@@ -171,11 +171,11 @@ func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 // frame when each frame is several images (tiles: llm.Request.ImagesPerFrame = j.Images). nil when
 // the images fed are not the plan's frames.
 func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTiming {
-	if j == nil || v == nil || j.Images < 1 || len(j.Plan.TimestampsS)*j.Images != images {
+	if j == nil || v == nil || j.Images < 1 || len(j.Selection.TimestampsS)*j.Images != images {
 		return nil
 	}
-	return &llm.VideoTiming{TimestampsS: j.Plan.TimestampsS, Indices: j.Plan.Indices,
-		SourceFPS: v.Info.FPS, TotalFrames: v.Info.Frames, SampleFPS: j.Plan.SampleFPS}
+	return &llm.VideoTiming{TimestampsS: j.Selection.TimestampsS, Indices: j.Selection.Indices,
+		SourceFPS: v.Info.FPS, TotalFrames: v.Info.Frames, SampleFPS: j.Selection.SampleFPS}
 }
 
 // inputForm copies how the frames reached the model from the runtime's response into the record.

@@ -411,7 +411,7 @@ func jobConfigs(t testing.TB, path string, g *grid.Grid) map[string][]string {
 			visual = append(visual, c)
 		}
 	}
-	jobs, _, err := pipeline.Plan(v, visual, pipeline.Options{Stream: g.Spec.Stream})
+	jobs, _, err := pipeline.PlanJobs(v, visual, pipeline.Options{Stream: g.Spec.Stream})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func (d *driver) open() error {
 		return nil
 	}
 	d.src = newFrameCache(src)
-	jobs, fails, err := pipeline.Plan(v, d.planned(), d.s.o.Input)
+	jobs, fails, err := pipeline.PlanJobs(v, d.planned(), d.s.o.Input)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (d *driver) build(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, k in
 	d.vs.FramesDecoded += st.Decoded
 	d.vs.InputsBuilt += st.Completed
 	for _, j := range jobs {
-		for _, x := range j.Plan.Indices {
+		for _, x := range j.Selection.Indices {
 			d.union[x] = true
 		}
 	}
@@ -317,7 +317,7 @@ func (d *driver) wanted(k int) map[int]bool {
 	}
 	for _, c := range l.steps[k:] {
 		if j := d.jobOf[c.ID]; j != nil {
-			for _, x := range j.Plan.Indices {
+			for _, x := range j.Selection.Indices {
 				want[x] = true
 			}
 		}

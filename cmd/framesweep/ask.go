@@ -202,15 +202,15 @@ func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, v pipeline.Video, sr
 		a.req.Video, a.req.ImagesPerFrame = sweep.VideoTiming(&v, obj.Result.Job, len(in.Frames)), obj.Result.Job.Images
 	}
 	job := obj.Result.Job
-	out.Video, out.Indices, out.TimestampsS = a.video, job.Plan.Indices, job.Plan.TimestampsS
-	out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Plan.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
+	out.Video, out.Indices, out.TimestampsS = a.video, job.Selection.Indices, job.Selection.TimestampsS
+	out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Selection.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
 	out.Width, out.Height, out.Images, out.InputSHA256 = job.Width, job.Height, job.Images, obj.DataSHA256
 	return exitOK
 }
 
 // buildInput builds cfg's object for v in one pass, in memory.
 func buildInput(ctx context.Context, v pipeline.Video, src pipeline.Source, cfg grid.Config, o pipeline.Options) (*pipeline.Object, error) {
-	jobs, fails, err := pipeline.Plan(v, []grid.Config{cfg}, o)
+	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, o)
 	if err != nil {
 		return nil, err
 	}

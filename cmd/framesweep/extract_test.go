@@ -564,12 +564,12 @@ func benchExtract(b *testing.B, g *grid.Grid, gridPath, video, kernel string) {
 		b.Fatal(err)
 	}
 	info := v.Info()
-	var plans []sampler.Plan
-	for _, cp := range g.PlanAll(sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS}) {
+	var plans []sampler.Selection
+	for _, cp := range g.SelectAll(sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS}) {
 		if cp.Err != nil {
 			b.Fatal(cp.Err)
 		}
-		plans = append(plans, cp.Plan)
+		plans = append(plans, cp.Selection)
 	}
 	v.Close()
 	union := sampler.Union(plans...)

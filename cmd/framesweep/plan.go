@@ -27,10 +27,10 @@ type planVideo struct {
 
 type gridConfigOutput struct {
 	grid.Config
-	OutputSize string        `json:"output_size,omitempty"`
-	OutputErr  string        `json:"output_error,omitempty"` // the geometry rejects this video (e.g. aspect > 200)
-	Plan       *sampler.Plan `json:"plan,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	OutputSize string             `json:"output_size,omitempty"`
+	OutputErr  string             `json:"output_error,omitempty"` // the geometry rejects this video (e.g. aspect > 200)
+	Plan       *sampler.Selection `json:"plan,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 type gridOutput struct {
@@ -157,7 +157,7 @@ func planOne(pv planVideo, where, preset, policy string, req sampler.Request, re
 	if err != nil {
 		return usageErr(stderr, name, "%v", err)
 	}
-	p, err := s.Plan(pv.v, req)
+	p, err := s.Select(pv.v, req)
 	if err != nil {
 		if errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrVideo) && pv.path == "" {
 			return usageErr(stderr, name, "%v", err)
@@ -197,7 +197,7 @@ func planOne(pv planVideo, where, preset, policy string, req sampler.Request, re
 
 // printPlan is plan's text output.
 func printPlan(stdout io.Writer, out pipeline.PlanReport, pv planVideo) {
-	p := out.Plan
+	p := out.Selection
 	fmt.Fprintf(stdout, "%s %s: %d of %d frames (%g fps, %.3f s)\n", kindOf(p), p.Name(), len(p.Indices), pv.v.Frames, pv.v.FPS, pv.v.Duration())
 	fmt.Fprintf(stdout, "indices: %s\n", joinInts(p.Indices))
 	fmt.Fprintf(stdout, "timestamps_s: %s\n", joinFloats(p.TimestampsS))
@@ -224,7 +224,7 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 	}
 	out := gridOutput{Grid: path, Name: g.Spec.Name, Path: pv.path, TotalFrames: pv.v.Frames, FPS: pv.v.FPS,
 		DurationS: pv.v.Duration(), Dropped: g.Dropped}
-	var plans []sampler.Plan
+	var plans []sampler.Selection
 	var firstErr error
 	for _, cp := range cps {
 		co := gridConfigOutput{Config: cp.Config}
@@ -235,7 +235,7 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 				firstErr = cp.Err
 			}
 		} else {
-			p := cp.Plan
+			p := cp.Selection
 			co.Plan = &p
 			plans = append(plans, p)
 			srcW, srcH := pv.srcW, pv.srcH
@@ -353,7 +353,7 @@ func catalogNames(preset bool) []string {
 	return out
 }
 
-func kindOf(p sampler.Plan) string {
+func kindOf(p sampler.Selection) string {
 	if p.Preset != "" {
 		return "preset"
 	}

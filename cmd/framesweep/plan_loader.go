@@ -15,7 +15,7 @@ import (
 // configPlan is one grid config's plan; size is the frames' size when a loader gave them (its
 // reader's frames, or qwen-vl-utils' resized frames), else zero (the video's).
 type configPlan struct {
-	grid.ConfigPlan
+	grid.ConfigSelection
 	size [2]int
 }
 
@@ -25,8 +25,8 @@ func planConfigs(g *grid.Grid, pv planVideo) ([]configPlan, error) {
 	var out []configPlan
 	name := g.Spec.Loader
 	if !loaderGrid(g) {
-		for _, cp := range g.PlanAll(pv.v) {
-			out = append(out, configPlan{ConfigPlan: cp})
+		for _, cp := range g.SelectAll(pv.v) {
+			out = append(out, configPlan{ConfigSelection: cp})
 		}
 		return out, nil
 	}
@@ -42,9 +42,9 @@ func planConfigs(g *grid.Grid, pv planVideo) ([]configPlan, error) {
 		return nil, err
 	}
 	for i, c := range g.Configs {
-		cp := configPlan{ConfigPlan: grid.ConfigPlan{Config: c, Err: errs[i]}}
+		cp := configPlan{ConfigSelection: grid.ConfigSelection{Config: c, Err: errs[i]}}
 		if r := res[i]; r != nil {
-			cp.Plan = pipeline.NewLoaderReport(pv.path, r).Plan
+			cp.Selection = pipeline.NewLoaderReport(pv.path, r).Selection
 			cp.size = loadedSize(r)
 		}
 		out = append(out, cp)

@@ -35,7 +35,7 @@ func TestConsumesEngineFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, fails, err := pipeline.Plan(v, []grid.Config{cfg}, pipeline.Options{})
+	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, pipeline.Options{})
 	if err != nil || len(fails) > 0 {
 		t.Fatal(err, fails)
 	}

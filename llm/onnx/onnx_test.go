@@ -203,7 +203,7 @@ func TestConsumesEngineTensor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, fails, err := pipeline.Plan(v, []grid.Config{cfg}, o)
+	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, o)
 	if err != nil || len(fails) > 0 || len(jobs) != 1 {
 		t.Fatal(err, fails)
 	}

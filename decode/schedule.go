@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// A Read's plan. The frames asked for are split into segments: runs of packets [key, end] in decode
+// A Read's schedule. The frames asked for are split into segments: runs of packets [key, end] in decode
 // order that a fresh decoder decodes from the keyframe key, sending the reference pictures and the
 // frames asked for, then drains. Segments need nothing from each other, so they can run on separate
 // decoders at once; the frames still reach the caller in index order. The cost model (choose) picks
@@ -21,8 +21,8 @@ type segment struct {
 	lo, hi   int   // smallest and largest target
 }
 
-// readPlan is what Read runs.
-type readPlan struct {
+// schedule is what Read runs.
+type schedule struct {
 	segments []segment
 	workers  int // decoders at once (1: one decoder takes the segments in turn)
 	threads  int // threads per decoder (0: FFmpeg's automatic count)
@@ -52,9 +52,9 @@ const (
 	decoderMemory = 1 << 30
 )
 
-// planRead builds the plan for the distinct ascending targets.
-func (v *Video) planRead(targets []int) *readPlan {
-	p, groups := v.planGroups(targets)
+// scheduleRead builds the schedule for the distinct ascending targets.
+func (v *Video) scheduleRead(targets []int) *schedule {
+	p, groups := v.scheduleGroups(targets)
 	pool := v.opts.Cores
 	if pool == nil {
 		pool = DefaultCorePool()
@@ -90,11 +90,11 @@ func (v *Video) planRead(targets []int) *readPlan {
 	return p
 }
 
-// planGroups is the part of a plan the frames alone decide: the packets of the targets, whether
+// scheduleGroups is the part of a schedule the frames alone decide: the packets of the targets, whether
 // non-reference pictures are left out, and the groups (each target's start keyframe to its packet,
 // overlapping ones joined, in presentation order) with their sends and the floor.
-func (v *Video) planGroups(targets []int) (*readPlan, []segment) {
-	p := &readPlan{need: make([]bool, len(v.pkts))}
+func (v *Video) scheduleGroups(targets []int) (*schedule, []segment) {
+	p := &schedule{need: make([]bool, len(v.pkts))}
 	for _, t := range targets {
 		p.need[v.frameDpos[t]] = true
 	}
@@ -110,7 +110,7 @@ func (v *Video) planGroups(targets []int) (*readPlan, []segment) {
 // cutSegments turns the groups into the segments decoders run with p.threads threads each: the gaps
 // not worth a restart joined (mergeGaps), each segment's sends, and the reference pictures no target
 // uses left out. It is the seek rule: where decoding restarts at a keyframe, and what it decodes.
-func (v *Video) cutSegments(p *readPlan, groups []segment) {
+func (v *Video) cutSegments(p *schedule, groups []segment) {
 	p.segments = v.mergeGaps(groups, p.need, p.threads)
 	for i := range p.segments {
 		if v.counting {
@@ -123,7 +123,7 @@ func (v *Video) cutSegments(p *readPlan, groups []segment) {
 	v.leaveOutReferences(p)
 }
 
-// ReadCost is what a Read of some frames decodes, from the index scan alone: the plan Read runs,
+// ReadCost is what a Read of some frames decodes, from the index scan alone: the schedule Read runs,
 // without decoding (and without the cores, which decide how many decoders share the work, not what
 // they decode). It is what `plan --grid` prints as "decode".
 type ReadCost struct {
@@ -152,7 +152,7 @@ func (v *Video) ReadCost(indices []int) (ReadCost, error) {
 	if len(targets) == 0 {
 		return c, nil
 	}
-	p, groups := v.planGroups(targets)
+	p, groups := v.scheduleGroups(targets)
 	p.threads = v.opts.Threads
 	v.cutSegments(p, groups)
 	for i, s := range p.segments {
@@ -178,7 +178,7 @@ func ForwardCost(frames []int) ReadCost {
 // leaveOutReferences marks the H.264 reference pictures no target of a segment uses (h264refs.go),
 // and takes them off the segments' sends and the floor. Not with hardware decoding (a device
 // decoder's handling of frame_num gaps is not FFmpeg's software one) nor when nothing is dropped.
-func (v *Video) leaveOutReferences(p *readPlan) {
+func (v *Video) leaveOutReferences(p *schedule) {
 	if !p.drop || v.h264 == nil || v.hw.Device != "" || v.counting {
 		return
 	}
@@ -204,8 +204,8 @@ func (v *Video) autoThreads(cores int) int {
 	return 0
 }
 
-// release gives the plan's cores back to the pool.
-func (v *Video) release(p *readPlan) {
+// release gives the schedule's cores back to the pool.
+func (v *Video) release(p *schedule) {
 	pool := v.opts.Cores
 	if pool == nil {
 		pool = DefaultCorePool()
