@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/internal/atomicfile"
 	"github.com/framesweep/framesweep/internal/bucket"
 	_ "gocloud.dev/blob/fileblob" // file:// URLs; the object-store drivers are in drivers_cloud.go
 )
@@ -104,15 +105,15 @@ func (d *dirBackend) publish(name string, write func(*os.File) error) error {
 	// The rename is durable only once the directory is synced; the parent too, in case MkdirAll
 	// just created dir (or another writer did and has not synced yet), and the parent of every
 	// further directory MkdirAll created (cas/ and cas/sha256/ on a store's first object).
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Dir(dir)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
 		return err
 	}
 	for _, c := range created {
 		if p := filepath.Dir(c); p != filepath.Dir(dir) {
-			if err := syncDir(p); err != nil {
+			if err := atomicfile.SyncDir(p); err != nil {
 				return err
 			}
 		}
@@ -133,15 +134,6 @@ func missingDirs(root, dir string) []string {
 		out = append(out, d)
 	}
 	return out
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 func (d *dirBackend) get(_ context.Context, name string, max int64) ([]byte, error) {

@@ -83,12 +83,18 @@ func (v *Video) newReader(p *schedule, fn func(*Frame) error) *reader {
 	track(r.pkt)
 	track(r.frm)
 	track(r.sw)
+	r.conv = v.newConverter()
+	return r
+}
+
+// newConverter is the RGB conversion of this video's frames: the orientation filter when rotation is
+// applied, the colour mode of the options (Read's readers and the sequential pass alike).
+func (v *Video) newConverter() *converter {
 	filter := ""
 	if v.orient.Applied {
 		filter = v.orient.Filter()
 	}
-	r.conv = newConverterMode(filter, v.opts.Colour)
-	return r
+	return newConverterMode(filter, v.opts.Colour)
 }
 
 // useDemuxer gives the reader its demuxer: v.fc (borrowed; the one-decoder schedule and the first parallel

@@ -158,11 +158,7 @@ func (r *seqReader) run() error {
 	r.frm = astiav.AllocFrame()
 	track(r.pkt)
 	track(r.frm)
-	filter := ""
-	if v.orient.Applied {
-		filter = v.orient.Filter()
-	}
-	r.conv = newConverterMode(filter, v.opts.Colour)
+	r.conv = v.newConverter()
 	if r.o.SeekStart {
 		if err := v.fc.SeekFrame(r.o.SeekStream, 0, astiav.NewSeekFlags(astiav.SeekFlagBackward)); err != nil {
 			return wrap(v.name, "decode", &SeqError{Op: "seek", Err: err})
