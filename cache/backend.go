@@ -15,7 +15,6 @@ import (
 
 	"github.com/framesweep/framesweep/internal/atomicfile"
 	"github.com/framesweep/framesweep/internal/bucket"
-	_ "gocloud.dev/blob/fileblob" // file:// URLs; the object-store drivers are in drivers_cloud.go
 )
 
 // backend is the storage under a Store: names are slash-separated paths relative to its root.
