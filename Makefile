@@ -46,13 +46,13 @@ test: deps
 	$(STEP) check '$(MAKE) -s check'
 	$(STEP) race 'FRAMESWEEP_BIN=$(CURDIR)/$(BIN) go test -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...'
 	$(STEP) campaign 'FRAMESWEEP_BIN=$(CURDIR)/$(BIN) bash scripts/campaign/run.sh --short'
-	# deploy/k8s is its own module (./... above does not enter it); the cache's -tags nocloud errors.
+	# deploy/k8s is its own module (./... above does not enter it); the object-store drivers' -tags nocloud errors.
 	$(STEP) k8s 'cd deploy/k8s && go test -count=1 ./...'
-	$(STEP) nocloud 'go test -tags nocloud -count=1 -run TestNoCloud ./cache/'
+	$(STEP) nocloud 'go test -tags nocloud -count=1 -run TestNoCloud ./internal/bucket/'
 	# The kernels again without SIMD (-tags noasm) and without cgo (pure-Go references, pure-Go packages),
 	# and the resize tests with gocv's Mat leak profile (fails on an unclosed Mat).
-	$(STEP) noasm 'go test -tags noasm ./native/'
-	$(STEP) nocgo 'CGO_ENABLED=0 go test ./native/ ./sampler/... ./audit/... ./ingest/... ./resize/geom/'
+	$(STEP) noasm 'FRAMESWEEP_GENERIC_ONLY=1 go test -tags noasm ./native/'
+	$(STEP) nocgo 'FRAMESWEEP_GENERIC_ONLY=1 CGO_ENABLED=0 go test ./native/ ./sampler/... ./grid/... ./loader/ ./audit/... ./ingest/... ./resize/geom/'
 	$(STEP) matprofile 'go test -tags matprofile ./resize/'
 	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7); decode/ also
 	# counts its live FFmpeg handles (-tags leakcheck: TestMain fails when one is left, STYLE.md B6).

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/pipeline"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // BenchmarkPeersExtract is framesweep's side of `bench peers` on the long clip, in process: the same
@@ -27,7 +27,7 @@ func BenchmarkPeersExtract(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	grid, err := sampler.LoadGrid("peers/grid.yaml")
+	grid, err := grid.Load("peers/grid.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}

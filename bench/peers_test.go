@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // npyBytes writes what numpy.save writes for a C-order uint8 array (format 1.0).
@@ -53,19 +54,23 @@ func TestParseNPY(t *testing.T) {
 			t.Errorf("%s: err %v, want ErrNPY", name, err)
 		}
 	}
-	// The real writer, when Debian's numpy is here: the same reader takes np.save's output.
-	py := DefaultPython()
-	dir := t.TempDir()
-	p := filepath.Join(dir, "a.npy")
-	if err := exec.Command(py, "-c", "import numpy as np, sys; np.save(sys.argv[1], np.arange(24, dtype=np.uint8).reshape(2, 3, 4))", p).Run(); err != nil {
-		t.Logf("numpy not runnable (%v): only the hand-built files were read", err)
-		return
-	}
-	b, _ := os.ReadFile(p)
-	shape, got, err = parseNPY(b)
-	if err != nil || fmt.Sprint(shape) != "[2 3 4]" || got[23] != 23 {
-		t.Errorf("np.save file: %v %v %v", shape, err, got)
-	}
+	// The real writer (Debian's numpy, an oracle: missing, it fails under CI): the same reader takes
+	// np.save's output. A subtest, so the hand-built files above count on a laptop without it.
+	t.Run("np.save", func(t *testing.T) {
+		py := testenv.NeedPython(t, "numpy")
+		p := filepath.Join(t.TempDir(), "a.npy")
+		if out, err := exec.Command(py, "-c", "import numpy as np, sys; np.save(sys.argv[1], np.arange(24, dtype=np.uint8).reshape(2, 3, 4))", p).CombinedOutput(); err != nil {
+			t.Fatalf("np.save: %v: %s", err, out)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shape, got, err := parseNPY(b)
+		if err != nil || fmt.Sprint(shape) != "[2 3 4]" || got[23] != 23 {
+			t.Errorf("np.save file: %v %v %v", shape, err, got)
+		}
+	})
 }
 
 func TestPSNRBytes(t *testing.T) {
@@ -163,9 +168,7 @@ func TestCheckPlainResize(t *testing.T) {
 // TestRunProcess: the cost of a real child and the one-line error of a failing one. The peak RSS is
 // the child's own even while this process holds far more (the reason runProcess goes through GNU time).
 func TestRunProcess(t *testing.T) {
-	if _, err := os.Stat(gnuTime); err != nil {
-		needOracle(t, "GNU time", err)
-	}
+	testenv.NeedFile(t, gnuTime)
 	big := make([]byte, 256<<20)
 	for i := range big {
 		big[i] = byte(i)
@@ -182,15 +185,6 @@ func TestRunProcess(t *testing.T) {
 	if err == nil || !strings.HasSuffix(err.Error(), "the cause") || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("failing child: %v", err)
 	}
-}
-
-// needOracle skips when an oracle is missing, or fails under CI=true.
-func needOracle(t *testing.T, what string, err error) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s missing under CI=true: %v", what, err)
-	}
-	t.Skipf("%s missing: %v", what, err)
 }
 
 func TestTailBuffer(t *testing.T) {

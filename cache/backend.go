@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,9 +13,8 @@ import (
 	"sort"
 	"strings"
 
-	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/fileblob" // file:// URLs; the object-store drivers are in drivers_cloud.go
-	"gocloud.dev/gcerrors"
+	"github.com/framesweep/framesweep/internal/atomicfile"
+	"github.com/framesweep/framesweep/internal/bucket"
 )
 
 // backend is the storage under a Store: names are slash-separated paths relative to its root.
@@ -104,15 +104,15 @@ func (d *dirBackend) publish(name string, write func(*os.File) error) error {
 	// The rename is durable only once the directory is synced; the parent too, in case MkdirAll
 	// just created dir (or another writer did and has not synced yet), and the parent of every
 	// further directory MkdirAll created (cas/ and cas/sha256/ on a store's first object).
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Dir(dir)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
 		return err
 	}
 	for _, c := range created {
 		if p := filepath.Dir(c); p != filepath.Dir(dir) {
-			if err := syncDir(p); err != nil {
+			if err := atomicfile.SyncDir(p); err != nil {
 				return err
 			}
 		}
@@ -133,15 +133,6 @@ func missingDirs(root, dir string) []string {
 		out = append(out, d)
 	}
 	return out
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 func (d *dirBackend) get(_ context.Context, name string, max int64) ([]byte, error) {
@@ -221,25 +212,32 @@ func (d *dirBackend) remove(_ context.Context, name string) error {
 	return err
 }
 
-// blobBackend stores through a gocloud.dev/blob bucket (object stores publish a write atomically
-// on Close; for file:// URLs use ?no_tmp_dir=1&metadata=skip so the temp file sits beside the
-// object and no sidecar is written).
-type blobBackend struct {
-	url    string // the bucket and prefix without the query (which may name an endpoint), for messages
-	bucket *blob.Bucket
+// blobBackend stores through a gocloud.dev/blob bucket (package bucket; object stores publish a
+// write atomically on Close; for file:// URLs use ?no_tmp_dir=1&metadata=skip so the temp file sits
+// beside the object and no sidecar is written).
+type blobBackend struct{ b *bucket.Bucket }
+
+func (b *blobBackend) where(name string) string { return b.b.Where(name) }
+
+// notFound maps the bucket's ErrNotFound to the store's.
+func notFound(err error) error {
+	if errors.Is(err, bucket.ErrNotFound) {
+		return ErrNotFound
+	}
+	return err
 }
 
-func (b *blobBackend) where(name string) string { return strings.TrimRight(b.url, "/") + "/" + name }
+const octets = "application/octet-stream"
 
-// putObject writes a content-addressed object once: the write is conditional (IfNotExist: S3's
-// If-None-Match: *, GCS's and Azure's equivalents), so an object store never overwrites one. When the
-// name exists already (a concurrent writer, or a rebuild after a crash between object and ref) the
-// existing bytes are re-hashed: intact, they are the object (nothing is written); damaged, they are
-// deleted and written again, so a rebuild repairs what Stat or a read found corrupt.
+// putObject writes a content-addressed object once: the write is conditional (bucket.ErrExists when
+// the name is taken), so an object store never overwrites one. When the name exists already (a
+// concurrent writer, or a rebuild after a crash between object and ref) the existing bytes are
+// re-hashed: intact, they are the object (nothing is written); damaged, they are deleted and written
+// again, so a rebuild repairs what Stat or a read found corrupt.
 func (b *blobBackend) putObject(ctx context.Context, name, digest string, body func() io.Reader) error {
 	for attempt := 0; ; attempt++ {
-		err := b.write(ctx, name, body(), true)
-		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+		err := b.b.Write(ctx, name, body(), octets, true)
+		if !errors.Is(err, bucket.ErrExists) {
 			return err
 		}
 		ok, herr := b.intact(ctx, name, digest)
@@ -271,103 +269,41 @@ func (b *blobBackend) intact(ctx context.Context, name, digest string) (bool, er
 	return hex.EncodeToString(h.Sum(nil)) == digest, nil
 }
 
-// write publishes what r yields under name (ifNotExist: only if the name is free). Cancelling the
-// context before Close aborts the write, so a failed write never publishes.
-func (b *blobBackend) write(ctx context.Context, name string, r io.Reader, ifNotExist bool) error {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := b.bucket.NewWriter(wctx, name, &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: ifNotExist})
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(w, r); err != nil {
-		cancel()
-		w.Close()
-		return err
-	}
-	return w.Close()
-}
-
 func (b *blobBackend) put(ctx context.Context, name string, parts ...[]byte) error {
-	// Cancelling the context before Close aborts the write, so a failed write never publishes.
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := b.bucket.NewWriter(wctx, name, &blob.WriterOptions{ContentType: "application/octet-stream"})
-	if err != nil {
-		return err
+	rs := make([]io.Reader, len(parts))
+	for i, p := range parts {
+		rs[i] = bytes.NewReader(p)
 	}
-	for _, p := range parts {
-		if _, err := w.Write(p); err != nil {
-			cancel()
-			w.Close()
-			return err
-		}
-	}
-	return w.Close()
+	return b.b.Write(ctx, name, io.MultiReader(rs...), octets, false)
 }
 
 func (b *blobBackend) putFrom(ctx context.Context, name string, r io.Reader) error {
-	return b.write(ctx, name, r, false)
+	return b.b.Write(ctx, name, r, octets, false)
 }
 
 func (b *blobBackend) get(ctx context.Context, name string, max int64) ([]byte, error) {
-	r, err := b.bucket.NewReader(ctx, name, nil)
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return nil, ErrNotFound
-	}
+	r, size, err := b.open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	if r.Size() > max {
-		return nil, wrapf(ErrTooLarge, "%d bytes > %d", r.Size(), max)
+	if size > max {
+		return nil, wrapf(ErrTooLarge, "%d bytes > %d", size, max)
 	}
 	return io.ReadAll(io.LimitReader(r, max+1))
 }
 
 func (b *blobBackend) open(ctx context.Context, name string) (io.ReadCloser, int64, error) {
-	r, err := b.bucket.NewReader(ctx, name, nil)
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return nil, 0, ErrNotFound
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	return r, r.Size(), nil
+	r, size, err := b.b.NewReader(ctx, name)
+	return r, size, notFound(err)
 }
 
 func (b *blobBackend) list(ctx context.Context, prefix string) ([]string, error) {
-	var out []string
-	it := b.bucket.List(&blob.ListOptions{Prefix: prefix})
-	for {
-		o, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !o.IsDir && !strings.HasSuffix(o.Key, ".attrs") && !strings.HasSuffix(o.Key, ".tmp") {
-			out = append(out, o.Key)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return b.b.List(ctx, prefix)
 }
 
 func (b *blobBackend) remove(ctx context.Context, name string) error {
-	err := b.bucket.Delete(ctx, name)
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return ErrNotFound
-	}
-	return err
+	return notFound(b.b.Delete(ctx, name))
 }
 
-func (b *blobBackend) close() error {
-	if b.bucket == nil {
-		return nil
-	}
-	err := b.bucket.Close()
-	b.bucket = nil
-	return err
-}
+func (b *blobBackend) close() error { return b.b.Close() }

@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"sync"
+
+	"github.com/framesweep/framesweep/internal/atomicfile"
 )
 
 // Manifest is one run's manifest (manifests/<run>.jsonl), written line by line as the run goes, so a
@@ -40,9 +42,9 @@ func (s *Store) NewManifest(ctx context.Context, run string) (*Manifest, error) 
 			return nil, &Error{Path: full, Op: "manifest", Err: err}
 		}
 		// The new name (and a new manifests/ directory) must survive a crash too.
-		err = syncDir(filepath.Dir(full))
+		err = atomicfile.SyncDir(filepath.Dir(full))
 		if len(created) > 0 && err == nil {
-			err = syncDir(d.root)
+			err = atomicfile.SyncDir(d.root)
 		}
 		if err != nil {
 			f.Close()

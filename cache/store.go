@@ -12,6 +12,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/framesweep/framesweep/internal/bucket"
 )
 
 // MaxObjectBytes caps what a read loads (a 256-frame 448×448 float32 object is ~0.6 GB).
@@ -39,34 +41,15 @@ type Store struct {
 // after the run that was killed. A failed sweep does not stop the write (RemoveDeadTemps reports it).
 func (s *Store) beforeWrite() { _, _ = s.RemoveDeadTemps(context.Background()) }
 
-// IsURL reports whether loc names a blob bucket rather than a local directory: it starts with a
-// URL scheme (a letter, then letters, digits, '+', '-' or '.', as RFC 3986 has it) followed by
-// "://". So "file:///d" and "s3://b" are URLs, "./a://b" and "/x/a://b" are directories.
-func IsURL(loc string) bool {
-	i := strings.Index(loc, "://")
-	if i <= 0 {
-		return false
-	}
-	for j, c := range loc[:i] {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case j > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// Open opens (creating if needed) the store at loc: a local directory, or a blob URL (OpenBucket:
-// s3://, gs://, azblob://, file://); IsURL tells which.
+// Open opens (creating if needed) the store at loc: a local directory, or a blob URL (bucket.Open:
+// s3://, gs://, azblob://, file://); bucket.IsURL tells which.
 func Open(ctx context.Context, loc string) (*Store, error) {
-	if IsURL(loc) {
-		b, base, err := OpenBucket(ctx, loc)
+	if bucket.IsURL(loc) {
+		b, err := bucket.Open(ctx, loc)
 		if err != nil {
 			return nil, &Error{Path: loc, Op: "open", Err: err}
 		}
-		return &Store{loc: loc, be: &blobBackend{url: base, bucket: b}}, nil
+		return &Store{loc: loc, be: &blobBackend{b: b}}, nil
 	}
 	if err := os.MkdirAll(loc, 0o755); err != nil {
 		return nil, &Error{Path: loc, Op: "open", Err: err}

@@ -137,28 +137,8 @@ func TestVerifyCancelled(t *testing.T) {
 	}
 }
 
-func TestIsURL(t *testing.T) {
-	for loc, want := range map[string]bool{
-		"file:///tmp/c":            true,
-		"s3://bucket/p":            true,
-		"gs+x.y-z://b":             true,
-		"./a://b":                  false,
-		"/abs/a://b":               false,
-		"a/b://c":                  false,
-		"://x":                     false,
-		"1ab://x":                  false,
-		"cache":                    false,
-		"C:\\dir":                  false,
-		"mem://":                   true,
-		"file:/tmp/c":              false,
-		"relative/dir/with:colon":  false,
-		"nosuchscheme://bucket/xy": true,
-	} {
-		if got := IsURL(loc); got != want {
-			t.Errorf("IsURL(%q) = %v, want %v", loc, got, want)
-		}
-	}
-	// Open agrees: a path with "://" after a slash is a local directory.
+// TestOpenLocalDirectory: a path with "://" after a slash is a local directory (bucket.IsURL).
+func TestOpenLocalDirectory(t *testing.T) {
 	dir := t.TempDir()
 	loc := filepath.Join(dir, "a://b")
 	s, err := Open(context.Background(), loc)

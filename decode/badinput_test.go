@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 func oneLine(t *testing.T, err error) {
@@ -70,7 +72,7 @@ func TestOpenRejects(t *testing.T) {
 }
 
 func TestOpenLimits(t *testing.T) {
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	nasa := filepath.Join(dir, "torchcodec/nasa_13013.mp4") // 6 streams; video 0 is 320x180, video 3 (best) 480x270
 	if _, err := Open(nasa, Options{MaxStreams: 4}); !errors.Is(err, ErrTooManyStreams) {
 		t.Fatalf("MaxStreams 4 on 6 streams: %v", err)
@@ -96,7 +98,7 @@ func TestOpenLimits(t *testing.T) {
 // Truncated files: either Open fails with a typed error, or the frames that lost their data come back
 // as FrameErrors while the intact ones decode. Never a crash, a hang or a substituted frame.
 func TestTruncated(t *testing.T) {
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	tmp := t.TempDir()
 	for _, rel := range []string{"torchcodec/nasa_13013.mp4", "decord/flipping_a_pancake.mkv", "androidx-media/sample_h264.ts",
 		"androidx-media/sample_fragmented.mp4", "androidx-media/roadtrip-vp92-10bit.webm", "go-astiav/video-yuv420p.h264"} {
@@ -149,7 +151,7 @@ func TestTruncated(t *testing.T) {
 }
 
 func TestReadRangeCloseAndLeaks(t *testing.T) {
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	path := filepath.Join(dir, "torchcodec/h265_video.mp4") // 10 frames
 	g0 := runtime.NumGoroutine()
 	for i := 0; i < 5; i++ {
@@ -194,7 +196,7 @@ func TestReadRangeCloseAndLeaks(t *testing.T) {
 }
 
 func TestHWAccelFallsBackWithReason(t *testing.T) {
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	v, err := Open(filepath.Join(dir, "torchcodec/h265_video.mp4"), Options{HWAccel: "cuda"})
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +310,7 @@ func TestLiveHandles(t *testing.T) {
 	if !LeakCheck {
 		t.Skip("counts handles only with -tags leakcheck (make test runs decode/ so)")
 	}
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	base := LiveHandles()
 	v, err := Open(filepath.Join(dir, "torchcodec/h265_video.mp4"), Options{})
 	if err != nil {

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // BenchmarkOpen measures Open (probe + demux scan of every packet) on the 6-minute, 21766-frame AV1 video.
 func BenchmarkOpen(b *testing.B) {
-	path := filepath.Join(sharedVideos(b), "androidx-media/long_180p_av1.mp4")
+	path := filepath.Join(testenv.SharedVideos(b), "androidx-media/long_180p_av1.mp4")
 	b.ReportAllocs()
 	for b.Loop() {
 		v, err := Open(path, Options{})
@@ -24,7 +26,7 @@ func BenchmarkOpen(b *testing.B) {
 // H.264 video with a 202-frame GOP (benchstat the sub-benchmarks against frames=all): stream 0 of the
 // NASA clip (its default, best stream is 3, 480x270).
 func BenchmarkRead(b *testing.B) {
-	path := filepath.Join(sharedVideos(b), "torchcodec/nasa_13013.mp4")
+	path := filepath.Join(testenv.SharedVideos(b), "torchcodec/nasa_13013.mp4")
 	v, err := Open(path, Options{Stream: StreamAt(0)})
 	if err != nil {
 		b.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"path/filepath"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // readRGB returns the first max frames (all when max ≤ 0) as one packed RGB24 buffer.
@@ -57,7 +59,7 @@ func compareRGB(t *testing.T, got, want []byte, w, h int) {
 // sizes, rotation and reflection.
 func TestRGBMatchesCLI(t *testing.T) {
 	requireFFmpeg(t)
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	cases := []struct {
 		rel    string
 		max    int
@@ -113,7 +115,7 @@ func TestRGBMatchesCLIFixtures(t *testing.T) {
 // TestExplicitColourOptions checks the colour options the GPU path passes to the scaler (GPU frames lose
 // their colour properties): on CPU frames of tagged streams they must reproduce the CLI exactly.
 func TestExplicitColourOptions(t *testing.T) {
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	for _, rel := range []string{"decord/video_90.mov", "torchcodec/nasa_13013.mp4", "nwb-video-widgets/stub_mjpeg.avi", "androidx-media/roadtrip-vp92-10bit.webm"} {
 		t.Run(rel, func(t *testing.T) {
 			path := filepath.Join(dir, rel)
@@ -142,7 +144,7 @@ func TestExplicitColourOptions(t *testing.T) {
 // bytes of the CLI's frame i.
 func TestRandomAccessMatchesCLI(t *testing.T) {
 	requireFFmpeg(t)
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	for _, rel := range []string{"torchcodec/nasa_13013.mp4", "torchcodec/var_fps_video.mp4", "torchcodec/h265_video.mp4",
 		"androidx-media/sample_h264.ts", "androidx-media/roadtrip-vp92-10bit.webm", "androidx-media/iibbibb_editlist_videoonly.mp4",
 		"androidx-media/sample_fragmented.mp4", "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"} {

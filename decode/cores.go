@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// CorePool is a budget of CPU cores shared by the Reads that draw on it: each Read takes what its plan
+// CorePool is a budget of CPU cores shared by the Reads that draw on it: each Read takes what its schedule
 // can use (its segments' decoders × their threads, docs/decode.md "Parallel segments") when it starts
 // and gives it back when it ends. Share one pool between everything that decodes at once in a process
 // (e.g. the videos of `extract --jobs N`) so that videos in parallel and segments within a video add up
@@ -53,7 +53,7 @@ func (p *CorePool) Free() int {
 	return p.size - p.inUse
 }
 
-// takeExactly takes n cores whether or not they are free (tests forcing a plan).
+// takeExactly takes n cores whether or not they are free (tests forcing a schedule).
 func (p *CorePool) takeExactly(n int) int {
 	p.mu.Lock()
 	p.inUse += n

@@ -6,7 +6,7 @@ import "slices"
 // x264's B-pyramid (its default) also makes reference B-frames, which P-frames do not use: in the
 // 600 s bench clip a third of the pictures up to each wanted frame are such B-frames. Which pictures
 // a picture uses is in its slice headers (the reference lists and their modifications), so the index
-// scan reads them (h264hdr.go) and the plan decodes, per segment, only the pictures its frames use,
+// scan reads them (h264hdr.go) and the schedule decodes, per segment, only the pictures its frames use,
 // directly or through others.
 //
 // Leaving a reference picture out is not free of consequences in the decoder: FFmpeg fills the

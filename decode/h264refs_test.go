@@ -8,6 +8,7 @@ import (
 
 	"github.com/asticode/go-astiav"
 
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -33,7 +34,7 @@ func TestRefSkipIdentical(t *testing.T) {
 	for _, fx := range refFixtures {
 		paths = append(paths, fixturePath(t, fx))
 	}
-	shared := sharedVideos(t)
+	shared := testenv.SharedVideos(t)
 	for _, name := range []string{"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4", "torchcodec/nasa_13013.mp4",
 		"decord/flipping_a_pancake.mkv"} {
 		paths = append(paths, filepath.Join(shared, name))

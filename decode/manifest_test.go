@@ -14,19 +14,10 @@ import (
 	"github.com/framesweep/framesweep/internal/testenv"
 )
 
-// sharedVideos is ../shared/testdata/videos relative to the repository root (CI puts ../shared beside
-// the clone); tests run in decode/, one level down.
-func sharedVideos(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join("..", "..", "shared", "testdata", "videos")
-	testenv.NeedFile(t, filepath.Join(d, "MANIFEST.tsv")) // CI places ../shared beside the clone
-	return d
-}
-
 type manifestRow map[string]string
 
 func readManifest(t testing.TB) (string, []manifestRow) {
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	f, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
 	if err != nil {
 		t.Fatal(err)

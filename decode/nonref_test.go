@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/asticode/go-astiav"
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // TestNonRefSkipIdentical: frames read with unneeded non-reference pictures left out of the decoder are
@@ -28,7 +29,7 @@ func TestNonRefSkipIdentical(t *testing.T) {
 			skipped[p] = fx.name == "h264_bframes_opengop" || fx.name == "mpegts" || fx.name == "hevc"
 		}
 	}
-	shared := sharedVideos(t)
+	shared := testenv.SharedVideos(t)
 	for _, name := range []string{"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4", "androidx-media/sample_h264.ts",
 		"torchcodec/nasa_13013.mp4", "decord/flipping_a_pancake.mkv", "torchcodec/h265_video.mp4", "torchcodec/h265_10bits.mp4"} {
 		paths = append(paths, filepath.Join(shared, name))

@@ -6,11 +6,11 @@ import (
 	"sync/atomic"
 )
 
-// readParallel decodes the plan's segments on p.workers decoders at once, each with a demuxer of its
+// readParallel decodes the schedule's segments on p.workers decoders at once, each with a demuxer of its
 // own (the first borrows v's), taking the segments in order as they come free. Frames reach fn in
 // index order from this goroutine: the segment being delivered streams, later segments' frames wait,
 // converted, up to parallelBuffer bytes (a decoder ahead of that stops until its segment's turn).
-func (v *Video) readParallel(p *readPlan, results []segResult, fn func(*Frame) error, st *Stats) error {
+func (v *Video) readParallel(p *schedule, results []segResult, fn func(*Frame) error, st *Stats) error {
 	o := newOrderer(len(p.segments), parallelBuffer)
 	readers := make([]*reader, p.workers)
 	var next atomic.Int64
@@ -37,7 +37,7 @@ func (v *Video) readParallel(p *readPlan, results []segResult, fn func(*Frame) e
 
 // work is one decoder's loop: take the next segment, decode it into the orderer, until none is left,
 // the Read stops, or an error ends this reader (the error is its segment's: delivered in turn).
-func (v *Video) work(r *reader, ownDemuxer bool, p *readPlan, results []segResult, o *orderer, next *atomic.Int64) {
+func (v *Video) work(r *reader, ownDemuxer bool, p *schedule, results []segResult, o *orderer, next *atomic.Int64) {
 	opened := false
 	for !o.stopped.Load() {
 		s := int(next.Add(1) - 1)

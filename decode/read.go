@@ -49,7 +49,7 @@ type Stats struct {
 	// (from each one's start keyframe, the reference pictures and the frames themselves; every packet
 	// when frames are identified by output order). PacketsSent ÷ MinPackets is the pass's overhead.
 	MinPackets int `json:"packets_min"`
-	// The plan (docs/decode.md "Parallel segments"): Segments independent runs of decoding, Decoders
+	// The schedule (docs/decode.md "Parallel segments"): Segments independent runs of decoding, Decoders
 	// of them at once with Threads threads each (0: FFmpeg's automatic count), on Cores cores taken
 	// from the pool; Plan says why.
 	Segments int    `json:"segments"`
@@ -65,7 +65,7 @@ type Stats struct {
 // produce is reported as a *FrameError (joined into the returned error; the other frames are still
 // delivered). An error returned by fn stops the pass and is returned as is.
 //
-// The frames are split into segments that start at keyframes (plan.go); the segments are decoded by
+// The frames are split into segments that start at keyframes (schedule.go); the segments are decoded by
 // one decoder in turn or, when the cost model says it pays, by several at once (parallel.go).
 // Either way every frame is the one a single forward pass gives, byte for byte.
 func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
@@ -84,7 +84,7 @@ func (v *Video) Read(indices []int, fn func(f *Frame) error) (Stats, error) {
 	if len(targets) == 0 {
 		return st, nil
 	}
-	p := v.planRead(targets)
+	p := v.scheduleRead(targets)
 	defer v.release(p)
 	st.MinPackets, st.Segments, st.Decoders, st.Threads, st.Cores, st.Plan = p.floor, len(p.segments), p.workers, p.threads, p.cores, p.why
 	results := make([]segResult, len(p.segments))
@@ -136,7 +136,7 @@ func (v *Video) distinctTargets(indices []int) ([]int, error) {
 }
 
 // readSequential runs the segments in turn on one decoder (v's own demuxer), delivering to fn directly.
-func (v *Video) readSequential(p *readPlan, results []segResult, fn func(*Frame) error, st *Stats, hwDeclined *bool) error {
+func (v *Video) readSequential(p *schedule, results []segResult, fn func(*Frame) error, st *Stats, hwDeclined *bool) error {
 	r := v.newReader(p, fn)
 	defer r.close()
 	_ = r.useDemuxer(false) // borrowing v's demuxer cannot fail

@@ -26,13 +26,13 @@ type segResult struct {
 	cause   string
 }
 
-// reader is one decoder with its own demuxer: it decodes segments (plan.go) one after the other and
+// reader is one decoder with its own demuxer: it decodes segments (schedule.go) one after the other and
 // hands their frames to fn in ascending order.
 type reader struct {
-	v    *Video
-	plan *readPlan
-	st   Stats // this reader's counts; Read adds them up
-	fn   func(*Frame) error
+	v     *Video
+	sched *schedule
+	st    Stats // this reader's counts; Read adds them up
+	fn    func(*Frame) error
 	// stopped, when set, is polled between packets (parallel segments: the Read has ended).
 	stopped func() bool
 	threads int // threads per decoder (0: FFmpeg's automatic count)
@@ -71,8 +71,8 @@ type reader struct {
 	dropped []bool
 }
 
-func (v *Video) newReader(p *readPlan, fn func(*Frame) error) *reader {
-	r := &reader{v: v, plan: p, fn: fn, threads: p.threads, retried: map[int]int{}, curDpos: -1, forceKey: -1, drop: p.drop}
+func (v *Video) newReader(p *schedule, fn func(*Frame) error) *reader {
+	r := &reader{v: v, sched: p, fn: fn, threads: p.threads, retried: map[int]int{}, curDpos: -1, forceKey: -1, drop: p.drop}
 	r.st.Damaged = []int{}
 	if r.drop {
 		r.dropped = make([]bool, len(v.pkts))
@@ -83,15 +83,21 @@ func (v *Video) newReader(p *readPlan, fn func(*Frame) error) *reader {
 	track(r.pkt)
 	track(r.frm)
 	track(r.sw)
+	r.conv = v.newConverter()
+	return r
+}
+
+// newConverter is the RGB conversion of this video's frames: the orientation filter when rotation is
+// applied, the colour mode of the options (Read's readers and the sequential pass alike).
+func (v *Video) newConverter() *converter {
 	filter := ""
 	if v.orient.Applied {
 		filter = v.orient.Filter()
 	}
-	r.conv = newConverterMode(filter, v.opts.Colour)
-	return r
+	return newConverterMode(filter, v.opts.Colour)
 }
 
-// useDemuxer gives the reader its demuxer: v.fc (borrowed; the one-decoder plan and the first parallel
+// useDemuxer gives the reader its demuxer: v.fc (borrowed; the one-decoder schedule and the first parallel
 // reader) or one of its own, opened now.
 func (r *reader) useDemuxer(own bool) error {
 	if !own {
@@ -203,7 +209,7 @@ func (r *reader) next() (bool, error) {
 		return false, nil
 	}
 	r.curDpos++
-	if d := r.curDpos; r.drop && d < len(v.pkts) && (!r.plan.need[d] && v.pkts[d].nonref || r.plan.skip != nil && r.plan.skip[d]) {
+	if d := r.curDpos; r.drop && d < len(v.pkts) && (!r.sched.need[d] && v.pkts[d].nonref || r.sched.skip != nil && r.sched.skip[d]) {
 		r.st.Skipped++ // no one asked for it and no picture it needs references it
 		if !v.pkts[d].nonref {
 			r.st.SkippedReferences++
@@ -453,44 +459,61 @@ func (r *reader) openDecoder() error {
 		r.dec = nil
 	}
 	r.drained = false
-	cp := r.stream().CodecParameters()
-	codec := astiav.FindDecoder(cp.CodecID())
-	if v.hw.Device != "" {
-		codec = hwDecoder(cp.CodecID(), v.hwType) // the decoder setupHW checked
-	}
-	if codec == nil {
-		return wrap(v.name, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
-	}
-	cc := astiav.AllocCodecContext(codec)
-	if cc == nil {
-		return wrap(v.name, "decode", errors.New("cannot allocate a decoder"))
-	}
-	track(cc)
-	free := func() { cc.Free(); untrack(cc) }
-	if err := cp.ToCodecContext(cc); err != nil {
-		free()
-		return wrap(v.name, "decode", err)
-	}
 	threads := r.threads
 	if r.singleThread {
 		threads = 1
 	}
-	cc.SetThreadCount(threads)
-	cc.SetThreadType(astiav.ThreadTypeFrame | astiav.ThreadTypeSlice)
-	cc.SetTimeBase(r.stream().TimeBase())
+	var hw func(*astiav.CodecContext, *astiav.Codec) error
 	if v.hw.Device != "" {
-		if err := r.setupHWDecoder(cc, codec); err != nil {
-			free()
-			return err
-		}
+		hw = r.setupHWDecoder
 	}
-	if err := cc.Open(codec, nil); err != nil {
-		free()
-		return wrap(v.name, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
+	cc, err := v.openDecoder(r.stream(), threads, astiav.ThreadTypeFrame|astiav.ThreadTypeSlice, hw)
+	if err != nil {
+		return err
 	}
 	r.dec = cc
 	r.errMark = ffmpeg.DecoderErrors()
 	return nil
+}
+
+// openDecoder is the one place a decoder is opened (Read's readers and the sequential pass): FFmpeg's
+// decoder for st's codec (with hw set, the one hwDecoder picks for the device, which hw then sets up
+// before the open), st's parameters and time base, threads of the given types. The caller owns the
+// tracked context and frees it (Free, untrack).
+func (v *Video) openDecoder(st *astiav.Stream, threads int, types astiav.ThreadType, hw func(*astiav.CodecContext, *astiav.Codec) error) (*astiav.CodecContext, error) {
+	cp := st.CodecParameters()
+	codec := astiav.FindDecoder(cp.CodecID())
+	if hw != nil {
+		codec = hwDecoder(cp.CodecID(), v.hwType) // the decoder setupHW checked
+	}
+	if codec == nil {
+		return nil, wrap(v.name, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
+	}
+	cc := astiav.AllocCodecContext(codec)
+	if cc == nil {
+		return nil, wrap(v.name, "decode", errors.New("cannot allocate a decoder"))
+	}
+	track(cc)
+	fail := func(err error) (*astiav.CodecContext, error) {
+		cc.Free()
+		untrack(cc)
+		return nil, err
+	}
+	if err := cp.ToCodecContext(cc); err != nil {
+		return fail(wrap(v.name, "decode", err))
+	}
+	cc.SetThreadCount(threads)
+	cc.SetThreadType(types)
+	cc.SetTimeBase(st.TimeBase())
+	if hw != nil {
+		if err := hw(cc, codec); err != nil {
+			return fail(err)
+		}
+	}
+	if err := cc.Open(codec, nil); err != nil {
+		return fail(wrap(v.name, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err)))
+	}
+	return cc, nil
 }
 
 // setupHWDecoder gives cc a device context and a pixel-format callback choosing the device's format.
@@ -619,7 +642,7 @@ func (r *reader) frameIndex(f *astiav.Frame) (int, bool) {
 func (r *reader) checkDamage(f *astiav.Frame, j int) (damaged, deliver bool) {
 	v := r.v
 	damaged, cause := frameDamage(f)
-	if damaged && r.drop && r.plan.skip != nil {
+	if damaged && r.drop && r.sched.skip != nil {
 		// Reference pictures were left out (h264refs.go): decode again from the keyframe with every
 		// reference picture before believing the damage, and keep doing so for the rest of the pass.
 		r.drop = false

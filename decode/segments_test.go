@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testenv"
 )
 
 // segmentPaths lists every generated fixture (the first nFixtures paths), every video in
@@ -72,6 +74,7 @@ func readAll(t *testing.T, path string, opts Options, workers int, idx []int) re
 // over the whole video (many segments), and on the fixtures also 5 clustered at the end.
 func TestSegmentsIdentical(t *testing.T) {
 	paths, nFixtures := segmentPaths(t)
+	shared := filepath.Dir(filepath.Dir(testenv.SharedVideos(t))) // subtests named testdata/videos/…
 	parallelRuns := 0
 	for k, p := range paths {
 		v, err := Open(p, Options{NoAutorotate: true})
@@ -80,7 +83,7 @@ func TestSegmentsIdentical(t *testing.T) {
 		}
 		n := v.NumFrames()
 		v.Close()
-		name := strings.TrimPrefix(p, filepath.Join("..", "..", "shared")+string(os.PathSeparator))
+		name := strings.TrimPrefix(p, shared+string(os.PathSeparator))
 		t.Run(name, func(t *testing.T) {
 			var spread []int
 			for i := 0; i < 16 && i < n; i++ {

@@ -158,11 +158,7 @@ func (r *seqReader) run() error {
 	r.frm = astiav.AllocFrame()
 	track(r.pkt)
 	track(r.frm)
-	filter := ""
-	if v.orient.Applied {
-		filter = v.orient.Filter()
-	}
-	r.conv = newConverterMode(filter, v.opts.Colour)
+	r.conv = v.newConverter()
 	if r.o.SeekStart {
 		if err := v.fc.SeekFrame(r.o.SeekStream, 0, astiav.NewSeekFlags(astiav.SeekFlagBackward)); err != nil {
 			return wrap(v.name, "decode", &SeqError{Op: "seek", Err: err})
@@ -198,33 +194,13 @@ func (r *seqReader) run() error {
 }
 
 func (r *seqReader) openDecoder() error {
-	v := r.v
-	cp := v.stream().CodecParameters()
-	codec := astiav.FindDecoder(cp.CodecID())
-	if codec == nil {
-		return wrap(v.name, "decode", fmt.Errorf("%w: %s", ErrUnsupportedCodec, codecName(cp.CodecID())))
-	}
-	cc := astiav.AllocCodecContext(codec)
-	if cc == nil {
-		return wrap(v.name, "decode", errors.New("cannot allocate a decoder"))
-	}
-	track(cc)
-	if err := cp.ToCodecContext(cc); err != nil {
-		cc.Free()
-		untrack(cc)
-		return wrap(v.name, "decode", err)
-	}
-	cc.SetThreadCount(v.opts.Threads)
+	types := astiav.ThreadTypeSlice
 	if r.o.FrameThreads {
-		cc.SetThreadType(astiav.ThreadTypeFrame | astiav.ThreadTypeSlice)
-	} else {
-		cc.SetThreadType(astiav.ThreadTypeSlice)
+		types |= astiav.ThreadTypeFrame
 	}
-	cc.SetTimeBase(v.stream().TimeBase())
-	if err := cc.Open(codec, nil); err != nil {
-		cc.Free()
-		untrack(cc)
-		return wrap(v.name, "decode", fmt.Errorf("%w: opening the %s decoder: %w", ErrUnsupportedCodec, codec.Name(), err))
+	cc, err := r.v.openDecoder(r.v.stream(), r.v.opts.Threads, types, nil)
+	if err != nil {
+		return err
 	}
 	r.dec = cc
 	return nil

@@ -19,7 +19,7 @@ import (
 // list, VFR, a raw H.264 stream, two video streams), all short.
 func pyavVideos(t *testing.T) []string {
 	local, _ := filepath.Glob(filepath.Join("..", "testdata", "videos", "*"))
-	dir := sharedVideos(t)
+	dir := testenv.SharedVideos(t)
 	for _, p := range []string{
 		"torchcodec/h264_10bits.mp4", "torchcodec/h265_10bits.mp4", "torchcodec/var_fps_video.mp4",
 		"nwb-video-widgets/stub_mjpeg.avi", "androidx-media/roadtrip-vp92-10bit.webm",
@@ -155,7 +155,7 @@ func TestColourOptionsChecked(t *testing.T) {
 // unscaled YUV→RGB path, which ignores them.
 func TestColourFilterBilinearMatchesCLI(t *testing.T) {
 	ff := testenv.Need(t, "ffmpeg")
-	p := filepath.Join(sharedVideos(t), "torchcodec", "h264_10bits.mp4")
+	p := filepath.Join(testenv.SharedVideos(t), "torchcodec", "h264_10bits.mp4")
 	frames := func(o Options) []byte {
 		v, err := Open(p, o)
 		if err != nil {

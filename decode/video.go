@@ -71,7 +71,7 @@ type Video struct {
 	// streams the model does not cover.
 	h264 *h264Refs
 	// refCum[d] counts the packets before decode position d that a decoder must be sent whatever is
-	// asked (all of them, but the non-reference pictures when they can be left out): plan.go's costs.
+	// asked (all of them, but the non-reference pictures when they can be left out): schedule.go's costs.
 	refCum   []int32
 	counting bool // timestamps unusable: frames are identified by output order, never by seeking
 	// decodeOrderTS: the container's timestamps are in decode order for a stream that reorders.

@@ -84,7 +84,10 @@ func Parse(r io.Reader, path string) (*File, error) {
 	dir := filepath.Dir(path)
 	h := sha256.New()
 	for line := 1; ; line++ {
-		b, err := readLine(br, MaxLine)
+		b, err := record.ReadLine(br, MaxLine-1) // MaxLine counts the newline, as Write does
+		if errors.Is(err, record.ErrTooLong) {
+			err = fmt.Errorf("line over %d bytes", MaxLine)
+		}
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrMalformed, err)
 		}
@@ -230,23 +233,4 @@ func optionLetter(o string) string {
 		return o[:1]
 	}
 	return ""
-}
-
-// readLine returns one line without its terminator; a line over max bytes is an error.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > max {
-			return nil, fmt.Errorf("line over %d bytes", max)
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return buf, err
-		}
-		return buf[:len(buf)-1], nil
-	}
 }

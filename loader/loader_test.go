@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/framesweep/framesweep/sampler"
 )
 
 func TestCatalog(t *testing.T) {
@@ -163,13 +161,5 @@ func TestDecordAndVLMEvalKit(t *testing.T) {
 	idx, err = VLMEvalKitIndices(120, 30, Request{SampleFPS: 1})
 	if err != nil || fmt.Sprint(idx) != "[0 30 60 90]" {
 		t.Fatalf("%v %v", idx, err)
-	}
-}
-
-// TestNamesMatchSampler: sampler repeats the loader names (a grid's `loader:` key; sampler cannot
-// import loader): the two lists are one.
-func TestNamesMatchSampler(t *testing.T) {
-	if got, want := fmt.Sprint(sampler.LoaderNames()), fmt.Sprint(Names()); got != want {
-		t.Fatalf("sampler.LoaderNames %s, loader.Names %s", got, want)
 	}
 }

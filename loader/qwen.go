@@ -48,7 +48,7 @@ func QwenFrames(name string, T int, fps float64, r Request) (idx []int, sampleFP
 		return nil, 0, errf(ErrUpstream, name, "the stream has no average rate: qwen-vl-utils cannot compute nframes (video_fps %v)", fps)
 	}
 	s, _ := sampler.LookupPreset("qwen3-vl") // qwen-vl-utils 0.0.14: the oracle's version
-	p, err := s.Plan(sampler.Video{Frames: T, FPS: fps}, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS,
+	p, err := s.Select(sampler.Video{Frames: T, FPS: fps}, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS,
 		MinFrames: r.MinFrames, MaxFrames: r.MaxFrames, Torch: r.Torch})
 	if err != nil {
 		if errors.Is(err, sampler.ErrBudget) || errors.Is(err, sampler.ErrVideo) {
@@ -92,7 +92,7 @@ func VLMEvalKitIndices(n int, fps float64, r Request) ([]int, error) {
 		return nil, errf(ErrUpstream, VLMEvalKit, "decord reports %d frames at %v fps", n, fps)
 	}
 	s, _ := sampler.LookupPreset("vlmevalkit")
-	p, err := s.Plan(sampler.Video{Frames: n, FPS: fps}, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS})
+	p, err := s.Select(sampler.Video{Frames: n, FPS: fps}, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS})
 	if err != nil {
 		return nil, &Error{Loader: VLMEvalKit, Detail: err.Error(), Err: ErrRequest}
 	}

@@ -53,7 +53,7 @@ var specs = []Spec{
 		Upstream: []string{srcQwen + " (fetch_video, _read_video_torchvision, smart_nframes, smart_resize)", srcTorchvision, srcPyAV},
 		Stream:   StreamFirst, Autorotate: false, Colour: ColourSwsDefault, Count: CountDecoded,
 		Rate: "info[\"video_fps\"] = float(stream.average_rate)", Threads: "slice (PyAV's default)",
-		Resize:   "smart_resize(factor = 2·image_patch_size) with fetch_video's per-frame cap, then torchvision resize BICUBIC antialias=True on the uint8 tensor (resize kernel torch-bicubic = resize.TorchVision)",
+		Resize:   "smart_resize(factor = 2·image_patch_size) with fetch_video's per-frame cap, then torchvision resize BICUBIC antialias=True on the uint8 tensor (resize kernel torch-bicubic)",
 		Budget:   "Frames = nframes (rounded half-to-even to a multiple of 2); SampleFPS = fps (default 2, min_frames 4, max_frames min(768, frames)); both unset = fps mode at 2",
 		Verified: true, VerifiedBy: verifiedBy,
 		Quirks: []string{

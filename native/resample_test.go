@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
@@ -128,7 +127,7 @@ func TestResamplePillowFrames(t *testing.T) {
 	}
 	var srcs []*rgb.Image
 	for _, v := range videos {
-		p := testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos", v.path))
+		p := testenv.SharedVideo(t, v.path)
 		testenv.Need(t, "ffmpeg")
 		m, err := piloracle.Frame(dir, p, v.n, 0, 0)
 		if err != nil {

@@ -13,8 +13,7 @@ import (
 // a = −0.5, support 2·max(scale,1), weights normalised by their float32 sum), the width pass then the
 // height pass, each skipped when that side is unchanged, float32 with no rounding between passes,
 // then clamp to [0,255] and round half to even. Two details of that build decide the last bit (found
-// by probing it; resize.TorchVision is the readable reference, resize/torchvision_test.go compares
-// both with torch itself): the weight filter's |x| < 1 branch is evaluated in double and its
+// by probing it; resize/torchvision_test.go compares every level with torch itself): the weight filter's |x| < 1 branch is evaluated in double and its
 // 1 ≤ |x| < 2 branch in float with fused multiply-adds; and each output element is t₀·w₀, then the
 // first ⌊(n−1)/4⌋·4 further taps added as separately rounded products and the remaining ones fused
 // (GCC's vectorised reduction). Every level computes each element with the same operations in the

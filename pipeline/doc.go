@@ -4,7 +4,7 @@
 //	ref ──► source layer: OpenVideo (hashes the file unless the VideoRef carries its digest) or
 //	        OpenSource (no digest: probe, plan, frames, the benchmarks) open the video in process or
 //	        in supervised workers, through openDecoder alone; no other package calls decode.Open
-//	    ──► Plan: one Job per (config, pipeline) with its frame indices, geometry, tensor shape
+//	    ──► PlanJobs: one Job per (config, pipeline) with its frame indices, geometry, tensor shape
 //	        and content key; a config that cannot be planned for this video is a Failure
 //	        (PlanFrames: a job of exact frames, without a sampler or a key)
 //	    ──► Run: ONE decoding pass over the union of every job's frames; each decoded frame is
@@ -15,10 +15,11 @@
 //	    ──► Sink: StoreSink streams each job's tensor into a spool and publishes the object when its
 //	        last frame arrives (cache.Store.PutSpooled); MemorySink keeps it (model feeders, HTTP)
 //
-// Harness loaders (loaders.go, docs/loaders.md): RunLoader opens a video through openDecoder the way a
-// harness's reader does (load.DecodeOptions) and runs the reader (load.Run); a config with a loader is
-// planned by a plan-only run of it and built in Run by another, its frames then taking the same
-// per-frame path.
+// Harness loaders (loaders.go, docs/loaders.md): RunLoader opens a video through the source layer
+// the way a harness's reader does (load.DecodeOptions; openLocal: an in-process LocalSource) and runs
+// the reader on it (load.Run); a config with a loader is planned by a plan-only run of it and built in
+// Run by another, its frames then taking the same per-frame path. OpenLocal gives such a source to any
+// caller (plan: the union's ReadCost, decode's own schedule of that Read).
 //
 // Callers: extract (Extract), the sweep, serve, ask, frames, probe, plan and the benchmarks; each
 // reaches the decoder only through the source layer (TestOneSourceLayer).

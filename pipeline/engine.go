@@ -142,7 +142,7 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 	for _, j := range jobs {
 		if j.norm == nil {
 			abortAll(errors.New("aborted"))
-			return st, nil, fmt.Errorf("%w: job %s was not made by Plan", ErrOptions, j.Key)
+			return st, nil, fmt.Errorf("%w: job %s was not made by PlanJobs", ErrOptions, j.Key)
 		}
 		w, err := sink.Begin(j)
 		if err != nil {
@@ -160,7 +160,7 @@ func Run(ctx context.Context, v Video, src Source, jobs []*Job, sink Sink) (Stat
 			continue
 		}
 		seen := map[int]bool{}
-		for _, x := range j.Plan.Indices {
+		for _, x := range j.Selection.Indices {
 			if !seen[x] {
 				seen[x] = true
 				need[x] = append(need[x], s)
@@ -237,7 +237,7 @@ func missingFrames(s *jobState, rerr error) error {
 		damaged[i] = true
 	}
 	var lacking, concealed []int
-	for _, x := range s.j.Plan.Indices[s.next:] {
+	for _, x := range s.j.Selection.Indices[s.next:] {
 		switch {
 		case failed[x] && !containsInt(lacking, x):
 			lacking = append(lacking, x)
@@ -258,7 +258,7 @@ func missingFrames(s *jobState, rerr error) error {
 	if rerr != nil {
 		return rerr
 	}
-	return fmt.Errorf("frame %d was not delivered: %w", s.j.Plan.Indices[s.next], decode.ErrFrameFailed)
+	return fmt.Errorf("frame %d was not delivered: %w", s.j.Selection.Indices[s.next], decode.ErrFrameFailed)
 }
 
 func containsInt(s []int, x int) bool {
@@ -477,7 +477,7 @@ func (p *pass) serve(t frameTask, ws *scratch) {
 			return
 		}
 		ws.pos = ws.pos[:0]
-		for pos, x := range j.Plan.Indices {
+		for pos, x := range j.Selection.Indices {
 			if x == t.index {
 				ws.pos = append(ws.pos, pos)
 			}

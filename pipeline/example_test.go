@@ -6,15 +6,15 @@ import (
 	"os"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/pipeline"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // Plan a two-config grid for a testdata video, decode it once into a store, and read one object back
 // into the frames a model would see.
 func Example() {
 	ctx := context.Background()
-	grid, err := sampler.ParseGrid([]byte("frames: [4, 8]\npolicies: [uniform]\nresolutions: [\"64x48\"]\n"))
+	grid, err := grid.Parse([]byte("frames: [4, 8]\npolicies: [uniform]\nresolutions: [\"64x48\"]\n"))
 	if err != nil {
 		panic(err)
 	}
@@ -23,7 +23,7 @@ func Example() {
 		panic(err)
 	}
 	defer src.Close()
-	jobs, failures, err := pipeline.Plan(v, grid.Configs, pipeline.Options{})
+	jobs, failures, err := pipeline.PlanJobs(v, grid.Configs, pipeline.Options{})
 	if err != nil {
 		panic(err)
 	}

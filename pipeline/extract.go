@@ -14,8 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/shard"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // Shard is one machine's part of a scaled-out extract: the videos whose content digest falls in
@@ -25,7 +25,7 @@ type Shard = shard.Shard
 // ExtractOptions configure Extract.
 type ExtractOptions struct {
 	Options
-	Grid  *sampler.Grid
+	Grid  *grid.Grid
 	Store *cache.Store
 	Jobs  int // videos in parallel (≥ 1)
 	// Rehash re-reads and re-hashes every object already in the store before skipping it (by default
@@ -240,7 +240,7 @@ func (r *videoRun) jobLines(j *Job, v Video, status string, ref cache.Ref, shape
 		out = append(out, ManifestLine{
 			Status: status, Key: j.Key, SHA256: ref.Digest, Size: ref.Size, Object: r.o.Store.ObjectPath(ref.Digest),
 			Video: r.path, VideoSHA256: v.SHA256, Config: c.ID, Loader: c.Loader, Pipeline: j.Pipeline, Geometry: j.Geometry,
-			Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: shape, Indices: j.Plan.Indices, PSNR: psnr,
+			Kernel: j.Spec.Kernel, DType: string(j.DType), Norm: j.Norm, Shape: shape, Indices: j.Selection.Indices, PSNR: psnr,
 			StreamIndex: &j.Spec.Stream, Damaged: damaged,
 		})
 	}
@@ -271,7 +271,7 @@ func (r *videoRun) run(ctx context.Context) error {
 		return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Error: OneLine(err)})
 	}
 	defer src.Close()
-	jobs, fails, err := PlanContext(ctx, v, o.Grid.Configs, o.Options)
+	jobs, fails, err := PlanJobsContext(ctx, v, o.Grid.Configs, o.Options)
 	if err != nil {
 		return err
 	}

@@ -59,8 +59,8 @@ func ImagesTensor(images []*rgb.Image, g geom.Geometry, o Options) ([]byte, []in
 }
 
 // sampleOf is the one-frame plan of image i.
-func sampleOf(i int) sampler.Plan {
-	return sampler.Plan{Policy: "images", Indices: []int{i}, TimestampsS: []float64{0}}
+func sampleOf(i int) sampler.Selection {
+	return sampler.Selection{Policy: "images", Indices: []int{i}, TimestampsS: []float64{0}}
 }
 
 // Float32s reads a little-endian float32 tensor's bytes (an F32 object's Data) as values: what a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/procfd"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/resize"
@@ -20,13 +20,12 @@ import (
 
 // Harness loaders (docs/loaders.md) in the engine. A loader's reader opens the video its own way (the
 // first video stream, no rotation, PyAV's colours, …): RunLoader opens it through the source layer
-// (openDecoder, with load.DecodeOptions instead of the Options' own) and hands the decoder to
-// load.Run. A config with a loader (sampler.Config.Loader, a grid's `loader:` key, serve's "loader")
-// is planned by running the reader without converting pixels (load.Options.PlanOnly: its positions,
-// counts and sizes depend on decoding) and built by running it again in Run; its frames (for
-// qwen-vl-utils, fetch_video's resized frames) then go through the config's geometry, kernel and
-// dtype like decoded frames. Keys name the loader and its request; framesweep's own configs keep
-// their keys.
+// (openLocal, with load.DecodeOptions) and hands the LocalSource to load.Run. A config with a loader
+// (grid.Config.Loader, a grid's `loader:` key, serve's "loader") is planned by running the reader
+// without converting pixels (load.Options.PlanOnly: its positions, counts and sizes depend on
+// decoding) and built by running it again in Run; its frames (for qwen-vl-utils, fetch_video's
+// resized frames) then go through the config's geometry, kernel and dtype like decoded frames. Keys
+// name the loader and its request; framesweep's own configs keep their keys.
 
 // RunLoader runs the named harness loader on the video ref names, opened through the source layer the
 // way that loader's reader opens it: load.Run's results, one per request (nil where errs[i] says why),
@@ -49,37 +48,18 @@ func runLoader(ctx context.Context, ref VideoRef, name string, reqs []loader.Req
 	if err := ref.checkRegular(); err != nil {
 		return decode.Info{}, nil, nil, err
 	}
-	src, err := openDecoder(ctx, ref, Options{reader: &dopts})
+	src, err := openLocal(ref, dopts, false)
 	if err != nil {
 		return decode.Info{}, nil, nil, err
 	}
 	defer src.Close()
-	r, rename, ok := loadReader(src)
-	if !ok {
-		return decode.Info{}, nil, nil, fmt.Errorf("%s: %w: the source layer gave a %T, which a loader cannot read", ref.Path, ErrOptions, src)
-	}
-	res, errs, err := load.Run(ctx, r, ref.Path, name, reqs, lo)
-	for i := range errs {
-		errs[i] = rename(errs[i])
-	}
-	return src.Info(), res, errs, rename(err)
-}
-
-// loadReader is the decoder under src that a loader reads: src itself, or the one a descriptor's
-// Source wraps (its errors then name /proc/self/fd/N: rename gives them the video's name back).
-func loadReader(src Source) (load.Reader, func(error) error, bool) {
-	rename := func(err error) error { return err }
-	if fs, ok := src.(*fileSource); ok {
-		src = fs.src
-		rename = func(err error) error { return procfd.Rename(err, fs.fdPath, fs.name) }
-	}
-	r, ok := src.(load.Reader)
-	return r, rename, ok
+	res, errs, err := load.Run(ctx, src, ref.Path, name, reqs, lo)
+	return src.Info(), res, errs, err
 }
 
 // LoaderJob is what a harness loader's job carries beside the Job's own fields: the loader, its
 // request, the video as its reader opened it, and its reader's plan (positions, pts, counts and
-// sizes; no pixels). Job.Plan.Indices are the reader's positions.
+// sizes; no pixels). Job.Selection.Indices are the reader's positions.
 type LoaderJob struct {
 	Name    string
 	Request loader.Request
@@ -88,17 +68,17 @@ type LoaderJob struct {
 }
 
 // LoaderRequest is the loader request a loader config makes.
-func LoaderRequest(c *sampler.Config) loader.Request {
+func LoaderRequest(c *grid.Config) loader.Request {
 	r, lo := c.Request(), c.LoaderOptions()
 	return loader.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, ForceLast: r.ForceLast, MinFrames: r.MinFrames,
 		MaxFrames: r.MaxFrames, MinPixels: lo.MinPixels, MaxPixels: lo.MaxPixels, TotalPixels: lo.TotalPixels,
 		ImagePatchSize: lo.ImagePatchSize, Torch: r.Torch}
 }
 
-// CheckConfigs validates o for configs before any video is opened: what Plan would refuse for every
+// CheckConfigs validates o for configs before any video is opened: what PlanJobs would refuse for every
 // video (bad options, hardware decoding, options a harness loader decides itself or cannot honour).
-// Extract calls it first; the sweep and other callers of Plan may too.
-func CheckConfigs(configs []sampler.Config, o Options) error {
+// Extract calls it first; the sweep and other callers of PlanJobs may too.
+func CheckConfigs(configs []grid.Config, o Options) error {
 	ro, err := o.resolve()
 	if err == nil {
 		err = ro.keyable()
@@ -109,8 +89,8 @@ func CheckConfigs(configs []sampler.Config, o Options) error {
 	return err
 }
 
-// checkLoaderOptions refuses options a loader decides itself, or cannot honour (Plan's ErrOptions).
-func (o resolved) checkLoaderOptions(configs []sampler.Config) error {
+// checkLoaderOptions refuses options a loader decides itself, or cannot honour (PlanJobs' ErrOptions).
+func (o resolved) checkLoaderOptions(configs []grid.Config) error {
 	var name string
 	for i := range configs {
 		if configs[i].Loader != "" {
@@ -135,7 +115,7 @@ func (o resolved) checkLoaderOptions(configs []sampler.Config) error {
 // reader for all of them.
 func (p *planner) loaders(ctx context.Context) {
 	var names []string
-	byName := map[string][]*sampler.Config{}
+	byName := map[string][]*grid.Config{}
 	for _, c := range p.loaderConfigs {
 		if byName[c.Loader] == nil {
 			names = append(names, c.Loader)
@@ -164,8 +144,8 @@ func (p *planner) loaders(ctx context.Context) {
 
 // loaderPlan is a loader result as a plan: its reader's positions, their pts in seconds, qwen-vl-utils'
 // sample_fps, and the reader's notes (an every-frame fallback's reason among them).
-func loaderPlan(res *load.Result) sampler.Plan {
-	plan := sampler.Plan{Loader: res.Loader, Indices: res.Positions(), TimestampsS: make([]float64, len(res.Frames)),
+func loaderPlan(res *load.Result) sampler.Selection {
+	plan := sampler.Selection{Loader: res.Loader, Indices: res.Positions(), TimestampsS: make([]float64, len(res.Frames)),
 		SampleFPS: res.SampleFPS, Notes: append([]string(nil), res.Notes...)}
 	if res.Reason != "" {
 		plan.Notes = append(plan.Notes, res.Reason)
@@ -177,7 +157,7 @@ func loaderPlan(res *load.Result) sampler.Plan {
 }
 
 // failLoader records a loader config's failure; the loader's errors name the video already.
-func (p *planner) failLoader(c *sampler.Config, err error) {
+func (p *planner) failLoader(c *grid.Config, err error) {
 	p.fails = append(p.fails, Failure{Config: c, Err: &configError{path: p.v.Path, config: c.ID, err: err}})
 }
 
@@ -193,7 +173,7 @@ func (e *configError) Error() string {
 func (e *configError) Unwrap() error { return e.err }
 
 // loaderJob makes (or joins) the job of one loader config from its reader's plan.
-func (p *planner) loaderJob(c *sampler.Config, lj *LoaderJob) {
+func (p *planner) loaderJob(c *grid.Config, lj *LoaderJob) {
 	res := lj.Plan
 	if len(res.Frames) == 0 {
 		p.fail(c, "", fmt.Errorf("the %s loader returns no frames for this video", lj.Name))
@@ -285,8 +265,8 @@ func (p *pass) runLoaders(states []*jobState) (loaderStats, error) {
 				s.loaderErr = err
 			case errs[i] != nil:
 				s.loaderErr = errs[i]
-			case !slices.Equal(res[i].Positions(), s.j.Plan.Indices):
-				s.loaderErr = fmt.Errorf("%s: %w: the %s loader now returns positions %v, planned %v", p.v.Path, ErrChanged, name, res[i].Positions(), s.j.Plan.Indices)
+			case !slices.Equal(res[i].Positions(), s.j.Selection.Indices):
+				s.loaderErr = fmt.Errorf("%s: %w: the %s loader now returns positions %v, planned %v", p.v.Path, ErrChanged, name, res[i].Positions(), s.j.Selection.Indices)
 			default:
 				passes = max(passes, res[i].Passes)
 				if err := p.deliverLoaded(s, res[i]); err != nil {
@@ -396,7 +376,7 @@ func (j *Job) LoaderSummary() *LoaderSummary {
 // LoaderName is the loader that reads the job's frames: a harness loader's name, or "framesweep".
 func (j *Job) LoaderName() string {
 	if j.Loader == nil {
-		return sampler.DefaultLoader
+		return grid.DefaultLoader
 	}
 	return j.Loader.Name
 }

@@ -21,7 +21,7 @@ import (
 // buildAll plans configs for v and builds every job into memory, by key.
 func buildAll(t *testing.T, v Video, src Source, g string, o Options) (map[string]*Object, []*Job) {
 	t.Helper()
-	jobs, fails, err := Plan(v, testGrid(t, g).Configs, o)
+	jobs, fails, err := PlanJobs(v, testGrid(t, g).Configs, o)
 	if err != nil || len(fails) > 0 {
 		t.Fatalf("plan: %v %v", err, fails)
 	}
@@ -79,12 +79,14 @@ func TestLoaderGridThroughEngine(t *testing.T) {
 			m := ob.Result.Job
 			meta := ObjectMetadata(ob.Result)
 			var req loader.Request
-			json.Unmarshal([]byte(meta["loader_request"]), &req)
+			if err := json.Unmarshal([]byte(meta["loader_request"]), &req); err != nil {
+				t.Fatalf("%s %s: loader_request %q: %v", c.name, j.Config.ID, meta["loader_request"], err)
+			}
 			switch {
 			case !bytes.Equal(ob.Data, packed(imgs)):
 				t.Errorf("%s %s: the object's frames are not the loader's", c.name, j.Config.ID)
-			case !slices.Equal(m.Plan.Indices, w.Positions()) || j.LoaderName() != c.name || j.Config.Loader != c.name:
-				t.Errorf("%s: indices %v, loader positions %v (%s)", j.Config.ID, m.Plan.Indices, w.Positions(), j.LoaderName())
+			case !slices.Equal(m.Selection.Indices, w.Positions()) || j.LoaderName() != c.name || j.Config.Loader != c.name:
+				t.Errorf("%s: indices %v, loader positions %v (%s)", j.Config.ID, m.Selection.Indices, w.Positions(), j.LoaderName())
 			case meta["loader"] != c.name || req != c.reqs[i] || meta["stream_index"] != "0" || j.Spec.Stream != 0 || meta["sampler"] != c.name:
 				t.Errorf("%s: metadata loader %q request %q stream %q sampler %q", j.Config.ID, meta["loader"], meta["loader_request"], meta["stream_index"], meta["sampler"])
 			case !strings.Contains(string(j.Spec.Canonical()), `"loader":"`+c.name+`"`):
@@ -130,7 +132,7 @@ func TestLoaderGeometryAndDType(t *testing.T) {
 func TestLoaderKeys(t *testing.T) {
 	v, _ := openTest(t, "nasa_13013.mp4", Options{})
 	plan := func(g string) *Job {
-		jobs, fails, err := Plan(v, testGrid(t, g).Configs, Options{})
+		jobs, fails, err := PlanJobs(v, testGrid(t, g).Configs, Options{})
 		if err != nil || len(fails) > 0 || len(jobs) != 1 {
 			t.Fatalf("%s: %v %v %d jobs", g, err, fails, len(jobs))
 		}
@@ -146,8 +148,8 @@ func TestLoaderKeys(t *testing.T) {
 		t.Errorf("framesweep's own key changed: %s", preset.Spec.Canonical())
 	case lm.Key == preset.Key || q14.Key == q16.Key:
 		t.Errorf("keys collide: %s %s %s %s", lm.Key, preset.Key, q14.Key, q16.Key)
-	case !slices.Equal(q14.Plan.Indices, q16.Plan.Indices) || q14.Width == q16.Width:
-		t.Errorf("image_patch_size: indices %v %v, widths %d %d", q14.Plan.Indices, q16.Plan.Indices, q14.Width, q16.Width)
+	case !slices.Equal(q14.Selection.Indices, q16.Selection.Indices) || q14.Width == q16.Width:
+		t.Errorf("image_patch_size: indices %v %v, widths %d %d", q14.Selection.Indices, q16.Selection.Indices, q14.Width, q16.Width)
 	}
 }
 
@@ -157,11 +159,11 @@ func TestLoaderRefusals(t *testing.T) {
 	v, _ := openTest(t, "video_90.mov", Options{})
 	g := testGrid(t, "loader: qwen-vl-utils\nframes: [2, 8]\n")
 	for _, o := range []Options{{Worker: &worker.Limits{}}, {Stream: new(int)}, {NoAutorotate: true}, {Pipelines: []string{"cached"}}} {
-		if _, _, err := Plan(v, g.Configs, o); !errors.Is(err, ErrOptions) {
+		if _, _, err := PlanJobs(v, g.Configs, o); !errors.Is(err, ErrOptions) {
 			t.Errorf("%+v: %v", o, err)
 		}
 	}
-	jobs, fails, err := Plan(v, g.Configs, Options{})
+	jobs, fails, err := PlanJobs(v, g.Configs, Options{})
 	if err != nil || len(jobs) != 1 || len(fails) != 1 || !errors.Is(fails[0].Err, loader.ErrUpstream) ||
 		!strings.HasPrefix(fails[0].Error(), v.Path+": config f8-loader-qwen-vl-utils-raw: qwen-vl-utils: ") {
 		t.Fatalf("%v %d jobs %v", err, len(jobs), fails)

@@ -46,8 +46,8 @@ func ObjectMetadata(r *Result) map[string]string {
 		"source_path":      r.Video.Path,
 		"source_sha256":    j.Spec.VideoSHA256,
 		"config":           j.Config.ID,
-		"sampler":          j.Plan.Name(),
-		"indices":          js(j.Plan.Indices),
+		"sampler":          j.Selection.Name(),
+		"indices":          js(j.Selection.Indices),
 		"pts":              js(r.PTS),
 		"pts_s":            js(pts),
 		"time_base":        fmt.Sprintf("%d/%d", info.TimeBase.Num, info.TimeBase.Den),
@@ -105,7 +105,7 @@ func ObjectHeader(r *Result) ([]byte, error) {
 // IndicesData is the indices tensor's bytes: the plan's indices as little-endian int64.
 func IndicesData(j *Job) []byte {
 	b := make([]byte, 0, 8*j.Frames())
-	for _, x := range j.Plan.Indices {
+	for _, x := range j.Selection.Indices {
 		b = binary.LittleEndian.AppendUint64(b, uint64(int64(x)))
 	}
 	return b

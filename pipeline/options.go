@@ -50,15 +50,11 @@ type Options struct {
 	Threads int
 	// HWAccel asks for hardware decoding ("", "none", "cuda", "vaapi", "auto"; decode falls back to the
 	// CPU when the device cannot take the stream). Hardware frames are not FFmpeg's CPU frames bit for
-	// bit, so Plan refuses it: only key-less readers (frames, probe, the benchmarks) take it.
+	// bit, so PlanJobs refuses it: only key-less readers (frames, probe, the benchmarks) take it.
 	HWAccel string
 	// FramesDetail makes a Source's Info carry every frame's pts and key flag (probe --frames-detail,
 	// plan's keyframes).
 	FramesDetail bool
-
-	// reader, when set, is how a harness loader's reader opens the video (load.DecodeOptions): the
-	// source layer opens it with these decode options instead (RunLoader, loaders.go).
-	reader *decode.Options
 }
 
 // resolved is Options with defaults filled in and validated.
@@ -169,7 +165,7 @@ func ParseNorm(s string) (string, native.Norm, error) {
 	return "mean=" + f(n.Mean) + ",std=" + f(n.Std), n, nil
 }
 
-// keyable refuses what no cache key names (Plan's inputs are keyed; PlanFrames' are not).
+// keyable refuses what no cache key names (PlanJobs' inputs are keyed; PlanFrames' are not).
 func (o resolved) keyable() error {
 	if hw, _ := decode.ParseHWAccel(o.HWAccel); hw != decode.HWNone {
 		return fmt.Errorf("%w: hwaccel %s: hardware-decoded frames are not FFmpeg's CPU frames bit for bit, so no cache key can name them", ErrOptions, hw)
@@ -179,9 +175,6 @@ func (o resolved) keyable() error {
 
 // decodeOptions is how videos are opened.
 func (o Options) decodeOptions() decode.Options {
-	if o.reader != nil {
-		return *o.reader
-	}
 	return decode.Options{NoAutorotate: o.NoAutorotate, Stream: o.Stream, OnDamaged: o.OnDamaged, Threads: o.Threads, HWAccel: o.HWAccel}
 }
 

@@ -15,10 +15,10 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/shard"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 func testVideo(t testing.TB, name string) string {
@@ -30,9 +30,9 @@ func testVideo(t testing.TB, name string) string {
 	return p
 }
 
-func testGrid(t testing.TB, text string) *sampler.Grid {
+func testGrid(t testing.TB, text string) *grid.Grid {
 	t.Helper()
-	g, err := sampler.ParseGrid([]byte(text))
+	g, err := grid.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestPlanPairFailures(t *testing.T) {
 	v, _ := openTest(t, "video_90.mov", Options{})
 	configs := append(slices.Clone(g.Configs), g.Configs[0])
 	configs[len(configs)-1].ID = "twin"
-	jobs, fails, err := Plan(v, configs, Options{})
+	jobs, fails, err := PlanJobs(v, configs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +81,10 @@ func TestPlanPairFailures(t *testing.T) {
 			t.Errorf("failure %v", f)
 		}
 	}
-	if _, _, err := Plan(v, configs, Options{Kernel: "nope"}); !errors.Is(err, ErrOptions) {
+	if _, _, err := PlanJobs(v, configs, Options{Kernel: "nope"}); !errors.Is(err, ErrOptions) {
 		t.Errorf("unknown kernel: %v", err)
 	}
-	if _, _, err := Plan(v, configs, Options{DType: cache.F32, Norm: "nope"}); !errors.Is(err, ErrOptions) {
+	if _, _, err := PlanJobs(v, configs, Options{DType: cache.F32, Norm: "nope"}); !errors.Is(err, ErrOptions) {
 		t.Errorf("unknown norm: %v", err)
 	}
 }
@@ -97,7 +97,7 @@ func TestSinksAgree(t *testing.T) {
 	for _, dt := range []cache.DType{cache.U8, cache.F16} {
 		o := Options{DType: dt}
 		v, src := openTest(t, "bear-vp9-odd-dimensions.webm", o)
-		jobs, fails, err := Plan(v, g.Configs, o)
+		jobs, fails, err := PlanJobs(v, g.Configs, o)
 		if err != nil || len(fails) > 0 || len(jobs) != 8 {
 			t.Fatalf("%d jobs %v %v", len(jobs), fails, err)
 		}
@@ -128,7 +128,7 @@ func TestSinksAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			sum := sha256.Sum256(in.Tensor.Data)
-			if hex.EncodeToString(sum[:]) != o.DataSHA256 || !slices.Equal(in.Indices, j.Plan.Indices) || in.Images != j.Images {
+			if hex.EncodeToString(sum[:]) != o.DataSHA256 || !slices.Equal(in.Indices, j.Selection.Indices) || in.Images != j.Images {
 				t.Fatalf("%s: input %+v", j.Config.ID, in)
 			}
 			if dt == cache.U8 && len(in.Frames) != j.Frames()*j.Images {
@@ -188,15 +188,15 @@ func TestPlanOrder(t *testing.T) {
 	ctx := context.Background()
 	g := testGrid(t, "frames: [12]\npolicies: [uniform]\nresolutions: [\"24x16\"]\n")
 	v, src := openTest(t, "nasa_13013.mp4", Options{})
-	jobs, _, err := Plan(v, g.Configs, Options{})
+	jobs, _, err := PlanJobs(v, g.Configs, Options{})
 	if err != nil || len(jobs) != 1 {
 		t.Fatal(jobs, err)
 	}
 	j := jobs[0]
-	idx := slices.Clone(j.Plan.Indices)
+	idx := slices.Clone(j.Selection.Indices)
 	slices.Reverse(idx)
 	idx = append(idx, idx[3], idx[0]) // duplicates, out of order
-	j.Plan.Indices = idx
+	j.Selection.Indices = idx
 	var got *Object
 	if _, jerrs, err := Run(ctx, v, src, jobs, &MemorySink{Done: func(o *Object) error { got = o; return nil }}); err != nil || len(jerrs) > 0 {
 		t.Fatal(jerrs, err)
@@ -257,7 +257,7 @@ func TestSinkErrorStopsPass(t *testing.T) {
 	ctx := context.Background()
 	g := testGrid(t, "frames: [16, 32]\npolicies: [uniform]\nresolutions: [\"16x16\", \"32x32\"]\n")
 	v, src := openTest(t, "nasa_13013.mp4", Options{})
-	jobs, _, _ := Plan(v, g.Configs, Options{})
+	jobs, _, _ := PlanJobs(v, g.Configs, Options{})
 	fs := &failingSink{n: 5}
 	st, _, err := Run(ctx, v, src, jobs, fs)
 	var se *SinkError
@@ -283,9 +283,9 @@ func TestSinkErrorStopsPass(t *testing.T) {
 // default policy the jobs that need it fail, naming the frame, and the others complete; under keep
 // the job completes and its object records the frame as damaged.
 func TestDamagedFrames(t *testing.T) {
-	path := testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos", "decord", "corrupted.mp4"))
+	path := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	ctx := context.Background()
-	configs := []sampler.Config{}
+	configs := []grid.Config{}
 	for _, text := range []string{"frames: [2]\npolicies: [uniform]\nresolutions: [\"16x16\"]\n"} {
 		configs = append(configs, testGrid(t, text).Configs...)
 	}
@@ -295,14 +295,14 @@ func TestDamagedFrames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs, _, err := Plan(v, configs, o)
+		jobs, _, err := PlanJobs(v, configs, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// One job on the damaged frame, one beside it.
 		bad, good := jobs[0], *jobs[0]
-		bad.Plan.Indices = []int{31, 32}
-		good.Plan.Indices = []int{33, 34} // frame 30 does not decode at all
+		bad.Selection.Indices = []int{31, 32}
+		good.Selection.Indices = []int{33, 34} // frame 30 does not decode at all
 		var got []*Object
 		var mu sync.Mutex
 		_, jerrs, err := Run(ctx, v, src, []*Job{bad, &good}, &MemorySink{Done: func(o *Object) error {
@@ -330,7 +330,7 @@ func TestDamagedFrames(t *testing.T) {
 					want = "[32]"
 				}
 				if m := ObjectMetadata(o.Result)["damaged"]; m != want {
-					t.Errorf("%v: damaged %s, want %s", o.Result.Job.Plan.Indices, m, want)
+					t.Errorf("%v: damaged %s, want %s", o.Result.Job.Selection.Indices, m, want)
 				}
 			}
 		}

@@ -11,13 +11,16 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/loader/load"
 )
 
 // The source layer: the one way a video is opened for frames. Every caller — extract, the sweep,
 // serve, ask, frames, probe, plan and the benchmarks — goes through OpenVideo (inputs that are keyed
 // by the file's digest) or OpenSource (frames or a description without a key), and both go through
 // openDecoder, the one place a VideoRef becomes a decoder, in this process or in supervised worker
-// processes. No other package calls decode.Open (TestOneSourceLayer checks it over `go list`).
+// processes; a harness loader's reader gets its decoder from openLocal, openDecoder's in-process half,
+// as a LocalSource. No other package calls decode.Open, and none reaches a decoder by a type assertion
+// (TestOneSourceLayer checks both over `go list`).
 
 // VideoRef names a video to open and carries what the caller already knows of it, so that nothing is
 // done twice.
@@ -99,6 +102,24 @@ func OpenSource(ctx context.Context, ref VideoRef, o Options) (Video, Source, er
 	return v, src, nil
 }
 
+// OpenLocal opens ref as OpenSource does, in this process (o.Worker is ErrOptions): a LocalSource, for
+// what only an in-process decoder answers (plan's decode cost). The caller closes it.
+func OpenLocal(ctx context.Context, ref VideoRef, o Options) (Video, LocalSource, error) {
+	v := Video{Path: ref.Path, SHA256: ref.SHA256}
+	if o.Worker != nil {
+		return v, nil, fmt.Errorf("%s: %w: a LocalSource decodes in this process, not in a worker", ref.Path, ErrOptions)
+	}
+	if err := ref.checkRegular(); err != nil {
+		return v, nil, err
+	}
+	src, err := openLocal(ref, o.decodeOptions(), o.FramesDetail)
+	if err != nil {
+		return v, nil, err
+	}
+	v.Info = src.Info()
+	return v, src, nil
+}
+
 // checkRegular refuses anything but a regular file (a FIFO would block the hash, a device never end).
 func (ref VideoRef) checkRegular() error {
 	var st os.FileInfo
@@ -117,15 +138,15 @@ func (ref VideoRef) checkRegular() error {
 	return nil
 }
 
-// openDecoder is the one place a ref becomes a decoder. In process it opens decode.Video (index scan)
-// and, when ref carries a description, checks the file still matches it. With o.Worker, the index
-// scan runs in a worker (skipped when ref carries the description) and each Read in another. A ref
-// with a File is opened through that descriptor only (openFile).
+// openDecoder is the one place a ref becomes a decoder. In process it opens decode.Video (index scan:
+// openLocal) and, when ref carries a description, checks the file still matches it. With o.Worker, the
+// index scan runs in a worker (skipped when ref carries the description) and each Read in another. A
+// ref with a File is opened through that descriptor only (openFile, openWorkerFile).
 func openDecoder(ctx context.Context, ref VideoRef, o Options) (Source, error) {
-	if ref.File != nil {
-		return openFile(ctx, ref, o)
-	}
 	opts := o.decodeOptions()
+	if ref.File != nil && o.Worker != nil {
+		return openWorkerFile(ctx, ref, o)
+	}
 	if o.Worker != nil {
 		r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
 		if ref.Info != nil {
@@ -137,18 +158,47 @@ func openDecoder(ctx context.Context, ref VideoRef, o Options) (Source, error) {
 		}
 		return &workerSource{ctx: ctx, r: r, path: ref.Path, opts: opts, info: info}, nil
 	}
+	return openLocal(ref, opts, o.FramesDetail)
+}
+
+// LocalSource is a Source decoded in this process, with what a harness loader's reader reads of the
+// video besides frames by index (loader/load.Reader: the stream header, the index, every packet in
+// file order through Sequential), and what a Read would decode (ReadCost: the decoder's own plan,
+// which plan prints). OpenLocal and openLocal open one; RunLoader hands it to load.Run, so a loader
+// reads the video through the source layer, never through a decoder it reached some other way.
+type LocalSource interface {
+	Source
+	Header() decode.StreamHeader
+	Index() decode.Index
+	NumFrames() int
+	Packets() int
+	Sequential(o decode.SeqOptions, fn func(*decode.SeqFrame) (stop bool, err error)) (decode.SeqStats, error)
+	ReadCost(indices []int) (decode.ReadCost, error)
+}
+
+// A LocalSource is what a loader reads.
+var _ load.Reader = LocalSource(nil)
+
+// openLocal is the in-process half of openDecoder: decode.Video (index scan) with opts, by the ref's
+// descriptor when it has one (openFile), checked against the ref's description when it carries one;
+// detail makes Info carry every frame's pts and key flag.
+func openLocal(ref VideoRef, opts decode.Options, detail bool) (LocalSource, error) {
+	if ref.File != nil {
+		return openFile(ref, opts, detail)
+	}
 	d, err := decode.Open(ref.Path, opts)
 	if err != nil {
 		return nil, err
 	}
-	if ref.Info != nil && !sameVideo(d.Info(), *ref.Info) {
-		d.Close()
+	var src LocalSource = d
+	if detail {
+		src = &detailed{Video: d}
+	}
+	if ref.Info != nil && !sameVideo(src.Info(), *ref.Info) {
+		src.Close()
 		return nil, fmt.Errorf("%s: %w", ref.Path, ErrChanged)
 	}
-	if o.FramesDetail {
-		return &detailed{Video: d}, nil
-	}
-	return d, nil
+	return src, nil
 }
 
 // sameVideo reports whether two descriptions are of the same decodable stream: what a pass relies on

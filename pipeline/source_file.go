@@ -34,24 +34,31 @@ func (ref VideoRef) sha256() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// openFile is openDecoder for a ref with a File: the Source decodes a duplicate of the descriptor it
-// owns (closed by its Close).
-func openFile(ctx context.Context, ref VideoRef, o Options) (Source, error) {
+// openWorkerFile is openDecoder for a ref with a File and a worker: the worker decodes a duplicate of
+// the descriptor the Source owns (closed by its Close).
+func openWorkerFile(ctx context.Context, ref VideoRef, o Options) (Source, error) {
 	f, err := procfd.Dup(ref.File, ref.Path)
 	if err != nil {
 		return nil, err
 	}
 	opts := o.decodeOptions()
-	if o.Worker != nil {
-		r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
-		ws := &workerSource{ctx: ctx, r: r, path: ref.Path, file: f, opts: opts}
-		if ref.Info != nil {
-			ws.info = *ref.Info
-		} else if ws.info, err = r.ProbeFile(ctx, f, ref.Path, opts, o.FramesDetail); err != nil {
-			f.Close()
-			return nil, err
-		}
-		return ws, nil
+	r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
+	ws := &workerSource{ctx: ctx, r: r, path: ref.Path, file: f, opts: opts}
+	if ref.Info != nil {
+		ws.info = *ref.Info
+	} else if ws.info, err = r.ProbeFile(ctx, f, ref.Path, opts, o.FramesDetail); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+// openFile is openLocal for a ref with a File: the Source decodes /proc/self/fd/N of a duplicate of
+// the descriptor it owns (closed by its Close).
+func openFile(ref VideoRef, opts decode.Options, detail bool) (LocalSource, error) {
+	f, err := procfd.Dup(ref.File, ref.Path)
+	if err != nil {
+		return nil, err
 	}
 	fdp := procfd.FilePath(f)
 	opts.Name = ref.Path // every message names the video, not /proc/self/fd/N
@@ -61,7 +68,7 @@ func openFile(ctx context.Context, ref VideoRef, o Options) (Source, error) {
 		return nil, procfd.Rename(err, fdp, ref.Path)
 	}
 	fs := &fileSource{src: d, file: f, fdPath: fdp, name: ref.Path}
-	if o.FramesDetail {
+	if detail {
 		fs.src = &detailed{Video: d}
 	}
 	if ref.Info != nil && !sameVideo(fs.Info(), *ref.Info) {
@@ -71,12 +78,27 @@ func openFile(ctx context.Context, ref VideoRef, o Options) (Source, error) {
 	return fs, nil
 }
 
-// fileSource is an in-process Source decoding /proc/self/fd/N of the descriptor it owns; what it
+// fileSource is an in-process LocalSource decoding /proc/self/fd/N of the descriptor it owns; what it
 // reports names the video by its name, not by that descriptor path.
 type fileSource struct {
-	src          Source
+	src          LocalSource
 	file         *os.File
 	fdPath, name string
+}
+
+func (s *fileSource) Header() decode.StreamHeader { return s.src.Header() }
+func (s *fileSource) Index() decode.Index         { return s.src.Index() }
+func (s *fileSource) NumFrames() int              { return s.src.NumFrames() }
+func (s *fileSource) Packets() int                { return s.src.Packets() }
+
+func (s *fileSource) ReadCost(indices []int) (decode.ReadCost, error) {
+	c, err := s.src.ReadCost(indices)
+	return c, procfd.Rename(err, s.fdPath, s.name)
+}
+
+func (s *fileSource) Sequential(o decode.SeqOptions, fn func(*decode.SeqFrame) (bool, error)) (decode.SeqStats, error) {
+	st, err := s.src.Sequential(o, fn)
+	return st, procfd.Rename(err, s.fdPath, s.name)
 }
 
 func (s *fileSource) Info() decode.Info {

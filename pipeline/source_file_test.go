@@ -147,7 +147,7 @@ func TestRunLoaderFile(t *testing.T) {
 	}
 	defer src.Close()
 	v.File = f
-	jobs, fails, err := PlanContext(ctx, v, testGrid(t, "loader: lmms-eval\nframes: [3]\n").Configs, Options{})
+	jobs, fails, err := PlanJobsContext(ctx, v, testGrid(t, "loader: lmms-eval\nframes: [3]\n").Configs, Options{})
 	if err != nil || len(fails) > 0 || len(jobs) != 1 {
 		t.Fatalf("plan: %v %v %d jobs", err, fails, len(jobs))
 	}

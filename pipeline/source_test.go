@@ -79,11 +79,11 @@ func TestPlanFrames(t *testing.T) {
 	ctx := context.Background()
 	g := testGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"48x32\"]\n")
 	v, src := openTest(t, "nasa_13013.mp4", Options{Kernel: resize.CVLinear})
-	jobs, fails, err := Plan(v, g.Configs, Options{Kernel: resize.CVLinear})
+	jobs, fails, err := PlanJobs(v, g.Configs, Options{Kernel: resize.CVLinear})
 	if err != nil || len(fails) > 0 || len(jobs) != 1 {
 		t.Fatalf("%v %v %v", jobs, fails, err)
 	}
-	fj, err := PlanFrames(v, FrameRequest{Indices: jobs[0].Plan.Indices, Geometry: geom.Fixed{W: 48, H: 32}}, Options{Kernel: resize.CVLinear})
+	fj, err := PlanFrames(v, FrameRequest{Indices: jobs[0].Selection.Indices, Geometry: geom.Fixed{W: 48, H: 32}}, Options{Kernel: resize.CVLinear})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +109,10 @@ func TestPlanFrames(t *testing.T) {
 	if _, err := PlanFrames(v, FrameRequest{Indices: []int{1}}, Options{HWAccel: "cuda"}); err != nil {
 		t.Errorf("PlanFrames with hwaccel: %v", err)
 	}
-	if _, _, err := Plan(v, g.Configs, Options{HWAccel: "cuda"}); !errors.Is(err, ErrOptions) {
+	if _, _, err := PlanJobs(v, g.Configs, Options{HWAccel: "cuda"}); !errors.Is(err, ErrOptions) {
 		t.Errorf("Plan with hwaccel: %v, want ErrOptions", err)
 	}
-	if _, _, err := Plan(v, g.Configs, Options{HWAccel: "warp"}); !errors.Is(err, ErrOptions) {
+	if _, _, err := PlanJobs(v, g.Configs, Options{HWAccel: "warp"}); !errors.Is(err, ErrOptions) {
 		t.Errorf("Plan with a bad hwaccel: %v, want ErrOptions", err)
 	}
 }

@@ -69,7 +69,7 @@ func (rd *reading) read(r io.Reader, path string, out []Record) ([]Record, error
 	var offs [][2]int
 	rd.arena = rd.arena[:0]
 	for {
-		b, err := readLine(br)
+		b, err := ReadLine(br, MaxLineBytes)
 		if len(b) > 0 || err == nil {
 			line++
 		}
@@ -159,31 +159,30 @@ func decodeFull(b []byte, f *Full) error {
 	return nil
 }
 
-// readLine returns one line without its terminator, or ErrTooLong: a view of br's buffer when the
-// line fits in it (valid until the next read), else a copy.
-func readLine(br *bufio.Reader) ([]byte, error) {
+// ReadLine reads one line of a JSON Lines file, its newline included: at the end of the input, what
+// is left (maybe nothing) and io.EOF. A line of more than max bytes, its newline not counted, is
+// ErrTooLong, and no more than max bytes and one buffer of br are held for it, so a corrupt file cannot
+// make a reader hold unbounded memory. The line is a view of br's buffer when it fits there (valid
+// until the next read from br), else a copy: a caller that keeps it copies it. It is the one bounded
+// line reader of the records, items, RUN and export files.
+func ReadLine(br *bufio.Reader, max int) ([]byte, error) {
 	frag, err := br.ReadSlice('\n')
+	line := frag
+	if err == bufio.ErrBufferFull {
+		line = append([]byte(nil), frag...)
+		for err == bufio.ErrBufferFull && len(line) <= max {
+			frag, err = br.ReadSlice('\n')
+			line = append(line, frag...)
+		}
+	}
+	n := len(line)
 	if err == nil {
-		return frag[:len(frag)-1], nil
+		n-- // the newline
 	}
-	if err != bufio.ErrBufferFull {
-		return frag, err
+	if n > max {
+		return nil, ErrTooLong
 	}
-	buf := append([]byte(nil), frag...)
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > MaxLineBytes {
-			return nil, ErrTooLong
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return buf, err
-		}
-		return buf[:len(buf)-1], nil
-	}
+	return line, err
 }
 
 // ReadFile reads one records file.

@@ -1,7 +1,9 @@
 package record
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,5 +112,34 @@ func TestHarnessValidate(t *testing.T) {
 	r := Record{ItemID: "a", Config: "x", Score: &s, Harness: &Harness{Metric: "m", Kind: HarnessMicro, Value: 50, Counted: 1}}
 	if err := r.Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReadLine: the one bounded line reader returns each line with its newline (a last line without
+// one with io.EOF), takes a line of exactly max bytes however long, in the reader's buffer or across
+// it, and refuses one byte more with ErrTooLong.
+func TestReadLine(t *testing.T) {
+	for _, size := range []int{16, 4096} { // max below and above the buffer size (16 bytes)
+		short, exact, over := strings.Repeat("a", 3), strings.Repeat("b", size), strings.Repeat("c", size+1)
+		br := bufio.NewReaderSize(strings.NewReader(short+"\n"+exact+"\n"+exact+"\n"+over+"\n"), 16)
+		for _, want := range []string{short + "\n", exact + "\n", exact + "\n"} {
+			if b, err := ReadLine(br, size); err != nil || string(b) != want {
+				t.Fatalf("max %d: %q %v, want %q", size, b, err, want)
+			}
+		}
+		if b, err := ReadLine(br, size); !errors.Is(err, ErrTooLong) || b != nil {
+			t.Fatalf("max %d: a line of %d bytes: %q %v", size, size+1, b, err)
+		}
+		br = bufio.NewReaderSize(strings.NewReader(exact), 16)
+		if b, err := ReadLine(br, size); err != io.EOF || string(b) != exact {
+			t.Fatalf("max %d: the last line without a newline: %q %v", size, b, err)
+		}
+		if b, err := ReadLine(br, size); err != io.EOF || len(b) != 0 {
+			t.Fatalf("max %d: after the end: %q %v", size, b, err)
+		}
+		br = bufio.NewReaderSize(strings.NewReader(over), 16)
+		if _, err := ReadLine(br, size); !errors.Is(err, ErrTooLong) {
+			t.Fatalf("max %d: a last line of %d bytes: %v", size, size+1, err)
+		}
 	}
 }

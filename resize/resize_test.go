@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -58,8 +57,7 @@ func TestPILKernelsMatchPillow(t *testing.T) {
 	testenv.NeedPython(t, "PIL")
 	testenv.Need(t, "ffmpeg")
 	dir := t.TempDir()
-	frame, err := piloracle.Frame(dir, testenv.NeedFile(t, filepath.Join("..", "..", "shared", "testdata", "videos",
-		"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")), 12, 0, 0)
+	frame, err := piloracle.Frame(dir, testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"), 12, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/atomicfile"
 	"github.com/framesweep/framesweep/internal/shard"
 	"github.com/framesweep/framesweep/record"
 )
@@ -121,7 +120,7 @@ func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	m.sum.Records = out.records()
 	ri := m.mergedInfo()
 	session := len(ri.Sessions) - 1
-	w, commit, cleanup, err := mergeWriter(out, session, o.ChunkRecords)
+	w, commit, cleanup, err := out.mergeWriter(session, o.ChunkRecords)
 	if err != nil {
 		return nil, err
 	}
@@ -577,44 +576,6 @@ func differingFields(ctx context.Context, rr *Reader, src string, line int, b []
 	}
 	sort.Strings(diff)
 	return " in " + strings.Join(diff, ", ")
-}
-
-// mergeWriter is where a merge writes its records: in a directory, a temporary file that commit
-// renames to records.jsonl (after one fsync: a merge writes many lines and needs no batch syncs); on
-// an object store, chunk objects of the merge's session (commit does nothing more). cleanup closes the
-// writer and removes an uncommitted temporary file, so a failed merge leaves nothing behind locally.
-func mergeWriter(rs runStore, session, chunk int) (w recordWriter, commit func() error, cleanup func(), err error) {
-	switch r := rs.(type) {
-	case *dirRun:
-		f, err := os.CreateTemp(r.dir, ".tmp-merge-*")
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		fw := &fileWriter{f: f, bw: bufio.NewWriterSize(f, 1<<20)}
-		committed := false
-		commit := func() error {
-			if err := os.Rename(f.Name(), r.records()); err != nil {
-				return err
-			}
-			committed = true
-			return atomicfile.SyncDir(r.dir)
-		}
-		cleanup := func() {
-			fw.close()
-			if !committed {
-				os.Remove(f.Name())
-			}
-		}
-		return fw, commit, cleanup, nil
-	case *bucketRun:
-		if chunk < 1 {
-			chunk = 4096
-		}
-		cw := &chunkWriter{r: r, session: session, ch: chunking{records: chunk, interval: time.Hour}, stop: make(chan struct{}), stopped: make(chan struct{})}
-		go cw.timer()
-		return cw, func() error { return nil }, func() { cw.close() }, nil
-	}
-	return nil, nil, nil, fmt.Errorf("merge: unknown RUN store %T", rs)
 }
 
 // fileWriter writes lines to a temporary file; close flushes, fsyncs and closes (idempotent).

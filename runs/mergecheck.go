@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/items"
 )
 
@@ -76,7 +76,7 @@ func outsideInputs(out string, inputs []string) error {
 // prefix, no trailing slash), or a directory's absolute path with its existing part's symbolic links
 // resolved.
 func locationKey(loc string) (string, error) {
-	if cache.IsURL(loc) {
+	if bucket.IsURL(loc) {
 		u, err := url.Parse(loc)
 		if err != nil {
 			return "", fmt.Errorf("%s: %v", loc, err)

@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -157,7 +157,7 @@ func appendRecords(all, recs []record.Record) []record.Record {
 
 // isStoreRun reports whether p needs a RUN reader: a blob URL, or a directory with chunk objects.
 func isStoreRun(p string) bool {
-	if cache.IsURL(p) {
+	if bucket.IsURL(p) {
 		return true
 	}
 	st, err := os.Stat(filepath.Join(p, chunksDir))
@@ -198,7 +198,7 @@ func (r *Reader) Find(ctx context.Context, item, config string) (*record.Full, e
 func findIn(rd io.Reader, where, item, config string, prev *record.Full) (*record.Full, error) {
 	br := bufio.NewReaderSize(rd, 1<<16)
 	for line := 1; ; line++ {
-		b, err := boundedLine(br)
+		b, err := record.ReadLine(br, record.MaxLineBytes)
 		if errors.Is(err, record.ErrTooLong) {
 			return nil, record.Errorf(where, line, "read", record.ErrTooLong, "over %d bytes", record.MaxLineBytes)
 		}
@@ -230,24 +230,5 @@ func findIn(rd io.Reader, where, item, config string, prev *record.Full) (*recor
 		if err == io.EOF {
 			return prev, nil
 		}
-	}
-}
-
-// boundedLine reads one line without its newline, or record.ErrTooLong past record.MaxLineBytes.
-func boundedLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > record.MaxLineBytes {
-			return nil, record.ErrTooLong
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return buf, err
-		}
-		return buf[:len(buf)-1], nil
 	}
 }

@@ -164,24 +164,14 @@ func scanRecordsInto(r io.Reader, path string, done pairSet) (n, good int64, err
 	}
 }
 
-// readRecordLine reads one line with its newline; a line over record.MaxLineBytes is an error
-// (record.ErrTooLong), so a corrupt file cannot make a reader hold unbounded memory.
+// readRecordLine is record.ReadLine on a records file (the line with its newline: a torn tail has
+// none), its error saying how long a line may be.
 func readRecordLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > record.MaxLineBytes+1 {
-			return nil, fmt.Errorf("%w: over %d bytes", record.ErrTooLong, record.MaxLineBytes)
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return buf, err
-		}
-		return buf, nil
+	b, err := record.ReadLine(br, record.MaxLineBytes)
+	if errors.Is(err, record.ErrTooLong) {
+		return nil, fmt.Errorf("%w: over %d bytes", record.ErrTooLong, record.MaxLineBytes)
 	}
+	return b, err
 }
 
 // writeLine appends one line (newline included) with one write.

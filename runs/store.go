@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -14,18 +15,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
-
-	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/internal/atomicfile"
+	"github.com/framesweep/framesweep/internal/bucket"
 )
 
 // Where a RUN lives. A local directory keeps the records in one append-only file (records.jsonl,
@@ -55,6 +52,9 @@ type runStore interface {
 	open(ctx context.Context, name string) (io.ReadCloser, error)
 	// openRecords scans every record already in the RUN and opens this session's writer.
 	openRecords(ctx context.Context, session int, ch chunking) (recordWriter, pairSet, int64, error)
+	// mergeWriter is where a merge writes its records; commit makes them the RUN's, cleanup closes the
+	// writer and removes what an uncommitted merge left behind locally.
+	mergeWriter(session, chunk int) (w recordWriter, commit func() error, cleanup func(), err error)
 	records() string             // where records go, for the summary
 	scratchDir() (string, error) // inputs in flight without --cache (removed by the session)
 	close() error
@@ -71,14 +71,14 @@ type chunking struct {
 	interval time.Duration
 }
 
-// openRunStore opens the RUN at loc: a directory (created when create), or a blob URL (cache.IsURL).
+// openRunStore opens the RUN at loc: a directory (created when create), or a blob URL (bucket.IsURL).
 func openRunStore(ctx context.Context, loc string, create bool) (runStore, error) {
-	if cache.IsURL(loc) {
-		b, base, err := cache.OpenBucket(ctx, loc)
+	if bucket.IsURL(loc) {
+		b, err := bucket.Open(ctx, loc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", loc, err)
 		}
-		return &bucketRun{b: b, base: strings.TrimRight(base, "/")}, nil
+		return &bucketRun{b: b}, nil
 	}
 	if create {
 		if err := os.MkdirAll(loc, 0o755); err != nil {
@@ -178,49 +178,68 @@ func (d *dirRun) openRecords(ctx context.Context, _ int, _ chunking) (recordWrit
 
 func (d *dirRun) scratchDir() (string, error) { return d.where("scratch"), nil }
 
+// mergeWriter: a temporary file that commit renames to records.jsonl (after one fsync: a merge writes
+// many lines and needs no batch syncs), removed by cleanup unless committed, so a failed merge leaves
+// nothing behind.
+func (d *dirRun) mergeWriter(int, int) (recordWriter, func() error, func(), error) {
+	f, err := os.CreateTemp(d.dir, ".tmp-merge-*")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fw := &fileWriter{f: f, bw: bufio.NewWriterSize(f, 1<<20)}
+	committed := false
+	commit := func() error {
+		if err := os.Rename(f.Name(), d.records()); err != nil {
+			return err
+		}
+		committed = true
+		return atomicfile.SyncDir(d.dir)
+	}
+	cleanup := func() {
+		fw.close()
+		if !committed {
+			os.Remove(f.Name())
+		}
+	}
+	return fw, commit, cleanup, nil
+}
+
 // ---- an object store ----
 
 type bucketRun struct {
-	b    *blob.Bucket
-	base string // scheme://bucket/prefix
+	b    *bucket.Bucket
 	once sync.Once
 	hold *leaseHold
 }
 
-func (r *bucketRun) where(name string) string { return r.base + "/" + name }
+func (r *bucketRun) where(name string) string { return r.b.Where(name) }
 func (r *bucketRun) records() string          { return r.where(chunksDir) + "/" }
+func (r *bucketRun) close() error             { return r.b.Close() }
 
-func (r *bucketRun) close() error {
-	if r.b == nil {
-		return nil
+// notExist names a missing key as a missing file is named (fs.ErrNotExist), as a directory RUN does.
+func (r *bucketRun) notExist(name string, err error) error {
+	if errors.Is(err, bucket.ErrNotFound) {
+		return fmt.Errorf("%s: %w", r.where(name), fs.ErrNotExist)
 	}
-	err := r.b.Close()
-	r.b = nil
 	return err
 }
 
 func (r *bucketRun) readFile(ctx context.Context, name string) ([]byte, error) {
 	b, err := r.b.ReadAll(ctx, name)
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return nil, fmt.Errorf("%s: %w", r.where(name), fs.ErrNotExist)
-	}
-	return b, err
+	return b, r.notExist(name, err)
 }
 
 func (r *bucketRun) writeFile(ctx context.Context, name string, b []byte, create bool) error {
-	err := r.b.WriteAll(ctx, name, b, &blob.WriterOptions{ContentType: "application/json", IfNotExist: create})
-	if create && gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	err := r.b.Write(ctx, name, bytes.NewReader(b), "application/json", create)
+	if errors.Is(err, bucket.ErrExists) {
 		return fmt.Errorf("%s: another sweep created it at the same time", r.where(name))
 	}
 	return err
 }
 
 func (r *bucketRun) open(ctx context.Context, name string) (io.ReadCloser, error) {
-	rd, err := r.b.NewReader(ctx, name, nil)
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return nil, fmt.Errorf("%s: %w", r.where(name), fs.ErrNotExist)
-	}
-	return rd, err
+	rd, _, err := r.b.NewReader(ctx, name)
+	return rd, r.notExist(name, err)
 }
 
 func (r *bucketRun) sources(ctx context.Context) ([]string, error) {
@@ -232,22 +251,16 @@ func (r *bucketRun) sources(ctx context.Context) ([]string, error) {
 	if ok {
 		out = append(out, recordsName)
 	}
-	var chunks []string
-	it := r.b.List(&blob.ListOptions{Prefix: chunksDir + "/"})
-	for {
-		o, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !o.IsDir && strings.HasSuffix(o.Key, ".jsonl") && path.Dir(o.Key) == chunksDir {
-			chunks = append(chunks, o.Key)
+	keys, err := r.b.List(ctx, chunksDir+"/")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys { // sorted
+		if strings.HasSuffix(k, ".jsonl") && path.Dir(k) == chunksDir {
+			out = append(out, k)
 		}
 	}
-	sort.Strings(chunks)
-	return append(out, chunks...), nil
+	return out, nil
 }
 
 func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (recordWriter, pairSet, int64, error) {
@@ -276,8 +289,19 @@ func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (
 // the RUN, so the next session on this host clears what a killed one left (the lease keeps two
 // sessions of one RUN apart).
 func (r *bucketRun) scratchDir() (string, error) {
-	sum := sha256.Sum256([]byte(r.base))
+	sum := sha256.Sum256([]byte(r.b.Base()))
 	return filepath.Join(os.TempDir(), "framesweep-scratch-"+hex.EncodeToString(sum[:8])), nil
+}
+
+// mergeWriter: chunk objects of the merge's session, chunk records each (4096 when 0), published as they
+// fill and by cleanup's close (commit has nothing more to do).
+func (r *bucketRun) mergeWriter(session, chunk int) (recordWriter, func() error, func(), error) {
+	if chunk < 1 {
+		chunk = 4096
+	}
+	cw := &chunkWriter{r: r, session: session, ch: chunking{records: chunk, interval: time.Hour}, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go cw.timer()
+	return cw, func() error { return nil }, func() { cw.close() }, nil
 }
 
 // chunkWriter collects records and publishes them as immutable chunk objects.
@@ -335,8 +359,8 @@ func (w *chunkWriter) publishLocked() {
 	name := chunkName(w.session, w.seq)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	err := w.r.b.WriteAll(ctx, name, w.buf.Bytes(), &blob.WriterOptions{ContentType: "application/x-ndjson", IfNotExist: true})
-	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	err := w.r.b.Write(ctx, name, bytes.NewReader(w.buf.Bytes()), "application/x-ndjson", true)
+	if errors.Is(err, bucket.ErrExists) {
 		err = errors.New("the chunk exists already: another sweep is writing this RUN")
 	}
 	if err != nil {
@@ -418,13 +442,13 @@ func (r *bucketRun) lock(ctx context.Context) (func(), error) {
 	put := func(create bool) error {
 		me.Heartbeat = time.Now().UTC().Format(time.RFC3339Nano)
 		b, _ := json.Marshal(me)
-		return r.b.WriteAll(ctx, bucketLock, b, &blob.WriterOptions{ContentType: "application/json", IfNotExist: create})
+		return r.b.Write(ctx, bucketLock, bytes.NewReader(b), "application/json", create)
 	}
 	where := r.where(bucketLock)
 	b, err := r.b.ReadAll(ctx, bucketLock)
 	switch {
-	case gcerrors.Code(err) == gcerrors.NotFound:
-		if err := put(true); gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	case errors.Is(err, bucket.ErrNotFound):
+		if err := put(true); errors.Is(err, bucket.ErrExists) {
 			return nil, fmt.Errorf("%s: another sweep took this RUN just now", where)
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
@@ -471,7 +495,7 @@ func (r *bucketRun) lock(ctx context.Context) (func(), error) {
 				}
 				me.Heartbeat = time.Now().UTC().Format(time.RFC3339Nano)
 				b, _ := json.Marshal(me)
-				_ = r.b.WriteAll(bctx, bucketLock, b, &blob.WriterOptions{ContentType: "application/json"})
+				_ = r.b.Write(bctx, bucketLock, bytes.NewReader(b), "application/json", false)
 				cancel()
 			}
 		}

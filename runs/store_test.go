@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/internal/s3test"
 )
 
 func writeLease(t testing.TB, url string, l lease) {
 	t.Helper()
 	b, _ := json.Marshal(l)
-	bk, _, err := cache.OpenBucket(context.Background(), url)
+	bk, _, err := bucket.OpenBucket(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func writeLease(t testing.TB, url string, l lease) {
 
 func leaseExists(t testing.TB, url string) bool {
 	t.Helper()
-	bk, _, err := cache.OpenBucket(context.Background(), url)
+	bk, _, err := bucket.OpenBucket(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}

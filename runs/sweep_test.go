@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
@@ -15,7 +16,6 @@ import (
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 	"github.com/framesweep/framesweep/sweep"
 )
 
@@ -48,7 +48,7 @@ func tinyRuntime(t testing.TB) (llm.Runtime, llm.Spec) {
 
 func testOptions(t testing.TB, out string, rt llm.Runtime, sp llm.Spec, gridPath string) sweep.Options {
 	t.Helper()
-	g, err := sampler.LoadGrid(gridPath)
+	g, err := grid.Load(gridPath)
 	if err != nil {
 		t.Fatal(err)
 	}

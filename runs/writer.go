@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -85,7 +85,7 @@ func OpenWriter(ctx context.Context, o WriterOptions) (_ *Writer, err error) {
 // location that already holds a sweep or records when the session is not a resume: the same error,
 // read only (nothing is created or locked). A resume is checked by OpenWriter itself.
 func CheckNew(ctx context.Context, loc string) error {
-	if !cache.IsURL(loc) {
+	if !bucket.IsURL(loc) {
 		if _, err := os.Stat(loc); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}

@@ -16,16 +16,12 @@ var (
 	ErrVideo = errors.New("invalid video description")
 	// ErrRequest: the request's parameters are invalid for this sampler.
 	ErrRequest = errors.New("invalid sampling request")
-	// ErrGrid: the grid file is malformed or inconsistent.
-	ErrGrid = errors.New("invalid grid")
-	// ErrLoader: the config is a harness loader's (Config.Loader): its frames are planned by the
-	// loader's reader, which decodes the video (pipeline.Plan), not by a sampler.
-	ErrLoader = errors.New("planned by a harness loader")
 )
 
 // Error carries the context of a failure: the file (grid or video) if any, the line in it when known
-// (grid values), the operation (a sampler name, "grid", …) and a human-readable detail. Err is one of
-// the sentinels above.
+// (grid values), the operation (a sampler name, "grid", a config id …) and a human-readable detail.
+// Err is one of the sentinels above, or package grid's (grid.ErrGrid, grid.ErrLoader): grids report
+// their errors with this type too, so a config's sampling error and its grid's read alike.
 type Error struct {
 	Path   string
 	Line   int

@@ -8,33 +8,7 @@ import (
 
 func ExampleLookup() {
 	s, _ := sampler.Lookup("qwen3-vl")
-	p, _ := s.Plan(sampler.Video{Frames: 300, FPS: 30}, sampler.Request{}) // default 2 fps
+	p, _ := s.Select(sampler.Video{Frames: 300, FPS: 30}, sampler.Request{}) // default 2 fps
 	fmt.Println(p.Indices[:4], p.TimestampStrings[:3])
 	// Output: [0 16 31 47] [<0.3 seconds> <1.3 seconds> <2.4 seconds>]
-}
-
-func ExampleParseGrid() {
-	g, _ := sampler.ParseGrid([]byte(`
-frames: [4, 8]
-policies: [nested]
-presets: [lmms-eval]
-resolutions: ["448x448"]
-text_only: true
-`))
-	v := sampler.Video{Frames: 100, FPS: 25}
-	var plans []sampler.Plan
-	for i := range g.Configs {
-		p, _ := g.Configs[i].Plan(v)
-		fmt.Println(g.Configs[i].ID, p.Indices)
-		plans = append(plans, p)
-	}
-	u := sampler.Union(plans...)
-	fmt.Println("union", u.Size, "shared", u.Shared)
-	// Output:
-	// f4-nested-448x448-raw [0 25 50 75]
-	// f8-nested-448x448-raw [0 12 25 37 50 62 75 87]
-	// f4-lmms-eval-448x448-raw [0 33 66 99]
-	// f8-lmms-eval-448x448-raw [0 14 28 42 56 70 84 99]
-	// text-only []
-	// union 17 shared 5
 }

@@ -19,11 +19,11 @@ func harnessList() []*sampler {
 var lmmsQwen25Simple = &sampler{name: "lmms-eval/qwen2.5-vl", preset: true, frames: true,
 	summary:  "qwen-vl-utils at its default 2 fps, then unique(np.linspace(0, T-1, max_num_frames=32, dtype=int)) + last of those T",
 	upstream: "EvolvingLMMs-Lab/lmms-eval lmms_eval/models/simple/qwen2_5_vl.py; qwen-vl-utils vision_process.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		maxN := orDefault(r.Frames, 32)
 		first, err := qwenVLUtils(s, v, Request{Torch: r.Torch})
 		if err != nil {
-			return Plan{}, err
+			return Selection{}, err
 		}
 		T := len(first.Indices)
 		j := uniqueSorted(floorLinspace(0, T-1, maxN))
@@ -34,7 +34,7 @@ var lmmsQwen25Simple = &sampler{name: "lmms-eval/qwen2.5-vl", preset: true, fram
 		for i, k := range j {
 			idx[i] = first.Indices[k]
 		}
-		p := newPlan(s, v, idx)
+		p := newSelection(s, v, idx)
 		p.SampleFPS = first.SampleFPS
 		return p, nil
 	}}
@@ -44,9 +44,9 @@ var lmmsQwen25Simple = &sampler{name: "lmms-eval/qwen2.5-vl", preset: true, fram
 var lmmsQwen25Chat = &sampler{name: "lmms-eval/qwen2.5-vl-chat", preset: true, frames: true, fps: true,
 	summary:  "nframes = max(2, even_floor(min(max_num_frames=32, N))) or fps=, through qwen-vl-utils",
 	upstream: "EvolvingLMMs-Lab/lmms-eval lmms_eval/models/chat/qwen2_5_vl.py; qwen-vl-utils vision_process.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		if r.Frames > 0 && r.SampleFPS > 0 {
-			return Plan{}, errf(ErrRequest, s.name, "max_num_frames is unused when fps is set: give one of them")
+			return Selection{}, errf(ErrRequest, s.name, "max_num_frames is unused when fps is set: give one of them")
 		}
 		if r.SampleFPS > 0 {
 			return qwenVLUtils(s, v, Request{SampleFPS: r.SampleFPS, Torch: r.Torch})
@@ -61,7 +61,7 @@ var lmmsQwen25Chat = &sampler{name: "lmms-eval/qwen2.5-vl-chat", preset: true, f
 var lmmsQwen3 = &sampler{name: "lmms-eval/qwen3-vl", preset: true, frames: true, fps: true,
 	summary:  "qwen-vl-utils 0.0.14 with nframes = max_num_frames (32), or fps with max_frames = max_num_frames",
 	upstream: "EvolvingLMMs-Lab/lmms-eval lmms_eval/models/simple/qwen3_vl.py; QwenLM/Qwen3-VL qwen-vl-utils vision_process.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		maxN := orDefault(r.Frames, 32)
 		req := Request{Frames: maxN, Torch: r.Torch}
 		if r.SampleFPS > 0 {
@@ -69,7 +69,7 @@ var lmmsQwen3 = &sampler{name: "lmms-eval/qwen3-vl", preset: true, frames: true,
 		}
 		p, err := qwenVLUtils(s, v, req)
 		if err != nil {
-			return Plan{}, err
+			return Selection{}, err
 		}
 		p.TimestampStrings = qwen3Timestamps(p.Indices, v.FPS)
 		return p, nil
@@ -81,7 +81,7 @@ var lmmsQwen3 = &sampler{name: "lmms-eval/qwen3-vl", preset: true, frames: true,
 var vlmQwen25 = &sampler{name: "vlmevalkit/qwen2.5-vl", preset: true, frames: true, fps: true,
 	summary:  "qwen-vl-utils with nframes = nframe (default 8), or N//2*2 for shorter videos, or fps = the dataset's fps",
 	upstream: "open-compass/VLMEvalKit vlmeval/vlm/qwen2_vl/model.py, vlmeval/inference_video.py; qwen-vl-utils vision_process.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		return vlmQwen(s, v, r, false)
 	}}
 
@@ -90,13 +90,13 @@ var vlmQwen25 = &sampler{name: "vlmevalkit/qwen2.5-vl", preset: true, frames: tr
 var vlmQwen3 = &sampler{name: "vlmevalkit/qwen3-vl", preset: true, frames: true, fps: true,
 	summary:  "as vlmevalkit/qwen2.5-vl, through qwen-vl-utils 0.0.14, with \"<%.1f seconds>\" strings",
 	upstream: "open-compass/VLMEvalKit vlmeval/vlm/qwen3_vl/model.py, vlmeval/inference_video.py; QwenLM/Qwen3-VL qwen-vl-utils vision_process.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		return vlmQwen(s, v, r, true)
 	}}
 
-func vlmQwen(s *sampler, v Video, r Request, stamps bool) (Plan, error) {
+func vlmQwen(s *sampler, v Video, r Request, stamps bool) (Selection, error) {
 	if r.Frames > 0 && r.SampleFPS > 0 {
-		return Plan{}, errf(ErrRequest, s.name, "give nframe or fps, not both (upstream asserts)")
+		return Selection{}, errf(ErrRequest, s.name, "give nframe or fps, not both (upstream asserts)")
 	}
 	req := Request{SampleFPS: r.SampleFPS, Torch: r.Torch}
 	if r.SampleFPS == 0 {
@@ -107,11 +107,11 @@ func vlmQwen(s *sampler, v Video, r Request, stamps bool) (Plan, error) {
 		req.Frames = n
 	}
 	if req.Frames == 0 && req.SampleFPS == 0 {
-		return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("nframes = %d//2*2 = 0 (upstream raises)", v.Frames))
+		return Selection{}, errf(ErrBudget, s.name, fmt.Sprintf("nframes = %d//2*2 = 0 (upstream raises)", v.Frames))
 	}
 	p, err := qwenVLUtils(s, v, req)
 	if err != nil {
-		return Plan{}, err
+		return Selection{}, err
 	}
 	if stamps {
 		p.TimestampStrings = qwen3Timestamps(p.Indices, v.FPS)
@@ -125,17 +125,17 @@ func vlmQwen(s *sampler, v Video, r Request, stamps bool) (Plan, error) {
 var qwen3VideoMME = &sampler{name: "qwen3-vl/videomme", preset: true, fps: true,
 	summary:  "qwen-vl-utils 0.0.14 with fps = 2 (integer), min_frames 4, max_frames 512",
 	upstream: "QwenLM/Qwen3-VL evaluation/VideoMME/run_videomme.py; qwen-vl-utils vision_process.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		f := r.SampleFPS
 		if f == 0 {
 			f = 2
 		}
 		if f != math.Trunc(f) {
-			return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("fps %g: upstream takes an integer", f))
+			return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("fps %g: upstream takes an integer", f))
 		}
 		p, err := qwenVLUtils(s, v, Request{SampleFPS: f, MinFrames: 4, MaxFrames: 512, Torch: r.Torch})
 		if err != nil {
-			return Plan{}, err
+			return Selection{}, err
 		}
 		p.TimestampStrings = qwen3Timestamps(p.Indices, v.FPS)
 		return p, nil

@@ -46,7 +46,7 @@ func TestHarnessPresets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := s.Plan(c.v, c.r)
+			p, err := s.Select(c.v, c.r)
 			if c.err != nil {
 				if !errors.Is(err, c.err) {
 					t.Fatalf("err = %v, want %v", err, c.err)
@@ -70,24 +70,6 @@ func TestHarnessPresets(t *testing.T) {
 	p := mustPlan(t, "vlmevalkit/qwen3-vl", Video{Frames: 300, FPS: 30}, Request{SampleFPS: 2})
 	if p.TimestampStrings[0] != "<0.3 seconds>" {
 		t.Fatalf("%v", p.TimestampStrings)
-	}
-}
-
-func TestHarnessPresetsInGrid(t *testing.T) {
-	g, err := ParseGrid([]byte("frames: [16]\nsample_fps: [2]\npresets: [lmms-eval/qwen2.5-vl, qwen3-vl/videomme]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, c := range g.Configs {
-		ids = append(ids, c.ID)
-	}
-	// No resolutions: each preset's configs take the preset's geometry, named in their ids.
-	if !slices.Equal(ids, []string{"f16-lmms-eval_qwen2.5-vl-lmms-eval_qwen2.5-vl-raw", "fps2-qwen3-vl_videomme-qwen3-vl_videomme-raw"}) {
-		t.Fatalf("%v", ids)
-	}
-	if _, err := ParseGrid([]byte("frames: [16]\npresets: [qwen3-vl/videomme]\n")); !errors.Is(err, ErrGrid) {
-		t.Fatalf("fps-only preset without sample_fps: %v", err)
 	}
 }
 
@@ -128,7 +110,7 @@ func TestClipRange(t *testing.T) {
 		{"lmms-eval", Request{EndS: 3}, ErrRequest},
 	} {
 		s, _ := Lookup(c.name)
-		if _, err := s.Plan(v, c.r); !errors.Is(err, c.err) {
+		if _, err := s.Select(v, c.r); !errors.Is(err, c.err) {
 			t.Fatalf("%s %+v: err = %v, want %v", c.name, c.r, err, c.err)
 		}
 	}

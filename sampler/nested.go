@@ -5,11 +5,11 @@ import (
 	"slices"
 )
 
-// Ladder returns nested plans for the given budgets (in the order given): the largest budget takes
+// Ladder returns nested selections for the given budgets (in the order given): the largest budget takes
 // the left-aligned floor(i·N/n) frames, and each smaller budget takes floor(i·m/n) positions of the
-// next larger plan (m its size), so every plan is a subset of every larger one for any set of
+// next larger selection (m its size), so every selection is a subset of every larger one for any set of
 // budgets. When each budget divides the next (16, 32, 64 …) this equals floor(i·N/n) directly.
-func Ladder(v Video, budgets []int) ([]Plan, error) {
+func Ladder(v Video, budgets []int) ([]Selection, error) {
 	const op = "nested"
 	if err := v.check(op); err != nil {
 		return nil, err
@@ -40,26 +40,49 @@ func Ladder(v Video, budgets []int) ([]Plan, error) {
 		prev = cur
 	}
 	nested := registry["nested"]
-	out := make([]Plan, len(budgets))
+	out := make([]Selection, len(budgets))
 	for i, b := range budgets {
-		out[i] = newPlan(nested, v, slices.Clone(byBudget[b]))
+		out[i] = newSelection(nested, v, slices.Clone(byBudget[b]))
 	}
 	return out, nil
 }
 
-// UnionReport is the set of frames a group of plans needs, and how much they share.
+// NestedAmong is the nested policy's n frames when they must nest among other budgets (a grid's
+// frames): the ladder's budgets this video can satisfy, and n, so a short video does not fail the
+// small ones. op names the caller (a config id) in errors.
+func NestedAmong(v Video, ladder []int, n int, op string) (Selection, error) {
+	if err := v.check(op); err != nil {
+		return Selection{}, err
+	}
+	if n > v.Frames {
+		return Selection{}, errf(ErrBudget, op, fmt.Sprintf("%d frames requested from a video of %d frames", n, v.Frames))
+	}
+	var fit []int
+	for _, b := range ladder {
+		if b <= v.Frames {
+			fit = append(fit, b)
+		}
+	}
+	plans, err := Ladder(v, append(fit, n))
+	if err != nil {
+		return Selection{}, err
+	}
+	return plans[len(plans)-1], nil
+}
+
+// UnionReport is the set of frames a group of selections needs, and how much they share.
 type UnionReport struct {
 	Indices   []int `json:"indices"`   // sorted, distinct: the frames to decode
 	Size      int   `json:"size"`      // len(Indices)
-	Requested int   `json:"requested"` // sum of the plans' lengths (duplicates included)
-	Shared    int   `json:"shared"`    // distinct frames used by two or more plans
+	Requested int   `json:"requested"` // sum of the selections' lengths (duplicates included)
+	Shared    int   `json:"shared"`    // distinct frames used by two or more selections
 }
 
-// Union returns the sorted distinct frames of all plans and how many of them are shared.
-func Union(plans ...Plan) UnionReport {
+// Union returns the sorted distinct frames of all selections and how many of them are shared.
+func Union(sels ...Selection) UnionReport {
 	users := map[int]int{}
 	r := UnionReport{}
-	for _, p := range plans {
+	for _, p := range sels {
 		r.Requested += len(p.Indices)
 		seen := map[int]bool{}
 		for _, x := range p.Indices {
@@ -79,54 +102,4 @@ func Union(plans ...Plan) UnionReport {
 	slices.Sort(r.Indices)
 	r.Size = len(r.Indices)
 	return r
-}
-
-// DecodePlan summarises one forward pass over sorted frames (DESIGN.md "Decode once").
-type DecodePlan struct {
-	FramesToDecode int  `json:"frames_to_decode"` // the needed frames (union size)
-	Seeks          *int `json:"seeks"`            // seeks to a keyframe; nil when keyframes are unknown
-	FramesDecoded  int  `json:"frames_decoded"`   // frames the decoder must produce, needed or not
-}
-
-// DecodePlanFor walks the sorted distinct frames in one forward pass. Without keyframes it assumes
-// straight decoding from frame 0. With keyframe indices (sorted or not), it seeks to the last
-// keyframe at or before the next needed frame whenever that keyframe lies past the decoder's
-// position, i.e. whenever seeking skips frames.
-func DecodePlanFor(frames []int, keyframes []int) DecodePlan {
-	d := DecodePlan{FramesToDecode: len(frames)}
-	if len(frames) == 0 {
-		if keyframes != nil {
-			d.Seeks = new(int)
-		}
-		return d
-	}
-	if keyframes == nil {
-		d.FramesDecoded = frames[len(frames)-1] + 1
-		return d
-	}
-	kf := slices.Clone(keyframes)
-	slices.Sort(kf)
-	seeks := 0
-	pos := 0 // the next frame the decoder would output
-	for _, f := range frames {
-		if f < pos {
-			continue // duplicate
-		}
-		// last keyframe ≤ f
-		k, found := slices.BinarySearch(kf, f)
-		start := -1
-		if found {
-			start = f
-		} else if k > 0 {
-			start = kf[k-1]
-		}
-		if start > pos {
-			seeks++
-			pos = start
-		}
-		d.FramesDecoded += f - pos + 1
-		pos = f + 1
-	}
-	d.Seeks = &seeks
-	return d
 }

@@ -151,9 +151,9 @@ func TestAgainstNumpy(t *testing.T) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatal(err)
 	}
-	plan := func(name string, v Video, r Request) ([]int, Plan) {
+	plan := func(name string, v Video, r Request) ([]int, Selection) {
 		s, _ := Lookup(name)
-		p, err := s.Plan(v, r)
+		p, err := s.Select(v, r)
 		if err != nil {
 			t.Fatalf("%s %+v %+v: %v", name, v, r, err)
 		}
@@ -198,7 +198,7 @@ func TestAgainstNumpy(t *testing.T) {
 			}
 		}
 		s, _ := Lookup("qwen2.5-vl")
-		p, err := s.Plan(v, Request{SampleFPS: c.SFPS})
+		p, err := s.Select(v, Request{SampleFPS: c.SFPS})
 		if r.QwenN < 2 || r.QwenN > c.N {
 			if err == nil {
 				t.Fatalf("qwen N=%d: upstream raises (n=%d), got %v", c.N, r.QwenN, p.Indices)

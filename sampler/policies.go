@@ -16,48 +16,49 @@ type sampler struct {
 	clip     bool // accepts a clip range (Request.StartS/EndS)
 	summary  string
 	upstream string // preset: the upstream file the formula was read from
-	plan     func(s *sampler, v Video, r Request) (Plan, error)
+	selectFn func(s *sampler, v Video, r Request) (Selection, error)
 }
 
 func (s *sampler) Name() string              { return s.name }
 func (s *sampler) IsPreset() bool            { return s.preset }
 func (s *sampler) Modes() (frames, fps bool) { return s.frames, s.fps }
+func (s *sampler) NeedsFPS() bool            { return s.needsFPS }
 
 // Summary is a one-line description; Upstream names the upstream source of a preset.
 func (s *sampler) Summary() string  { return s.summary }
 func (s *sampler) Upstream() string { return s.upstream }
 
-func (s *sampler) Plan(v Video, r Request) (Plan, error) {
+func (s *sampler) Select(v Video, r Request) (Selection, error) {
 	if err := v.check(s.name); err != nil {
-		return Plan{}, err
+		return Selection{}, err
 	}
 	if r.Frames < 0 || r.MinFrames < 0 || r.MaxFrames < 0 {
-		return Plan{}, errf(ErrRequest, s.name, "frame counts must not be negative")
+		return Selection{}, errf(ErrRequest, s.name, "frame counts must not be negative")
 	}
 	if r.Frames > MaxFrames || r.MinFrames > MaxFrames || r.MaxFrames > MaxFrames {
-		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("frame counts must be at most %d", MaxFrames))
+		return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("frame counts must be at most %d", MaxFrames))
 	}
 	if math.IsNaN(r.SampleFPS) || math.IsInf(r.SampleFPS, 0) || r.SampleFPS < 0 {
-		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("sample fps %v is not a non-negative number", r.SampleFPS))
+		return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("sample fps %v is not a non-negative number", r.SampleFPS))
 	}
 	switch r.Torch {
 	case "", Torch2, Torch2NoFMA, Torch113AVX2, Torch113AVX512:
 	default:
-		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("unknown torch variant %q (want 2, 2-nofma, 1.13-avx2 or 1.13-avx512)", r.Torch))
+		return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("unknown torch variant %q (want 2, 2-nofma, 1.13-avx2 or 1.13-avx512)", r.Torch))
 	}
 	if math.IsNaN(r.StartS) || math.IsInf(r.StartS, 0) || math.IsNaN(r.EndS) || math.IsInf(r.EndS, 0) || r.StartS < 0 || r.EndS < 0 {
-		return Plan{}, errf(ErrRequest, s.name, "clip start/end must be non-negative numbers")
+		return Selection{}, errf(ErrRequest, s.name, "clip start/end must be non-negative numbers")
 	}
 	if (r.StartS != 0 || r.EndS != 0) && !s.clip {
-		return Plan{}, errf(ErrRequest, s.name, "takes no clip range (start/end seconds)")
+		return Selection{}, errf(ErrRequest, s.name, "takes no clip range (start/end seconds)")
 	}
 	if !s.frames && r.Frames > 0 {
-		return Plan{}, errf(ErrRequest, s.name, "takes no frame budget")
+		return Selection{}, errf(ErrRequest, s.name, "takes no frame budget")
 	}
 	if !s.fps && r.SampleFPS > 0 {
-		return Plan{}, errf(ErrRequest, s.name, "has no fps mode (sample fps given)")
+		return Selection{}, errf(ErrRequest, s.name, "has no fps mode (sample fps given)")
 	}
-	return s.plan(s, v, r)
+	return s.selectFn(s, v, r)
 }
 
 // needFrames checks the budget of a strict generic policy: 1 ≤ n ≤ N.
@@ -74,12 +75,12 @@ func needFrames(s *sampler, v Video, r Request) (int, error) {
 // uniformPolicy builds a strict uniform policy from an index convention.
 func uniformPolicy(name, summary string, idx func(N, n int, r Request) []int) *sampler {
 	return &sampler{name: name, frames: true, summary: summary,
-		plan: func(s *sampler, v Video, r Request) (Plan, error) {
+		selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 			n, err := needFrames(s, v, r)
 			if err != nil {
-				return Plan{}, err
+				return Selection{}, err
 			}
-			return newPlan(s, v, idx(v.Frames, n, r)), nil
+			return newSelection(s, v, idx(v.Frames, n, r)), nil
 		}}
 }
 
@@ -99,18 +100,18 @@ func policyList() []*sampler {
 			func(N, n int, _ Request) []int { return leftAligned(N, n) }),
 		uniformPolicy("nested", "left-aligned floor(i·N/n); in a grid, the budgets form a ladder whose smaller plans are subsets of the larger",
 			func(N, n int, _ Request) []int { return leftAligned(N, n) }),
-		{name: "random", frames: true, summary: "n distinct frames uniformly at random (SplitMix64, seed), sorted", plan: planRandom},
-		{name: "random-iid", frames: true, summary: "n i.i.d. uniform frames with replacement (SplitMix64, seed), sorted, duplicates kept", plan: planRandomIID},
-		{name: "random-segment", frames: true, summary: "one uniform random frame in each of n equal segments [floor(i·N/n), floor((i+1)·N/n))", plan: planRandomSegment},
-		{name: "dense-start", frames: true, fps: true, summary: "the first n consecutive frames, or n frames at --sample-fps from the start", plan: planDenseStart},
-		{name: "fps", frames: true, fps: true, needsFPS: true, summary: "n = floor(duration·fps) clamped to [min, max] and N, spread left-aligned floor(i·N/n)", plan: planFPS},
+		{name: "random", frames: true, summary: "n distinct frames uniformly at random (SplitMix64, seed), sorted", selectFn: planRandom},
+		{name: "random-iid", frames: true, summary: "n i.i.d. uniform frames with replacement (SplitMix64, seed), sorted, duplicates kept", selectFn: planRandomIID},
+		{name: "random-segment", frames: true, summary: "one uniform random frame in each of n equal segments [floor(i·N/n), floor((i+1)·N/n))", selectFn: planRandomSegment},
+		{name: "dense-start", frames: true, fps: true, summary: "the first n consecutive frames, or n frames at --sample-fps from the start", selectFn: planDenseStart},
+		{name: "fps", frames: true, fps: true, needsFPS: true, summary: "n = floor(duration·fps) clamped to [min, max] and N, spread left-aligned floor(i·N/n)", selectFn: planFPS},
 	}
 }
 
-func planRandom(s *sampler, v Video, r Request) (Plan, error) {
+func planRandom(s *sampler, v Video, r Request) (Selection, error) {
 	n, err := needFrames(s, v, r)
 	if err != nil {
-		return Plan{}, err
+		return Selection{}, err
 	}
 	// Floyd's algorithm: n distinct values from [0, N) with n draws and O(n) memory.
 	rng := splitMix64{state: r.Seed}
@@ -126,12 +127,12 @@ func planRandom(s *sampler, v Video, r Request) (Plan, error) {
 		idx = append(idx, t)
 	}
 	slices.Sort(idx)
-	return newPlan(s, v, idx), nil
+	return newSelection(s, v, idx), nil
 }
 
-func planRandomIID(s *sampler, v Video, r Request) (Plan, error) {
+func planRandomIID(s *sampler, v Video, r Request) (Selection, error) {
 	if r.Frames < 1 {
-		return Plan{}, errf(ErrRequest, s.name, "needs a frame budget (frames ≥ 1)")
+		return Selection{}, errf(ErrRequest, s.name, "needs a frame budget (frames ≥ 1)")
 	}
 	rng := splitMix64{state: r.Seed}
 	idx := make([]int, r.Frames)
@@ -139,13 +140,13 @@ func planRandomIID(s *sampler, v Video, r Request) (Plan, error) {
 		idx[i] = int(rng.below(uint64(v.Frames)))
 	}
 	slices.Sort(idx)
-	return newPlan(s, v, idx), nil
+	return newSelection(s, v, idx), nil
 }
 
-func planRandomSegment(s *sampler, v Video, r Request) (Plan, error) {
+func planRandomSegment(s *sampler, v Video, r Request) (Selection, error) {
 	n, err := needFrames(s, v, r)
 	if err != nil {
-		return Plan{}, err
+		return Selection{}, err
 	}
 	rng := splitMix64{state: r.Seed}
 	N := int64(v.Frames)
@@ -155,26 +156,26 @@ func planRandomSegment(s *sampler, v Video, r Request) (Plan, error) {
 		hi := int64(i+1) * N / int64(n) // n ≤ N, so every segment holds at least one frame
 		idx[i] = int(lo + int64(rng.below(uint64(hi-lo))))
 	}
-	return newPlan(s, v, idx), nil
+	return newSelection(s, v, idx), nil
 }
 
-func planDenseStart(s *sampler, v Video, r Request) (Plan, error) {
+func planDenseStart(s *sampler, v Video, r Request) (Selection, error) {
 	if r.Frames < 1 {
-		return Plan{}, errf(ErrRequest, s.name, "needs a frame budget (frames ≥ 1)")
+		return Selection{}, errf(ErrRequest, s.name, "needs a frame budget (frames ≥ 1)")
 	}
 	n := r.Frames
 	idx := make([]int, n)
 	if r.SampleFPS == 0 {
 		if n > v.Frames {
-			return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("%d frames requested from a video of %d frames", n, v.Frames))
+			return Selection{}, errf(ErrBudget, s.name, fmt.Sprintf("%d frames requested from a video of %d frames", n, v.Frames))
 		}
 		for i := range idx {
 			idx[i] = i
 		}
-		return newPlan(s, v, idx), nil
+		return newSelection(s, v, idx), nil
 	}
 	if r.SampleFPS > v.FPS {
-		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("sample fps %g exceeds the video's %g fps (frames would repeat)", r.SampleFPS, v.FPS))
+		return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("sample fps %g exceeds the video's %g fps (frames would repeat)", r.SampleFPS, v.FPS))
 	}
 	// Frame i is the one shown at t = i/f: floor(i·F/f).
 	ratio := v.FPS / r.SampleFPS
@@ -182,16 +183,16 @@ func planDenseStart(s *sampler, v Video, r Request) (Plan, error) {
 		idx[i] = int(math.Floor(float64(i) * ratio))
 	}
 	if last := idx[n-1]; last >= v.Frames {
-		return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("%d frames at %g fps need frame %d, the video has %d", n, r.SampleFPS, last, v.Frames))
+		return Selection{}, errf(ErrBudget, s.name, fmt.Sprintf("%d frames at %g fps need frame %d, the video has %d", n, r.SampleFPS, last, v.Frames))
 	}
-	p := newPlan(s, v, idx)
+	p := newSelection(s, v, idx)
 	p.SampleFPS = r.SampleFPS
 	return p, nil
 }
 
-func planFPS(s *sampler, v Video, r Request) (Plan, error) {
+func planFPS(s *sampler, v Video, r Request) (Selection, error) {
 	if r.SampleFPS == 0 {
-		return Plan{}, errf(ErrRequest, s.name, "needs a sample fps (> 0)")
+		return Selection{}, errf(ErrRequest, s.name, "needs a sample fps (> 0)")
 	}
 	minF, maxF := r.MinFrames, r.MaxFrames
 	if minF == 0 {
@@ -201,7 +202,7 @@ func planFPS(s *sampler, v Video, r Request) (Plan, error) {
 		maxF = r.Frames // a frame budget caps the count
 	}
 	if maxF > 0 && minF > maxF {
-		return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("min frames %d > max frames %d", minF, maxF))
+		return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("min frames %d > max frames %d", minF, maxF))
 	}
 	c := math.Floor(v.Duration() * r.SampleFPS)
 	c = math.Max(c, float64(minF))
@@ -210,7 +211,7 @@ func planFPS(s *sampler, v Video, r Request) (Plan, error) {
 	}
 	c = math.Min(c, float64(v.Frames))
 	n := int(c)
-	p := newPlan(s, v, leftAligned(v.Frames, n))
+	p := newSelection(s, v, leftAligned(v.Frames, n))
 	p.SampleFPS = float64(n) / v.Duration()
 	return p, nil
 }

@@ -152,7 +152,7 @@ func TestPolicyTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := s.Plan(c.v, c.r)
+			p, err := s.Select(c.v, c.r)
 			if c.err != nil {
 				if !errors.Is(err, c.err) {
 					t.Fatalf("err = %v, want %v", err, c.err)
@@ -220,7 +220,7 @@ func TestSamplerProperties(t *testing.T) {
 		s, _ := Lookup(name)
 		for _, v := range videos {
 			for _, r := range reqs {
-				p, err := s.Plan(v, r)
+				p, err := s.Select(v, r)
 				if err != nil {
 					var e *Error
 					if !errors.As(err, &e) || !(errors.Is(err, ErrBudget) || errors.Is(err, ErrRequest)) {
@@ -239,7 +239,7 @@ func TestSamplerProperties(t *testing.T) {
 				if len(p.TimestampsS) != len(p.Indices) || p.Name() != name {
 					t.Fatalf("%s: plan %+v", name, p)
 				}
-				q, err := s.Plan(v, r)
+				q, err := s.Select(v, r)
 				if err != nil || !slices.Equal(p.Indices, q.Indices) {
 					t.Fatalf("%s %+v %+v: not reproducible", name, v, r)
 				}
@@ -297,7 +297,7 @@ func TestUnionNestedVersusLinspace(t *testing.T) {
 	v := Video{Frames: 1800, FPS: 30}
 	budgets := []int{16, 32, 64, 128, 256}
 	nested, _ := Ladder(v, budgets)
-	var lin []Plan
+	var lin []Selection
 	for _, n := range budgets {
 		lin = append(lin, mustPlan(t, "uniform", v, Request{Frames: n}))
 	}
@@ -309,30 +309,8 @@ func TestUnionNestedVersusLinspace(t *testing.T) {
 		t.Fatalf("round(linspace) union is %d frames, docs/sampler.md says 442", ul.Size)
 	}
 	t.Logf("union: nested %d frames, round(linspace) %d frames", un.Size, ul.Size)
-	u := Union(Plan{Indices: []int{5, 1, 1}}, Plan{Indices: []int{1, 9}})
+	u := Union(Selection{Indices: []int{5, 1, 1}}, Selection{Indices: []int{1, 9}})
 	if !slices.Equal(u.Indices, []int{1, 5, 9}) || u.Shared != 1 || u.Requested != 5 {
 		t.Fatalf("%+v", u)
-	}
-}
-
-func TestDecodePlan(t *testing.T) {
-	frames := []int{0, 5, 100, 101, 250}
-	d := DecodePlanFor(frames, nil)
-	if d.FramesToDecode != 5 || d.Seeks != nil || d.FramesDecoded != 251 {
-		t.Fatalf("%+v", d)
-	}
-	// Keyframes every 50: 0..5 straight, seek to 100, 101 straight, seek to 250.
-	d = DecodePlanFor(frames, []int{0, 50, 100, 150, 200, 250})
-	if *d.Seeks != 2 || d.FramesDecoded != 6+2+1 {
-		t.Fatalf("%+v seeks %d", d, *d.Seeks)
-	}
-	// Keyframe only at 0: never seek.
-	d = DecodePlanFor(frames, []int{0})
-	if *d.Seeks != 0 || d.FramesDecoded != 251 {
-		t.Fatalf("%+v", d)
-	}
-	d = DecodePlanFor(nil, []int{0})
-	if d.FramesToDecode != 0 || *d.Seeks != 0 {
-		t.Fatalf("%+v", d)
 	}
 }

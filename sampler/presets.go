@@ -18,7 +18,7 @@ func presetList() []*sampler {
 var qwen25VL = &sampler{name: "qwen2.5-vl", preset: true, frames: true, fps: true, clip: true,
 	summary:  "qwen-vl-utils 0.0.10/0.0.11 smart_nframes + torch.linspace(0, N-1, n).round() (float32)",
 	upstream: "QwenLM/Qwen2.5-VL qwen-vl-utils/src/qwen_vl_utils/vision_process.py (smart_nframes, _read_video_decord)",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		return qwenVLUtils(s, v, r)
 	}}
 
@@ -29,10 +29,10 @@ var qwen25VL = &sampler{name: "qwen2.5-vl", preset: true, frames: true, fps: tru
 var qwen3VL = &sampler{name: "qwen3-vl", preset: true, frames: true, fps: true, clip: true,
 	summary:  "qwen-vl-utils 0.0.14 (same sampler as qwen2.5-vl) + Qwen3VLProcessor \"<%.1f seconds>\" per temporal pair",
 	upstream: "QwenLM/Qwen3-VL qwen-vl-utils/src/qwen_vl_utils/vision_process.py; transformers models/qwen3_vl/processing_qwen3_vl.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		p, err := qwenVLUtils(s, v, r)
 		if err != nil {
-			return Plan{}, err
+			return Selection{}, err
 		}
 		p.TimestampStrings = qwen3Timestamps(p.Indices, v.FPS)
 		return p, nil
@@ -45,9 +45,9 @@ var qwen3VL = &sampler{name: "qwen3-vl", preset: true, frames: true, fps: true, 
 var qwen3VLHF = &sampler{name: "qwen3-vl-hf", preset: true, frames: true, fps: true,
 	summary:  "transformers Qwen3VLVideoProcessor.sample_frames: np.linspace(0, N-1, n).round(), n not forced even",
 	upstream: "huggingface/transformers models/qwen3_vl/video_processing_qwen3_vl.py (sample_frames)",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		if r.Frames > 0 && r.SampleFPS > 0 {
-			return Plan{}, errf(ErrRequest, s.name, "give frames or sample fps, not both (upstream raises)")
+			return Selection{}, errf(ErrRequest, s.name, "give frames or sample fps, not both (upstream raises)")
 		}
 		n := r.Frames
 		if n == 0 {
@@ -59,7 +59,7 @@ var qwen3VLHF = &sampler{name: "qwen3-vl-hf", preset: true, frames: true, fps: t
 			n = int(float64(v.Frames) / v.FPS * f)
 			n = min(max(n, minF), maxF, v.Frames)
 		}
-		p := newPlan(s, v, roundLinspaceF64(v.Frames, n))
+		p := newSelection(s, v, roundLinspaceF64(v.Frames, n))
 		p.TimestampStrings = qwen3Timestamps(p.Indices, v.FPS)
 		if n > v.Frames {
 			p.Notes = append(p.Notes, "num_frames > total frames: upstream repeats frames")
@@ -82,18 +82,18 @@ func ceilByFactor(x float64, f int) int  { return int(math.Ceil(x/float64(f))) *
 func floorByFactor(x float64, f int) int { return int(math.Floor(x/float64(f))) * f }
 
 // qwenVLUtils is smart_nframes + torch.linspace(...).round() (SAMPLING.md §1).
-func qwenVLUtils(s *sampler, v Video, r Request) (Plan, error) {
+func qwenVLUtils(s *sampler, v Video, r Request) (Selection, error) {
 	if r.Frames > 0 && r.SampleFPS > 0 {
-		return Plan{}, errf(ErrRequest, s.name, "give nframes or fps, not both (upstream asserts)")
+		return Selection{}, errf(ErrRequest, s.name, "give nframes or fps, not both (upstream asserts)")
 	}
 	start, end, N, err := qwenFrameRange(s, v, r)
 	if err != nil {
-		return Plan{}, err
+		return Selection{}, err
 	}
 	var n int
 	if r.Frames > 0 {
 		if r.MinFrames > 0 || r.MaxFrames > 0 {
-			return Plan{}, errf(ErrRequest, s.name, "min/max frames apply to fps mode only")
+			return Selection{}, errf(ErrRequest, s.name, "min/max frames apply to fps mode only")
 		}
 		n = roundByFactor(float64(r.Frames), 2)
 	} else {
@@ -108,14 +108,14 @@ func qwenVLUtils(s *sampler, v Video, r Request) (Plan, error) {
 		n = floorByFactor(x, 2)
 	}
 	if !(2 <= n && n <= N) {
-		return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("nframes should be in [2, %d] (total frames), got %d (upstream raises ValueError)", N, n))
+		return Selection{}, errf(ErrBudget, s.name, fmt.Sprintf("nframes should be in [2, %d] (total frames), got %d (upstream raises ValueError)", N, n))
 	}
 	ys := TorchLinspace(float32(start), float32(end), n, r.Torch)
 	idx := make([]int, n)
 	for i, y := range ys {
 		idx[i] = int(math.RoundToEven(float64(y)))
 	}
-	p := newPlan(s, v, idx)
+	p := newSelection(s, v, idx)
 	p.SampleFPS = float64(n) / math.Max(float64(N), 1e-6) * v.FPS
 	return p, nil
 }
@@ -169,7 +169,7 @@ func qwen3Timestamps(idx []int, fps float64) []string {
 var internVL3 = &sampler{name: "internvl3", preset: true, frames: true, clip: true,
 	summary:  "InternVL get_index: int(seg/2 + np.round(seg·i)), seg = (N-1)/S, S = 32 by default",
 	upstream: "OpenGVLab/InternVL README.md (get_index, load_video); lmms-eval models/simple/internvl3.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		S := orDefault(r.Frames, 32)
 		startIdx, endIdx := 0, v.Frames-1
 		if r.StartS != 0 || r.EndS != 0 {
@@ -177,7 +177,7 @@ var internVL3 = &sampler{name: "internvl3", preset: true, frames: true, clip: tr
 			startIdx = max(0, int(math.RoundToEven(r.StartS*v.FPS)))
 			if r.EndS != 0 {
 				if r.StartS > r.EndS {
-					return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("clip start %gs is after its end %gs", r.StartS, r.EndS))
+					return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("clip start %gs is after its end %gs", r.StartS, r.EndS))
 				}
 				endIdx = min(int(math.RoundToEven(r.EndS*v.FPS)), v.Frames-1)
 			}
@@ -185,10 +185,10 @@ var internVL3 = &sampler{name: "internvl3", preset: true, frames: true, clip: tr
 		idx := segmentMidpointsRange(startIdx, endIdx, S)
 		for _, x := range idx {
 			if x < 0 || x >= v.Frames { // a clip starting past the end: decord raises on the index
-				return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("clip [%g, %g] s starts at frame %d, past the last frame %d: upstream indexes frame %d", r.StartS, r.EndS, startIdx, v.Frames-1, x))
+				return Selection{}, errf(ErrBudget, s.name, fmt.Sprintf("clip [%g, %g] s starts at frame %d, past the last frame %d: upstream indexes frame %d", r.StartS, r.EndS, startIdx, v.Frames-1, x))
 			}
 		}
-		p := newPlan(s, v, idx)
+		p := newSelection(s, v, idx)
 		if S > v.Frames {
 			p.Notes = append(p.Notes, "more segments than frames: upstream repeats frames")
 		}
@@ -200,9 +200,9 @@ var internVL3 = &sampler{name: "internvl3", preset: true, frames: true, clip: tr
 var llavaOneVision = &sampler{name: "llava-onevision", preset: true, frames: true,
 	summary:  "np.linspace(0, N-1, n, dtype=int) with duplicates kept, n = 32 by default",
 	upstream: "EvolvingLMMs-Lab/lmms-eval lmms_eval/models/simple/llava_onevision.py (load_video, decord)",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		n := orDefault(r.Frames, 32)
-		p := newPlan(s, v, floorLinspace(0, v.Frames-1, n))
+		p := newSelection(s, v, floorLinspace(0, v.Frames-1, n))
 		if n > v.Frames {
 			p.Notes = append(p.Notes, "more frames requested than the video has: upstream repeats frames")
 		}
@@ -217,7 +217,7 @@ var llavaOneVision = &sampler{name: "llava-onevision", preset: true, frames: tru
 var llavaVideo = &sampler{name: "llava-video", preset: true, frames: true, fps: true,
 	summary:  "stride round(fps/video_fps) from frame 0, or np.linspace(0, N-1, max_frames_num, dtype=int) when over budget / force_sample",
 	upstream: "LLaVA-VL/LLaVA-NeXT llava/utils.py (process_video_with_decord); lmms-eval models/simple/llava_vid.py",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		maxN := orDefault(r.Frames, 20)
 		vf := r.SampleFPS
 		if vf == 0 {
@@ -225,7 +225,7 @@ var llavaVideo = &sampler{name: "llava-video", preset: true, frames: true, fps: 
 		}
 		stride := int(math.RoundToEven(v.FPS / vf))
 		if stride < 1 {
-			return Plan{}, errf(ErrRequest, s.name, fmt.Sprintf("round(%g fps / %g) = 0: upstream range() fails with step 0", v.FPS, vf))
+			return Selection{}, errf(ErrRequest, s.name, fmt.Sprintf("round(%g fps / %g) = 0: upstream range() fails with step 0", v.FPS, vf))
 		}
 		var idx []int
 		var times []float64
@@ -242,7 +242,7 @@ var llavaVideo = &sampler{name: "llava-video", preset: true, frames: true, fps: 
 			}
 			quirk = false
 		}
-		p := newPlan(s, v, idx)
+		p := newSelection(s, v, idx)
 		p.TimestampStrings = make([]string, len(times))
 		for i, t := range times {
 			p.TimestampStrings[i] = strconv.FormatFloat(t, 'f', 2, 64) + "s"
@@ -261,7 +261,7 @@ var llavaVideo = &sampler{name: "llava-video", preset: true, frames: true, fps: 
 var lmmsEval = &sampler{name: "lmms-eval", preset: true, frames: true, fps: true,
 	summary:  "read_video: unique(np.linspace(0, N-1, min(N, n), dtype=int)), optional fps cap and force-last, n = 32 by default",
 	upstream: "EvolvingLMMs-Lab/lmms-eval lmms_eval/models/model_utils/load_video.py (read_video, PyAV)",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		N := v.Frames
 		num := orDefault(r.Frames, 32)
 		if r.SampleFPS > 0 {
@@ -273,7 +273,7 @@ var lmmsEval = &sampler{name: "lmms-eval", preset: true, frames: true, fps: true
 			for i := range idx {
 				idx[i] = i
 			}
-			p := newPlan(s, v, idx)
+			p := newSelection(s, v, idx)
 			p.Notes = append(p.Notes, "no frame sampled: upstream fails inside the sampling path and returns every decoded frame")
 			return p, nil
 		}
@@ -281,7 +281,7 @@ var lmmsEval = &sampler{name: "lmms-eval", preset: true, frames: true, fps: true
 		if r.ForceLast && idx[len(idx)-1] != N-1 {
 			idx = append(floorLinspace(0, N-2, sampled-1), N-1)
 		}
-		return newPlan(s, v, uniqueSorted(idx)), nil
+		return newSelection(s, v, uniqueSorted(idx)), nil
 	}}
 
 func uniqueSorted(idx []int) []int {
@@ -301,13 +301,13 @@ func uniqueSorted(idx []int) []int {
 var vlmEvalKit = &sampler{name: "vlmevalkit", preset: true, frames: true, fps: true,
 	summary:  "nframe: int(i·N/(n+1)), i=1..n (default 8); fps: int(i·fps/f), i < int(N/fps·f)",
 	upstream: "open-compass/VLMEvalKit vlmeval/dataset/video_base.py (save_video_frames)",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		if r.Frames > 0 && r.SampleFPS > 0 {
-			return Plan{}, errf(ErrRequest, s.name, "give nframe or fps, not both (upstream asserts)")
+			return Selection{}, errf(ErrRequest, s.name, "give nframe or fps, not both (upstream asserts)")
 		}
 		if r.SampleFPS == 0 {
 			n := orDefault(r.Frames, 8)
-			p := newPlan(s, v, interiorPoints(v.Frames, n))
+			p := newSelection(s, v, interiorPoints(v.Frames, n))
 			if n >= v.Frames {
 				p.Notes = append(p.Notes, "nframe ≥ total frames: upstream repeats frames")
 			}
@@ -315,7 +315,7 @@ var vlmEvalKit = &sampler{name: "vlmevalkit", preset: true, frames: true, fps: t
 		}
 		reqF := math.Floor(float64(v.Frames) / v.FPS * r.SampleFPS)
 		if reqF > MaxFrames { // sampling faster than the video repeats frames; bound the list
-			return Plan{}, errf(ErrBudget, s.name, fmt.Sprintf("fps %g on a %g fps video asks for %.0f frames (at most %d)", r.SampleFPS, v.FPS, reqF, MaxFrames))
+			return Selection{}, errf(ErrBudget, s.name, fmt.Sprintf("fps %g on a %g fps video asks for %.0f frames (at most %d)", r.SampleFPS, v.FPS, reqF, MaxFrames))
 		}
 		req := int(reqF)
 		step := v.FPS / r.SampleFPS
@@ -323,7 +323,7 @@ var vlmEvalKit = &sampler{name: "vlmevalkit", preset: true, frames: true, fps: t
 		for i := range idx {
 			idx[i] = int(float64(i) * step)
 		}
-		p := newPlan(s, v, idx)
+		p := newSelection(s, v, idx)
 		if req < 1 {
 			p.Notes = append(p.Notes, "video shorter than one sampling interval: upstream samples no frame")
 		}
@@ -336,11 +336,11 @@ var vlmEvalKit = &sampler{name: "vlmevalkit", preset: true, frames: true, fps: t
 var videoMME = &sampler{name: "videomme", preset: true, frames: true,
 	summary:  "Video-MME official slicer: (round(seg·i) + round(seg·(i+1))) // 2, seg = (N-1)/n; frames required",
 	upstream: "look4u-ok/video-slicer slice_and_extract.py (get_seq_frames), linked from MME-Benchmarks/Video-MME README.md",
-	plan: func(s *sampler, v Video, r Request) (Plan, error) {
+	selectFn: func(s *sampler, v Video, r Request) (Selection, error) {
 		if r.Frames < 1 {
-			return Plan{}, errf(ErrRequest, s.name, "needs a frame count (the benchmark fixes none)")
+			return Selection{}, errf(ErrRequest, s.name, "needs a frame count (the benchmark fixes none)")
 		}
-		p := newPlan(s, v, videoMMESlicer(v.Frames, r.Frames))
+		p := newSelection(s, v, videoMMESlicer(v.Frames, r.Frames))
 		if r.Frames > v.Frames {
 			p.Notes = append(p.Notes, "more frames requested than the video has: upstream repeats frames")
 		}

@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-func mustPlan(t *testing.T, name string, v Video, r Request) Plan {
+func mustPlan(t *testing.T, name string, v Video, r Request) Selection {
 	t.Helper()
 	s, err := Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.Plan(v, r)
+	p, err := s.Select(v, r)
 	if err != nil {
 		t.Fatalf("%s %+v %+v: %v", name, v, r, err)
 	}
@@ -110,7 +110,7 @@ func TestPresetTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := s.Plan(c.v, c.r)
+			p, err := s.Select(c.v, c.r)
 			if c.err != nil {
 				if !errors.Is(err, c.err) {
 					t.Fatalf("err = %v, want %v", err, c.err)
@@ -288,7 +288,7 @@ func TestHugeCountsAreErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Plan(c.v, c.r); !errors.Is(err, c.err) {
+		if _, err := s.Select(c.v, c.r); !errors.Is(err, c.err) {
 			t.Errorf("%s %+v: err = %v, want %v", c.name, c.r, err, c.err)
 		}
 	}

@@ -1,6 +1,6 @@
 // Package serve is framesweep's HTTP API: it hands the engine's exact inputs to other tools (the
 // Python client, the lmms-eval and VLMEvalKit adapters in integrations/python, curl) without a process
-// per video, through the same pipeline.Plan/Run that `framesweep extract` uses, so a served frames
+// per video, through the same pipeline.PlanJobs/Run that `framesweep extract` uses, so a served frames
 // tensor and its content key equal what extract writes for that configuration of that video.
 //
 //	GET  /v1/health                  {"status":"ok", the limits, counters}

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/pipeline"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // testVideos is the repository's sample videos.
@@ -157,7 +157,7 @@ func direct(t testing.TB, path string, r Request) *pipeline.Object {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	jobs, fails, err := pipeline.Plan(v, []sampler.Config{sp.config}, sp.opts)
+	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{sp.config}, sp.opts)
 	if err != nil || len(fails) > 0 || len(jobs) != 1 {
 		t.Fatalf("plan: %v %v %d jobs", err, fails, len(jobs))
 	}

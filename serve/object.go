@@ -32,7 +32,7 @@ func (o *object) size() int64 { return int64(len(o.Header) + len(o.Data) + len(o
 func fromPipeline(po *pipeline.Object) *object {
 	j := po.Result.Job
 	return &object{Key: j.Key, Header: po.Header, Data: po.Data, Tail: po.Tail, Meta: pipeline.ObjectMetadata(po.Result),
-		Shape: j.Shape(), DType: j.DType, Indices: j.Plan.Indices, DataSHA256: po.DataSHA256}
+		Shape: j.Shape(), DType: j.DType, Indices: j.Selection.Indices, DataSHA256: po.DataSHA256}
 }
 
 // fromStored wraps the verified bytes of a stored object (cache.Store.Get): a framesweep object whose

@@ -11,6 +11,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
@@ -67,7 +68,7 @@ const maxPathBytes = 4096
 // and geometry as extract's) and the pipeline options extract's flags would set.
 type spec struct {
 	req    Request
-	config sampler.Config
+	config grid.Config
 	opts   pipeline.Options
 }
 
@@ -127,7 +128,7 @@ func (r *Request) spec() (*spec, error) {
 	if err := r.checkVideo(); err != nil {
 		return nil, err
 	}
-	loaderReq := r.Loader != "" && r.Loader != sampler.DefaultLoader
+	loaderReq := r.Loader != "" && r.Loader != grid.DefaultLoader
 	switch {
 	case loaderReq && (r.Preset != "" || r.Policy != ""):
 		return nil, badRequest("loader %s picks the frames itself: give a loader or a preset or a policy, not both", r.Loader)
@@ -177,22 +178,22 @@ func (r *Request) spec() (*spec, error) {
 	name := r.Preset + r.Policy
 	req := sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, Seed: r.Seed, MinFrames: r.MinFrames,
 		MaxFrames: r.MaxFrames, ForceLast: r.ForceLast, ForceSample: r.ForceSample, Torch: sampler.Torch(r.Torch)}
-	lo := sampler.LoaderOptions{ImagePatchSize: r.ImagePatchSize, MinPixels: r.MinPixels, MaxPixels: r.MaxPixels, TotalPixels: r.TotalPixels}
+	lo := grid.LoaderOptions{ImagePatchSize: r.ImagePatchSize, MinPixels: r.MinPixels, MaxPixels: r.MaxPixels, TotalPixels: r.TotalPixels}
 	if loaderReq {
-		if r.Pipeline != "" && r.Pipeline != sampler.PipelineRaw {
+		if r.Pipeline != "" && r.Pipeline != grid.PipelineRaw {
 			return nil, badRequest("loader %s: pipeline %q (a loader's frames are its reader's own, JPEG step included: raw only)", r.Loader, r.Pipeline)
 		}
-		c, err := sampler.OneLoader(r.Loader, req, lo, r.Resolution)
+		c, err := grid.OneLoader(r.Loader, req, lo, r.Resolution)
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
 		sp.config = c
 		return sp, nil
 	}
-	if lo != (sampler.LoaderOptions{}) {
+	if lo != (grid.LoaderOptions{}) {
 		return nil, badRequest("image_patch_size, min_pixels, max_pixels and total_pixels are qwen-vl-utils loader options")
 	}
-	c, err := sampler.One(name, req, r.Resolution, r.Pipeline)
+	c, err := grid.One(name, req, r.Resolution, r.Pipeline)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
@@ -235,6 +236,6 @@ func (sp *spec) format(query string) (string, error) {
 
 // isRequestErr reports whether a sampler error is the request's fault (400) rather than the video's (422).
 func isRequestErr(err error) bool {
-	return errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrUnknown) || errors.Is(err, sampler.ErrGrid) ||
+	return errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrUnknown) || errors.Is(err, grid.ErrGrid) ||
 		errors.Is(err, loader.ErrRequest) || errors.Is(err, loader.ErrUnknown)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/pipeline"
@@ -282,7 +283,7 @@ func TestFramesEqualEngine(t *testing.T) {
 			// plan names the same key, shape and indices.
 			var p PlanResponse
 			pr := post(t, url, "/v1/plan", r)
-			if err := json.Unmarshal(pr.body, &p); err != nil || p.Key != want.Result.Job.Key || fmt.Sprint(p.Indices) != fmt.Sprint(want.Result.Job.Plan.Indices) ||
+			if err := json.Unmarshal(pr.body, &p); err != nil || p.Key != want.Result.Job.Key || fmt.Sprint(p.Indices) != fmt.Sprint(want.Result.Job.Selection.Indices) ||
 				p.TensorBytes != int64(len(want.Data)) || p.Count != want.Result.Job.Frames() || p.Config != want.Result.Job.Config.ID {
 				t.Fatalf("plan %d %v: %s", pr.status, err, pr.body)
 			}
@@ -534,11 +535,11 @@ func TestPlanEqualsSampler(t *testing.T) {
 		{Video: "nasa_13013.mp4", Policy: "random", Frames: 8, Seed: 3},
 		{Video: "nasa_13013.mp4", Preset: "qwen2.5-vl"}, // the preset's own default budget
 	} {
-		c, err := sampler.One(r.Preset+r.Policy, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, Seed: r.Seed}, "", "")
+		c, err := grid.One(r.Preset+r.Policy, sampler.Request{Frames: r.Frames, SampleFPS: r.SampleFPS, Seed: r.Seed}, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := c.Plan(sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS})
+		want, err := c.Select(sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -570,7 +571,7 @@ func TestObjectFromStored(t *testing.T) {
 	vids := testVideos(t)
 	o := direct(t, filepath.Join(vids, "h265_video.mp4"), Request{Video: "h265_video.mp4", Policy: "uniform", Frames: 2})
 	got, err := fromStored(o.Result.Job.Key, o.Bytes())
-	if err != nil || !bytes.Equal(got.Data, o.Data) || got.DataSHA256 != o.DataSHA256 || fmt.Sprint(got.Indices) != fmt.Sprint(o.Result.Job.Plan.Indices) {
+	if err != nil || !bytes.Equal(got.Data, o.Data) || got.DataSHA256 != o.DataSHA256 || fmt.Sprint(got.Indices) != fmt.Sprint(o.Result.Job.Selection.Indices) {
 		t.Fatalf("%v", err)
 	}
 	if _, err := fromStored("other-key", o.Bytes()); err == nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/npy"
 	"github.com/framesweep/framesweep/internal/procfd"
 	"github.com/framesweep/framesweep/internal/version"
@@ -540,7 +541,7 @@ func (s *Server) video(ctx context.Context, name string, o pipeline.Options) (*v
 
 // job plans the request's one configuration for v, within the response limits.
 func (s *Server) job(ctx context.Context, v pipeline.Video, sp *spec) (*pipeline.Job, error) {
-	jobs, fails, err := pipeline.PlanContext(ctx, v, []sampler.Config{sp.config}, sp.opts)
+	jobs, fails, err := pipeline.PlanJobsContext(ctx, v, []grid.Config{sp.config}, sp.opts)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
@@ -611,7 +612,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := v.Info
-	report := pipeline.NewPlanReport(v.Path, sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS}, j.Plan)
+	report := pipeline.NewPlanReport(v.Path, sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS}, j.Selection)
 	if j.Loader != nil { // the loader's reader's count, rate and plan
 		report = pipeline.NewLoaderReport(v.Path, j.Loader.Plan)
 	}

@@ -8,19 +8,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/score"
 	"github.com/framesweep/framesweep/resize/geom"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // ask asks the runtime one pair and returns its record (not yet written): the answer and its verdict,
 // or status error with the runtime's reason and its kind. An answer cancelled with the session (or by
 // the runtime) is no record: ask returns nil and the pair is left to --resume.
-func (s *session) ask(ctx context.Context, it *items.Item, c *sampler.Config, v *pipeline.Video, in *input) *record.Full {
+func (s *session) ask(ctx context.Context, it *items.Item, c *grid.Config, v *pipeline.Video, in *input) *record.Full {
 	var job *pipeline.Job
 	if in != nil {
 		job = in.job
@@ -96,7 +96,7 @@ func (s *session) request(it *items.Item) *llm.Request {
 
 // errorRecord is the record of a pair that got no answer because of its input (the video cannot be
 // read, the config cannot be planned for it, a frame does not decode), and why.
-func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, err error) *record.Full {
+func (s *session) errorRecord(it *items.Item, c *grid.Config, v *pipeline.Video, err error) *record.Full {
 	r := s.baseRecord(it, c, v, nil)
 	// The message names the video as the record does (not by this machine's path).
 	r.Status, r.Error, r.ErrorKind = record.StatusError, strings.ReplaceAll(pipeline.OneLine(err), it.Video, r.Video), record.ErrorInput
@@ -105,7 +105,7 @@ func (s *session) errorRecord(it *items.Item, c *sampler.Config, v *pipeline.Vid
 }
 
 // baseRecord is the part of a record known before the answer.
-func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Video, j *pipeline.Job) *record.Full {
+func (s *session) baseRecord(it *items.Item, c *grid.Config, v *pipeline.Video, j *pipeline.Job) *record.Full {
 	r := &record.Full{
 		Record: record.Record{ItemID: it.ItemID, Config: c.ID, Answer: it.Answer, Category: it.Category, Duration: it.Duration,
 			Task: it.Task, ConfigMeta: configMeta(c)},
@@ -117,8 +117,8 @@ func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Vide
 		r.StreamIndex = &si
 	}
 	if j != nil {
-		r.ConfigMeta.Indices = j.Plan.Indices
-		r.TimestampsS = j.Plan.TimestampsS
+		r.ConfigMeta.Indices = j.Selection.Indices
+		r.TimestampsS = j.Selection.TimestampsS
 		r.Geometry, r.Kernel, r.Images, r.InputKey = j.Geometry, j.Spec.Kernel, j.Images, j.Key
 		r.Width, r.Height, r.FramesFed = j.Width, j.Height, j.Frames()
 	}
@@ -130,7 +130,7 @@ func (s *session) baseRecord(it *items.Item, c *sampler.Config, v *pipeline.Vide
 // and height are the fixed size, or for geometries that depend on the source the size a 1920×1080
 // source gets at the budget (nominal: a cost for ordering configs; each record's own size is in its
 // width/height fields).
-func configMeta(c *sampler.Config) *record.ConfigMeta {
+func configMeta(c *grid.Config) *record.ConfigMeta {
 	m := &record.ConfigMeta{Policy: c.Policy, Preset: c.Preset, Pipeline: c.Pipeline, Loader: c.Loader}
 	tt := c.TextOnly
 	m.TextOnly = &tt
@@ -171,11 +171,11 @@ func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 // frame when each frame is several images (tiles: llm.Request.ImagesPerFrame = j.Images). nil when
 // the images fed are not the plan's frames.
 func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTiming {
-	if j == nil || v == nil || j.Images < 1 || len(j.Plan.TimestampsS)*j.Images != images {
+	if j == nil || v == nil || j.Images < 1 || len(j.Selection.TimestampsS)*j.Images != images {
 		return nil
 	}
-	return &llm.VideoTiming{TimestampsS: j.Plan.TimestampsS, Indices: j.Plan.Indices,
-		SourceFPS: v.Info.FPS, TotalFrames: v.Info.Frames, SampleFPS: j.Plan.SampleFPS}
+	return &llm.VideoTiming{TimestampsS: j.Selection.TimestampsS, Indices: j.Selection.Indices,
+		SourceFPS: v.Info.FPS, TotalFrames: v.Info.Frames, SampleFPS: j.Selection.SampleFPS}
 }
 
 // inputForm copies how the frames reached the model from the runtime's response into the record.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // An online confidence cascade (METRICS.md "Confidence cascade", run live; Options.Cascade): each item
@@ -35,11 +35,11 @@ func checkCascade(c *runs.Cascade) error {
 // cascadeSteps returns the grid's configs of the cascade, lowest budget first; the grid must hold
 // exactly one config per budget of one family (policy or preset, resolution, pipeline, seed) and no
 // other configs, so there is no question which chain is escalated.
-func cascadeSteps(g *sampler.Grid, c *runs.Cascade) ([]*sampler.Config, error) {
+func cascadeSteps(g *grid.Grid, c *runs.Cascade) ([]*grid.Config, error) {
 	if err := checkCascade(c); err != nil {
 		return nil, err
 	}
-	byFrames := map[int]*sampler.Config{}
+	byFrames := map[int]*grid.Config{}
 	family := ""
 	for i := range g.Configs {
 		cfg := &g.Configs[i]
@@ -53,7 +53,7 @@ func cascadeSteps(g *sampler.Grid, c *runs.Cascade) ([]*sampler.Config, error) {
 		family = fam
 		byFrames[cfg.Frames] = cfg
 	}
-	var steps []*sampler.Config
+	var steps []*grid.Config
 	for _, b := range c.Budgets {
 		cfg := byFrames[b]
 		if cfg == nil {
@@ -70,7 +70,7 @@ func cascadeSteps(g *sampler.Grid, c *runs.Cascade) ([]*sampler.Config, error) {
 // ladder is an online cascade in progress: its steps and where each item stands.
 type ladder struct {
 	c     *runs.Cascade
-	steps []*sampler.Config
+	steps []*grid.Config
 	mu    sync.Mutex            // guards the items' states while answers of one video are recorded
 	state map[string]*itemState // made before the videos run; each item is touched by its video alone
 }
@@ -88,7 +88,7 @@ func (st *itemState) active(steps int) bool { return !st.final && st.next < step
 // newLadder rebuilds each item's position from the records already in the RUN (a resume). An error
 // record counts only where it stands as its pair's record (keepsError): one an answer superseded, or
 // of a pair this session asks again, leaves the item at that step.
-func newLadder(ctx context.Context, w *runs.Writer, c *runs.Cascade, steps []*sampler.Config, keepsError func(record.Pair) bool) (*ladder, error) {
+func newLadder(ctx context.Context, w *runs.Writer, c *runs.Cascade, steps []*grid.Config, keepsError func(record.Pair) bool) (*ladder, error) {
 	l := &ladder{c: c, steps: steps, state: map[string]*itemState{}}
 	stepOf := map[string]int{}
 	for i, c := range steps {
@@ -159,7 +159,7 @@ func (l *ladder) annotate(r *record.Full, k int, in *input, buildS, wallS float6
 	cs := &record.CascadeStep{Threshold: l.c.Threshold, Budgets: l.c.Budgets, Step: k + 1}
 	if in != nil && in.job != nil {
 		st.fed += in.job.Frames()
-		for _, x := range in.job.Plan.Indices {
+		for _, x := range in.job.Selection.Indices {
 			st.distinct[x] = true
 		}
 		conf := 0.0 // a runtime without probabilities is never confident

@@ -8,10 +8,10 @@ import (
 	"os"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // group is one video with the items on it: the unit of work (decode-once holds per group) and of
@@ -24,7 +24,7 @@ type group struct {
 }
 
 // pendingItems are the group's items with no record of config c yet.
-func (g *group) pendingItems(s *session, c *sampler.Config) []*items.Item {
+func (g *group) pendingItems(s *session, c *grid.Config) []*items.Item {
 	var out []*items.Item
 	for _, it := range g.items {
 		if !s.skip(record.Pair{Item: it.ItemID, Config: c.ID}) {

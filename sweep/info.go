@@ -9,13 +9,13 @@ import (
 	"sort"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/portable"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // runInfo is what this invocation would write to run.json: a resume must find the same.
@@ -62,7 +62,7 @@ func absPath(p string) string {
 }
 
 // gridDigest identifies a grid by its expanded configs (so formatting does not matter), with their ids.
-func gridDigest(g *sampler.Grid) (string, []string) {
+func gridDigest(g *grid.Grid) (string, []string) {
 	b, _ := json.Marshal(g.Configs)
 	s := sha256.Sum256(b)
 	ids := make([]string, len(g.Configs))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/num"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
@@ -21,7 +22,7 @@ import (
 // Options configure a sweep. The CLI fills them from its flags and calls Check, so every rule on
 // their values lives here; Run applies the defaults of zero fields first (withDefaults).
 type Options struct {
-	Grid     *sampler.Grid
+	Grid     *grid.Grid
 	GridPath string
 	Items    *items.File
 	Runtime  llm.Runtime // answers every pair; safe for concurrent use (llm.Runtime's contract)

@@ -9,10 +9,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // Progress follows a sweep: Start with the pairs to do, Pair after each.
@@ -99,7 +99,7 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if err := pipeline.CheckConfigs(o.Grid.Configs, o.Input); err != nil {
 		return nil, &OptionsError{Msg: err.Error()}
 	}
-	var steps []*sampler.Config
+	var steps []*grid.Config
 	if o.Cascade != nil {
 		var err error
 		if steps, err = cascadeSteps(o.Grid, o.Cascade); err != nil {

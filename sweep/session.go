@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/portable"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // session is one Run in progress.
@@ -40,7 +40,7 @@ type session struct {
 // newSession prepares a session on an open RUN: its input store (the --cache, or a scratch store the
 // session clears at its start and removes at its end) and, for an online cascade, every item's
 // position from the records already in the RUN.
-func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*sampler.Config) (*session, error) {
+func newSession(ctx context.Context, o *Options, w *runs.Writer, stop <-chan struct{}, steps []*grid.Config) (*session, error) {
 	// A stop ends the question to the runtime too (a server that does not answer GET /v1/models).
 	dctx, cancel := untilStop(ctx, stop)
 	model := describeModel(dctx, o, w.Info().Runtime.ModelSHA256)

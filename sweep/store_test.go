@@ -16,7 +16,7 @@ import (
 
 	"gocloud.dev/blob"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/internal/s3test"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
@@ -75,7 +75,7 @@ func sameAnswers(t testing.TB, got, want map[record.Pair]record.Full) {
 
 func openBucket(t testing.TB, url string) *blob.Bucket {
 	t.Helper()
-	b, _, err := cache.OpenBucket(context.Background(), url)
+	b, _, err := bucket.OpenBucket(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/ollamatest"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
@@ -25,7 +26,6 @@ import (
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 const (
@@ -55,7 +55,7 @@ func tinyRuntime(t testing.TB) (llm.Runtime, llm.Spec) {
 
 func testOptions(t testing.TB, out string, rt llm.Runtime, sp llm.Spec, gridPath string) Options {
 	t.Helper()
-	g, err := sampler.LoadGrid(gridPath)
+	g, err := grid.Load(gridPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestSweepStop(t *testing.T) {
 
 // jobConfigs plans grid for the video at path (as the sweep does) and returns, per input key, the
 // configs whose input those bytes are.
-func jobConfigs(t testing.TB, path string, grid *sampler.Grid) map[string][]string {
+func jobConfigs(t testing.TB, path string, g *grid.Grid) map[string][]string {
 	t.Helper()
 	if m, ok := planned[path]; ok {
 		return m
@@ -405,13 +405,13 @@ func jobConfigs(t testing.TB, path string, grid *sampler.Grid) map[string][]stri
 		t.Fatal(err)
 	}
 	src.Close()
-	var visual []sampler.Config
-	for _, c := range grid.Configs {
+	var visual []grid.Config
+	for _, c := range g.Configs {
 		if !c.TextOnly {
 			visual = append(visual, c)
 		}
 	}
-	jobs, _, err := pipeline.Plan(v, visual, pipeline.Options{Stream: grid.Spec.Stream})
+	jobs, _, err := pipeline.PlanJobs(v, visual, pipeline.Options{Stream: g.Spec.Stream})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/pipeline"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // ask is a round's work on one config of a video: the items to ask at it (step: the cascade step).
 type ask struct {
-	cfg   *sampler.Config
+	cfg   *grid.Config
 	items []*items.Item
 	step  int
 }
@@ -99,8 +99,8 @@ func (d *driver) round(k int) []ask {
 
 // planned are the configs to plan when the video is opened: a cascade's every step (a later round's
 // frames are kept from an earlier one), else the configs with pairs left.
-func (d *driver) planned() []sampler.Config {
-	var out []sampler.Config
+func (d *driver) planned() []grid.Config {
+	var out []grid.Config
 	if l := d.s.ladder; l != nil {
 		for _, c := range l.steps {
 			out = append(out, *c)
@@ -134,7 +134,7 @@ func (d *driver) open() error {
 		return nil
 	}
 	d.src = newFrameCache(src)
-	jobs, fails, err := pipeline.Plan(v, d.planned(), d.s.o.Input)
+	jobs, fails, err := pipeline.PlanJobs(v, d.planned(), d.s.o.Input)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (d *driver) build(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, k in
 	d.vs.FramesDecoded += st.Decoded
 	d.vs.InputsBuilt += st.Completed
 	for _, j := range jobs {
-		for _, x := range j.Plan.Indices {
+		for _, x := range j.Selection.Indices {
 			d.union[x] = true
 		}
 	}
@@ -317,7 +317,7 @@ func (d *driver) wanted(k int) map[int]bool {
 	}
 	for _, c := range l.steps[k:] {
 		if j := d.jobOf[c.ID]; j != nil {
-			for _, x := range j.Plan.Indices {
+			for _, x := range j.Selection.Indices {
 				want[x] = true
 			}
 		}

@@ -12,7 +12,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
-	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 )
@@ -63,7 +63,7 @@ func readInput(ctx context.Context, p string) ([]record.Full, *RunProof, error) 
 	st, statErr := os.Stat(p)
 	isDir := statErr == nil && st.IsDir()
 	var proof *RunProof
-	if cache.IsURL(p) || isDir {
+	if bucket.IsURL(p) || isDir {
 		rr, err := runs.Open(ctx, p)
 		if err != nil {
 			return nil, nil, err
@@ -75,7 +75,7 @@ func readInput(ctx context.Context, p string) ([]record.Full, *RunProof, error) 
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
 		}
-		if cache.IsURL(p) || hasChunks(p) {
+		if bucket.IsURL(p) || hasChunks(p) {
 			srcs, err := rr.Sources(ctx)
 			if err != nil {
 				return nil, nil, err
@@ -130,7 +130,7 @@ func readFull(r io.Reader, path string) ([]record.Full, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var out []record.Full
 	for line := 1; ; line++ {
-		b, err := readLine(br)
+		b, err := record.ReadLine(br, record.MaxLineBytes)
 		if errors.Is(err, record.ErrTooLong) {
 			return nil, record.Errorf(path, line, "read", record.ErrTooLong, "over %d bytes", record.MaxLineBytes)
 		}
@@ -155,24 +155,5 @@ func readFull(r io.Reader, path string) ([]record.Full, error) {
 		if err == io.EOF {
 			return out, nil
 		}
-	}
-}
-
-// readLine returns one line without its terminator, or record.ErrTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > record.MaxLineBytes {
-			return nil, record.ErrTooLong
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return buf, err
-		}
-		return buf[:len(buf)-1], nil
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/onnx"
@@ -82,7 +83,7 @@ type askArgs struct {
 	sampler string // preset or policy name
 	request sampler.Request
 	pipe    string
-	cfg     sampler.Config   // the config the flags name
+	cfg     grid.Config      // the config the flags name
 	o       pipeline.Options // how the input is built
 	geomSet bool             // --resolution, --size or --kernel was given
 	asJSON  bool
@@ -170,7 +171,7 @@ func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, v pipeline.Video, sr
 			return usageErr(stderr, name, "the %s runtime takes a tensor it describes itself (geometry %s, kernel %s): --resolution, --size and --kernel do not apply", out.Runtime, spec.Geometry, spec.Kernel)
 		}
 		var err error
-		if cfg, err = sampler.One(a.sampler, a.request, spec.Geometry, a.pipe); err != nil {
+		if cfg, err = grid.One(a.sampler, a.request, spec.Geometry, a.pipe); err != nil {
 			return failErr(stderr, name, err)
 		}
 		o.Kernel, o.DType, o.Norm, o.Layout = spec.Kernel, cache.DType(spec.DType), spec.Norm, spec.Layout
@@ -201,15 +202,15 @@ func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, v pipeline.Video, sr
 		a.req.Video, a.req.ImagesPerFrame = sweep.VideoTiming(&v, obj.Result.Job, len(in.Frames)), obj.Result.Job.Images
 	}
 	job := obj.Result.Job
-	out.Video, out.Indices, out.TimestampsS = a.video, job.Plan.Indices, job.Plan.TimestampsS
-	out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Plan.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
+	out.Video, out.Indices, out.TimestampsS = a.video, job.Selection.Indices, job.Selection.TimestampsS
+	out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Selection.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
 	out.Width, out.Height, out.Images, out.InputSHA256 = job.Width, job.Height, job.Images, obj.DataSHA256
 	return exitOK
 }
 
 // buildInput builds cfg's object for v in one pass, in memory.
-func buildInput(ctx context.Context, v pipeline.Video, src pipeline.Source, cfg sampler.Config, o pipeline.Options) (*pipeline.Object, error) {
-	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, o)
+func buildInput(ctx context.Context, v pipeline.Video, src pipeline.Source, cfg grid.Config, o pipeline.Options) (*pipeline.Object, error) {
+	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, o)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +298,7 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 		if err != nil {
 			return nil, usageErr(stderr, name, "%v", err)
 		}
-		if a.cfg, err = sampler.One(a.sampler, a.request, spec, *pipe); err != nil {
+		if a.cfg, err = grid.One(a.sampler, a.request, spec, *pipe); err != nil {
 			return nil, usageErr(stderr, name, "%v", err)
 		}
 		a.o = pipeline.Options{Kernel: *kernel, NoAutorotate: *noRot}
@@ -314,7 +315,7 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 	return a, exitOK
 }
 
-// askResolution is what the model sees: --resolution, --size, else "" (sampler.One then gives a
+// askResolution is what the model sees: --resolution, --size, else "" (grid.One then gives a
 // preset's configs the preset's own geometry, as a grid without resolutions does; a policy's the
 // source size); an error is bad usage.
 func askResolution(resolution, size string) (string, error) {

@@ -52,7 +52,7 @@ func TestSplitOptions(t *testing.T) {
 }
 
 func TestTestModelAndAsk(t *testing.T) {
-	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	rc, out, errs := askCLI("testmodel", "--out", dir)
 	if rc != 0 {
@@ -89,7 +89,7 @@ func TestTestModelAndAsk(t *testing.T) {
 
 func TestAskONNX(t *testing.T) {
 	model := testenv.NeedEnv(t, "FRAMESWEEP_OCR_MODEL", "FRAMESWEEP_ORT_LIB")[0]
-	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	rc, out, errs := askCLI("ask", "--runtime", "onnx:model="+model+",size=48x192,threads=1", video, "--question", "Upside down?",
 		"--options", "A. no", "B. yes", "--policy", "uniform", "--frames", "3", "--json")
 	if rc != 0 {
@@ -124,7 +124,7 @@ func TestAskONNX(t *testing.T) {
 }
 
 func TestAskErrors(t *testing.T) {
-	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	missing := filepath.Join(t.TempDir(), "nope.gguf")
 	cases := []struct {
 		args []string
@@ -159,7 +159,9 @@ func TestAskFeedsWhatExtractStores(t *testing.T) {
 		t.Fatalf("testmodel rc %d: %s", rc, errs)
 	}
 	var tm struct{ Spec string }
-	json.Unmarshal([]byte(out), &tm)
+	if err := json.Unmarshal([]byte(out), &tm); err != nil || tm.Spec == "" {
+		t.Fatalf("testmodel: %v: %s", err, out)
+	}
 	opts := []string{"--options", "A. a", "B. b"}
 	ask := func(extra ...string) askOutput {
 		t.Helper()

@@ -13,9 +13,8 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/bench"
+	"github.com/framesweep/framesweep/internal/testenv"
 )
-
-const benchTestVideo = "../../../shared/testdata/videos/androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"
 
 func TestBenchUsage(t *testing.T) {
 	t.Parallel()
@@ -47,8 +46,9 @@ func TestBenchUsage(t *testing.T) {
 // TestBenchDecodeAndMemory runs two modes on a small real video and checks their JSON rows.
 func TestBenchDecodeAndMemory(t *testing.T) {
 	t.Parallel()
+	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	var out, errb bytes.Buffer
-	if code := dispatch([]string{"bench", "decode", "--video", benchTestVideo, "--threads", "1", "--json", "--quiet"}, &out, &errb); code != exitOK {
+	if code := dispatch([]string{"bench", "decode", "--video", video, "--threads", "1", "--json", "--quiet"}, &out, &errb); code != exitOK {
 		t.Fatalf("bench decode: exit %d: %s", code, errb.String())
 	}
 	var rows []bench.Row
@@ -64,7 +64,7 @@ func TestBenchDecodeAndMemory(t *testing.T) {
 
 	out.Reset()
 	errb.Reset()
-	if code := dispatch([]string{"bench", "memory", "--video", benchTestVideo, "--frames", "8", "--size", "32x24", "--format", "csv"}, &out, &errb); code != exitOK {
+	if code := dispatch([]string{"bench", "memory", "--video", video, "--frames", "8", "--size", "32x24", "--format", "csv"}, &out, &errb); code != exitOK {
 		t.Fatalf("bench memory: exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), ",output-MiB,") || !strings.Contains(out.String(), "frames=8/size=32x24") {

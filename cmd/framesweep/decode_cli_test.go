@@ -16,11 +16,6 @@ import (
 	"github.com/framesweep/framesweep/internal/testenv"
 )
 
-func sharedVideo(t *testing.T, rel string) string {
-	t.Helper()
-	return testenv.NeedFile(t, filepath.Join("..", "..", "..", "shared", "testdata", "videos", rel))
-}
-
 func runDecodeCLI(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := dispatch(args, &out, &errb)
@@ -28,7 +23,7 @@ func runDecodeCLI(args ...string) (int, string, string) {
 }
 
 func TestProbeCLI(t *testing.T) {
-	v := sharedVideo(t, "decord/video_90.mov")
+	v := testenv.SharedVideo(t, "decord/video_90.mov")
 	code, out, errs := runDecodeCLI("probe", v, "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -68,7 +63,7 @@ func TestProbeCLI(t *testing.T) {
 	if code, _, _ := runDecodeCLI("probe", v, "--hwaccel", "warp"); code != exitUsage {
 		t.Errorf("bad --hwaccel: exit %d", code)
 	}
-	bad := sharedVideo(t, "androidx-media/sample_audio_only.mp4")
+	bad := testenv.SharedVideo(t, "androidx-media/sample_audio_only.mp4")
 	code, _, errs = runDecodeCLI("probe", bad)
 	if code != exitError || !strings.Contains(errs, bad) || !strings.Contains(errs, "no video stream") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("audio-only: exit %d, stderr %q", code, errs)
@@ -76,7 +71,7 @@ func TestProbeCLI(t *testing.T) {
 }
 
 func TestFramesCLI(t *testing.T) {
-	v := sharedVideo(t, "torchcodec/h265_video.mp4")
+	v := testenv.SharedVideo(t, "torchcodec/h265_video.mp4")
 	dir := t.TempDir()
 	code, out, errs := runDecodeCLI("frames", v, "--indices", "5,0,5,9", "--out", dir)
 	if code != exitOK {
@@ -132,7 +127,7 @@ func TestFramesCLI(t *testing.T) {
 		}
 	}
 	// A frame that fails mid-stream is reported by index; the others are written.
-	broken := sharedVideo(t, "decord/corrupted.mp4")
+	broken := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	dir3 := t.TempDir()
 	code, _, errs = runDecodeCLI("frames", broken, "--indices", "29,30,31", "--out", dir3)
 	if code != exitError || !strings.Contains(errs, "30") || !strings.Contains(errs, broken) {
@@ -151,12 +146,12 @@ func TestFramesCLI(t *testing.T) {
 // error is exactly one line.
 func TestBinaryOneLineErrors(t *testing.T) {
 	bin := exBinary(t)
-	broken := sharedVideo(t, "decord/corrupted.mp4")
+	broken := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	for _, args := range [][]string{
-		{"probe", sharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4")},
-		{"probe", sharedVideo(t, "androidx-media/sample_malformed_free_box.mp4")},
+		{"probe", testenv.SharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4")},
+		{"probe", testenv.SharedVideo(t, "androidx-media/sample_malformed_free_box.mp4")},
 		{"frames", broken, "--indices", "29,30,31", "--out", t.TempDir()},
-		{"frames", sharedVideo(t, "androidx-media/invalid-bitstream.webm"), "--indices", "0,1", "--out", t.TempDir()},
+		{"frames", testenv.SharedVideo(t, "androidx-media/invalid-bitstream.webm"), "--indices", "0,1", "--out", t.TempDir()},
 	} {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "FRAMESWEEP_FFMPEG_LOG=")
@@ -176,7 +171,7 @@ func TestBinaryOneLineErrors(t *testing.T) {
 // TestProbeFramesStreamCLI: the default stream is FFmpeg's best (stream 3 of the NASA clip, 480x270);
 // --stream picks another; a stream that is audio is exit 1 naming the file, a negative one bad usage.
 func TestProbeFramesStreamCLI(t *testing.T) {
-	v := sharedVideo(t, "torchcodec/nasa_13013.mp4")
+	v := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	probe := func(args ...string) decode.Info {
 		t.Helper()
 		code, out, errs := runDecodeCLI(append([]string{"probe", v, "--json"}, args...)...)
@@ -227,7 +222,7 @@ func TestProbeFramesStreamCLI(t *testing.T) {
 // that does not decode at all). By default it is refused: exit 1 naming the file and the frame, not
 // written, the others written, stats.damaged lists it; --on-damaged keep writes it and exits 0.
 func TestFramesOnDamagedCLI(t *testing.T) {
-	v := sharedVideo(t, "decord/corrupted.mp4")
+	v := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	dir := t.TempDir()
 	code, out, errs := runDecodeCLI("frames", v, "--indices", "31,32,33", "--out", dir)
 	if code != exitError || !strings.Contains(errs, v) || !strings.Contains(errs, "damaged frame(s) refused: 32 ") || strings.Count(errs, "\n") != 1 {
@@ -259,7 +254,7 @@ func TestFramesOnDamagedCLI(t *testing.T) {
 // TestProbeRefusesPlaylistCLI: an HLS playlist named .mp4 beside a real video is exit 1 with one line
 // saying what it is.
 func TestProbeRefusesPlaylistCLI(t *testing.T) {
-	v := sharedVideo(t, "torchcodec/h265_video.mp4")
+	v := testenv.SharedVideo(t, "torchcodec/h265_video.mp4")
 	dir := t.TempDir()
 	abs, _ := filepath.Abs(v)
 	pl := filepath.Join(dir, "x.mp4")

@@ -16,11 +16,11 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // The summary and manifest are the pipeline package's.
@@ -103,7 +103,7 @@ func parseExtract(args []string, stderr io.Writer, verbose *bool) (*pipeline.Ext
 	if err := o.Options.Check(); err != nil {
 		return bad("%v", err)
 	}
-	if o.Grid, err = sampler.LoadGrid(*gridPath); err != nil {
+	if o.Grid, err = grid.Load(*gridPath); err != nil {
 		return nil, nil, "", failErr(stderr, "extract", err)
 	}
 	if o.Stream == nil {

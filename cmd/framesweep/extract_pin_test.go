@@ -96,7 +96,9 @@ func TestExtractPinnedDigests(t *testing.T) {
 	}
 	if !bytes.Equal(want, enc) {
 		var w []pinObject
-		_ = json.Unmarshal(want, &w)
+		if err := json.Unmarshal(want, &w); err != nil {
+			t.Fatalf("the golden file: %v", err)
+		}
 		t.Errorf("%d objects, golden has %d", len(got), len(w))
 		for i := 0; i < len(got) && i < len(w); i++ {
 			if g, e := got[i], w[i]; g.Key != e.Key || g.FramesSHA256 != e.FramesSHA256 || g.Config != e.Config {
@@ -131,7 +133,9 @@ func pinCollect(t *testing.T, root string) []pinObject {
 		fr := f.Tensors["frames"]
 		sum := sha256.Sum256(fr.Data)
 		var idx []int
-		_ = json.Unmarshal([]byte(f.Metadata["indices"]), &idx)
+		if err := json.Unmarshal([]byte(f.Metadata["indices"]), &idx); err != nil {
+			t.Fatalf("%s: indices %q: %v", ref.Key, f.Metadata["indices"], err)
+		}
 		out = append(out, pinObject{
 			Video: filepath.Base(f.Metadata["source_path"]), Config: f.Metadata["config"], Pipeline: f.Metadata["pipeline"],
 			DType: string(fr.DType), Key: ref.Key, Shape: fr.Shape, Indices: idx, FramesSHA256: hex.EncodeToString(sum[:]),

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,19 +19,13 @@ import (
 	"github.com/framesweep/framesweep/bench"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
 	"github.com/framesweep/framesweep/sampler"
 )
-
-// exVideo returns a test video under ../shared/testdata/videos (beside the repository root).
-func exVideo(t testing.TB, rel string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return testenv.NeedFile(t, filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel))
-}
 
 const exGrid = `name: extract-test
 frames: [4, 8]
@@ -104,10 +97,10 @@ func exSameTree(t testing.TB, a, b map[string][]byte) {
 func TestExtractReproducible(t *testing.T) {
 	grid := exWriteGrid(t, exGrid)
 	videos := []string{
-		exVideo(t, "torchcodec/nasa_13013.mp4"),
-		exVideo(t, "androidx-media/sample_audio_only.mp4"), // no video stream
-		exVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"),
-		exVideo(t, "androidx-media/sample_malformed_free_box.mp4"), // FFmpeg cannot open it
+		testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4"),
+		testenv.SharedVideo(t, "androidx-media/sample_audio_only.mp4"), // no video stream
+		testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"),
+		testenv.SharedVideo(t, "androidx-media/sample_malformed_free_box.mp4"), // FFmpeg cannot open it
 	}
 	d1, d2 := t.TempDir(), t.TempDir()
 	args := func(out, jobs string) []string {
@@ -198,7 +191,7 @@ func TestExtractReproducible(t *testing.T) {
 // ref); a flipped data byte passes extract's header-only skip check, and `extract --rehash` rebuilds it.
 func TestExtractVerifyCatchesDamage(t *testing.T) {
 	grid := exWriteGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"32x32\"]\n")
-	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	video := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	dir := t.TempDir()
 	if code, s, e := exRun(t, "--grid", grid, "--out", dir, "--videos", video); code != 0 || s.ObjectsWritten != 1 {
 		t.Fatalf("exit %d %+v %s", code, s, e)
@@ -281,9 +274,9 @@ func TestExtractSIGKILL(t *testing.T) {
 	bin := exBinary(t)
 	grid := exWriteGrid(t, "frames: [4, 8, 16]\npolicies: [uniform]\nresolutions: [\"96x64\", \"64x64\"]\npipelines: [raw, cached]\n")
 	videos := []string{
-		exVideo(t, "torchcodec/nasa_13013.mp4"),
-		exVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"),
-		exVideo(t, "androidx-media/sample_fragmented.mp4"),
+		testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4"),
+		testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"),
+		testenv.SharedVideo(t, "androidx-media/sample_fragmented.mp4"),
 	}
 	run := func(dir string) *exec.Cmd {
 		return exec.Command(bin, append([]string{"extract", "--grid", grid, "--out", dir, "--jobs", "2", "--videos"}, videos...)...)
@@ -401,7 +394,7 @@ json.dump({"shape": list(f.shape), "dtype": str(f.dtype), "indices": tensors["in
 // numpy and compares the tensor with what Go reads.
 func TestExtractPythonReadsObject(t *testing.T) {
 	py := testenv.NeedPython(t, "numpy")
-	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	video := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	grid := exWriteGrid(t, "frames: [6]\npolicies: [uniform]\nresolutions: [\"48x32\"]\npipelines: [cached]\n")
 	for _, dtype := range []string{"u8", "f16", "f32"} {
 		t.Run(dtype, func(t *testing.T) {
@@ -540,12 +533,12 @@ const exBenchGrid = "frames: [8, 16, 32]\npolicies: [uniform]\nresolutions: [\"4
 // Pillow-exact bicubic (the default) and OpenCV bilinear.
 func BenchmarkExtractGrid(b *testing.B) {
 	gridPath := exWriteGrid(b, exBenchGrid)
-	g, err := sampler.LoadGrid(gridPath)
+	g, err := grid.Load(gridPath)
 	if err != nil {
 		b.Fatal(err)
 	}
 	videos := []struct{ name, path string }{
-		{"edit_list_positive_shift", exVideo(b, "androidx-media/edit_list_positive_shift.mp4")}, // 1920x1080 H.264, 270 frames, GOP 250
+		{"edit_list_positive_shift", testenv.SharedVideo(b, "androidx-media/edit_list_positive_shift.mp4")}, // 1920x1080 H.264, 270 frames, GOP 250
 		{"testsrc2-60s-gop250", ""},
 	}
 	for _, vid := range videos {
@@ -565,18 +558,18 @@ func BenchmarkExtractGrid(b *testing.B) {
 	}
 }
 
-func benchExtract(b *testing.B, g *sampler.Grid, gridPath, video, kernel string) {
+func benchExtract(b *testing.B, g *grid.Grid, gridPath, video, kernel string) {
 	v, err := decode.Open(video, decode.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	info := v.Info()
-	var plans []sampler.Plan
-	for _, cp := range g.PlanAll(sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS}) {
+	var plans []sampler.Selection
+	for _, cp := range g.SelectAll(sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS}) {
 		if cp.Err != nil {
 			b.Fatal(cp.Err)
 		}
-		plans = append(plans, cp.Plan)
+		plans = append(plans, cp.Selection)
 	}
 	v.Close()
 	union := sampler.Union(plans...)
@@ -629,16 +622,16 @@ func exCPUSeconds() float64 {
 // frames: resize (fixed size), resize + centre crop, and InternVL-style tiles + thumbnail, through the
 // raw and the cached (JPEG q75) pipeline.
 func TestExtractContent(t *testing.T) {
-	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	video := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	for _, res := range []string{"40x24", "short:30+crop:24", "internvl3:max_num=4,tile=16"} {
 		t.Run(res, func(t *testing.T) {
-			grid := exWriteGrid(t, "frames: [5]\npolicies: [uniform]\nresolutions: [\""+res+"\"]\npipelines: [raw, cached]\n")
+			gridFile := exWriteGrid(t, "frames: [5]\npolicies: [uniform]\nresolutions: [\""+res+"\"]\npipelines: [raw, cached]\n")
 			dir := t.TempDir()
-			code, sum, e := exRun(t, "--grid", grid, "--out", dir, "--videos", video)
+			code, sum, e := exRun(t, "--grid", gridFile, "--out", dir, "--videos", video)
 			if code != 0 || sum.ObjectsWritten != 2 {
 				t.Fatalf("exit %d %+v %s", code, sum, e)
 			}
-			g, err := sampler.LoadGrid(grid)
+			g, err := grid.Load(gridFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -657,7 +650,7 @@ func TestExtractContent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var cfg *sampler.Config
+				var cfg *grid.Config
 				for i := range g.Configs {
 					if g.Configs[i].ID == m.Config {
 						cfg = &g.Configs[i]
@@ -728,7 +721,7 @@ func exRect(out []byte, m *rgb.Image, r geom.Rect) []byte {
 // local directory, and verify accepts the URL too.
 func TestExtractBlobURL(t *testing.T) {
 	grid := exWriteGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"32x24\"]\npipelines: [raw, cached]\n")
-	video := exVideo(t, "torchcodec/nasa_13013.mp4")
+	video := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	local, viaURL := t.TempDir(), t.TempDir()
 	if code, s, e := exRun(t, "--grid", grid, "--out", local, "--videos", video); code != 0 || s.ObjectsWritten != 2 {
 		t.Fatalf("local: exit %d %+v %s", code, s, e)
@@ -790,8 +783,8 @@ func TestExtractWorker(t *testing.T) {
 	}
 	bin := exBinary(t)
 	grid := exWriteGrid(t, "frames: [4, 8]\npolicies: [uniform]\nresolutions: [\"40x24\"]\npipelines: [raw, cached]\n")
-	good := exVideo(t, "torchcodec/nasa_13013.mp4")
-	bad := exVideo(t, "mp4ff/vvc_400kbps_2s.mp4") // no decoder in FFmpeg 5.1
+	good := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
+	bad := testenv.SharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4") // no decoder in FFmpeg 5.1
 	inproc, isolated := t.TempDir(), t.TempDir()
 	if code, s, e := exRun(t, "--grid", grid, "--out", inproc, "--videos", good); code != 0 || s.ObjectsWritten != 4 {
 		t.Fatalf("in process: exit %d %+v %s", code, s, e)
@@ -835,7 +828,7 @@ func TestExtractGridStream(t *testing.T) {
 			t.Errorf("%q %v: stream %v shape %v, want stream %d width %d", c.grid, c.extra, m.StreamIndex, m.Shape, c.stream, c.w)
 		}
 	}
-	if _, err := sampler.ParseGrid([]byte("frames: [2]\npolicies: [uniform]\nstream: 1.5\n")); err == nil {
+	if _, err := grid.Parse([]byte("frames: [2]\npolicies: [uniform]\nstream: 1.5\n")); err == nil {
 		t.Error("stream: 1.5 accepted")
 	}
 }

@@ -173,7 +173,7 @@ func extractFrames(video string, indices []int, dir string, o pipeline.Options, 
 	_, jerrs, err := pipeline.Run(ctx, v, rec, jobs, sink)
 	res := framesResult{Path: video, StreamIndex: v.Info.StreamIndex, Out: dir, Stats: rec.st}
 	for _, j := range jobs {
-		x := j.Plan.Indices[0]
+		x := j.Selection.Indices[0]
 		if names, ok := sink.written[x]; ok {
 			res.Written = append(res.Written, names...)
 			res.Indices = append(res.Indices, x)
@@ -240,7 +240,7 @@ type pngWriter struct {
 }
 
 func (w *pngWriter) Frame(_ int, data []byte) error {
-	j, x := w.j, w.j.Plan.Indices[0]
+	j, x := w.j, w.j.Selection.Indices[0]
 	per := 3 * j.Width * j.Height
 	for k := 0; k < j.Images; k++ {
 		name := filepath.Join(w.s.dir, fmt.Sprintf("%06d.png", x))

@@ -59,7 +59,7 @@ func runFramesRecord(run string, pos []string, dir, videoRoot string, stdout, st
 	}
 	j, rec := b.Object.Result.Job, b.Record
 	res := recordFramesResult{Run: run, ItemID: rec.ItemID, Config: rec.Config, Video: b.Video, RecordVideo: rec.Video,
-		VideoSHA256: rec.VideoSHA256, StreamIndex: *rec.StreamIndex, Indices: j.Plan.Indices, Geometry: j.Geometry, Kernel: j.Spec.Kernel,
+		VideoSHA256: rec.VideoSHA256, StreamIndex: *rec.StreamIndex, Indices: j.Selection.Indices, Geometry: j.Geometry, Kernel: j.Spec.Kernel,
 		Pipeline: j.Pipeline, Width: j.Width, Height: j.Height, Images: j.Images, Out: dir, Written: []string{},
 		InputSHA256: b.Object.DataSHA256, RecordInputSHA256: rec.InputSHA256, Match: b.Match()}
 	if err := writeRecordFrames(&res, b); err != nil {
@@ -93,7 +93,7 @@ func writeRecordFrames(res *recordFramesResult, b *sweep.Rebuilt) error {
 	if per*j.Images*j.Frames() != len(b.Object.Data) {
 		return errors.New("the rebuilt tensor is not uint8 frames")
 	}
-	for p, x := range j.Plan.Indices {
+	for p, x := range j.Selection.Indices {
 		for k := 0; k < j.Images; k++ {
 			name := filepath.Join(res.Out, fmt.Sprintf("%03d-%06d.png", p, x))
 			if j.Images > 1 {

@@ -16,8 +16,6 @@ import (
 	"github.com/framesweep/framesweep/rgb"
 )
 
-const resizeTestVideo = "../../../shared/testdata/videos/androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"
-
 func readPNG(t *testing.T, path string) *rgb.Image {
 	t.Helper()
 	f, err := os.Open(path)
@@ -41,7 +39,7 @@ func runCLI(args ...string) (int, string, string) {
 // TestFramesSizeMatchesPillow: `frames --size` with the default kernel writes exactly what Pillow's
 // Image.resize makes of the source-size frame the same command writes without --size.
 func TestFramesSizeMatchesPillow(t *testing.T) {
-	testenv.NeedFile(t, resizeTestVideo) // CI has ../shared beside the clone
+	resizeTestVideo := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	full, small := filepath.Join(dir, "full"), filepath.Join(dir, "small")
 	if rc, _, e := runCLI("frames", resizeTestVideo, "--indices", "7", "--out", full); rc != 0 {
@@ -66,7 +64,7 @@ func TestFramesSizeMatchesPillow(t *testing.T) {
 }
 
 func TestFramesPresetAndKernel(t *testing.T) {
-	testenv.NeedFile(t, resizeTestVideo)
+	resizeTestVideo := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	// llava-next-video: shortest edge 336 then a 336x336 centre crop.
 	if rc, _, e := runCLI("frames", resizeTestVideo, "--indices", "2", "--out", dir, "--preset", "llava-next-video", "--kernel", "cv-area"); rc != 0 {

@@ -31,7 +31,7 @@ type loaderOracle struct {
 // frames, in one Python process; answers by video. Without the oracles it skips (fails under CI=true).
 func runLoaderOracle(t *testing.T, which string, frames int, videos ...string) map[string]loaderOracle {
 	t.Helper()
-	oracles := filepath.Join(repoDir(t), "..", "shared", "oracles")
+	oracles := testenv.Shared(t, "oracles")
 	testenv.NeedFile(t, filepath.Join(oracles, "lmms-eval", "load_video.py"))
 	testenv.NeedFile(t, filepath.Join(oracles, "qwen-vl-utils", "vision_process.py"))
 	mods := []string{"av", "numpy"}

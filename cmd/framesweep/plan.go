@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
@@ -16,19 +18,19 @@ import (
 
 // planVideo is what plan knows about the video: from the decode index scan, or from flags.
 type planVideo struct {
-	path      string // "" with --total-frames
-	v         sampler.Video
-	keyframes []int // nil when unknown (--total-frames)
-	srcW      int   // displayed size, 0 when unknown
-	srcH      int
+	path string // "" with --total-frames
+	v    sampler.Video
+	src  pipeline.LocalSource // the video's decoder (what a Read of the union would decode); nil with --total-frames
+	srcW int                  // displayed size, 0 when unknown
+	srcH int
 }
 
 type gridConfigOutput struct {
-	sampler.Config
-	OutputSize string        `json:"output_size,omitempty"`
-	OutputErr  string        `json:"output_error,omitempty"` // the geometry rejects this video (e.g. aspect > 200)
-	Plan       *sampler.Plan `json:"plan,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	grid.Config
+	OutputSize string             `json:"output_size,omitempty"`
+	OutputErr  string             `json:"output_error,omitempty"` // the geometry rejects this video (e.g. aspect > 200)
+	Plan       *sampler.Selection `json:"plan,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 type gridOutput struct {
@@ -41,7 +43,7 @@ type gridOutput struct {
 	Configs     []gridConfigOutput  `json:"configs"`
 	Dropped     []string            `json:"dropped,omitempty"`
 	Union       sampler.UnionReport `json:"union"`
-	Decode      sampler.DecodePlan  `json:"decode"`
+	Decode      decode.ReadCost     `json:"decode"`
 	Failed      int                 `json:"failed"`
 }
 
@@ -118,6 +120,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return failErr(stderr, name, err)
 		}
+		defer pv.src.Close()
 	} else {
 		pv.v = sampler.Video{Frames: *total, FPS: *fps, DurationS: *dur}
 		if *srcSize != "" {
@@ -154,7 +157,7 @@ func planOne(pv planVideo, where, preset, policy string, req sampler.Request, re
 	if err != nil {
 		return usageErr(stderr, name, "%v", err)
 	}
-	p, err := s.Plan(pv.v, req)
+	p, err := s.Select(pv.v, req)
 	if err != nil {
 		if errors.Is(err, sampler.ErrRequest) || errors.Is(err, sampler.ErrVideo) && pv.path == "" {
 			return usageErr(stderr, name, "%v", err)
@@ -194,7 +197,7 @@ func planOne(pv planVideo, where, preset, policy string, req sampler.Request, re
 
 // printPlan is plan's text output.
 func printPlan(stdout io.Writer, out pipeline.PlanReport, pv planVideo) {
-	p := out.Plan
+	p := out.Selection
 	fmt.Fprintf(stdout, "%s %s: %d of %d frames (%g fps, %.3f s)\n", kindOf(p), p.Name(), len(p.Indices), pv.v.Frames, pv.v.FPS, pv.v.Duration())
 	fmt.Fprintf(stdout, "indices: %s\n", joinInts(p.Indices))
 	fmt.Fprintf(stdout, "timestamps_s: %s\n", joinFloats(p.TimestampsS))
@@ -211,7 +214,7 @@ func printPlan(stdout io.Writer, out pipeline.PlanReport, pv planVideo) {
 
 func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stderr io.Writer) int {
 	const name = "plan"
-	g, err := sampler.LoadGrid(path)
+	g, err := grid.Load(path)
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
@@ -221,7 +224,7 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 	}
 	out := gridOutput{Grid: path, Name: g.Spec.Name, Path: pv.path, TotalFrames: pv.v.Frames, FPS: pv.v.FPS,
 		DurationS: pv.v.Duration(), Dropped: g.Dropped}
-	var plans []sampler.Plan
+	var plans []sampler.Selection
 	var firstErr error
 	for _, cp := range cps {
 		co := gridConfigOutput{Config: cp.Config}
@@ -232,7 +235,7 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 				firstErr = cp.Err
 			}
 		} else {
-			p := cp.Plan
+			p := cp.Selection
 			co.Plan = &p
 			plans = append(plans, p)
 			srcW, srcH := pv.srcW, pv.srcH
@@ -250,12 +253,17 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 		out.Configs = append(out.Configs, co)
 	}
 	out.Union = sampler.Union(plans...)
-	keyframes := pv.keyframes
-	if loaderGrid(g) { // positions in the loader's own reading, not framesweep's frame indices
-		keyframes = nil
+	// What decoding the union costs: the decoder's own plan of that Read (the seek rule a sweep or
+	// extract runs), or one pass from frame 0 when there is no index to plan with.
+	out.Decode = decode.ForwardCost(out.Union.Indices)
+	switch {
+	case loaderGrid(g): // positions in the loader's own reading, not framesweep's frame indices
 		where += " (loader " + g.Spec.Loader + ": positions as its reader numbers frames)"
+	case pv.src != nil:
+		if out.Decode, err = pv.src.ReadCost(out.Union.Indices); err != nil {
+			return failErr(stderr, name, err)
+		}
 	}
-	out.Decode = sampler.DecodePlanFor(out.Union.Indices, keyframes)
 	if asJSON {
 		if err := writeJSON(stdout, out); err != nil {
 			return failErr(stderr, name, err)
@@ -298,22 +306,16 @@ func planGrid(path string, pv planVideo, where string, asJSON bool, stdout, stde
 }
 
 // probeForPlan runs the decode index scan (no decoding) through the engine's source layer for the
-// frame count, fps, keyframes and size.
+// frame count, fps and size, and keeps the decoder open for what decoding the union costs (the
+// caller closes pv.src).
 func probeForPlan(path string) (planVideo, error) {
-	v, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{FramesDetail: true})
+	v, src, err := pipeline.OpenLocal(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{})
 	if err != nil {
 		return planVideo{}, err
 	}
-	src.Close()
 	in := v.Info
-	pv := planVideo{path: path, v: sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS},
-		srcW: in.OutWidth, srcH: in.OutHeight, keyframes: []int{}}
-	for i, k := range in.Key {
-		if k {
-			pv.keyframes = append(pv.keyframes, i)
-		}
-	}
-	return pv, nil
+	return planVideo{path: path, v: sampler.Video{Frames: in.Frames, FPS: in.FPS, DurationS: in.DurationS},
+		src: src, srcW: in.OutWidth, srcH: in.OutHeight}, nil
 }
 
 func listSamplers(stdout io.Writer, asJSON bool) int {
@@ -351,7 +353,7 @@ func catalogNames(preset bool) []string {
 	return out
 }
 
-func kindOf(p sampler.Plan) string {
+func kindOf(p sampler.Selection) string {
 	if p.Preset != "" {
 		return "preset"
 	}

@@ -5,28 +5,28 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // configPlan is one grid config's plan; size is the frames' size when a loader gave them (its
 // reader's frames, or qwen-vl-utils' resized frames), else zero (the video's).
 type configPlan struct {
-	sampler.ConfigPlan
+	grid.ConfigSelection
 	size [2]int
 }
 
 // planConfigs plans every config of g for pv: by the sampler, or, in a loader grid, by one plan-only
 // run of the loader's reader over the video for all configs (it decodes: a VIDEO is needed).
-func planConfigs(g *sampler.Grid, pv planVideo) ([]configPlan, error) {
+func planConfigs(g *grid.Grid, pv planVideo) ([]configPlan, error) {
 	var out []configPlan
 	name := g.Spec.Loader
 	if !loaderGrid(g) {
-		for _, cp := range g.PlanAll(pv.v) {
-			out = append(out, configPlan{ConfigPlan: cp})
+		for _, cp := range g.SelectAll(pv.v) {
+			out = append(out, configPlan{ConfigSelection: cp})
 		}
 		return out, nil
 	}
@@ -42,9 +42,9 @@ func planConfigs(g *sampler.Grid, pv planVideo) ([]configPlan, error) {
 		return nil, err
 	}
 	for i, c := range g.Configs {
-		cp := configPlan{ConfigPlan: sampler.ConfigPlan{Config: c, Err: errs[i]}}
+		cp := configPlan{ConfigSelection: grid.ConfigSelection{Config: c, Err: errs[i]}}
 		if r := res[i]; r != nil {
-			cp.Plan = pipeline.NewLoaderReport(pv.path, r).Plan
+			cp.Selection = pipeline.NewLoaderReport(pv.path, r).Selection
 			cp.size = loadedSize(r)
 		}
 		out = append(out, cp)
@@ -53,7 +53,7 @@ func planConfigs(g *sampler.Grid, pv planVideo) ([]configPlan, error) {
 }
 
 // loaderGrid reports whether g's configs are a harness loader's.
-func loaderGrid(g *sampler.Grid) bool {
+func loaderGrid(g *grid.Grid) bool {
 	return len(g.Configs) > 0 && g.Configs[0].Loader != ""
 }
 

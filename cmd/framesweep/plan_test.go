@@ -5,20 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/testenv"
 )
-
-func planTestVideo(t *testing.T, rel string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel)
-	return testenv.NeedFile(t, p)
-}
 
 func runPlanCLI(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
@@ -97,7 +90,7 @@ func TestPlanBrokenVideo(t *testing.T) {
 }
 
 func TestPlanVideoAndGrid(t *testing.T) {
-	v := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	v := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	rc, out, errs := runPlanCLI("plan", v, "--preset", "lmms-eval", "--frames", "8", "--json")
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, errs)
@@ -108,7 +101,9 @@ func TestPlanVideoAndGrid(t *testing.T) {
 		Indices     []int  `json:"indices"`
 		OutputSize  string `json:"output_size"`
 	}
-	json.Unmarshal([]byte(out), &one)
+	if err := json.Unmarshal([]byte(out), &one); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
 	// 120 frames (MANIFEST.tsv): np.linspace(0, 119, 8, dtype=int).
 	if one.TotalFrames != 120 || !slices.Equal(one.Indices, []int{0, 17, 34, 51, 68, 85, 102, 119}) || one.OutputSize != "800x640" {
 		t.Fatalf("%+v", one)
@@ -148,14 +143,44 @@ func TestPlanVideoAndGrid(t *testing.T) {
 	if g.Configs[2].Error == "" || g.Union.Size < 8 || g.Union.Size > 120 || g.Union.Shared < 4 || g.Decode.Seeks == nil || g.Decode.FramesToDecode != g.Union.Size {
 		t.Fatalf("union %+v decode %+v configs %+v", g.Union, g.Decode, g.Configs)
 	}
-	// The example output of docs/sampler.md.
+	// The example output of docs/sampler.md: the decoder's plan of the union's Read (115 pictures: the
+	// non-reference ones nobody asked for are left out; extract's codec_frames says the same).
 	rc, out, errs = runPlanCLI("plan", "--grid", "../../examples/grid.yaml", v)
-	if rc != 0 || !strings.Contains(out, "union: 106 frames (2064 requested, 106 shared)\ndecode: 106 frames to decode, 120 decoded in one pass, seeks 0\n") {
+	if rc != 0 || !strings.Contains(out, "union: 106 frames (2064 requested, 106 shared)\ndecode: 106 frames to decode, 115 decoded in one pass, seeks 0\n") {
 		t.Fatalf("rc %d %s\n%s", rc, errs, out)
 	}
 	rc, out, _ = runPlanCLI("plan", "--grid", "../../examples/grid.yaml", "--total-frames", "1800", "--fps", "30")
 	if rc != 0 || !strings.Contains(out, "f16-uniform-448x448-raw") || !strings.Contains(out, "seeks unknown") {
 		t.Fatalf("rc %d\n%s", rc, out)
+	}
+}
+
+// TestPlanDecodeIsExtract: what `plan --grid` says decoding the union costs is what extract of the
+// same grid decodes: the union's frames, the pictures the decoder output (codec_frames), and at
+// least the seeks it made (restarts at a keyframe it reached by reading on are not seeks).
+func TestPlanDecodeIsExtract(t *testing.T) {
+	gridFile := filepath.Join(t.TempDir(), "g.yaml")
+	if err := os.WriteFile(gridFile, []byte("frames: [4, 8, 24]\npolicies: [uniform, nested, dense-start]\nresolutions: [\"32x32\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4", "torchcodec/nasa_13013.mp4", "decord/flipping_a_pancake.mkv"} {
+		v := testenv.SharedVideo(t, rel)
+		rc, out, errs := runPlanCLI("plan", "--grid", gridFile, v, "--json")
+		var g struct {
+			Decode decode.ReadCost `json:"decode"`
+		}
+		if rc != 0 || json.Unmarshal([]byte(out), &g) != nil || g.Decode.Seeks == nil {
+			t.Fatalf("%s: plan rc %d %s\n%s", rel, rc, errs, out)
+		}
+		code, sum, e := exRun(t, "--grid", gridFile, "--out", t.TempDir(), "--pipeline", "raw", "--videos", v)
+		if code != 0 || len(sum.PerVideo) != 1 {
+			t.Fatalf("%s: extract exit %d: %s", rel, code, e)
+		}
+		x := sum.PerVideo[0]
+		if g.Decode.FramesToDecode != x.FramesUnion || g.Decode.FramesDecoded != x.CodecFrames || *g.Decode.Seeks < x.Seeks {
+			t.Errorf("%s: plan %d frames, %d decoded, %d seeks; extract %d frames, %d decoded, %d seeks",
+				rel, g.Decode.FramesToDecode, g.Decode.FramesDecoded, *g.Decode.Seeks, x.FramesUnion, x.CodecFrames, x.Seeks)
+		}
 	}
 }
 

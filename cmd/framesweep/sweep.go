@@ -18,12 +18,12 @@ import (
 	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 	"github.com/framesweep/framesweep/sweep"
 )
 
@@ -213,7 +213,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 // and the linked libraries that decide this run's inputs and answers.
 func (f *sweepFlags) load(o *sweep.Options) error {
 	var err error
-	if o.Grid, err = sampler.LoadGrid(f.grid); err != nil {
+	if o.Grid, err = grid.Load(f.grid); err != nil {
 		return err
 	}
 	if o.Items, err = items.Read(f.items); err != nil {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // BenchmarkSweep runs `framesweep sweep` of examples/items.jsonl × examples/sweep-grid.yaml (12 items ×
@@ -36,7 +36,7 @@ func BenchmarkSweep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := sampler.LoadGrid(gridPath)
+	g, err := grid.Load(gridPath)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm/testmodel"
 )
 
 // TestTestmodelArchs: `testmodel --arch A` writes each family's pair, and `ask` answers a 4-frame and
 // a text-only question through it in process, with probabilities summing to 1.
 func TestTestmodelArchs(t *testing.T) {
-	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	opts := []string{"--options", "A. a rabbit", "B. a bird", "C. a cat", "D. a dog"}
 	for _, a := range testmodel.Archs {
@@ -78,7 +79,7 @@ func TestTestmodelUsage(t *testing.T) {
 // group per frame. The tokens and positions themselves are checked against an independent reference in
 // llm/llamacpp (TestVideoPositionsMatchReference).
 func TestAskVideoForm(t *testing.T) {
-	video := planTestVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	opts := []string{"--options", "A. a rabbit", "B. a bird", "C. a cat", "D. a dog"}
 	type out struct {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/internal/bucket"
 )
 
 // runVerify re-hashes every object of a cache and lists corrupt or missing ones (exit 1 when any).
@@ -21,7 +22,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	loc := pos[0]
 	ctx := context.Background()
-	if !cache.IsURL(loc) {
+	if !bucket.IsURL(loc) {
 		// Open would create a missing directory, and "mkdir: not a directory" names the wrong cause.
 		if st, err := os.Stat(loc); err != nil {
 			return failErr(stderr, "verify", fmt.Errorf("%s: %w", loc, err))

@@ -246,7 +246,9 @@ func TestSlurmJobArray(t *testing.T) {
 		t.Fatal(err)
 	}
 	var model struct{ Spec string }
-	json.Unmarshal(out, &model)
+	if err := json.Unmarshal(out, &model); err != nil || model.Spec == "" {
+		t.Fatalf("testmodel --out: %v: %s", err, out)
+	}
 	spec := model.Spec + ",threads=1"
 	grid, items := filepath.Join(root, "examples", "sweep-grid.yaml"), filepath.Join(root, "examples", "items.jsonl")
 	runs, results, logs := filepath.Join(work, "runs"), filepath.Join(work, "results"), filepath.Join(work, "logs")

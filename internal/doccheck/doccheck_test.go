@@ -7,13 +7,6 @@ import (
 	"testing"
 )
 
-// pending are stale references in packages another change of issue 34 is rewriting (the engine side:
-// sampler's grid and presets move to grid/); each entry is file and reference, and fails the test once
-// it is no longer stale, so that it is removed rather than left to hide a new one.
-var pending = map[string]string{
-	"resize/geom/presets.go": "sampler.Presets", // sampler has LookupPreset and Names, no Presets
-}
-
 // TestModuleDocReferences: no comment of the module names an identifier of the module that does not
 // exist (the rule is the package doc's).
 func TestModuleDocReferences(t *testing.T) {
@@ -22,19 +15,8 @@ func TestModuleDocReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
 	for _, s := range stale {
-		rel, _ := filepath.Rel(root, s.Pos.Filename)
-		if pending[filepath.ToSlash(rel)] == s.Ref {
-			seen[filepath.ToSlash(rel)] = true
-			continue
-		}
 		t.Errorf("%s", s)
-	}
-	for f, r := range pending {
-		if !seen[f] {
-			t.Errorf("%s no longer names %s: remove it from pending", f, r)
-		}
 	}
 }
 

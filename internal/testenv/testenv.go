@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -87,4 +89,34 @@ func NeedPython(tb testing.TB, modules ...string) string {
 		Missing(tb, "%s", msg)
 	}
 	return Python
+}
+
+// sharedRoot is ../shared beside the repository root (CI places it beside its clone), found from this
+// file's own place in the repository, so every test finds it whatever its package's depth.
+func sharedRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+}
+
+// Shared returns the path of elem under ../shared (the shared test videos and the upstream oracles),
+// or ends the test through Missing when it is absent.
+func Shared(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	return NeedFile(tb, filepath.Join(append([]string{sharedRoot()}, elem...)...))
+}
+
+// SharedVideos returns the directory of the shared real test videos (../shared/testdata/videos, which
+// its MANIFEST.tsv describes), or ends the test through Missing.
+func SharedVideos(tb testing.TB) string {
+	tb.Helper()
+	dir := Shared(tb, "testdata", "videos")
+	NeedFile(tb, filepath.Join(dir, "MANIFEST.tsv"))
+	return dir
+}
+
+// SharedVideo returns the path of one shared test video (rel: its path under SharedVideos, e.g.
+// "torchcodec/nasa_13013.mp4"), or ends the test through Missing.
+func SharedVideo(tb testing.TB, rel string) string {
+	tb.Helper()
+	return NeedFile(tb, filepath.Join(SharedVideos(tb), filepath.FromSlash(rel)))
 }

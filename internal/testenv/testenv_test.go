@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,10 +31,11 @@ func TestNeedSkipsOnLaptop(t *testing.T) {
 	t.Setenv("CI", "")
 	t.Setenv("TESTENV_EMPTY", "")
 	for name, need := range map[string]func(testing.TB){
-		"Need":       func(tb testing.TB) { Need(tb, "framesweep-no-such-tool") },
-		"NeedFile":   func(tb testing.TB) { NeedFile(tb, "/no/such/file") },
-		"NeedEnv":    func(tb testing.TB) { NeedEnv(tb, "TESTENV_EMPTY") },
-		"NeedPython": func(tb testing.TB) { NeedPython(tb, "framesweep_no_such_module") },
+		"Need":        func(tb testing.TB) { Need(tb, "framesweep-no-such-tool") },
+		"NeedFile":    func(tb testing.TB) { NeedFile(tb, "/no/such/file") },
+		"NeedEnv":     func(tb testing.TB) { NeedEnv(tb, "TESTENV_EMPTY") },
+		"NeedPython":  func(tb testing.TB) { NeedPython(tb, "framesweep_no_such_module") },
+		"SharedVideo": func(tb testing.TB) { SharedVideo(tb, "no-such-dir/no-such-video.mp4") },
 	} {
 		var sub *testing.T
 		t.Run(name, func(t *testing.T) {
@@ -51,5 +53,26 @@ func TestNeedSkipsOnLaptop(t *testing.T) {
 	t.Setenv("TESTENV_SET", "x")
 	if v := NeedEnv(t, "TESTENV_SET"); v[0] != "x" {
 		t.Errorf("NeedEnv = %v", v)
+	}
+}
+
+// TestSharedVideos: the shared videos are found from any package (the path does not depend on the
+// working directory), beside the repository root.
+func TestSharedVideos(t *testing.T) {
+	dir := SharedVideos(t)
+	if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "/") {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = abs
+	}
+	wd, _ := os.Getwd()
+	root := filepath.Dir(filepath.Dir(wd)) // this package is internal/testenv
+	if want, _ := filepath.Abs(filepath.Join(root, "..", "shared", "testdata", "videos")); filepath.Clean(dir) != want {
+		t.Errorf("SharedVideos = %s, want %s", dir, want)
+	}
+	if p := SharedVideo(t, "torchcodec/nasa_13013.mp4"); !strings.HasPrefix(p, SharedVideos(t)) {
+		t.Errorf("SharedVideo = %s", p)
 	}
 }

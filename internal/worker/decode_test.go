@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,21 +16,15 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/resize"
 )
-
-// sharedVideo returns a path under ../shared/testdata/videos (beside the repository root).
-func sharedVideo(t *testing.T, rel string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata", "videos", rel)
-}
 
 // TestReadMatchesInProcess: frames read through a worker are the frames decode returns in process, bit
 // for bit, with the same indices, timestamps and stats.
 func TestReadMatchesInProcess(t *testing.T) {
 	t.Parallel()
-	path := sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	path := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	indices := []int{97, 3, 3, 0, 119, 45, 61}
 	opts := decode.Options{Threads: 1}
 
@@ -101,10 +94,10 @@ func TestRemoteErrorsKeepTheirSentinels(t *testing.T) {
 		indices []int
 		want    error
 	}{
-		{"missing", sharedVideo(t, "no/such/file.mp4"), []int{0}, decode.ErrNotFound},
-		{"vvc", sharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4"), []int{0}, decode.ErrUnsupportedCodec},
-		{"audio-only", sharedVideo(t, "androidx-media/sample_audio_only.mp4"), []int{0}, decode.ErrNoVideoStream},
-		{"past-end", sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"), []int{5, 120}, decode.ErrOutOfRange},
+		{"missing", filepath.Join(t.TempDir(), "no", "such", "file.mp4"), []int{0}, decode.ErrNotFound},
+		{"vvc", testenv.SharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4"), []int{0}, decode.ErrUnsupportedCodec},
+		{"audio-only", testenv.SharedVideo(t, "androidx-media/sample_audio_only.mp4"), []int{0}, decode.ErrNoVideoStream},
+		{"past-end", testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"), []int{5, 120}, decode.ErrOutOfRange},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,7 +120,7 @@ func TestRemoteErrorsKeepTheirSentinels(t *testing.T) {
 // TestConsumerErrorStopsWorker: an error from the callback ends the job at once and is returned as is.
 func TestConsumerErrorStopsWorker(t *testing.T) {
 	t.Parallel()
-	path := sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	path := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second}}
 	stop := errors.New("enough")
 	var seen []int
@@ -150,7 +143,7 @@ func TestConsumerErrorStopsWorker(t *testing.T) {
 // worker's peak RSS.
 func TestReadResized(t *testing.T) {
 	t.Parallel()
-	path := sharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
+	path := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	indices := []int{0, 50, 119}
 	want := map[int][]byte{}
 	v, err := decode.Open(path, decode.Options{})
@@ -263,7 +256,7 @@ func TestReadResizedSizeChange(t *testing.T) {
 func TestStreamAndDamageCrossTheBoundary(t *testing.T) {
 	t.Parallel()
 	r := &Runner{Exe: workerBin(t), Limits: Limits{Timeout: 30 * time.Second, Memory: 1 << 30}}
-	nasa := sharedVideo(t, "torchcodec/nasa_13013.mp4")
+	nasa := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	for _, c := range []struct {
 		stream *int
 		want   int
@@ -278,7 +271,7 @@ func TestStreamAndDamageCrossTheBoundary(t *testing.T) {
 		t.Fatalf("stream 1 (audio): %v, want ErrNoSuchStream", err)
 	}
 
-	path := sharedVideo(t, "decord/corrupted.mp4")
+	path := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	var got []int
 	st, err := r.Read(context.Background(), path, []int{31, 32, 33}, decode.Options{}, func(f *decode.Frame) error {
 		got = append(got, f.Index)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/rgb"
@@ -30,11 +31,11 @@ func TestConsumesEngineFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	cfg, err := sampler.One("uniform", sampler.Request{Frames: 4}, "56x42", "")
+	cfg, err := grid.One("uniform", sampler.Request{Frames: 4}, "56x42", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, pipeline.Options{})
+	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, pipeline.Options{})
 	if err != nil || len(fails) > 0 {
 		t.Fatal(err, fails)
 	}

@@ -78,10 +78,7 @@ func checkProbs(t *testing.T, resp *llm.Response, letters ...string) {
 // under CI=true, where the missing oracle is a failure (testenv).
 func videoFrames(t *testing.T) []*rgb.Image {
 	t.Helper()
-	video := testframes.Path(testframes.Video)
-	if video == "" {
-		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
-	}
+	video := testenv.SharedVideo(t, testframes.Video)
 	fr, err := testframes.Extract(video, []int{0, 30, 60, 90}, 56, 42)
 	if err != nil {
 		t.Fatal(err)

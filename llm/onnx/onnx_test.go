@@ -21,6 +21,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
@@ -140,10 +141,7 @@ func TestOrientationOfText(t *testing.T) {
 // TestVideoFrames: a multiple-choice question about real video frames (batch of 3, mean over frames).
 func TestVideoFrames(t *testing.T) {
 	model := modelPath(t)
-	video := testframes.Path(testframes.Video)
-	if video == "" {
-		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
-	}
+	video := testenv.SharedVideo(t, testframes.Video)
 	fr, err := testframes.Extract(video, []int{0, 45, 90}, 200, 160)
 	if err != nil {
 		t.Fatal(err)
@@ -201,11 +199,11 @@ func TestConsumesEngineTensor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	cfg, err := sampler.One("uniform", sampler.Request{Frames: 3}, spec.Geometry, "")
+	cfg, err := grid.One("uniform", sampler.Request{Frames: 3}, spec.Geometry, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, o)
+	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, o)
 	if err != nil || len(fails) > 0 || len(jobs) != 1 {
 		t.Fatal(err, fails)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/piloracle"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/sampler"
@@ -54,11 +55,11 @@ func TestConsumesEngineFrames(t *testing.T) {
 	}
 	defer src.Close()
 	for _, res := range []string{"64x36", "lmms-eval/internvl3"} {
-		cfg, err := sampler.One("uniform", sampler.Request{Frames: 3}, res, "")
+		cfg, err := grid.One("uniform", sampler.Request{Frames: 3}, res, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs, fails, err := pipeline.Plan(v, []sampler.Config{cfg}, pipeline.Options{})
+		jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, pipeline.Options{})
 		if err != nil || len(fails) > 0 {
 			t.Fatal(err, fails)
 		}

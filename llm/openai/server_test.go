@@ -18,10 +18,7 @@ func TestRealServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the ollama server")
 	}
-	video := testframes.Path(testframes.Video)
-	if video == "" {
-		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
-	}
+	video := testenv.SharedVideo(t, testframes.Video)
 	fr, err := testframes.Extract(video, []int{0, 45, 90}, 64, 48)
 	if err != nil {
 		t.Fatal(err)

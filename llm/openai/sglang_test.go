@@ -91,10 +91,7 @@ func sglangStandIn(t *testing.T) (url string, last func() (video string, images 
 // twoFPS: n real frames of the bbb clip at 2 fps (every 15th of 30 fps), with their plan's timing.
 func twoFPS(t *testing.T, n int) ([]*rgb.Image, *llm.VideoTiming) {
 	t.Helper()
-	video := testframes.Path(testframes.Video)
-	if video == "" {
-		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
-	}
+	video := testenv.SharedVideo(t, testframes.Video)
 	idx := make([]int, n)
 	ts := make([]float64, n)
 	for i := range idx {

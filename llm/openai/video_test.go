@@ -180,10 +180,7 @@ func standIn(t *testing.T, parse func(map[string]any) (*videoItem, error)) (url 
 // linspace(0, 119, n) floored), with their timing as a sampler's plan gives it (t = index / fps).
 func planFrames(t *testing.T, n int) ([]*rgb.Image, *llm.VideoTiming) {
 	t.Helper()
-	video := testframes.Path(testframes.Video)
-	if video == "" {
-		testenv.Missing(t, "../shared/testdata/videos/%s not present", testframes.Video)
-	}
+	video := testenv.SharedVideo(t, testframes.Video)
 	const total, fps = 120, 30.0 // the clip: 4 s at 30 fps
 	idx := make([]int, n)
 	ts := make([]float64, n)

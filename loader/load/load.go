@@ -89,8 +89,8 @@ func (r *Result) Positions() []int {
 }
 
 // Reader is a video opened for a loader (DecodeOptions says how): what the loaders read of it. The
-// engine's source layer opens it (pipeline.RunLoader, the one place videos are opened); a
-// *decode.Video is one.
+// engine's source layer opens it and hands it to Run (pipeline.RunLoader: a pipeline.LocalSource, no
+// decoder reached any other way; TestOneSourceLayer).
 type Reader interface {
 	Info() decode.Info
 	Header() decode.StreamHeader
@@ -481,8 +481,8 @@ func qwenResize(path, name string, res *Result, req loader.Request, planOnly boo
 	if planOnly {
 		return nil
 	}
-	// torchvision's resize: the torch-bicubic kernel (SIMD; byte-equal to resize.TorchVision and to
-	// Debian's torch 1.13, resize/torchvision_test.go).
+	// torchvision's resize: the torch-bicubic kernel (SIMD; byte-equal to Debian's torch 1.13,
+	// resize/torchvision_test.go).
 	r, err := resize.New(resize.TorchBicubic, f0.Width, f0.Height, w, h)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", path, name, err)

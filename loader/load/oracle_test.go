@@ -29,7 +29,7 @@ import (
 func repoRoot() string { return filepath.Join("..", "..") }
 
 func oraclesDir(t *testing.T) string {
-	d := filepath.Join(repoRoot(), "..", "shared", "oracles")
+	d := testenv.Shared(t, "oracles")
 	testenv.NeedFile(t, filepath.Join(d, "lmms-eval", "load_video.py"))
 	testenv.NeedFile(t, filepath.Join(d, "qwen-vl-utils", "vision_process.py"))
 	return d
@@ -45,8 +45,8 @@ func oraclesDir(t *testing.T) string {
 // FRAMESWEEP_ORACLE_ALL=1 results.
 func oracleVideos(t *testing.T, name string) []string {
 	vids, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata", "videos", "*"))
-	shared := filepath.Join(repoRoot(), "..", "shared", "testdata", "videos")
-	b, err := os.ReadFile(testenv.NeedFile(t, filepath.Join(shared, "MANIFEST.tsv")))
+	shared := testenv.SharedVideos(t)
+	b, err := os.ReadFile(filepath.Join(shared, "MANIFEST.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}

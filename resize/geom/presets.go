@@ -23,7 +23,7 @@ type preset struct {
 }
 
 // presetTable holds every name Parse and ForPreset accept without options. The first eight are the
-// sampler presets (sampler.Presets); the others are harness × model combinations with their own
+// sampler presets (sampler.Names); the others are harness × model combinations with their own
 // arguments (SAMPLING.md §5).
 var presetTable = map[string]preset{
 	"qwen2.5-vl": {Qwen{Base: "qwen2.5-vl", Version: QwenV0011, Factor: 28},

@@ -5,28 +5,15 @@ package testframes
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/framesweep/framesweep/rgb"
 )
 
-// Video is a real test video (Apache-2.0, androidx/media) in ../shared/testdata relative to the repo root.
+// Video is a real test video (Apache-2.0, androidx/media) among the shared videos: its path is
+// testenv.SharedVideo(t, Video).
 const Video = "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"
-
-// Path returns the absolute path of a file under shared/testdata/videos, or "" when it is absent.
-func Path(rel string) string {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..") // repo root
-	p := filepath.Join(root, "..", "shared", "testdata", "videos", rel)
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
 
 // Extract decodes the frames with the given indices, scaled to w×h, as RGB24 images.
 func Extract(video string, indices []int, w, h int) ([]*rgb.Image, error) {

@@ -1,4 +1,4 @@
-package sampler
+package grid
 
 import (
 	"errors"
@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/sampler"
 )
 
 func TestExampleGrid(t *testing.T) {
-	g, err := LoadGrid("../examples/grid.yaml")
+	g, err := Load("../examples/grid.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,54 +46,54 @@ func TestExampleGrid(t *testing.T) {
 		t.Fatalf("qwen geometry tokens %d", q.VisualTokens)
 	}
 	// Deterministic: the same file gives the same ids in the same order.
-	g2, _ := LoadGrid("../examples/grid.yaml")
+	g2, _ := Load("../examples/grid.yaml")
 	for i := range g.Configs {
 		if g.Configs[i].ID != g2.Configs[i].ID {
 			t.Fatal("ids not deterministic")
 		}
 	}
 	// Every config plans a 60 s video; the union is what one decode pass needs.
-	v := Video{Frames: 1800, FPS: 30}
-	var plans []Plan
-	for _, cp := range g.PlanAll(v) {
+	v := sampler.Video{Frames: 1800, FPS: 30}
+	var plans []sampler.Selection
+	for _, cp := range g.SelectAll(v) {
 		if cp.Err != nil {
 			t.Fatalf("%s: %v", cp.Config.ID, cp.Err)
 		}
-		plans = append(plans, cp.Plan)
+		plans = append(plans, cp.Selection)
 	}
-	u := Union(plans...)
+	u := sampler.Union(plans...)
 	if u.Size == 0 || u.Size >= u.Requested || u.Shared == 0 {
 		t.Fatalf("union %+v", u)
 	}
 	// nested configs in the grid are subsets of each other.
-	p8, _ := ids["f8-nested-448x448-raw"].Plan(v)
-	p32, _ := ids["f32-nested-448x448-raw"].Plan(v)
+	p8, _ := ids["f8-nested-448x448-raw"].Select(v)
+	p32, _ := ids["f32-nested-448x448-raw"].Select(v)
 	for _, x := range p8.Indices {
 		if !slices.Contains(p32.Indices, x) {
 			t.Fatalf("nested f8 frame %d not in f32", x)
 		}
 	}
-	tp, err := ids["text-only"].Plan(v)
+	tp, err := ids["text-only"].Select(v)
 	if err != nil || len(tp.Indices) != 0 || tp.Policy != "text-only" {
 		t.Fatalf("text-only plan %+v %v", tp, err)
 	}
 }
 
 func TestGridPlanErrors(t *testing.T) {
-	g, err := ParseGrid([]byte("frames: [4, 64]\npolicies: [nested, uniform]\npresets: [qwen2.5-vl]\n"))
+	g, err := Parse([]byte("frames: [4, 64]\npolicies: [nested, uniform]\npresets: [qwen2.5-vl]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Video{Frames: 20, FPS: 10}
+	v := sampler.Video{Frames: 20, FPS: 10}
 	var failed []string
-	for _, cp := range g.PlanAll(v) {
+	for _, cp := range g.SelectAll(v) {
 		if cp.Err != nil {
-			if !errors.Is(cp.Err, ErrBudget) || !strings.Contains(cp.Err.Error(), cp.Config.ID) {
+			if !errors.Is(cp.Err, sampler.ErrBudget) || !strings.Contains(cp.Err.Error(), cp.Config.ID) {
 				t.Fatalf("%s: %v", cp.Config.ID, cp.Err)
 			}
 			failed = append(failed, cp.Config.ID)
-		} else if len(cp.Plan.Indices) != cp.Config.Frames {
-			t.Fatalf("%s: %v", cp.Config.ID, cp.Plan.Indices)
+		} else if len(cp.Selection.Indices) != cp.Config.Frames {
+			t.Fatalf("%s: %v", cp.Config.ID, cp.Selection.Indices)
 		}
 	}
 	// The 4-frame nested config still works on a 20-frame video: the ladder keeps budgets that fit.
@@ -102,7 +104,7 @@ func TestGridPlanErrors(t *testing.T) {
 }
 
 func TestGridDrop(t *testing.T) {
-	g, err := ParseGrid([]byte(`
+	g, err := Parse([]byte(`
 frames: [8, 16, 32]
 policies: [uniform]
 resolutions: ["448x448"]
@@ -132,8 +134,8 @@ func TestGridErrors(t *testing.T) {
 		{"second document after an empty one", "frames: [8]\npolicies: [uniform]\n---\n---\nfoo: 1\n", ErrGrid, "one YAML document"},
 		{"second document", "frames: [8]\npolicies: [uniform]\n---\nframes: [16]\n", ErrGrid, "one YAML document"},
 		{"unknown field", "frames: [8]\npolicies: [uniform]\nframez: 3\n", ErrGrid, "framez"},
-		{"unknown preset", "frames: [8]\npresets: [qwen9]\n", ErrUnknown, "qwen9"},
-		{"policy as preset", "frames: [8]\npresets: [uniform]\n", ErrUnknown, "uniform"},
+		{"unknown preset", "frames: [8]\npresets: [qwen9]\n", sampler.ErrUnknown, "qwen9"},
+		{"policy as preset", "frames: [8]\npresets: [uniform]\n", sampler.ErrUnknown, "uniform"},
 		{"no samplers", "frames: [8]\n", ErrGrid, "no policies"},
 		{"no budgets", "policies: [uniform]\n", ErrGrid, "no frames"},
 		{"zero budget", "frames: [0]\npolicies: [uniform]\n", ErrGrid, "budget 0"},
@@ -174,7 +176,7 @@ func TestGridErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseGrid([]byte(c.yaml))
+			_, err := Parse([]byte(c.yaml))
 			if !errors.Is(err, c.err) || !strings.Contains(err.Error(), c.msg) {
 				t.Fatalf("err = %v, want %v containing %q", err, c.err, c.msg)
 			}
@@ -186,7 +188,7 @@ func TestGridErrors(t *testing.T) {
 }
 
 func TestGridTrailingEmptyDocument(t *testing.T) {
-	if _, err := ParseGrid([]byte("frames: [8]\npolicies: [uniform]\n---\n# nothing\n")); err != nil {
+	if _, err := Parse([]byte("frames: [8]\npolicies: [uniform]\n---\n# nothing\n")); err != nil {
 		t.Fatalf("an empty trailing document is harmless: %v", err)
 	}
 }
@@ -200,26 +202,26 @@ func budgetsCSV(n int) string {
 }
 
 func TestLoadGridNamesFile(t *testing.T) {
-	_, err := LoadGrid(filepath.Join(t.TempDir(), "missing.yaml"))
-	var e *Error
+	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
+	var e *sampler.Error
 	if !errors.As(err, &e) || !strings.HasSuffix(e.Path, "missing.yaml") || !errors.Is(err, ErrGrid) {
 		t.Fatalf("err = %v", err)
 	}
 	p := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(p, []byte("frames: [8]\npresets: [nope]\n"), 0o644)
-	_, err = LoadGrid(p)
-	if !strings.HasPrefix(err.Error(), p+": ") || !errors.Is(err, ErrUnknown) {
+	_, err = Load(p)
+	if !strings.HasPrefix(err.Error(), p+": ") || !errors.Is(err, sampler.ErrUnknown) {
 		t.Fatalf("err = %v", err)
 	}
 	// A non-integer names the file, the line and the key.
 	os.WriteFile(p, []byte("name: x\npolicies: [uniform]\nframes: [4, 8.5]\n"), 0o644)
-	_, err = LoadGrid(p)
+	_, err = Load(p)
 	if want := p + `:3: grid: frames[1]: "8.5" is not an integer`; err == nil || err.Error() != want || !errors.Is(err, ErrGrid) {
 		t.Fatalf("err = %v, want %s", err, want)
 	}
 }
 
-func FuzzParseGrid(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	if data, err := os.ReadFile("../examples/grid.yaml"); err == nil {
 		f.Add(data)
 	}
@@ -234,9 +236,9 @@ func FuzzParseGrid(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := ParseGrid(data)
+		g, err := Parse(data)
 		if err != nil {
-			var e *Error
+			var e *sampler.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("untyped error %v", err)
 			}
@@ -250,7 +252,7 @@ func FuzzParseGrid(f *testing.F) {
 			}
 			seen[c.ID] = true
 			if i < 20 { // keep each input fast
-				p, err := c.Plan(Video{Frames: 37, FPS: 12.5})
+				p, err := c.Select(sampler.Video{Frames: 37, FPS: 12.5})
 				if err == nil {
 					for _, x := range p.Indices {
 						if x < 0 || x >= 37 {
@@ -265,14 +267,14 @@ func FuzzParseGrid(f *testing.F) {
 
 // TestOneMatchesExpand: every config of a grid is the config One builds from its fields.
 func TestOneMatchesExpand(t *testing.T) {
-	g, err := ParseGrid([]byte("frames: [8, 16]\nsample_fps: [1]\npolicies: [uniform, random, nested]\npresets: [qwen2.5-vl]\nseeds: [3]\nresolutions: [\"224x224\", \"qwen2.5-vl\"]\npipelines: [raw, cached]\n"))
+	g, err := Parse([]byte("frames: [8, 16]\nsample_fps: [1]\npolicies: [uniform, random, nested]\npresets: [qwen2.5-vl]\nseeds: [3]\nresolutions: [\"224x224\", \"qwen2.5-vl\"]\npipelines: [raw, cached]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Video{Frames: 900, FPS: 30}
+	v := sampler.Video{Frames: 900, FPS: 30}
 	for _, c := range g.Configs {
 		name := c.Policy + c.Preset
-		one, err := One(name, Request{Frames: c.Frames, SampleFPS: c.SampleFPS, Seed: c.Seed}, c.Resolution, c.Pipeline)
+		one, err := One(name, sampler.Request{Frames: c.Frames, SampleFPS: c.SampleFPS, Seed: c.Seed}, c.Resolution, c.Pipeline)
 		if err != nil {
 			t.Fatalf("%s: %v", c.ID, err)
 		}
@@ -282,24 +284,24 @@ func TestOneMatchesExpand(t *testing.T) {
 		if name == "nested" {
 			continue // the grid's ladder is every budget; One's is its own
 		}
-		a, err1 := c.Plan(v)
-		b, err2 := one.Plan(v)
+		a, err1 := c.Select(v)
+		b, err2 := one.Select(v)
 		if (err1 == nil) != (err2 == nil) || !slices.Equal(a.Indices, b.Indices) {
 			t.Errorf("%s: plans differ: %v %v / %v %v", c.ID, a.Indices, err1, b.Indices, err2)
 		}
 	}
-	d, err := One("qwen2.5-vl", Request{}, "", "")
+	d, err := One("qwen2.5-vl", sampler.Request{}, "", "")
 	if err != nil || d.ID != "default-qwen2.5-vl-qwen2.5-vl-raw" || d.Resolution != "qwen2.5-vl" {
 		t.Fatalf("preset default: %+v %v", d, err)
 	}
-	if p, err := d.Plan(v); err != nil || len(p.Indices) == 0 {
+	if p, err := d.Select(v); err != nil || len(p.Indices) == 0 {
 		t.Fatalf("preset default plan: %v %v", p, err)
 	}
 	for _, bad := range []func() (Config, error){
-		func() (Config, error) { return One("nope", Request{Frames: 8}, "", "") },
-		func() (Config, error) { return One("uniform", Request{Frames: 8}, "bogus", "") },
-		func() (Config, error) { return One("uniform", Request{Frames: 8}, "", "jpeg") },
-		func() (Config, error) { return One("uniform", Request{Frames: -1}, "", "") },
+		func() (Config, error) { return One("nope", sampler.Request{Frames: 8}, "", "") },
+		func() (Config, error) { return One("uniform", sampler.Request{Frames: 8}, "bogus", "") },
+		func() (Config, error) { return One("uniform", sampler.Request{Frames: 8}, "", "jpeg") },
+		func() (Config, error) { return One("uniform", sampler.Request{Frames: -1}, "", "") },
 	} {
 		if _, err := bad(); err == nil {
 			t.Error("bad config accepted")
@@ -310,11 +312,11 @@ func TestOneMatchesExpand(t *testing.T) {
 // TestGridBOM: a grid saved with a UTF-8 byte order mark (Windows editors) parses, as every other
 // reader of user files accepts one.
 func TestGridBOM(t *testing.T) {
-	g, err := ParseGrid([]byte("\xef\xbb\xbfframes: [8]\npolicies: [uniform]\n"))
+	g, err := Parse([]byte("\xef\xbb\xbfframes: [8]\npolicies: [uniform]\n"))
 	if err != nil || len(g.Configs) != 1 {
 		t.Fatalf("%v %v", g, err)
 	}
-	if _, err := ParseGrid([]byte("\xef\xbb\xbfframes: [8.5]\npolicies: [uniform]\n")); err == nil || !strings.Contains(err.Error(), "line 1: grid: frames[0]") {
+	if _, err := Parse([]byte("\xef\xbb\xbfframes: [8.5]\npolicies: [uniform]\n")); err == nil || !strings.Contains(err.Error(), "line 1: grid: frames[0]") {
 		t.Fatalf("integer check behind a BOM: %v", err)
 	}
 }
@@ -324,11 +326,12 @@ func TestGridBOM(t *testing.T) {
 // preset with a geometry of its own; the presets whose readers hand source-size frames (lmms-eval,
 // vlmevalkit, videomme) keep the source size, and policies too. One (ask, serve) does the same.
 func TestPresetGeometryWithoutResolutions(t *testing.T) {
-	for _, name := range names(true) {
-		if s := registry[name]; !s.frames || s.needsFPS {
-			continue // fps-only presets: TestHarnessPresetsInGrid has one
+	for _, info := range sampler.Catalog() {
+		name := info.Name
+		if s, _ := sampler.Lookup(name); !info.Preset || !info.Frames || s.NeedsFPS() {
+			continue // policies; fps-only presets: TestHarnessPresetsInGrid has one
 		}
-		implicit, err := ParseGrid([]byte("frames: [8]\npresets: [" + name + "]\n"))
+		implicit, err := Parse([]byte("frames: [8]\npresets: [" + name + "]\n"))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -340,7 +343,7 @@ func TestPresetGeometryWithoutResolutions(t *testing.T) {
 			}
 			continue
 		}
-		explicit, err := ParseGrid([]byte("frames: [8]\npresets: [" + name + "]\nresolutions: [" + res + "]\n"))
+		explicit, err := Parse([]byte("frames: [8]\npresets: [" + name + "]\nresolutions: [" + res + "]\n"))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -348,7 +351,7 @@ func TestPresetGeometryWithoutResolutions(t *testing.T) {
 		if c.ID != e.ID || c.Resolution != e.Resolution || c.Geometry().String() != e.Geometry().String() {
 			t.Errorf("%s: implicit %s %q %v, explicit %s %q %v", name, c.ID, c.Resolution, c.Geometry(), e.ID, e.Resolution, e.Geometry())
 		}
-		one, err := One(name, Request{Frames: 8}, "", "")
+		one, err := One(name, sampler.Request{Frames: 8}, "", "")
 		if err != nil || one.ID != e.ID || one.Geometry().String() != e.Geometry().String() {
 			t.Errorf("%s: One gives %s %v (%v), the grid %s", name, one.ID, one.Geometry(), err, e.ID)
 		}
@@ -360,7 +363,7 @@ func TestPresetGeometryWithoutResolutions(t *testing.T) {
 		}
 	}
 	// A resolution given wins, `native` included (source-size frames under a preset).
-	g, err := ParseGrid([]byte("frames: [8]\npresets: [qwen2.5-vl]\npolicies: [uniform]\nresolutions: [native]\n"))
+	g, err := Parse([]byte("frames: [8]\npresets: [qwen2.5-vl]\npolicies: [uniform]\nresolutions: [native]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,5 +371,23 @@ func TestPresetGeometryWithoutResolutions(t *testing.T) {
 		if c.Resolution != "native" {
 			t.Errorf("%s: resolution %q, want native", c.ID, c.Resolution)
 		}
+	}
+}
+
+func TestHarnessPresetsInGrid(t *testing.T) {
+	g, err := Parse([]byte("frames: [16]\nsample_fps: [2]\npresets: [lmms-eval/qwen2.5-vl, qwen3-vl/videomme]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range g.Configs {
+		ids = append(ids, c.ID)
+	}
+	// No resolutions: each preset's configs take the preset's geometry, named in their ids.
+	if !slices.Equal(ids, []string{"f16-lmms-eval_qwen2.5-vl-lmms-eval_qwen2.5-vl-raw", "fps2-qwen3-vl_videomme-qwen3-vl_videomme-raw"}) {
+		t.Fatalf("%v", ids)
+	}
+	if _, err := Parse([]byte("frames: [16]\npresets: [qwen3-vl/videomme]\n")); !errors.Is(err, ErrGrid) {
+		t.Fatalf("fps-only preset without sample_fps: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
@@ -30,20 +31,20 @@ type Video struct {
 // Job is one input to build for one video: a config's plan through one pipeline. Configs that
 // differ only in what does not change the bytes share a Job (and its object); Configs lists them all.
 type Job struct {
-	Config   *sampler.Config   // the first config of Configs
-	Configs  []*sampler.Config // every config served by this job's bytes
-	Pipeline string            // raw | cached
-	Spec     cache.KeySpec     // everything that determines the bytes
-	Key      string            // Spec.Key(): the content key the object is stored under
-	Plan     sampler.Plan      // indices in plan order (duplicates possible), timestamps
-	Layout   geom.Layout       // what the model sees for one frame
-	Geometry string            // canonical geometry spec
-	Width    int               // each stored image (a tile, the crop, or the resize)
-	Height   int
-	Images   int // images per frame: tiles + thumbnail, or 1
-	DType    cache.DType
-	Norm     string
-	// Loader is set when a harness loader reads the job's frames (loaders.go): Plan.Indices are then
+	Config    *grid.Config      // the first config of Configs
+	Configs   []*grid.Config    // every config served by this job's bytes
+	Pipeline  string            // raw | cached
+	Spec      cache.KeySpec     // everything that determines the bytes
+	Key       string            // Spec.Key(): the content key the object is stored under
+	Selection sampler.Selection // indices in plan order (duplicates possible), timestamps
+	Layout    geom.Layout       // what the model sees for one frame
+	Geometry  string            // canonical geometry spec
+	Width     int               // each stored image (a tile, the crop, or the resize)
+	Height    int
+	Images    int // images per frame: tiles + thumbnail, or 1
+	DType     cache.DType
+	Norm      string
+	// Loader is set when a harness loader reads the job's frames (loaders.go): Selection.Indices are then
 	// its reader's positions, not frame indices of the Video. nil: framesweep's own reading.
 	Loader *LoaderJob
 
@@ -51,7 +52,7 @@ type Job struct {
 }
 
 // Frames is the number of plan positions (sampled frames, duplicates included).
-func (j *Job) Frames() int { return len(j.Plan.Indices) }
+func (j *Job) Frames() int { return len(j.Selection.Indices) }
 
 // Shape is the frames tensor's shape: [N, H, W, 3], or [N, images, H, W, 3] for tiled layouts; with
 // the NCHW tensor layout [N, 3, H, W] or [N, images, 3, H, W].
@@ -75,7 +76,7 @@ func (j *Job) TensorBytes() int64 { return int64(j.FrameBytes()) * int64(j.Frame
 // Failure is a (config, pipeline) pair that cannot be planned for one video, with the reason: the
 // pair fails, the video's other configs go on.
 type Failure struct {
-	Config   *sampler.Config
+	Config   *grid.Config
 	Pipeline string // "" when the config failed before a pipeline was chosen
 	Err      error
 }
@@ -83,7 +84,7 @@ type Failure struct {
 func (f Failure) Error() string { return f.Err.Error() }
 
 // pipelinesOf is the pipelines a config is built through.
-func (o resolved) pipelinesOf(c *sampler.Config) []string {
+func (o resolved) pipelinesOf(c *grid.Config) []string {
 	switch {
 	case o.Pipelines != nil:
 		return o.Pipelines
@@ -93,19 +94,19 @@ func (o resolved) pipelinesOf(c *sampler.Config) []string {
 	return []string{c.Pipeline}
 }
 
-// Plan turns every visual config into jobs for v (text-only configs need no frames and get none).
+// PlanJobs turns every visual config into jobs for v (text-only configs need no frames and get none).
 // A config whose plan or geometry fails for this video becomes a Failure naming the video and the
 // config; configs with identical bytes share one job. It errors only on bad options.
 //
-// A config with a harness loader (sampler.Config.Loader) is planned by its loader's reader, which
-// decodes the video at v.Path without converting pixels (loaders.go); Plan refuses options such a
+// A config with a harness loader (grid.Config.Loader) is planned by its loader's reader, which
+// decodes the video at v.Path without converting pixels (loaders.go); PlanJobs refuses options such a
 // config cannot take (ErrOptions: a worker, a stream, no rotation, the cached pipeline).
-func Plan(v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, error) {
-	return PlanContext(context.Background(), v, configs, o)
+func PlanJobs(v Video, configs []grid.Config, o Options) ([]*Job, []Failure, error) {
+	return PlanJobsContext(context.Background(), v, configs, o)
 }
 
-// PlanContext is Plan, with a context that bounds the decoding a loader config's plan needs.
-func PlanContext(ctx context.Context, v Video, configs []sampler.Config, o Options) ([]*Job, []Failure, error) {
+// PlanJobsContext is PlanJobs, with a context that bounds the decoding a loader config's plan needs.
+func PlanJobsContext(ctx context.Context, v Video, configs []grid.Config, o Options) ([]*Job, []Failure, error) {
 	ro, err := o.resolve()
 	if err == nil {
 		err = ro.keyable()
@@ -132,10 +133,10 @@ type planner struct {
 	fails []Failure
 	byKey map[string]*Job
 	// loaderConfigs wait for their loaders' plan-only runs (loaders.go).
-	loaderConfigs []*sampler.Config
+	loaderConfigs []*grid.Config
 }
 
-func (p *planner) fail(c *sampler.Config, pl string, err error) {
+func (p *planner) fail(c *grid.Config, pl string, err error) {
 	if strings.HasPrefix(err.Error(), c.ID+":") { // the sampler's errors name the config already
 		p.fails = append(p.fails, Failure{Config: c, Pipeline: pl, Err: fmt.Errorf("%s: %w", p.v.Path, err)})
 		return
@@ -144,7 +145,7 @@ func (p *planner) fail(c *sampler.Config, pl string, err error) {
 }
 
 // config plans one config: its frames, its layout, then a job per pipeline (shared by key).
-func (p *planner) config(c *sampler.Config) {
+func (p *planner) config(c *grid.Config) {
 	if c.TextOnly {
 		return
 	}
@@ -153,7 +154,7 @@ func (p *planner) config(c *sampler.Config) {
 		return
 	}
 	info := p.v.Info
-	plan, err := c.Plan(sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS})
+	plan, err := c.Select(sampler.Video{Frames: info.Frames, FPS: info.FPS, DurationS: info.DurationS})
 	if err != nil {
 		p.fail(c, "", err)
 		return
@@ -214,9 +215,9 @@ func (o resolved) keySpec(v Video, g geom.Geometry, indices []int, pl string) ca
 }
 
 // newJob is the job building spec's bytes for config c (its Key is the caller's to set).
-func (o resolved) newJob(c *sampler.Config, pl string, spec cache.KeySpec, plan sampler.Plan, g geom.Geometry, lay geom.Layout) *Job {
+func (o resolved) newJob(c *grid.Config, pl string, spec cache.KeySpec, plan sampler.Selection, g geom.Geometry, lay geom.Layout) *Job {
 	w, h, images, _ := lay.ImageSize() // checked by layoutFor
-	return &Job{Config: c, Configs: []*sampler.Config{c}, Pipeline: pl, Spec: spec, Plan: plan,
+	return &Job{Config: c, Configs: []*grid.Config{c}, Pipeline: pl, Spec: spec, Selection: plan,
 		Layout: lay, Geometry: g.String(), Width: w, Height: h, Images: images, DType: o.DType,
 		Norm: o.Norm, norm: &o}
 }
@@ -234,7 +235,7 @@ type FrameRequest struct {
 }
 
 // framesConfig names the jobs of PlanFrames in results and errors.
-var framesConfig = sampler.Config{ID: "frames"}
+var framesConfig = grid.Config{ID: "frames"}
 
 // PlanFrames makes the job that builds r's frames of v, through r's pipeline with o's kernel,
 // dtype and norm: the engine's bytes for those frames, without a sampler. Its Key is "": no cache
@@ -250,7 +251,7 @@ func PlanFrames(v Video, r FrameRequest, o Options) (*Job, error) {
 		return nil, fmt.Errorf("%s: no frames requested", v.Path)
 	}
 	n := v.Info.Frames
-	plan := sampler.Plan{Policy: "indices", Indices: r.Indices, TimestampsS: make([]float64, len(r.Indices))}
+	plan := sampler.Selection{Policy: "indices", Indices: r.Indices, TimestampsS: make([]float64, len(r.Indices))}
 	for k, x := range r.Indices {
 		if x < 0 || x >= n {
 			return nil, fmt.Errorf("%s: %w", v.Path, &decode.RangeError{Index: x, NumFrames: n})
@@ -309,7 +310,7 @@ func Union(jobs []*Job) []int {
 		if j.Loader != nil {
 			continue
 		}
-		for _, x := range j.Plan.Indices {
+		for _, x := range j.Selection.Indices {
 			if !seen[x] {
 				seen[x] = true
 				out = append(out, x)

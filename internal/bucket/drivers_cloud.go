@@ -1,6 +1,6 @@
 //go:build !nocloud
 
-package cache
+package bucket
 
 // The object-store drivers. They link about 650 packages (GCS alone about 480, 159 of them grpc) and
 // half of the binary's size; `-tags nocloud` leaves them out (drivers_nocloud.go).

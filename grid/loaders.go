@@ -1,23 +1,27 @@
-package sampler
+package grid
 
 import (
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/sampler"
 )
 
 // DefaultLoader is framesweep's own exact reading (docs/decode.md): the loader of every grid that
 // names none. Its configs carry Loader "".
-const DefaultLoader = "framesweep"
+const DefaultLoader = loader.Framesweep
 
-// loaderNames are the harness loaders of package loader (which imports sampler, so the names are
-// repeated here; loader's tests check the two lists are equal).
-var loaderNames = []string{DefaultLoader, "lmms-eval", "lmms-eval/torchcodec", "qwen-vl-utils", "qwen-vl-utils/decord", "qwen-vl-utils/torchcodec", "vlmevalkit"}
+// knownLoader reports whether a grid's `loader:` key names a loader of package loader (which owns
+// the names).
+func knownLoader(name string) bool { return slices.Contains(loader.Names(), name) }
 
-// LoaderNames lists the loaders a grid's `loader:` key takes, sorted.
-func LoaderNames() []string { return slices.Clone(loaderNames) }
+// unknownLoader is the error for a `loader:` name package loader does not know.
+func unknownLoader(name string) error {
+	return gridErr("loader: unknown loader %q (known: %s)", name, strings.Join(loader.Names(), ", "))
+}
 
 // LoaderOptions are qwen-vl-utils' fetch_video element keys beyond the budget (grid `options:`,
 // serve's request fields): the pixel budgets of smart_resize and image_patch_size (14, or 16 for
@@ -32,7 +36,7 @@ type LoaderOptions struct {
 func (lo LoaderOptions) isZero() bool { return lo == LoaderOptions{} }
 
 // check refuses options the loader does not take ("" = framesweep's own reading takes none).
-func (lo LoaderOptions) check(loader string) error {
+func (lo LoaderOptions) check(name string) error {
 	for _, v := range []float64{lo.MinPixels, lo.MaxPixels, lo.TotalPixels} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return gridErr("options: min_pixels, max_pixels and total_pixels must be finite and ≥ 0")
@@ -41,7 +45,7 @@ func (lo LoaderOptions) check(loader string) error {
 	switch {
 	case lo.isZero():
 		return nil
-	case !strings.HasPrefix(loader, "qwen-vl-utils"):
+	case !strings.HasPrefix(name, "qwen-vl-utils"):
 		return gridErr("options: image_patch_size, min_pixels, max_pixels and total_pixels are qwen-vl-utils loader options (loader: qwen-vl-utils…)")
 	case lo.ImagePatchSize != 0 && lo.ImagePatchSize != 14 && lo.ImagePatchSize != 16:
 		return gridErr("options.image_patch_size: %d (14, or 16 for Qwen3-VL)", lo.ImagePatchSize)
@@ -61,11 +65,11 @@ func (c *Config) LoaderName() string {
 }
 
 // checkLoader validates a grid's loader: a known name, and nothing a loader decides itself.
-func checkLoader(spec *GridSpec) error {
+func checkLoader(spec *Spec) error {
 	name := spec.Loader
 	switch {
-	case !slices.Contains(loaderNames, name):
-		return gridErr("loader: unknown loader %q (known: %s)", name, strings.Join(loaderNames, ", "))
+	case !knownLoader(name):
+		return unknownLoader(name)
 	case len(spec.Policies) > 0 || len(spec.Presets) > 0:
 		return gridErr("loader %s picks each video's frames itself: a loader grid lists no policies or presets", name)
 	case len(spec.Frames) == 0 && len(spec.SampleFPS) == 0:
@@ -90,8 +94,8 @@ func checkLoader(spec *GridSpec) error {
 }
 
 // expandLoader builds a loader grid's configs: (frames, then sample_fps) × resolutions, each with the
-// loader's request; the loader plans them per video (pipeline.Plan).
-func expandLoader(spec GridSpec) (*Grid, error) {
+// loader's request; the loader plans them per video (pipeline.PlanJobs).
+func expandLoader(spec Spec) (*Grid, error) {
 	if err := checkLoader(&spec); err != nil {
 		return nil, err
 	}
@@ -106,8 +110,8 @@ func expandLoader(spec GridSpec) (*Grid, error) {
 	if spec.Model != nil && spec.Model.SourceSize != "" {
 		g.srcW, g.srcH, _ = geom.ParseWxH(spec.Model.SourceSize)
 	}
-	base := Request{Torch: spec.Options.Torch, ForceLast: spec.Options.ForceLast, MinFrames: spec.Options.MinFrames, MaxFrames: spec.Options.MaxFrames}
-	var budgets []Request
+	base := sampler.Request{Torch: spec.Options.Torch, ForceLast: spec.Options.ForceLast, MinFrames: spec.Options.MinFrames, MaxFrames: spec.Options.MaxFrames}
+	var budgets []sampler.Request
 	for _, n := range spec.Frames {
 		r := base
 		r.Frames, r.MinFrames, r.MaxFrames = n, 0, 0 // min/max frames clamp fps modes only
@@ -139,18 +143,10 @@ func expandLoader(spec GridSpec) (*Grid, error) {
 // rules): what serve's "loader" requests name. r carries the budget (Frames or SampleFPS; both 0 is
 // the loader's own default) and options; name DefaultLoader is refused: framesweep's own reading
 // takes a preset or policy (One).
-func OneLoader(name string, r Request, lo LoaderOptions, resolution string) (Config, error) {
-	spec := GridSpec{Loader: name, Options: Options{Torch: r.Torch, ForceLast: r.ForceLast, ForceSample: r.ForceSample,
+func OneLoader(name string, r sampler.Request, lo LoaderOptions, resolution string) (Config, error) {
+	spec := Spec{Loader: name, Options: Options{Torch: r.Torch, ForceLast: r.ForceLast, ForceSample: r.ForceSample,
 		MinFrames: r.MinFrames, MaxFrames: r.MaxFrames, LoaderOptions: lo}}
-	if resolution != "" {
-		spec.Resolutions = []string{resolution}
-	}
-	if r.Frames != 0 {
-		spec.Frames = []int{r.Frames}
-	}
-	if r.SampleFPS != 0 {
-		spec.SampleFPS = []float64{r.SampleFPS}
-	}
+	spec.oneBudget(r, resolution)
 	if name == DefaultLoader {
 		return Config{}, gridErr("loader %s is framesweep's own reading: name a preset or policy", name)
 	}

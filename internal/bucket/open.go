@@ -1,4 +1,4 @@
-package cache
+package bucket
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 // OpenBucket opens a gocloud.dev/blob URL and returns the bucket and the URL without its query (for
 // messages: the query may name an endpoint, never credentials, which come from the environment).
+// Open wraps the bucket for the stores; tests write behind a store's back through OpenBucket.
 //
 // For object stores (s3://, gs://, azblob://) the URL's path is a key prefix inside the bucket:
 // s3://bucket/runs/a?region=eu-west-1 is the keys under runs/a/ of bucket, as every S3 tool reads such
@@ -79,3 +80,22 @@ type fileDirError struct {
 
 func (e *fileDirError) Error() string { return "the directory " + e.dir + " " + e.why }
 func (e *fileDirError) Unwrap() error { return e.err }
+
+// IsURL reports whether loc names a blob bucket rather than a local directory: it starts with a
+// URL scheme (a letter, then letters, digits, '+', '-' or '.', as RFC 3986 has it) followed by
+// "://". So "file:///d" and "s3://b" are URLs, "./a://b" and "/x/a://b" are directories.
+func IsURL(loc string) bool {
+	i := strings.Index(loc, "://")
+	if i <= 0 {
+		return false
+	}
+	for j, c := range loc[:i] {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case j > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// A Read's plan. The frames asked for are split into segments: runs of packets [key, end] in decode
+// A Read's schedule. The frames asked for are split into segments: runs of packets [key, end] in decode
 // order that a fresh decoder decodes from the keyframe key, sending the reference pictures and the
 // frames asked for, then drains. Segments need nothing from each other, so they can run on separate
 // decoders at once; the frames still reach the caller in index order. The cost model (choose) picks
@@ -21,8 +21,8 @@ type segment struct {
 	lo, hi   int   // smallest and largest target
 }
 
-// readPlan is what Read runs.
-type readPlan struct {
+// schedule is what Read runs.
+type schedule struct {
 	segments []segment
 	workers  int // decoders at once (1: one decoder takes the segments in turn)
 	threads  int // threads per decoder (0: FFmpeg's automatic count)
@@ -52,19 +52,9 @@ const (
 	decoderMemory = 1 << 30
 )
 
-// planRead builds the plan for the distinct ascending targets.
-func (v *Video) planRead(targets []int) *readPlan {
-	p := &readPlan{need: make([]bool, len(v.pkts))}
-	for _, t := range targets {
-		p.need[v.frameDpos[t]] = true
-	}
-	p.drop = !v.counting && !v.opts.DecodeAll && v.opts.OnDamaged != DamagedKeep && v.canDrop()
-	groups := v.overlapGroups(targets)
-	for i := range groups {
-		groups[i].send = v.sendCount(groups[i].key, groups[i].end, p.need)
-		p.floor += groups[i].send
-	}
-	groups = inPresentationOrder(groups)
+// scheduleRead builds the schedule for the distinct ascending targets.
+func (v *Video) scheduleRead(targets []int) *schedule {
+	p, groups := v.scheduleGroups(targets)
 	pool := v.opts.Cores
 	if pool == nil {
 		pool = DefaultCorePool()
@@ -82,22 +72,13 @@ func (v *Video) planRead(targets []int) *readPlan {
 		p.cores = pool.Take(want)
 	}
 	p.workers, p.threads, p.why = v.choose(groups, p.cores)
-	p.segments = v.mergeGaps(groups, p.need, p.threads)
+	v.cutSegments(p, groups)
 	if p.workers > len(p.segments) {
 		p.workers = len(p.segments)
 		if p.workers < 2 { // the gaps were not worth a restart: one run, one decoder
 			p.threads, p.why = v.autoThreads(p.cores), "one decoder: one segment"
 		}
 	}
-	for i := range p.segments {
-		if v.counting {
-			// Output order is not decode order: a target's picture may sit in a later packet than the
-			// one its index names, so the run goes on until the targets are out, not to a packet.
-			p.segments[i].end = len(v.pkts) - 1
-		}
-		p.segments[i].send = v.sendCount(p.segments[i].key, p.segments[i].end, p.need)
-	}
-	v.leaveOutReferences(p)
 	used := p.workers * max(p.threads, 1)
 	if p.threads == 0 {
 		used = p.cores
@@ -109,10 +90,95 @@ func (v *Video) planRead(targets []int) *readPlan {
 	return p
 }
 
+// scheduleGroups is the part of a schedule the frames alone decide: the packets of the targets, whether
+// non-reference pictures are left out, and the groups (each target's start keyframe to its packet,
+// overlapping ones joined, in presentation order) with their sends and the floor.
+func (v *Video) scheduleGroups(targets []int) (*schedule, []segment) {
+	p := &schedule{need: make([]bool, len(v.pkts))}
+	for _, t := range targets {
+		p.need[v.frameDpos[t]] = true
+	}
+	p.drop = !v.counting && !v.opts.DecodeAll && v.opts.OnDamaged != DamagedKeep && v.canDrop()
+	groups := v.overlapGroups(targets)
+	for i := range groups {
+		groups[i].send = v.sendCount(groups[i].key, groups[i].end, p.need)
+		p.floor += groups[i].send
+	}
+	return p, inPresentationOrder(groups)
+}
+
+// cutSegments turns the groups into the segments decoders run with p.threads threads each: the gaps
+// not worth a restart joined (mergeGaps), each segment's sends, and the reference pictures no target
+// uses left out. It is the seek rule: where decoding restarts at a keyframe, and what it decodes.
+func (v *Video) cutSegments(p *schedule, groups []segment) {
+	p.segments = v.mergeGaps(groups, p.need, p.threads)
+	for i := range p.segments {
+		if v.counting {
+			// Output order is not decode order: a target's picture may sit in a later packet than the
+			// one its index names, so the run goes on until the targets are out, not to a packet.
+			p.segments[i].end = len(v.pkts) - 1
+		}
+		p.segments[i].send = v.sendCount(p.segments[i].key, p.segments[i].end, p.need)
+	}
+	v.leaveOutReferences(p)
+}
+
+// ReadCost is what a Read of some frames decodes, from the index scan alone: the schedule Read runs,
+// without decoding (and without the cores, which decide how many decoders share the work, not what
+// they decode). It is what `plan --grid` prints as "decode".
+type ReadCost struct {
+	FramesToDecode int `json:"frames_to_decode"` // the distinct frames asked for
+	// Seeks are the restarts at a keyframe past the decoder's position: the first segment's unless it
+	// starts at the first packet, and every further one's (Read seeks the demuxer, or reads on to a
+	// keyframe a few packets ahead). nil when the keyframes are unknown (ForwardCost).
+	Seeks *int `json:"seeks"`
+	// FramesDecoded are the pictures the decoder is sent, needed or not (Stats.PacketsSent); for a
+	// stream whose frames are identified by output order, the most it is sent (the pass stops once its
+	// frames are out).
+	FramesDecoded int `json:"frames_decoded"`
+}
+
+// ReadCost is the cost of Read(indices) (which it validates the same way), as one decoder on the
+// machine's cores would run it.
+func (v *Video) ReadCost(indices []int) (ReadCost, error) {
+	if v.closed {
+		return ReadCost{}, wrap(v.name, "read", ErrClosed)
+	}
+	targets, err := v.distinctTargets(indices)
+	if err != nil {
+		return ReadCost{}, err
+	}
+	c := ReadCost{FramesToDecode: len(targets), Seeks: new(int)}
+	if len(targets) == 0 {
+		return c, nil
+	}
+	p, groups := v.scheduleGroups(targets)
+	p.threads = v.opts.Threads
+	v.cutSegments(p, groups)
+	for i, s := range p.segments {
+		c.FramesDecoded += s.send
+		if i > 0 || s.key > 0 {
+			*c.Seeks++
+		}
+	}
+	return c, nil
+}
+
+// ForwardCost is the cost of decoding the sorted distinct frames in one pass from the first frame,
+// when nothing is known of the keyframes (a frame count without a video, a loader's own numbering):
+// every frame up to the last one, seeks unknown.
+func ForwardCost(frames []int) ReadCost {
+	c := ReadCost{FramesToDecode: len(frames)}
+	if len(frames) > 0 {
+		c.FramesDecoded = frames[len(frames)-1] + 1
+	}
+	return c
+}
+
 // leaveOutReferences marks the H.264 reference pictures no target of a segment uses (h264refs.go),
 // and takes them off the segments' sends and the floor. Not with hardware decoding (a device
 // decoder's handling of frame_num gaps is not FFmpeg's software one) nor when nothing is dropped.
-func (v *Video) leaveOutReferences(p *readPlan) {
+func (v *Video) leaveOutReferences(p *schedule) {
 	if !p.drop || v.h264 == nil || v.hw.Device != "" || v.counting {
 		return
 	}
@@ -138,8 +204,8 @@ func (v *Video) autoThreads(cores int) int {
 	return 0
 }
 
-// release gives the plan's cores back to the pool.
-func (v *Video) release(p *readPlan) {
+// release gives the schedule's cores back to the pool.
+func (v *Video) release(p *schedule) {
 	pool := v.opts.Cores
 	if pool == nil {
 		pool = DefaultCorePool()

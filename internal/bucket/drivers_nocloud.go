@@ -1,6 +1,6 @@
 //go:build nocloud
 
-package cache
+package bucket
 
 import (
 	"context"

@@ -25,6 +25,10 @@ func (v Video) Duration() float64 {
 // at 30 fps), so a mistyped count is an error instead of a multi-gigabyte index list.
 const MaxFrames = 1 << 22
 
+// MaxBudget is the largest frame budget a grid, a one-off request or an imported config may name
+// (package grid checks grids against it; the importers their --frames).
+const MaxBudget = 1 << 17
+
 func (v Video) check(op string) error {
 	if v.Frames < 1 || v.Frames > MaxFrames {
 		return errf(ErrVideo, op, fmt.Sprintf("video has %d frames (want 1..%d)", v.Frames, MaxFrames))
@@ -71,12 +75,13 @@ type Request struct {
 	EndS   float64
 }
 
-// Plan is the result of sampling one video: the frame indices in the order the upstream returns
-// them, and their timestamps (index / fps) in seconds.
-type Plan struct {
+// Selection is the frames a sampler selects from one video: the frame indices in the order the
+// upstream returns them, and their timestamps (index / fps) in seconds. (Its JSON is the "plan" of
+// `framesweep plan` and serve's /v1/plan.)
+type Selection struct {
 	Preset           string    `json:"preset,omitempty"`
 	Policy           string    `json:"policy,omitempty"`
-	Loader           string    `json:"loader,omitempty"` // a harness loader's plan (its reader's positions)
+	Loader           string    `json:"loader,omitempty"` // a harness loader's selection (its reader's positions)
 	Indices          []int     `json:"indices"`
 	TimestampsS      []float64 `json:"timestamps_s"`
 	TimestampStrings []string  `json:"timestamp_strings,omitempty"` // as the upstream prompt writes them
@@ -84,8 +89,8 @@ type Plan struct {
 	Notes            []string  `json:"notes,omitempty"`             // upstream quirks that applied
 }
 
-// Name is the preset, policy or loader name of the plan.
-func (p Plan) Name() string {
+// Name is the preset, policy or loader name of the selection.
+func (p Selection) Name() string {
 	switch {
 	case p.Preset != "":
 		return p.Preset
@@ -102,12 +107,14 @@ type Sampler interface {
 	IsPreset() bool
 	// Modes reports whether the sampler takes a frame budget, a sampling fps, or both.
 	Modes() (frames, fps bool)
-	Plan(v Video, r Request) (Plan, error)
+	// NeedsFPS reports whether the fps mode is the only mode (a frame budget only caps it).
+	NeedsFPS() bool
+	Select(v Video, r Request) (Selection, error)
 }
 
-// newPlan fills the timestamps from the indices.
-func newPlan(s Sampler, v Video, idx []int) Plan {
-	p := Plan{Indices: idx, TimestampsS: make([]float64, len(idx))}
+// newSelection fills the timestamps from the indices.
+func newSelection(s Sampler, v Video, idx []int) Selection {
+	p := Selection{Indices: idx, TimestampsS: make([]float64, len(idx))}
 	if s.IsPreset() {
 		p.Preset = s.Name()
 	} else {
