@@ -508,6 +508,9 @@ void * native_mtmd_init(const char * path, void * model, int n_threads, int min_
 		p.image_max_tokens = max_tokens;
 		p.use_gpu = gpu != nullptr;
 		p.device = static_cast<ggml_backend_dev_t>(gpu);
+		// ggml's CPU flash attention makes the vision encoder about 1.8x slower here (BenchmarkAsk,
+		// docs/runtimes.md "Build"); on a GPU upstream's automatic choice stands.
+		p.flash_attn_type = gpu != nullptr ? LLAMA_FLASH_ATTN_TYPE_AUTO : LLAMA_FLASH_ATTN_TYPE_DISABLED;
 		p.print_timings = false;
 		p.warmup = false;
 		return mtmd_init_from_file(path, static_cast<const llama_model *>(model), p);
