@@ -104,6 +104,9 @@ func hevcIsRASL(b []byte, lenSize int) bool {
 // hevcIsRASLIn is hevcIsRASL on a view; known is false when the view does not reach the first VCL NAL
 // unit.
 func hevcIsRASLIn(pv packetView, lenSize int) (rasl, known bool) {
+	if len(pv.head) < 4 && len(pv.head) < pv.size {
+		return false, false // too few bytes to tell a start code from a length prefix
+	}
 	if b := pv.head; len(b) > 3 && b[0] == 0 && b[1] == 0 && (b[2] == 1 || (b[2] == 0 && b[3] == 1)) {
 		lenSize = 0
 	}
