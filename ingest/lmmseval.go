@@ -535,6 +535,27 @@ func (b *lmmsBuild) payloadVerdict(sm *lmmsSample) (lmmsItem, error) {
 
 // add makes the sample's record: the item key (doc or question id), its fields from the payload, else
 // the doc, the response and target as prediction and answer (an option index shown as its letter).
+// itemID is the sample's item id under --item-id: task:doc_id by default, the question_id, or the
+// value at a path of the sample.
+func (b *lmmsBuild) itemID(sm *lmmsSample, questionID string) (string, error) {
+	switch opt := b.opt; {
+	case opt.byDoc():
+		return b.task + ":" + sm.docID, nil
+	case opt.ItemKey == "question":
+		if questionID == "" {
+			return "", b.errf(sm.line, record.ErrInvalid, "doc_id %q: no question_id for --item-id question", sm.docID)
+		}
+		return questionID, nil
+	default:
+		v, _ := pathValue(sm.s, opt.ItemKey)
+		item := scalarString(v)
+		if item == "" {
+			return "", b.errf(sm.line, record.ErrInvalid, "doc_id %q: no value at %s for --item-id (keys: %s)", sm.docID, opt.ItemKey, keyList(sm.s, nil))
+		}
+		return item, nil
+	}
+}
+
 func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 	opt, s := b.opt, sm.s
 	get := func(keys ...string) string {
@@ -550,19 +571,9 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 	if it.questionID == "" {
 		it.questionID = get("question_id")
 	}
-	item := b.task + ":" + sm.docID
-	switch {
-	case opt.byDoc():
-	case opt.ItemKey == "question":
-		if it.questionID == "" {
-			return b.errf(sm.line, record.ErrInvalid, "doc_id %q: no question_id for --item-id question", sm.docID)
-		}
-		item = it.questionID
-	default:
-		v, _ := pathValue(s, opt.ItemKey)
-		if item = scalarString(v); item == "" {
-			return b.errf(sm.line, record.ErrInvalid, "doc_id %q: no value at %s for --item-id (keys: %s)", sm.docID, opt.ItemKey, keyList(s, nil))
-		}
+	item, err := b.itemID(sm, it.questionID)
+	if err != nil {
+		return err
 	}
 	rec := newRecord(opt, item)
 	rec.Task = b.task
