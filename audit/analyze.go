@@ -225,7 +225,7 @@ func docDrift(d *dataset.Dataset) string {
 			} else if d.Recs[j].DocHash != h {
 				n++
 				if len(ex) < 5 {
-					ex = append(ex, d.Items[i])
+					ex = append(ex, d.Name(i))
 				}
 				break
 			}
@@ -241,14 +241,15 @@ func docDrift(d *dataset.Dataset) string {
 // cascade asks the higher budgets only of the items still unsure: pairing them would keep only the
 // items that escalated all the way).
 func everyItemConfigs(recs []record.Record) []record.Record {
-	items := map[string]bool{}
-	per := map[string]map[string]bool{}
-	for _, r := range recs {
-		items[r.ItemID] = true
+	items := map[dataset.ItemKey]bool{}
+	per := map[string]map[dataset.ItemKey]bool{}
+	for i := range recs {
+		r := &recs[i]
+		items[dataset.KeyOf(r)] = true
 		if per[r.Config] == nil {
-			per[r.Config] = map[string]bool{}
+			per[r.Config] = map[dataset.ItemKey]bool{}
 		}
-		per[r.Config][r.ItemID] = true
+		per[r.Config][dataset.KeyOf(r)] = true
 	}
 	var out []record.Record
 	for _, r := range recs {

@@ -87,7 +87,9 @@ func gridConfigs(m ModelRecords) (map[string]*gridConfig, error) {
 		g.c.Kind = kind
 	}
 	for _, g := range out {
-		g.c.FinishCost()
+		if err := g.c.FinishCost(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -193,25 +195,25 @@ func intStr(p *int) string {
 // matchItems keeps the items every model answered in every matched config of the item's kind(s),
 // and returns each model's answered records of those items and configs.
 func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map[string][]record.Record {
-	need := map[string]map[string]bool{} // item → configs it needs (the matched configs of its kinds)
-	has := make([]map[string]map[string]bool, len(ms))
+	type item = dataset.ItemKey
+	has := make([]map[item]map[string]bool, len(ms)) // per model: item → configs answered
+	need := map[item]bool{}
 	for mi, m := range ms {
-		has[mi] = map[string]map[string]bool{}
+		has[mi] = map[item]map[string]bool{}
 		for i := range m.Records {
 			r := &m.Records[i]
 			if r.Failed() || kinds[r.Config] == "" {
 				continue
 			}
-			if has[mi][r.ItemID] == nil {
-				has[mi][r.ItemID] = map[string]bool{}
+			k := dataset.KeyOf(r)
+			if has[mi][k] == nil {
+				has[mi][k] = map[string]bool{}
 			}
-			has[mi][r.ItemID][r.Config] = true
-			if need[r.ItemID] == nil {
-				need[r.ItemID] = map[string]bool{}
-			}
+			has[mi][k][r.Config] = true
+			need[k] = true
 		}
 	}
-	kindOf := map[string]map[string]bool{} // item → kinds
+	kindOf := map[item]map[string]bool{} // item → kinds
 	for mi := range ms {
 		for it, cs := range has[mi] {
 			if kindOf[it] == nil {
@@ -222,12 +224,21 @@ func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map
 			}
 		}
 	}
-	var ids []string
+	ids := make([]item, 0, len(need))
 	for it := range need {
 		ids = append(ids, it)
 	}
-	sort.Strings(ids)
-	keep := map[string]bool{}
+	sort.Slice(ids, func(a, b int) bool {
+		if ids[a].ID != ids[b].ID {
+			return ids[a].ID < ids[b].ID
+		}
+		return ids[a].Task < ids[b].Task
+	})
+	keep := map[item]bool{}
+	multiTask := false
+	for _, it := range ids {
+		multiTask = multiTask || it.Task != ids[0].Task
+	}
 	for _, it := range ids {
 		ok := true
 		for mi, m := range ms {
@@ -246,7 +257,11 @@ func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map
 		} else {
 			mg.Dropped++
 			if len(mg.Examples) < 10 {
-				mg.Examples = append(mg.Examples, it)
+				name := it.ID
+				if multiTask {
+					name = it.String()
+				}
+				mg.Examples = append(mg.Examples, name)
 			}
 		}
 	}
@@ -255,7 +270,7 @@ func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map
 		var rs []record.Record
 		for i := range m.Records {
 			r := &m.Records[i]
-			if !r.Failed() && kinds[r.Config] != "" && keep[r.ItemID] {
+			if !r.Failed() && kinds[r.Config] != "" && keep[dataset.KeyOf(r)] {
 				rs = append(rs, *r)
 			}
 		}

@@ -48,7 +48,28 @@ type Metrics struct {
 	TextOverwriteAllVisualRate     *float64           `json:"text_overwrite_all_visual_rate"`
 	UnstableRate                   *float64           `json:"unstable_rate"`
 	Pairs                          []Pair             `json:"pairs"`
+	// Undefined says, for each metric above that is null (and for pairs and transitions when the
+	// configs have no order), why: JSON key → reason. Absent when every metric is defined.
+	Undefined map[string]string `json:"undefined,omitempty"`
 }
+
+// undefine marks metric key undefined for reason (the first reason given stays).
+func (m *Metrics) undefine(key, reason string) {
+	if m.Undefined == nil {
+		m.Undefined = map[string]string{}
+	}
+	if _, ok := m.Undefined[key]; !ok {
+		m.Undefined[key] = reason
+	}
+}
+
+// coreKeys are the nullable metrics of METRICS.md's core table, in its order.
+var coreKeys = []string{"best_fixed", "oracle_accuracy", "oracle_headroom", "visual_confusion_rate", "visual_confusion_rate_visual_only",
+	"terminal_regression_rate", "text_correct_items", "text_overwrite_rate", "text_overwrite_rate_of_text_correct", "text_overwrite_all_visual_rate", "unstable_rate"}
+
+// OrderKeys are the metrics that need an order over the configs: undefined, with the same reason,
+// when some config's cost is unknown.
+var OrderKeys = []string{"visual_confusion_rate", "visual_confusion_rate_visual_only", "terminal_regression_rate", "pairs"}
 
 // Dropped explains the items left out of the paired analysis.
 type Dropped struct {
@@ -116,6 +137,9 @@ func analyzeMC(d *dataset.Dataset, mc []int, opt Options, res *Result) error {
 	}
 	res.Patterns, res.PatternsOther = v.pt.topPatterns(v.pat, 200)
 	res.Transitions = v.pt.transitions(v.pat)
+	if v.pt.unordered != "" {
+		res.undefine("transitions", v.pt.unordered)
+	}
 	sr, srNote := samplingRecovery(v, opt.DefaultPolicy)
 	if sr != nil {
 		res.SamplingRecovery = sr
@@ -156,7 +180,7 @@ func pairItems(d *dataset.Dataset, mc []int, cfgs []*dataset.Config) ([]int, Dro
 		} else {
 			drop.Count++
 			if len(drop.Examples) < 10 {
-				drop.Examples = append(drop.Examples, d.Items[i])
+				drop.Examples = append(drop.Examples, d.Name(i))
 			}
 		}
 	}
@@ -249,6 +273,9 @@ func (pt *patternTable) metrics(pats []int32) *Metrics {
 	m := &Metrics{Items: len(pats), Accuracy: map[string]float64{}, Pairs: []Pair{}}
 	n := len(pats)
 	if n == 0 {
+		for _, k := range coreKeys {
+			m.undefine(k, "no paired item")
+		}
 		return m
 	}
 	counts := make([]int, len(pt.keys))
@@ -286,31 +313,70 @@ func (pt *patternTable) metrics(pats []int32) *Metrics {
 	m.OracleAccuracy = pct(oracle, n)
 	h := *m.OracleAccuracy - bf
 	m.OracleHeadroom = &h
-	// Confusion needs two configs of different known cost; otherwise it is undefined, not 0.
-	if pt.nLevels >= 2 {
-		m.VisualConfusionRate = pct(conf, n)
-	}
-	if len(pt.text) > 0 {
-		if pt.nVisLev >= 2 {
-			m.VisualConfusionRateVisualOnly = pct(confVis, n)
+	pt.orderMetrics(m, n, conf, confVis, term)
+	if len(pt.text) == 0 {
+		for _, k := range []string{"text_correct_items", "text_overwrite_rate", "text_overwrite_rate_of_text_correct", "text_overwrite_all_visual_rate"} {
+			m.undefine(k, "no text-only config")
 		}
+	} else {
 		m.TextCorrectItems = &textOK
 		// Overwrite needs a visual config to overwrite the text answer; without one it is undefined.
 		if len(pt.visual) > 0 {
 			m.TextOverwriteRate = pct(textOver, n)
 			m.TextOverwriteRateOfTextCorrect = pct(textOver, textOK)
 			m.TextOverwriteAllVisualRate = pct(textAll, n)
+			if textOK == 0 {
+				m.undefine("text_overwrite_rate_of_text_correct", "no text-correct item")
+			}
+		} else {
+			for _, k := range []string{"text_overwrite_rate", "text_overwrite_rate_of_text_correct", "text_overwrite_all_visual_rate"} {
+				m.undefine(k, "no visual config")
+			}
 		}
-	} else {
-		m.VisualConfusionRateVisualOnly = m.VisualConfusionRate
-	}
-	if pt.top >= 0 {
-		m.TerminalRegressionRate = pct(term, n)
-		m.TerminalConfig = pt.cfgs[pt.top].ID
 	}
 	m.UnstableRate = pct(unstable, n)
-	m.Pairs = pt.pairs(counts, n)
+	if pt.unordered == "" {
+		m.Pairs = pt.pairs(counts, n)
+	}
 	return m
+}
+
+// orderMetrics sets the metrics that need an order over the configs (confusion, terminal
+// regression), or says why each is undefined: some cost unknown, fewer than two cost levels, no
+// unique costliest config.
+func (pt *patternTable) orderMetrics(m *Metrics, n, conf, confVis, term int) {
+	if pt.unordered != "" {
+		for _, k := range OrderKeys {
+			m.undefine(k, pt.unordered)
+		}
+		return
+	}
+	// Confusion needs two configs of different known cost; otherwise it is undefined, not 0.
+	if pt.nLevels >= 2 {
+		m.VisualConfusionRate = pct(conf, n)
+	} else {
+		m.undefine("visual_confusion_rate", "fewer than two configs of different cost")
+	}
+	switch {
+	case len(pt.text) == 0:
+		m.VisualConfusionRateVisualOnly = m.VisualConfusionRate
+		if m.VisualConfusionRate == nil {
+			m.undefine("visual_confusion_rate_visual_only", "fewer than two configs of different cost")
+		}
+	case pt.nVisLev >= 2:
+		m.VisualConfusionRateVisualOnly = pct(confVis, n)
+	default:
+		m.undefine("visual_confusion_rate_visual_only", "fewer than two visual configs of different cost")
+	}
+	switch {
+	case pt.top >= 0:
+		m.TerminalRegressionRate = pct(term, n)
+		m.TerminalConfig = pt.cfgs[pt.top].ID
+	case pt.nLevels < 2:
+		m.undefine("terminal_regression_rate", "a single cost level: nothing is cheaper than the costliest config")
+	default:
+		m.undefine("terminal_regression_rate", pt.topNote)
+	}
 }
 
 func pct(num, den int) *float64 {
@@ -354,6 +420,9 @@ func (pt *patternTable) pairs(counts []int, n int) []Pair {
 
 func (pt *patternTable) transitions(pats []int32) []Transition {
 	C := len(pt.cfgs)
+	if pt.unordered != "" {
+		return []Transition{} // consecutive in display order would be consecutive by name
+	}
 	counts := make([]int, len(pt.keys))
 	for _, p := range pats {
 		counts[p]++
