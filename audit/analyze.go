@@ -70,6 +70,10 @@ type Result struct {
 	// unparsed answers): the report and the command line show them first.
 	Warnings []string `json:"warnings"`
 	Notes    []string `json:"notes"`
+	// Tasks is every task's own audit (its records alone), when the records are of several tasks;
+	// Pool says how the audit above pooled them (tasks.go).
+	Tasks map[string]*Result `json:"tasks,omitempty"`
+	Pool  *Pool              `json:"pool,omitempty"`
 }
 
 // ErrorRecords summarises the error records of an audit's input.
@@ -140,14 +144,12 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
-		OnlineCascade: online,
-		ErrorRecords:  errRecs,
-		Configs:       d.Configs,
-		Categories:    map[string]*Metrics{},
-		Durations:     map[string]*Metrics{},
-		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
-			PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
-			Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"},
+		OnlineCascade:     online,
+		ErrorRecords:      errRecs,
+		Configs:           d.Configs,
+		Categories:        map[string]*Metrics{},
+		Durations:         map[string]*Metrics{},
+		Bootstrap:         bootstrapInfo(opt),
 		NoiseFloor:        noiseFloor(d),
 		IsoCompute:        []IsoGroup{},
 		PipelineFlips:     []PipelineFlip{},
@@ -205,6 +207,13 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 	}
 	res.Warnings = append(res.Warnings, unparsedWarnings(res.Unparsed, res.Cascade)...)
 	return res, nil
+}
+
+// bootstrapInfo is how the intervals are drawn.
+func bootstrapInfo(opt Options) BootstrapInfo {
+	return BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
+		PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
+		Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"}
 }
 
 // docDrift reports items whose doc_hash differs between configs: the configs did not see the same

@@ -3,7 +3,6 @@ package audit
 import (
 	"sort"
 
-	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
 )
@@ -73,31 +72,6 @@ type ModelPair struct {
 	IdenticalTrajectories int      `json:"identical_trajectories"`
 	IdenticalRate         *float64 `json:"identical_rate"`
 	VerdictAgreement      *float64 `json:"verdict_agreement"`
-}
-
-// tableRows are one model's rows of the study's table: all items, then each split (the records'
-// task, when there are several), each with its duration groups.
-func tableRows(model string, recs []record.Record, all *Result, opt Options) ([]TableRow, error) {
-	rows := resultRows(model, "all", all)
-	splits := map[string][]record.Record{}
-	for i := range recs {
-		if t := recs[i].Task; t != "" {
-			splits[t] = append(splits[t], recs[i])
-		}
-	}
-	if len(splits) < 2 {
-		return rows, nil
-	}
-	sopt := opt
-	sopt.NoCascade, sopt.Cascade = true, cascade.Options{}
-	for _, s := range keysSorted(splits) {
-		r, err := Analyze(splits[s], sopt)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, resultRows(model, s, r)...)
-	}
-	return rows, nil
 }
 
 // resultRows turns one Result into rows: all its items, then each duration group (multiple

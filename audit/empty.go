@@ -16,11 +16,22 @@ import (
 // Empty reports whether the audit holds no paired item: no multiple-choice item with a record in
 // every config and no open-ended item scored in every config.
 func (r *Result) Empty() bool {
+	for _, t := range r.Tasks {
+		if !t.Empty() {
+			return false
+		}
+	}
 	return r.Items == 0 && (r.OpenEnded == nil || r.OpenEnded.Items == 0)
 }
 
-// Empty reports whether the models share no config with an item every model answered.
+// Empty reports whether the models share no config with an item every model answered (in no task,
+// when the records are of several).
 func (r *ModelsResult) Empty() bool {
+	for _, t := range r.Tasks {
+		if !t.Empty() {
+			return false
+		}
+	}
 	return len(r.MatchedGrid.Configs) == 0 || r.MatchedGrid.Items == 0
 }
 
@@ -174,7 +185,7 @@ func whyModelsEmpty(recs []record.Record, opt ModelsOptions) string {
 				rest = append(rest, m)
 			}
 		}
-		if mg, _, err := matchGrid(rest, opt.Ceilings); err == nil && len(mg.Configs) > 0 && mg.Items > 0 {
+		if mg, _, err := matchGrid(rest, opt.Ceilings, nil); err == nil && len(mg.Configs) > 0 && mg.Items > 0 {
 			culprits = append(culprits, ms[drop].Name)
 		}
 	}

@@ -44,6 +44,9 @@ type LeftOutConfig struct {
 	Config      string   `json:"config"`
 	Missing     []string `json:"missing_from"`
 	OverCeiling []string `json:"over_ceiling"`
+	// NotPooled: the config is in some task's matched grid but not in every one, so a pooled audit of
+	// several tasks leaves it out (Pool.LeftOut names the tasks that lack it).
+	NotPooled bool `json:"not_pooled,omitempty"`
 }
 
 // gridConfigs merges the config_meta of a model's records (error records too: a config the runtime
@@ -94,9 +97,9 @@ func gridConfigs(m ModelRecords) (map[string]*gridConfig, error) {
 	return out, nil
 }
 
-// matchGrid finds the matched grid and returns each model's records restricted to it (answered
-// records of the matched configs and items).
-func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[string][]record.Record, error) {
+// matchGrid finds the matched grid, of the configs in pool (nil: any), and returns each model's
+// records restricted to it (answered records of the matched configs and items).
+func matchGrid(ms []ModelRecords, ceilings map[string]int, pool map[string]bool) (*MatchedGrid, map[string][]record.Record, error) {
 	grids := make([]map[string]*gridConfig, len(ms))
 	all := map[string]*dataset.Config{}
 	var order []*dataset.Config
@@ -127,7 +130,8 @@ func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[st
 				lo.Missing = append(lo.Missing, m.Name)
 			}
 		}
-		if len(lo.Missing)+len(lo.OverCeiling) > 0 {
+		lo.NotPooled = pool != nil && !pool[c.ID]
+		if len(lo.Missing)+len(lo.OverCeiling) > 0 || lo.NotPooled {
 			mg.LeftOut = append(mg.LeftOut, lo)
 			continue
 		}

@@ -156,16 +156,41 @@ func trajectoryOf(d *dataset.Dataset, v *mcView, ts *TrajectorySet, mc, oe []int
 // Key is the item's identity (task, id).
 func (t *Trajectory) Key() dataset.ItemKey { return dataset.ItemKey{Task: t.Task, ID: t.ItemID} }
 
-// ModelTrajectories are one model's trajectories as its audit counts them.
+// ModelTrajectories are one model's trajectories as its audit counts them, over one task's grid when
+// the records are of several tasks (Task names it; "" otherwise).
 type ModelTrajectories struct {
 	Model string
+	Task  string
 	Set   *TrajectorySet
 }
 
 // AllTrajectories returns every model's trajectories as the audit of the records counts them: with
 // several models over the matched grid and matched items (AnalyzeModels), with one model over its
-// records (Analyze).
+// records less the configs beyond its ceiling (AnalyzeAll); records of several tasks per task, over
+// each task's own grid (tasks.go), tasks in TaskNames order.
 func AllTrajectories(recs []record.Record, opt ModelsOptions) ([]ModelTrajectories, error) {
+	recs, err := selectTask(recs, opt.Task)
+	if err != nil {
+		return nil, err
+	}
+	tasks := TaskNames(recs)
+	if len(tasks) < 2 {
+		return gridTrajectories(recs, opt, "")
+	}
+	per, _ := byTask(recs)
+	var out []ModelTrajectories
+	for _, t := range tasks {
+		sets, err := gridTrajectories(per[t], opt, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sets...)
+	}
+	return out, nil
+}
+
+// gridTrajectories are the trajectories of records on one grid (one task's, or all of them).
+func gridTrajectories(recs []record.Record, opt ModelsOptions, task string) ([]ModelTrajectories, error) {
 	ms, err := SplitModels(recs)
 	if err != nil {
 		return nil, err
@@ -173,13 +198,18 @@ func AllTrajectories(recs []record.Record, opt ModelsOptions) ([]ModelTrajectori
 	sets := map[string][]record.Record{}
 	if len(ms) == 1 {
 		sets[ms[0].Name] = ms[0].Records
-	} else if _, sets, err = matchGrid(ms, opt.Ceilings); err != nil {
+		if c, ok := opt.Ceilings[ms[0].Name]; ok {
+			if sets[ms[0].Name], _, err = DropOverCeiling(ms[0].Records, c); err != nil {
+				return nil, err
+			}
+		}
+	} else if _, sets, err = matchGrid(ms, opt.Ceilings, nil); err != nil {
 		return nil, err
 	}
 	out := make([]ModelTrajectories, len(ms))
 	for i, m := range ms {
-		out[i].Model = m.Name
-		if len(sets[m.Name]) == 0 {
+		out[i].Model, out[i].Task = m.Name, task
+		if len(dataset.Answered(sets[m.Name])) == 0 {
 			out[i].Set = &TrajectorySet{Transitions: []Transition{}}
 			continue
 		}

@@ -67,7 +67,10 @@ func RecordOptions(o audit.ModelsOptions) AuditOptions {
 // ModelGrid is one model's grid in the export: the configs its trajectories run over and the
 // transitions its rows' rescued/harmed lists index.
 type ModelGrid struct {
-	Name        string       `json:"name"`
+	Name string `json:"name"`
+	// Task is the task whose grid this is, when the records are of several tasks (each is audited
+	// on its own grid); "" otherwise.
+	Task        string       `json:"task,omitempty"`
 	MCConfigs   []string     `json:"mc_configs"` // trajectory characters, in this order
 	OEConfigs   []string     `json:"oe_configs"` // scores, in this order
 	Transitions []Transition `json:"transitions"`

@@ -161,7 +161,7 @@ func jsonLines(n int, at func(int) any) ([]byte, error) {
 }
 
 func modelGrid(s audit.ModelTrajectories) ModelGrid {
-	g := ModelGrid{Name: s.Model, MCConfigs: []string{}, OEConfigs: []string{}, Transitions: []Transition{}}
+	g := ModelGrid{Name: s.Model, Task: s.Task, MCConfigs: []string{}, OEConfigs: []string{}, Transitions: []Transition{}}
 	for _, c := range s.Set.MC {
 		g.MCConfigs = append(g.MCConfigs, c.ID)
 	}
