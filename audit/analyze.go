@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/framesweep/framesweep/audit/cascade"
@@ -26,6 +27,17 @@ type Options struct {
 	Cascade       cascade.Options // the cascade's own; its fold seed and tie-breaking policy are Seed and DefaultPolicy
 	// NoCascade skips the automatic cascade (one is still run when Cascade.Budgets is set).
 	NoCascade bool
+	// Cluster is the bootstrap's resampling unit: ClusterAuto ("" too), ClusterItem, ClusterVideo or
+	// ClusterVideoID (bootstrap.go).
+	Cluster string
+}
+
+// cluster is the resampling unit asked for, ClusterAuto when none is.
+func (opt Options) cluster() string {
+	if opt.Cluster == "" {
+		return ClusterAuto
+	}
+	return opt.Cluster
 }
 
 // DefaultOptions are METRICS.md's defaults: seed 1, 1000 resamples, ε = 0.05, default policy "uniform".
@@ -124,6 +136,9 @@ func (opt Options) check() error {
 	if err := num.In(0, 1).Float("epsilon", opt.Epsilon); err != nil {
 		return record.Errorf("", 0, "analyze", ErrBadArgs, "%v", err)
 	}
+	if !slices.Contains(Clusters, opt.cluster()) {
+		return record.Errorf("", 0, "analyze", ErrBadArgs, "cluster %q (want one of %s)", opt.Cluster, strings.Join(Clusters, ", "))
+	}
 	return nil
 }
 
@@ -213,7 +228,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 func bootstrapInfo(opt Options) BootstrapInfo {
 	return BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
 		PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
-		Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"}
+		Interval: "percentile 2.5/97.5, linear interpolation (numpy default)", Cluster: ClusterItem}
 }
 
 // docDrift reports items whose doc_hash differs between configs: the configs did not see the same

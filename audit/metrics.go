@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit/dataset"
+	"github.com/framesweep/framesweep/record"
 )
 
 // Interval is a percentile bootstrap 95% interval.
@@ -116,12 +117,16 @@ func analyzeMC(d *dataset.Dataset, mc []int, opt Options, res *Result) error {
 	if v.pt.topNote != "" {
 		res.Notes = append(res.Notes, v.pt.topNote)
 	}
-	scopes, cats, durs := mcScopes(v)
+	clus, err := v.clusters(opt.cluster(), &res.Bootstrap)
+	if err != nil {
+		return record.Errorf(dataset.SourcePaths(d.Recs), 0, "analyze", ErrBadArgs, "%v", err)
+	}
+	scopes, scopeClus, cats, durs := mcScopes(v, clus)
 	compute := func(scope string) *Metrics {
 		pats := scopes[scope]
 		m := v.pt.metrics(pats)
 		if len(pats) > 0 && opt.Resamples > 0 {
-			m.OracleHeadroomCI, m.VisualConfusionRateCI = v.pt.bootstrap(pats, opt.Seed, scope, opt.Resamples)
+			m.OracleHeadroomCI, m.VisualConfusionRateCI = v.pt.bootstrap(pats, scopeClus[scope], opt.Seed, scope, opt.Resamples)
 			if m.VisualConfusionRate == nil {
 				m.VisualConfusionRateCI = nil
 			}
@@ -215,10 +220,11 @@ func (v *mcView) patterns(defaultPolicy string) {
 }
 
 // mcScopes are the item sets metrics are computed over: all paired items, then each category and
-// duration seen on any multiple-choice record (a scope may hold no paired item).
-func mcScopes(v *mcView) (scopes map[string][]int32, cats, durs map[string]bool) {
+// duration seen on any multiple-choice record (a scope may hold no paired item); with clus (each
+// paired item's cluster) each scope's items' clusters, parallel to its patterns.
+func mcScopes(v *mcView, clus []int32) (scopes, scopeClus map[string][]int32, cats, durs map[string]bool) {
 	d, mc := v.d, v.ks
-	scopes = map[string][]int32{"all": v.pat}
+	scopes, scopeClus = map[string][]int32{"all": v.pat}, map[string][]int32{"all": clus}
 	cats, durs = map[string]bool{}, map[string]bool{}
 	lastCat, lastDur := "", ""
 	for i := range d.Items {
@@ -233,23 +239,22 @@ func mcScopes(v *mcView) (scopes map[string][]int32, cats, durs map[string]bool)
 			}
 		}
 	}
-	byCat, byDur := map[string][]int32{}, map[string][]int32{}
+	add := func(scope string, pi int) {
+		scopes[scope] = append(scopes[scope], v.pat[pi])
+		if clus != nil {
+			scopeClus[scope] = append(scopeClus[scope], clus[pi])
+		}
+	}
 	for pi, i := range v.paired {
 		cat, dur := itemAttr(d, i, mc)
 		if cat != "" {
-			byCat[cat] = append(byCat[cat], v.pat[pi])
+			add("category:"+cat, pi)
 		}
 		if dur != "" {
-			byDur[dur] = append(byDur[dur], v.pat[pi])
+			add("duration:"+dur, pi)
 		}
 	}
-	for c, p := range byCat {
-		scopes["category:"+c] = p
-	}
-	for du, p := range byDur {
-		scopes["duration:"+du] = p
-	}
-	return scopes, cats, durs
+	return scopes, scopeClus, cats, durs
 }
 
 // itemAttr is an item's category and duration: the first non-empty value in config display order.

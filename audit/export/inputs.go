@@ -33,6 +33,7 @@ func ReadInputs(ctx context.Context, pos []string, full bool) (*Inputs, error) {
 	in.Records = make([]record.Record, len(in.Full))
 	for i := range in.Full {
 		in.Records[i] = in.Full[i].Record
+		in.Records[i].VideoKey = in.Full[i].VideoIdentity()
 	}
 	return in, nil
 }
@@ -73,6 +74,7 @@ func (in *Inputs) KeepModels(models []string, from string) error {
 	in.Records = in.Records[:0]
 	for i := range rows {
 		in.Records = append(in.Records, rows[i].Record)
+		in.Records[len(in.Records)-1].VideoKey = rows[i].VideoIdentity()
 	}
 	return nil
 }
@@ -85,9 +87,12 @@ func (in *Inputs) StripPaths() {
 		StripPaths(in.Full, in.Sources)
 	}
 	for i := range in.Records {
-		if r := &in.Records[i]; r.Error != "" {
+		r := &in.Records[i]
+		if r.Error != "" {
 			r.Error = portable.Text(r.Error)
 		}
+		// The video as the export will name it, so that `audit EXPORT` groups the items alike.
+		r.VideoKey = portable.Path(r.VideoKey)
 	}
 }
 
