@@ -164,6 +164,18 @@ func pooledRecords(per map[string][]record.Record, p *Pool, in map[string]bool, 
 	return append(out, errs...)
 }
 
+// missingModels are the models of all that no record of recs names.
+func missingModels(all []string, recs []record.Record) []string {
+	have := Models(recs)
+	var out []string
+	for _, m := range all {
+		if !slices.Contains(have, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // analyzeOneTasks audits one model's records of several tasks: each task alone, then the pool.
 func analyzeOneTasks(recs []record.Record, tasks []string, opt ModelsOptions) (*Result, error) {
 	per, errs := byTask(recs)
@@ -239,7 +251,13 @@ func analyzeModelsTasks(recs []record.Record, tasks []string, opt ModelsOptions)
 	grids, why := map[string][]string{}, map[string]string{}
 	topt := opt
 	topt.Task = ""
+	all := Models(recs)
 	for _, t := range tasks {
+		// A task's matched grid is every model's: a model with no record of the task leaves it none.
+		if missing := missingModels(all, per[t]); len(missing) > 0 {
+			why[t] = fmt.Sprintf("model(s) %s have no record of this task", quoteList(missing))
+			continue
+		}
 		r, err := modelsGrid(per[t], topt, nil)
 		if err != nil {
 			return nil, err
@@ -255,9 +273,11 @@ func analyzeModelsTasks(recs []record.Record, tasks []string, opt ModelsOptions)
 	if err != nil {
 		return nil, err
 	}
-	var pooled []record.Record
-	for _, t := range p.Tasks {
-		pooled = append(pooled, per[t]...)
+	var pooled []record.Record // in input order, so that the models keep theirs
+	for i := range recs {
+		if slices.Contains(p.Tasks, recs[i].Task) {
+			pooled = append(pooled, recs[i])
+		}
 	}
 	res, err := modelsGrid(pooled, topt, in)
 	if err != nil {
@@ -267,8 +287,14 @@ func analyzeModelsTasks(recs []record.Record, tasks []string, opt ModelsOptions)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range ms { // every record of the input, the dropped tasks' too
-		res.ModelInfo[m.Name] = modelInfo(m, res.ModelInfo[m.Name].Ceiling)
+	res.Models = res.Models[:0]
+	for _, m := range ms { // every model and record of the input, the dropped tasks' too
+		var ceil *int
+		if c, ok := opt.Ceilings[m.Name]; ok {
+			ceil = &c
+		}
+		res.Models = append(res.Models, m.Name)
+		res.ModelInfo[m.Name] = modelInfo(m, ceil)
 	}
 	res.Tasks, res.Pool = map[string]*ModelsResult{}, p
 	var rows []TableRow

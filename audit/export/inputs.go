@@ -2,7 +2,9 @@ package export
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/portable"
@@ -47,23 +49,43 @@ func (in *Inputs) KeepModels(models []string, from string) error {
 	if err := audit.CheckModels(in.Records, models, from); err != nil {
 		return err
 	}
-	keep := func(r *record.Record) bool { return slices.Contains(models, r.Model) }
+	in.keep(func(r *record.Record) bool { return slices.Contains(models, r.Model) })
+	return nil
+}
+
+// KeepTask keeps the records of one task (`audit --task`), so that an export holds what was
+// audited; a task no record is of is an error naming the inputs (from) and the tasks they hold.
+func (in *Inputs) KeepTask(task, from string) error {
+	tasks := audit.TaskNames(in.Records)
+	if !slices.Contains(tasks, task) {
+		q := make([]string, len(tasks))
+		for i, t := range tasks {
+			q[i] = fmt.Sprintf("%q", t)
+		}
+		return fmt.Errorf("%s: --task %q: no record is of that task (tasks: %s)", from, task, strings.Join(q, ", "))
+	}
+	in.keep(func(r *record.Record) bool { return r.Task == task })
+	return nil
+}
+
+// keep keeps the records (and full rows, and their sources' ranges) that ok accepts.
+func (in *Inputs) keep(ok func(*record.Record) bool) {
 	if in.Full == nil {
 		kept := in.Records[:0]
 		for i := range in.Records {
-			if keep(&in.Records[i]) {
+			if ok(&in.Records[i]) {
 				kept = append(kept, in.Records[i])
 			}
 		}
 		in.Records = kept
-		return nil
+		return
 	}
 	var rows []record.Full
 	var srcs []Source
 	for _, s := range in.Sources {
 		start := len(rows)
 		for i := s.Rows[0]; i < s.Rows[1]; i++ {
-			if keep(&in.Full[i].Record) {
+			if ok(&in.Full[i].Record) {
 				rows = append(rows, in.Full[i])
 			}
 		}
@@ -76,7 +98,6 @@ func (in *Inputs) KeepModels(models []string, from string) error {
 		in.Records = append(in.Records, rows[i].Record)
 		in.Records[len(in.Records)-1].VideoKey = rows[i].VideoIdentity()
 	}
-	return nil
 }
 
 // StripPaths takes this machine's absolute paths out of what the audit publishes (audit without

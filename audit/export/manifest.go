@@ -47,21 +47,30 @@ type AuditOptions struct {
 	Height        int            `json:"height,omitempty"`
 	Reference     int            `json:"reference,omitempty"`
 	Folds         int            `json:"folds,omitempty"`
+	// Cluster is the bootstrap's resampling unit asked for ("" before it existed: auto).
+	Cluster string `json:"cluster,omitempty"`
+	// AllowDrop: tasks with no grid were let go (--allow-drop).
+	AllowDrop bool `json:"allow_drop,omitempty"`
 }
 
 // Options turns the recorded options back into the audit's.
 func (a AuditOptions) Options() audit.ModelsOptions {
 	o := audit.DefaultOptions()
-	o.Seed, o.Resamples, o.Epsilon, o.DefaultPolicy = a.Seed, a.Resamples, a.Epsilon, a.DefaultPolicy
+	o.Seed, o.Resamples, o.Epsilon, o.DefaultPolicy, o.Cluster = a.Seed, a.Resamples, a.Epsilon, a.DefaultPolicy, a.Cluster
 	o.Cascade = cascade.Options{Budgets: a.Budgets, Policy: a.Policy, Width: a.Width, Height: a.Height, Reference: a.Reference, Folds: a.Folds}
-	return audit.ModelsOptions{Options: o, Ceilings: a.Ceilings}
+	return audit.ModelsOptions{Options: o, Ceilings: a.Ceilings, AllowDrop: a.AllowDrop}
 }
 
 // RecordOptions is the inverse of AuditOptions.Options.
 func RecordOptions(o audit.ModelsOptions) AuditOptions {
 	c := o.Cascade
+	cluster := o.Cluster
+	if cluster == audit.ClusterAuto {
+		cluster = "" // the default: exports written before --cluster read the same
+	}
 	return AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Epsilon: o.Epsilon, DefaultPolicy: o.DefaultPolicy, Ceilings: o.Ceilings,
-		Budgets: c.Budgets, Policy: c.Policy, Width: c.Width, Height: c.Height, Reference: c.Reference, Folds: c.Folds}
+		Budgets: c.Budgets, Policy: c.Policy, Width: c.Width, Height: c.Height, Reference: c.Reference, Folds: c.Folds,
+		Cluster: cluster, AllowDrop: o.AllowDrop}
 }
 
 // ModelGrid is one model's grid in the export: the configs its trajectories run over and the
