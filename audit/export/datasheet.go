@@ -85,6 +85,9 @@ func datasheet(m *Manifest, in Input) []byte {
 	if !m.Parquet {
 		p("**No Parquet files**: this framesweep was built with `-tags noparquet`, so the export is JSON Lines only.\n\n")
 	}
+	for _, n := range m.Notes {
+		p("Note: %s.\n\n", report.MarkdownText(n))
+	}
 	p("Models: %d. Sources:\n\n", len(m.Models))
 	// Paths, runtime specs, run.json's fields, model and config names are not framesweep's words:
 	// each is inert text (report.MarkdownText), never inside a code span, where no escape works.

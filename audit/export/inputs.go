@@ -18,6 +18,8 @@ type Inputs struct {
 	Records []record.Record
 	Full    []record.Full // nil unless read with provenance
 	Sources []Source      // Full's inputs
+	// Notes say which local names StripPaths cut (export.json "notes" and the datasheet carry them).
+	Notes []string
 }
 
 // ReadInputs reads the audit's positionals: with provenance (Read) when full, for an export; else the
@@ -105,7 +107,7 @@ func (in *Inputs) keep(ok func(*record.Record) bool) {
 // sources (StripPaths) and every error message the analysis quotes.
 func (in *Inputs) StripPaths() {
 	if in.Full != nil {
-		StripPaths(in.Full, in.Sources)
+		in.Notes = append(in.Notes, StripPaths(in.Full, in.Sources)...)
 	}
 	for i := range in.Records {
 		r := &in.Records[i]
@@ -125,6 +127,6 @@ func WriteAudit(dir string, in *Inputs, out *audit.Output, opt audit.ModelsOptio
 	if err != nil {
 		return err
 	}
-	_, err = Write(dir, Input{Rows: in.Full, Sources: in.Sources, Sets: sets, Audit: js, Options: RecordOptions(opt)})
+	_, err = Write(dir, Input{Rows: in.Full, Sources: in.Sources, Sets: sets, Audit: js, Options: RecordOptions(opt), Notes: in.Notes})
 	return err
 }

@@ -32,6 +32,8 @@ type Manifest struct {
 	// Lines only).
 	Parquet bool   `json:"parquet"`
 	Note    string `json:"note,omitempty"`
+	// Notes say what the export changed on the way: the local names it cut (without --keep-paths).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // AuditOptions are the audit's options as the export records them.

@@ -218,6 +218,9 @@ func printAudit(in *export.Inputs, out *audit.Output, mopt audit.ModelsOptions, 
 		if err := export.WriteAudit(*f.export, in, out, mopt, js.Bytes()); err != nil {
 			return failErr(stderr, "audit", err)
 		}
+		for _, n := range in.Notes {
+			fmt.Fprintf(stderr, "framesweep audit: note: %s\n", n)
+		}
 	}
 	if !*f.asJSON {
 		_ = report.Write(stdout, out, report.FormatText, ropt) // text: no error to report
