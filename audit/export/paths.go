@@ -37,10 +37,10 @@ func StripPaths(rows []record.Full, srcs []Source) []string {
 	}
 	var notes []string
 	if len(videos) > 0 {
-		notes = append(notes, fmt.Sprintf("%d video name(s) outside the video root (absolute or ../) are given by their file name (--keep-paths keeps them); two such videos of one name are told apart by video_sha256", len(videos)))
+		notes = append(notes, fmt.Sprintf("%d video name(s) outside the video root (absolute, or relative and climbing out of it) are given by their file name (--keep-paths keeps them); two such videos of one name are told apart by video_sha256", len(videos)))
 	}
 	if sources > 0 {
-		notes = append(notes, fmt.Sprintf("%d source(s) given by absolute path or file:// URL are named by their last element (--keep-paths keeps them)", sources))
+		notes = append(notes, fmt.Sprintf("%d source(s) given by absolute path or file URL are named by their last element (--keep-paths keeps them)", sources))
 	}
 	return notes
 }
