@@ -164,6 +164,70 @@ func pooledRecords(per map[string][]record.Record, p *Pool, in map[string]bool, 
 	return append(out, errs...)
 }
 
+// tasksOf are the tasks of the records of the models named.
+func tasksOf(recs []record.Record, models []string) []string {
+	var sel []record.Record
+	for i := range recs {
+		if slices.Contains(models, recs[i].Model) {
+			sel = append(sel, recs[i])
+		}
+	}
+	return TaskNames(sel)
+}
+
+// whyTasksApart explains tasks whose grids share no config, so nothing pools: the configs of each,
+// and whether their items would meet under one task name (then import --task) or never meet (then
+// the flags that map the ids, as for configs whose ids never meet).
+func whyTasksApart(recs []record.Record, tasks []string) string {
+	type side struct {
+		config, harness string
+		items           map[dataset.ItemKey]bool
+		configs         []string
+	}
+	sides := map[string]*side{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Failed() {
+			continue
+		}
+		sd := sides[r.Task]
+		if sd == nil {
+			sd = &side{config: r.Config, items: map[dataset.ItemKey]bool{}}
+			sides[r.Task] = sd
+		}
+		if !slices.Contains(sd.configs, r.Config) {
+			sd.configs = append(sd.configs, r.Config)
+		}
+		if r.Config == sd.config {
+			sd.items[dataset.KeyOf(r)] = true
+			if r.Harness != nil && sd.harness == "" {
+				sd.harness, _, _ = strings.Cut(r.Harness.Metric, " ")
+			}
+		}
+	}
+	var parts, seen []string // the tasks in the order the records give them
+	for i := range recs {
+		if t := recs[i].Task; sides[t] != nil && slices.Contains(tasks, t) && !slices.Contains(seen, t) {
+			seen = append(seen, t)
+			parts = append(parts, fmt.Sprintf("%q: %s", t, strings.Join(sides[t].configs, ", ")))
+		}
+	}
+	s := fmt.Sprintf("the %d tasks' grids share no config (%s), so nothing pools", len(tasks), strings.Join(parts, "; "))
+	a, b := sides[seen[0]], sides[seen[1]]
+	bare := func(set map[dataset.ItemKey]bool) map[dataset.ItemKey]bool {
+		out := map[dataset.ItemKey]bool{}
+		for k := range set {
+			out[dataset.ItemKey{ID: k.ID}] = true
+		}
+		return out
+	}
+	if meet(bare(a.items), bare(b.items)) || taskAdvice(a.items, b.items, idNamespace(a.items), idNamespace(b.items)) != "" {
+		return s + fmt.Sprintf("; their item ids meet: if they are one split under two names (lmms-eval names Video-MME %q, VLMEvalKit %q), import them under one task name (import --task); to audit each task alone, give --task", "videomme", "Video-MME")
+	}
+	return s + "; and " + neverMeet(a.config, a.harness, bare(a.items), b.config, b.harness, bare(b.items)) +
+		"; import them under one task name too (import --task), or audit each task alone with --task"
+}
+
 // missingModels are the models of all that no record of recs names.
 func missingModels(all []string, recs []record.Record) []string {
 	have := Models(recs)
@@ -203,6 +267,9 @@ func analyzeOneTasks(recs []record.Record, tasks []string, opt ModelsOptions) (*
 	p, in, err := newPool(tasks, grids, why, opt, recs)
 	if err != nil {
 		return nil, err
+	}
+	if len(p.Tasks) > 1 && len(p.Configs) == 0 {
+		return nil, record.Errorf(dataset.SourcePaths(recs), 0, "audit", ErrNothingPaired, "%s", whyTasksApart(recs, p.Tasks))
 	}
 	pooled := pooledRecords(per, p, in, errs)
 	var res *Result
@@ -255,7 +322,8 @@ func analyzeModelsTasks(recs []record.Record, tasks []string, opt ModelsOptions)
 	for _, t := range tasks {
 		// A task's matched grid is every model's: a model with no record of the task leaves it none.
 		if missing := missingModels(all, per[t]); len(missing) > 0 {
-			why[t] = fmt.Sprintf("model(s) %s have no record of this task", quoteList(missing))
+			why[t] = fmt.Sprintf("model(s) %s have no record of this task (their records are of task(s) %s; one split under two names is one task only when imported under one name, import --task)",
+				quoteList(missing), quoteList(tasksOf(recs, missing)))
 			continue
 		}
 		r, err := modelsGrid(per[t], topt, nil)
@@ -272,6 +340,9 @@ func analyzeModelsTasks(recs []record.Record, tasks []string, opt ModelsOptions)
 	p, in, err := newPool(tasks, grids, why, opt, recs)
 	if err != nil {
 		return nil, err
+	}
+	if len(p.Tasks) > 1 && len(p.Configs) == 0 {
+		return nil, record.Errorf(dataset.SourcePaths(recs), 0, "audit", ErrNothingPaired, "%s", whyTasksApart(recs, p.Tasks))
 	}
 	var pooled []record.Record // in input order, so that the models keep theirs
 	for i := range recs {
