@@ -114,6 +114,9 @@ type SamplingRecovery struct {
 }
 
 func samplingRecovery(v *mcView, defPolicy string) (*SamplingRecovery, string) {
+	if v.pt.unordered != "" {
+		return nil, "" // terminal regressions need an order (Metrics.Undefined says why)
+	}
 	// The main grid: text-only configs and visual configs of the default policy through the raw pipeline
 	// (the cached pipeline is a protocol variable, not a budget).
 	var def []int
