@@ -338,7 +338,7 @@ func TestAuditClusterCLI(t *testing.T) {
 		dst  any
 		args []string
 	}{{&video, nil}, {&item, []string{"--cluster", "item"}}} {
-		rc, out, errs := runAuditCLI(append(append([]string{"audit", paths[0], "--json", "--resamples", "300"}, c.args...))...)
+		rc, out, errs := runAuditCLI(append([]string{"audit", paths[0], "--json", "--resamples", "300"}, c.args...)...)
 		if rc != exitOK || json.Unmarshal([]byte(out), c.dst) != nil {
 			t.Fatalf("%v: rc %d %s", c.args, rc, errs)
 		}
