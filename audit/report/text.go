@@ -121,12 +121,20 @@ func ModelsText(w io.Writer, r *audit.ModelsResult) {
 		fmt.Fprintf(w, "%-24s %7d %10s %8s %9s %9s%% %8s%% %7s %7s\n", name, row.Items, P(row.BestFixed), P(row.Oracle),
 			P(row.OracleHeadroom), P(row.VisualConfusionRate), P(row.TextOverwriteRate), churn, errs)
 	}
+	var lines []string // each undefined line once, with the models it holds for
+	who := map[string][]string{}
 	for _, m := range r.Models {
 		if res := r.PerModel[m]; res != nil {
 			for _, u := range UndefinedLines(res.Undefined) {
-				fmt.Fprintf(w, "  %s: undefined (–) %s\n", m, u)
+				if who[u] == nil {
+					lines = append(lines, u)
+				}
+				who[u] = append(who[u], m)
 			}
 		}
+	}
+	for _, u := range lines {
+		fmt.Fprintf(w, "  undefined (–) for %s: %s\n", strings.Join(who[u], ", "), u)
 	}
 	if cm := r.CrossModel; cm != nil && cm.Items > 0 {
 		if why := cm.Undefined["confused_in_k"]; why != "" {
