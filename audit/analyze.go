@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/framesweep/framesweep/audit/cascade"
@@ -26,6 +27,17 @@ type Options struct {
 	Cascade       cascade.Options // the cascade's own; its fold seed and tie-breaking policy are Seed and DefaultPolicy
 	// NoCascade skips the automatic cascade (one is still run when Cascade.Budgets is set).
 	NoCascade bool
+	// Cluster is the bootstrap's resampling unit: ClusterAuto ("" too), ClusterItem, ClusterVideo or
+	// ClusterVideoID (bootstrap.go).
+	Cluster string
+}
+
+// cluster is the resampling unit asked for, ClusterAuto when none is.
+func (opt Options) cluster() string {
+	if opt.Cluster == "" {
+		return ClusterAuto
+	}
+	return opt.Cluster
 }
 
 // DefaultOptions are METRICS.md's defaults: seed 1, 1000 resamples, ε = 0.05, default policy "uniform".
@@ -70,6 +82,10 @@ type Result struct {
 	// unparsed answers): the report and the command line show them first.
 	Warnings []string `json:"warnings"`
 	Notes    []string `json:"notes"`
+	// Tasks is every task's own audit (its records alone), when the records are of several tasks;
+	// Pool says how the audit above pooled them (tasks.go).
+	Tasks map[string]*Result `json:"tasks,omitempty"`
+	Pool  *Pool              `json:"pool,omitempty"`
 }
 
 // ErrorRecords summarises the error records of an audit's input.
@@ -120,6 +136,9 @@ func (opt Options) check() error {
 	if err := num.In(0, 1).Float("epsilon", opt.Epsilon); err != nil {
 		return record.Errorf("", 0, "analyze", ErrBadArgs, "%v", err)
 	}
+	if !slices.Contains(Clusters, opt.cluster()) {
+		return record.Errorf("", 0, "analyze", ErrBadArgs, "cluster %q (want one of %s)", opt.Cluster, strings.Join(Clusters, ", "))
+	}
 	return nil
 }
 
@@ -140,14 +159,12 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
-		OnlineCascade: online,
-		ErrorRecords:  errRecs,
-		Configs:       d.Configs,
-		Categories:    map[string]*Metrics{},
-		Durations:     map[string]*Metrics{},
-		Bootstrap: BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
-			PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
-			Interval: "percentile 2.5/97.5, linear interpolation (numpy default)"},
+		OnlineCascade:     online,
+		ErrorRecords:      errRecs,
+		Configs:           d.Configs,
+		Categories:        map[string]*Metrics{},
+		Durations:         map[string]*Metrics{},
+		Bootstrap:         bootstrapInfo(opt),
 		NoiseFloor:        noiseFloor(d),
 		IsoCompute:        []IsoGroup{},
 		PipelineFlips:     []PipelineFlip{},
@@ -207,6 +224,13 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 	return res, nil
 }
 
+// bootstrapInfo is how the intervals are drawn.
+func bootstrapInfo(opt Options) BootstrapInfo {
+	return BootstrapInfo{Seed: opt.Seed, Resamples: opt.Resamples,
+		PRNG:     "SplitMix64; resample b of scope s seeded with splitmix64(seed ^ fnv1a64(s) ^ (b+1)*0x9E3779B97F4A7C15); each output gives two indices, (lo32*n)>>32 then (hi32*n)>>32",
+		Interval: "percentile 2.5/97.5, linear interpolation (numpy default)", Cluster: ClusterItem}
+}
+
 // docDrift reports items whose doc_hash differs between configs: the configs did not see the same
 // document (a dataset revision between runs), so their answers are not comparable.
 func docDrift(d *dataset.Dataset) string {
@@ -225,7 +249,7 @@ func docDrift(d *dataset.Dataset) string {
 			} else if d.Recs[j].DocHash != h {
 				n++
 				if len(ex) < 5 {
-					ex = append(ex, d.Items[i])
+					ex = append(ex, d.Name(i))
 				}
 				break
 			}
@@ -241,14 +265,15 @@ func docDrift(d *dataset.Dataset) string {
 // cascade asks the higher budgets only of the items still unsure: pairing them would keep only the
 // items that escalated all the way).
 func everyItemConfigs(recs []record.Record) []record.Record {
-	items := map[string]bool{}
-	per := map[string]map[string]bool{}
-	for _, r := range recs {
-		items[r.ItemID] = true
+	items := map[dataset.ItemKey]bool{}
+	per := map[string]map[dataset.ItemKey]bool{}
+	for i := range recs {
+		r := &recs[i]
+		items[dataset.KeyOf(r)] = true
 		if per[r.Config] == nil {
-			per[r.Config] = map[string]bool{}
+			per[r.Config] = map[dataset.ItemKey]bool{}
 		}
-		per[r.Config][r.ItemID] = true
+		per[r.Config][dataset.KeyOf(r)] = true
 	}
 	var out []record.Record
 	for _, r := range recs {

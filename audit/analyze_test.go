@@ -308,6 +308,78 @@ func TestUnknownCosts(t *testing.T) {
 	}
 }
 
+// TestPartlyUnknownCosts: one config of unknown cost beside known ones leaves the configs with no
+// order: confusion (both), terminal regression, the pairs and the transitions are undefined, each
+// with the reason naming that config, never computed over the known costs or the names; accuracy,
+// the oracle, text overwrite and instability stay defined; the trajectories' order tags are
+// undefined too. Other nulls carry their own reasons.
+func TestPartlyUnknownCosts(t *testing.T) {
+	metas := map[string]*record.ConfigMeta{"text": {TextOnly: bp(true)}, "f8": metaF(8, 10, 10, "uniform"), "f16": metaF(16, 10, 10, "uniform")}
+	recs := grid([]string{"text", "f8", "f16", "zz"}, metas, map[string]string{"x": "1001", "y": "0110", "z": "1100", "w": "1111"}, nil)
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.VisualConfusionRate != nil || res.VisualConfusionRateCI != nil || res.VisualConfusionRateVisualOnly != nil || res.TerminalRegressionRate != nil ||
+		len(res.Pairs) != 0 || len(res.Transitions) != 0 || res.SamplingRecovery != nil {
+		t.Errorf("ordered metrics with an unknown cost: %v %v %v %v %v", res.VisualConfusionRate, res.VisualConfusionRateVisualOnly, res.TerminalRegressionRate, res.Pairs, res.Transitions)
+	}
+	for _, k := range []string{"visual_confusion_rate", "visual_confusion_rate_visual_only", "terminal_regression_rate", "pairs", "transitions"} {
+		if !strings.Contains(res.Undefined[k], "configs zz have unknown cost") {
+			t.Errorf("undefined[%s] = %q", k, res.Undefined[k])
+		}
+	}
+	near(t, "oracle", res.OracleAccuracy, 100)
+	near(t, "text overwrite", res.TextOverwriteRate, 50)
+	near(t, "unstable", res.UnstableRate, 75)
+	if len(res.Undefined) != 5 {
+		t.Errorf("undefined %v: a defined metric is named", res.Undefined)
+	}
+	ts, err := Trajectories(recs, "uniform")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts.Undefined) != 3 || ts.Undefined["confused"] == "" || len(ts.Transitions) != 0 {
+		t.Errorf("trajectories: undefined %v transitions %v", ts.Undefined, ts.Transitions)
+	}
+	for _, it := range ts.Items {
+		if it.Tags.Confused || len(it.Rescued)+len(it.Harmed) != 0 {
+			t.Errorf("%s: tags %+v rescued %v harmed %v", it.ItemID, it.Tags, it.Rescued, it.Harmed)
+		}
+	}
+	// No text-only config, one cost level: their own reasons.
+	one, err := Analyze(grid([]string{"f8", "f8b"}, map[string]*record.ConfigMeta{"f8": metaF(8, 10, 10, "uniform"), "f8b": metaF(8, 10, 10, "random")},
+		map[string]string{"x": "10", "y": "01"}, nil), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Undefined["text_overwrite_rate"] != "no text-only config" || one.Undefined["visual_confusion_rate"] != "fewer than two configs of different cost" ||
+		!strings.Contains(one.Undefined["terminal_regression_rate"], "single cost level") {
+		t.Errorf("undefined %v", one.Undefined)
+	}
+}
+
+// TestCostRanges: a negative frame count, a size under 1 and a cost beyond int64 are errors naming the
+// record that priced the config, never a wrapped negative cost ordered before text-only.
+func TestCostRanges(t *testing.T) {
+	for _, meta := range []*record.ConfigMeta{
+		metaF(999999999999, 65536, 65536, "uniform"), metaF(-4, 10, 10, "uniform"), metaF(8, 0, 10, "uniform"),
+		{Frames: ip(1 << 40), MaxPixels: ip(1 << 40)},
+	} {
+		recs := grid([]string{"text", "big"}, map[string]*record.ConfigMeta{"text": {TextOnly: bp(true)}, "big": meta}, map[string]string{"a": "10", "b": "01"}, nil)
+		_, err := Analyze(recs, DefaultOptions())
+		if err == nil || !strings.Contains(err.Error(), "mem.jsonl:2") || !strings.Contains(err.Error(), `config "big"`) {
+			t.Errorf("frames %d: %v", *meta.Frames, err)
+		}
+	}
+	recs := grid([]string{"text", "big"}, map[string]*record.ConfigMeta{"text": {TextOnly: bp(true)}, "big": metaF(131072, 65536, 65536, "uniform")},
+		map[string]string{"a": "10", "b": "01"}, nil)
+	res, err := Analyze(recs, DefaultOptions())
+	if err != nil || *res.Configs[1].Cost != 131072*65536*65536 || res.Configs[0].ID != "text" {
+		t.Errorf("the largest flag-range cost: %v %+v", err, res)
+	}
+}
+
 func TestTooManyConfigs(t *testing.T) {
 	var recs []record.Record
 	for k := 0; k <= dataset.MaxConfigs; k++ {

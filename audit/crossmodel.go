@@ -3,7 +3,7 @@ package audit
 import (
 	"sort"
 
-	"github.com/framesweep/framesweep/audit/cascade"
+	"github.com/framesweep/framesweep/audit/dataset"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -41,13 +41,18 @@ type ChurnRow struct {
 // choice): which items each model finds confusing, and how far the models agree.
 type CrossModel struct {
 	Items    int            `json:"items"`
-	Confused map[string]int `json:"confused"` // per model
-	// ConfusedInK[k] counts the items confused in exactly k of the models (k = 0…M).
+	Confused map[string]int `json:"confused"` // per model; null when undefined
+	// ConfusedInK[k] counts the items confused in exactly k of the models (k = 0…M); null when some
+	// model's confusion is undefined (its configs have no order).
 	ConfusedInK []KCount `json:"confused_in_k"`
-	// Pairs compares every two models: the confusion tag's agreement and the trajectories'.
+	// Pairs compares every two models: the confusion tag's agreement (null when undefined) and the
+	// trajectories'.
 	Pairs       []ModelPair `json:"pairs"`
 	MeanJaccard *float64    `json:"mean_jaccard"`
 	MeanKappa   *float64    `json:"mean_kappa"`
+	// Undefined says why the null values above are null (key → reason): confused, confused_in_k,
+	// mean_jaccard, mean_kappa and pairs[].confused when the configs have no order.
+	Undefined map[string]string `json:"undefined,omitempty"`
 }
 
 // KCount is the number of items confused in exactly K models.
@@ -59,39 +64,14 @@ type KCount struct {
 
 // ModelPair compares two models item by item.
 type ModelPair struct {
-	A        string         `json:"a"`
-	B        string         `json:"b"`
-	Confused LabelAgreement `json:"confused"`
+	A        string          `json:"a"`
+	B        string          `json:"b"`
+	Confused *LabelAgreement `json:"confused"` // null when confusion is undefined (CrossModel.Undefined)
 	// IdenticalTrajectories counts the items whose verdict is the same in every config;
 	// VerdictAgreement is the % of (item, config) verdicts the two models share.
 	IdenticalTrajectories int      `json:"identical_trajectories"`
 	IdenticalRate         *float64 `json:"identical_rate"`
 	VerdictAgreement      *float64 `json:"verdict_agreement"`
-}
-
-// tableRows are one model's rows of the study's table: all items, then each split (the records'
-// task, when there are several), each with its duration groups.
-func tableRows(model string, recs []record.Record, all *Result, opt Options) ([]TableRow, error) {
-	rows := resultRows(model, "all", all)
-	splits := map[string][]record.Record{}
-	for i := range recs {
-		if t := recs[i].Task; t != "" {
-			splits[t] = append(splits[t], recs[i])
-		}
-	}
-	if len(splits) < 2 {
-		return rows, nil
-	}
-	sopt := opt
-	sopt.NoCascade, sopt.Cascade = true, cascade.Options{}
-	for _, s := range keysSorted(splits) {
-		r, err := Analyze(splits[s], sopt)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, resultRows(model, s, r)...)
-	}
-	return rows, nil
 }
 
 // resultRows turns one Result into rows: all its items, then each duration group (multiple
@@ -188,13 +168,29 @@ func crossModel(models []string, filtered map[string][]record.Record, defPolicy 
 	if len(common) == 0 {
 		return cm, nil
 	}
+	why := ""
+	for _, ts := range sets {
+		if w, undef := ts.Undefined["confused"]; undef && why == "" {
+			why = w
+		}
+	}
+	if why != "" {
+		// Never "confused in 0 of N models": without an order no item is known to be confused.
+		cm.Confused, cm.ConfusedInK = nil, nil
+		cm.Undefined = map[string]string{}
+		for _, k := range []string{"confused", "confused_in_k", "mean_jaccard", "mean_kappa", "pairs.confused"} {
+			cm.Undefined[k] = why
+		}
+	}
 	conf := make([][]bool, len(models))
 	inK := make([]int, len(models)+1)
 	for i, m := range models {
 		conf[i] = make([]bool, len(common))
 		for j, id := range common {
 			conf[i][j] = idx[i][id].Tags.Confused
-			cm.Confused[m] += b2i(conf[i][j])
+			if why == "" {
+				cm.Confused[m] += b2i(conf[i][j])
+			}
 		}
 	}
 	for j := range common {
@@ -205,18 +201,23 @@ func crossModel(models []string, filtered map[string][]record.Record, defPolicy 
 		inK[k]++
 	}
 	for k, n := range inK {
-		cm.ConfusedInK = append(cm.ConfusedInK, KCount{K: k, Items: n, Rate: pct(n, len(common))})
+		if why == "" {
+			cm.ConfusedInK = append(cm.ConfusedInK, KCount{K: k, Items: n, Rate: pct(n, len(common))})
+		}
 	}
 	var js, ks []float64
 	for a := 0; a < len(models); a++ {
 		for b := a + 1; b < len(models); b++ {
 			mp := modelPair(models[a], models[b], sets[a], sets[b], idx[a], idx[b], common)
-			mp.Confused = labelAgreement(conf[a], conf[b])
-			if j := mp.Confused.Jaccard; j != nil {
-				js = append(js, *j)
-			}
-			if k := mp.Confused.Kappa; k != nil {
-				ks = append(ks, *k)
+			if why == "" {
+				la := labelAgreement(conf[a], conf[b])
+				mp.Confused = &la
+				if j := la.Jaccard; j != nil {
+					js = append(js, *j)
+				}
+				if k := la.Kappa; k != nil {
+					ks = append(ks, *k)
+				}
 			}
 			cm.Pairs = append(cm.Pairs, mp)
 		}
@@ -225,26 +226,26 @@ func crossModel(models []string, filtered map[string][]record.Record, defPolicy 
 	return cm, nil
 }
 
-// commonPaired indexes every set's paired items by id and lists the ids paired in all of them (the
-// matched grid makes them one set), in the first set's order.
-func commonPaired(sets []*TrajectorySet) ([]map[string]*Trajectory, []string) {
-	idx := make([]map[string]*Trajectory, len(sets))
+// commonPaired indexes every set's paired items by (task, id) and lists those paired in all of them
+// (the matched grid makes them one set), in the first set's order.
+func commonPaired(sets []*TrajectorySet) ([]map[dataset.ItemKey]*Trajectory, []dataset.ItemKey) {
+	idx := make([]map[dataset.ItemKey]*Trajectory, len(sets))
 	for i, ts := range sets {
-		idx[i] = map[string]*Trajectory{}
+		idx[i] = map[dataset.ItemKey]*Trajectory{}
 		for j := range ts.Items {
 			if t := &ts.Items[j]; t.Paired {
-				idx[i][t.ItemID] = t
+				idx[i][t.Key()] = t
 			}
 		}
 	}
-	var common []string
+	var common []dataset.ItemKey
 	for _, t := range sets[0].Items {
 		in := t.Paired
 		for i := range sets {
-			in = in && idx[i][t.ItemID] != nil
+			in = in && idx[i][t.Key()] != nil
 		}
 		if in {
-			common = append(common, t.ItemID)
+			common = append(common, t.Key())
 		}
 	}
 	return idx, common
@@ -264,7 +265,7 @@ func mean(xs []float64) *float64 {
 }
 
 // modelPair compares two models' verdicts item by item over the configs both trajectory sets hold.
-func modelPair(a, b string, sa, sb *TrajectorySet, ia, ib map[string]*Trajectory, items []string) ModelPair {
+func modelPair(a, b string, sa, sb *TrajectorySet, ia, ib map[dataset.ItemKey]*Trajectory, items []dataset.ItemKey) ModelPair {
 	mp := ModelPair{A: a, B: b}
 	// Config positions by id: the two models' display orders may differ when their costs do.
 	posB := map[string]int{}

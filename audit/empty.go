@@ -16,11 +16,22 @@ import (
 // Empty reports whether the audit holds no paired item: no multiple-choice item with a record in
 // every config and no open-ended item scored in every config.
 func (r *Result) Empty() bool {
+	for _, t := range r.Tasks {
+		if !t.Empty() {
+			return false
+		}
+	}
 	return r.Items == 0 && (r.OpenEnded == nil || r.OpenEnded.Items == 0)
 }
 
-// Empty reports whether the models share no config with an item every model answered.
+// Empty reports whether the models share no config with an item every model answered (in no task,
+// when the records are of several).
 func (r *ModelsResult) Empty() bool {
+	for _, t := range r.Tasks {
+		if !t.Empty() {
+			return false
+		}
+	}
 	return len(r.MatchedGrid.Configs) == 0 || r.MatchedGrid.Items == 0
 }
 
@@ -44,7 +55,7 @@ func CheckNotEmpty(res *Result, multi *ModelsResult, recs []record.Record, opt M
 // whyEmpty explains a one-model audit with no paired item.
 func whyEmpty(recs []record.Record) string {
 	answered, failed := 0, 0
-	sets := map[string]map[string]bool{} // config → items answered
+	sets := map[string]map[dataset.ItemKey]bool{} // config → items answered
 	var order []string
 	harness := map[string]string{}
 	for i := range recs {
@@ -55,10 +66,10 @@ func whyEmpty(recs []record.Record) string {
 		}
 		answered++
 		if sets[r.Config] == nil {
-			sets[r.Config] = map[string]bool{}
+			sets[r.Config] = map[dataset.ItemKey]bool{}
 			order = append(order, r.Config)
 		}
-		sets[r.Config][r.ItemID] = true
+		sets[r.Config][dataset.KeyOf(r)] = true
 		if r.Harness != nil && harness[r.Config] == "" {
 			harness[r.Config], _, _ = strings.Cut(r.Harness.Metric, " ")
 		}
@@ -76,9 +87,10 @@ func whyEmpty(recs []record.Record) string {
 	return fmt.Sprintf("no item has a record in every one of the %d configs (%s), though every two of them share items: audit fewer configs", len(order), strings.Join(order, ", "))
 }
 
-// neverMeet describes two item sets that share no id: an example of each and the flags that map them
-// onto one.
-func neverMeet(a, ha string, sa map[string]bool, b, hb string, sb map[string]bool) string {
+// neverMeet describes two item sets that share no item: an example of each and the flags that map
+// them onto one. Ids that differ only by their task (the task field, or an lmms-eval task prefix
+// "task:" in the id, which the importer derives from the file name) call for one --task at import.
+func neverMeet(a, ha string, sa map[dataset.ItemKey]bool, b, hb string, sb map[dataset.ItemKey]bool) string {
 	name := func(c, h string) string {
 		if h != "" {
 			return fmt.Sprintf("config %s (%s)", c, h)
@@ -87,6 +99,9 @@ func neverMeet(a, ha string, sa map[string]bool, b, hb string, sb map[string]boo
 	}
 	na, nb := idNamespace(sa), idNamespace(sb)
 	s := fmt.Sprintf("the item ids of %s (%s) and of %s (%s) never meet", name(a, ha), na.describe(), name(b, hb), nb.describe())
+	if advice := taskAdvice(sa, sb, na, nb); advice != "" {
+		return s + advice
+	}
 	switch {
 	case na.prefix != nb.prefix && (na.prefix == "" || nb.prefix == "") && na.digits == nb.digits:
 		p := na.prefix + nb.prefix
@@ -95,6 +110,36 @@ func neverMeet(a, ha string, sa map[string]bool, b, hb string, sb map[string]boo
 		s += "; import both under one id with --item-id (question: the benchmark's question id; or a field or column both carry) and --item-prefix"
 	}
 	return s
+}
+
+// taskAdvice is the advice for two item sets that would meet but for their task: the same ids under
+// different tasks, or ids whose task prefixes ("videomme:", "videomme_16f:") differ and whose rests
+// meet; "" otherwise.
+func taskAdvice(sa, sb map[dataset.ItemKey]bool, na, nb namespace) string {
+	ids := func(set map[dataset.ItemKey]bool, strip string) (map[string]bool, map[string]bool) {
+		out, tasks := map[string]bool{}, map[string]bool{}
+		for k := range set {
+			out[strings.TrimPrefix(k.ID, strip)] = true
+			tasks[k.Task] = true
+		}
+		return out, tasks
+	}
+	ia, ta := ids(sa, "")
+	ib, tb := ids(sb, "")
+	if meet(ia, ib) {
+		return fmt.Sprintf("; the same ids are under different tasks (%s and %s): an item is its task and its id, so import both under one task name (import --task)",
+			strings.Join(keysSorted(ta), ", "), strings.Join(keysSorted(tb), ", "))
+	}
+	if na.prefix == "" || nb.prefix == "" || na.prefix == nb.prefix {
+		return ""
+	}
+	ra, _ := ids(sa, na.prefix)
+	rb, _ := ids(sb, nb.prefix)
+	if !meet(ra, rb) {
+		return ""
+	}
+	return fmt.Sprintf("; they differ only by their task prefix (%q vs %q), which an importer derives from the file name: import both with the same --task (not --item-id or --item-prefix)",
+		na.prefix, nb.prefix)
 }
 
 // namespace is the shape of a set of item ids: a prefix every id shares up to its last ':' (an
@@ -109,10 +154,10 @@ func (n namespace) describe() string {
 	return fmt.Sprintf("%s, e.g. %s", n.kind, strings.Join(n.examples, ", "))
 }
 
-func idNamespace(set map[string]bool) namespace {
+func idNamespace(set map[dataset.ItemKey]bool) namespace {
 	ids := make([]string, 0, len(set))
-	for id := range set {
-		ids = append(ids, id)
+	for k := range set {
+		ids = append(ids, k.ID)
 	}
 	sort.Strings(ids)
 	n := namespace{examples: ids[:min(2, len(ids))]}
@@ -146,8 +191,8 @@ func idNamespace(set map[string]bool) namespace {
 	return n
 }
 
-// meet reports whether two item sets share an id.
-func meet(a, b map[string]bool) bool {
+// meet reports whether two sets share an element.
+func meet[K comparable](a, b map[K]bool) bool {
 	if len(b) < len(a) {
 		a, b = b, a
 	}
@@ -174,7 +219,7 @@ func whyModelsEmpty(recs []record.Record, opt ModelsOptions) string {
 				rest = append(rest, m)
 			}
 		}
-		if mg, _, err := matchGrid(rest, opt.Ceilings); err == nil && len(mg.Configs) > 0 && mg.Items > 0 {
+		if mg, _, err := matchGrid(rest, opt.Ceilings, nil); err == nil && len(mg.Configs) > 0 && mg.Items > 0 {
 			culprits = append(culprits, ms[drop].Name)
 		}
 	}
@@ -225,7 +270,7 @@ func whyModelsEmpty(recs []record.Record, opt ModelsOptions) string {
 // itemsOrConfigs says whether model culprit shares no config with the others, or shares configs
 // but no item id (then the ids' namespaces).
 func itemsOrConfigs(ms []ModelRecords, culprit string) string {
-	mine, theirs := map[string]map[string]bool{}, map[string]map[string]bool{}
+	mine, theirs := map[string]map[dataset.ItemKey]bool{}, map[string]map[dataset.ItemKey]bool{}
 	for _, m := range ms {
 		dst := theirs
 		if m.Name == culprit {
@@ -237,15 +282,20 @@ func itemsOrConfigs(ms []ModelRecords, culprit string) string {
 				continue
 			}
 			if dst[r.Config] == nil {
-				dst[r.Config] = map[string]bool{}
+				dst[r.Config] = map[dataset.ItemKey]bool{}
 			}
-			dst[r.Config][r.ItemID] = true
+			dst[r.Config][dataset.KeyOf(r)] = true
 		}
 	}
-	for c, set := range mine {
+	for _, c := range keysSorted(mine) {
+		set := mine[c]
 		if other := theirs[c]; other != nil && !meet(set, other) {
-			return fmt.Sprintf("shares config %s with the others, but its item ids (%s) and theirs (%s) never meet (import under one id: --item-id, --item-prefix)",
-				c, idNamespace(set).describe(), idNamespace(other).describe())
+			na, nb := idNamespace(set), idNamespace(other)
+			how := " (import under one id: --item-id, --item-prefix)"
+			if advice := taskAdvice(set, other, na, nb); advice != "" {
+				how = advice
+			}
+			return fmt.Sprintf("shares config %s with the others, but its item ids (%s) and theirs (%s) never meet%s", c, na.describe(), nb.describe(), how)
 		}
 	}
 	return "shares no config with the others that has an item they all answered"

@@ -38,15 +38,15 @@ func noiseFloor(d *dataset.Dataset) []NoiseFloor {
 			}
 			byRun[r.RunIndex()][i] = r
 		}
-		itemOf := map[string]int{}
-		for i, it := range d.Items {
+		itemOf := map[dataset.ItemKey]int{}
+		for i := range d.Items {
 			if j := d.Grid[i*C+k]; j >= 0 {
 				add(j, i)
-				itemOf[it] = i
+				itemOf[d.Key(i)] = i
 			}
 		}
 		for _, j := range d.Reruns[k] {
-			add(j, itemOf[d.Recs[j].ItemID])
+			add(j, itemOf[dataset.KeyOf(&d.Recs[j])])
 		}
 		var runs []int
 		for r := range byRun {
@@ -114,6 +114,9 @@ type SamplingRecovery struct {
 }
 
 func samplingRecovery(v *mcView, defPolicy string) (*SamplingRecovery, string) {
+	if v.pt.unordered != "" {
+		return nil, "" // terminal regressions need an order (Metrics.Undefined says why)
+	}
 	// The main grid: text-only configs and visual configs of the default policy through the raw pipeline
 	// (the cached pipeline is a protocol variable, not a budget).
 	var def []int

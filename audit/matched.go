@@ -44,6 +44,9 @@ type LeftOutConfig struct {
 	Config      string   `json:"config"`
 	Missing     []string `json:"missing_from"`
 	OverCeiling []string `json:"over_ceiling"`
+	// NotPooled: the config is in some task's matched grid but not in every one, so a pooled audit of
+	// several tasks leaves it out (Pool.LeftOut names the tasks that lack it).
+	NotPooled bool `json:"not_pooled,omitempty"`
 }
 
 // gridConfigs merges the config_meta of a model's records (error records too: a config the runtime
@@ -87,14 +90,16 @@ func gridConfigs(m ModelRecords) (map[string]*gridConfig, error) {
 		g.c.Kind = kind
 	}
 	for _, g := range out {
-		g.c.FinishCost()
+		if err := g.c.FinishCost(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-// matchGrid finds the matched grid and returns each model's records restricted to it (answered
-// records of the matched configs and items).
-func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[string][]record.Record, error) {
+// matchGrid finds the matched grid, of the configs in pool (nil: any), and returns each model's
+// records restricted to it (answered records of the matched configs and items).
+func matchGrid(ms []ModelRecords, ceilings map[string]int, pool map[string]bool) (*MatchedGrid, map[string][]record.Record, error) {
 	grids := make([]map[string]*gridConfig, len(ms))
 	all := map[string]*dataset.Config{}
 	var order []*dataset.Config
@@ -125,7 +130,8 @@ func matchGrid(ms []ModelRecords, ceilings map[string]int) (*MatchedGrid, map[st
 				lo.Missing = append(lo.Missing, m.Name)
 			}
 		}
-		if len(lo.Missing)+len(lo.OverCeiling) > 0 {
+		lo.NotPooled = pool != nil && !pool[c.ID]
+		if len(lo.Missing)+len(lo.OverCeiling) > 0 || lo.NotPooled {
 			mg.LeftOut = append(mg.LeftOut, lo)
 			continue
 		}
@@ -193,25 +199,25 @@ func intStr(p *int) string {
 // matchItems keeps the items every model answered in every matched config of the item's kind(s),
 // and returns each model's answered records of those items and configs.
 func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map[string][]record.Record {
-	need := map[string]map[string]bool{} // item → configs it needs (the matched configs of its kinds)
-	has := make([]map[string]map[string]bool, len(ms))
+	type item = dataset.ItemKey
+	has := make([]map[item]map[string]bool, len(ms)) // per model: item → configs answered
+	need := map[item]bool{}
 	for mi, m := range ms {
-		has[mi] = map[string]map[string]bool{}
+		has[mi] = map[item]map[string]bool{}
 		for i := range m.Records {
 			r := &m.Records[i]
 			if r.Failed() || kinds[r.Config] == "" {
 				continue
 			}
-			if has[mi][r.ItemID] == nil {
-				has[mi][r.ItemID] = map[string]bool{}
+			k := dataset.KeyOf(r)
+			if has[mi][k] == nil {
+				has[mi][k] = map[string]bool{}
 			}
-			has[mi][r.ItemID][r.Config] = true
-			if need[r.ItemID] == nil {
-				need[r.ItemID] = map[string]bool{}
-			}
+			has[mi][k][r.Config] = true
+			need[k] = true
 		}
 	}
-	kindOf := map[string]map[string]bool{} // item → kinds
+	kindOf := map[item]map[string]bool{} // item → kinds
 	for mi := range ms {
 		for it, cs := range has[mi] {
 			if kindOf[it] == nil {
@@ -222,12 +228,21 @@ func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map
 			}
 		}
 	}
-	var ids []string
+	ids := make([]item, 0, len(need))
 	for it := range need {
 		ids = append(ids, it)
 	}
-	sort.Strings(ids)
-	keep := map[string]bool{}
+	sort.Slice(ids, func(a, b int) bool {
+		if ids[a].ID != ids[b].ID {
+			return ids[a].ID < ids[b].ID
+		}
+		return ids[a].Task < ids[b].Task
+	})
+	keep := map[item]bool{}
+	multiTask := false
+	for _, it := range ids {
+		multiTask = multiTask || it.Task != ids[0].Task
+	}
 	for _, it := range ids {
 		ok := true
 		for mi, m := range ms {
@@ -246,7 +261,11 @@ func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map
 		} else {
 			mg.Dropped++
 			if len(mg.Examples) < 10 {
-				mg.Examples = append(mg.Examples, it)
+				name := it.ID
+				if multiTask {
+					name = it.String()
+				}
+				mg.Examples = append(mg.Examples, name)
 			}
 		}
 	}
@@ -255,7 +274,7 @@ func matchItems(ms []ModelRecords, mg *MatchedGrid, kinds map[string]string) map
 		var rs []record.Record
 		for i := range m.Records {
 			r := &m.Records[i]
-			if !r.Failed() && kinds[r.Config] != "" && keep[r.ItemID] {
+			if !r.Failed() && kinds[r.Config] != "" && keep[dataset.KeyOf(r)] {
 				rs = append(rs, *r)
 			}
 		}

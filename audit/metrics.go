@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/audit/dataset"
+	"github.com/framesweep/framesweep/record"
 )
 
 // Interval is a percentile bootstrap 95% interval.
@@ -48,7 +49,28 @@ type Metrics struct {
 	TextOverwriteAllVisualRate     *float64           `json:"text_overwrite_all_visual_rate"`
 	UnstableRate                   *float64           `json:"unstable_rate"`
 	Pairs                          []Pair             `json:"pairs"`
+	// Undefined says, for each metric above that is null (and for pairs and transitions when the
+	// configs have no order), why: JSON key → reason. Absent when every metric is defined.
+	Undefined map[string]string `json:"undefined,omitempty"`
 }
+
+// undefine marks metric key undefined for reason (the first reason given stays).
+func (m *Metrics) undefine(key, reason string) {
+	if m.Undefined == nil {
+		m.Undefined = map[string]string{}
+	}
+	if _, ok := m.Undefined[key]; !ok {
+		m.Undefined[key] = reason
+	}
+}
+
+// coreKeys are the nullable metrics of METRICS.md's core table, in its order.
+var coreKeys = []string{"best_fixed", "oracle_accuracy", "oracle_headroom", "visual_confusion_rate", "visual_confusion_rate_visual_only",
+	"terminal_regression_rate", "text_correct_items", "text_overwrite_rate", "text_overwrite_rate_of_text_correct", "text_overwrite_all_visual_rate", "unstable_rate"}
+
+// OrderKeys are the metrics that need an order over the configs: undefined, with the same reason,
+// when some config's cost is unknown.
+var OrderKeys = []string{"visual_confusion_rate", "visual_confusion_rate_visual_only", "terminal_regression_rate", "pairs"}
 
 // Dropped explains the items left out of the paired analysis.
 type Dropped struct {
@@ -95,12 +117,16 @@ func analyzeMC(d *dataset.Dataset, mc []int, opt Options, res *Result) error {
 	if v.pt.topNote != "" {
 		res.Notes = append(res.Notes, v.pt.topNote)
 	}
-	scopes, cats, durs := mcScopes(v)
+	clus, err := v.clusters(opt.cluster(), &res.Bootstrap)
+	if err != nil {
+		return record.Errorf(dataset.SourcePaths(d.Recs), 0, "analyze", ErrBadArgs, "%v", err)
+	}
+	scopes, scopeClus, cats, durs := mcScopes(v, clus)
 	compute := func(scope string) *Metrics {
 		pats := scopes[scope]
 		m := v.pt.metrics(pats)
 		if len(pats) > 0 && opt.Resamples > 0 {
-			m.OracleHeadroomCI, m.VisualConfusionRateCI = v.pt.bootstrap(pats, opt.Seed, scope, opt.Resamples)
+			m.OracleHeadroomCI, m.VisualConfusionRateCI = v.pt.bootstrap(pats, scopeClus[scope], opt.Seed, scope, opt.Resamples)
 			if m.VisualConfusionRate == nil {
 				m.VisualConfusionRateCI = nil
 			}
@@ -116,6 +142,9 @@ func analyzeMC(d *dataset.Dataset, mc []int, opt Options, res *Result) error {
 	}
 	res.Patterns, res.PatternsOther = v.pt.topPatterns(v.pat, 200)
 	res.Transitions = v.pt.transitions(v.pat)
+	if v.pt.unordered != "" {
+		res.undefine("transitions", v.pt.unordered)
+	}
 	sr, srNote := samplingRecovery(v, opt.DefaultPolicy)
 	if sr != nil {
 		res.SamplingRecovery = sr
@@ -156,7 +185,7 @@ func pairItems(d *dataset.Dataset, mc []int, cfgs []*dataset.Config) ([]int, Dro
 		} else {
 			drop.Count++
 			if len(drop.Examples) < 10 {
-				drop.Examples = append(drop.Examples, d.Items[i])
+				drop.Examples = append(drop.Examples, d.Name(i))
 			}
 		}
 	}
@@ -191,10 +220,11 @@ func (v *mcView) patterns(defaultPolicy string) {
 }
 
 // mcScopes are the item sets metrics are computed over: all paired items, then each category and
-// duration seen on any multiple-choice record (a scope may hold no paired item).
-func mcScopes(v *mcView) (scopes map[string][]int32, cats, durs map[string]bool) {
+// duration seen on any multiple-choice record (a scope may hold no paired item); with clus (each
+// paired item's cluster) each scope's items' clusters, parallel to its patterns.
+func mcScopes(v *mcView, clus []int32) (scopes, scopeClus map[string][]int32, cats, durs map[string]bool) {
 	d, mc := v.d, v.ks
-	scopes = map[string][]int32{"all": v.pat}
+	scopes, scopeClus = map[string][]int32{"all": v.pat}, map[string][]int32{"all": clus}
 	cats, durs = map[string]bool{}, map[string]bool{}
 	lastCat, lastDur := "", ""
 	for i := range d.Items {
@@ -209,23 +239,22 @@ func mcScopes(v *mcView) (scopes map[string][]int32, cats, durs map[string]bool)
 			}
 		}
 	}
-	byCat, byDur := map[string][]int32{}, map[string][]int32{}
+	add := func(scope string, pi int) {
+		scopes[scope] = append(scopes[scope], v.pat[pi])
+		if clus != nil {
+			scopeClus[scope] = append(scopeClus[scope], clus[pi])
+		}
+	}
 	for pi, i := range v.paired {
 		cat, dur := itemAttr(d, i, mc)
 		if cat != "" {
-			byCat[cat] = append(byCat[cat], v.pat[pi])
+			add("category:"+cat, pi)
 		}
 		if dur != "" {
-			byDur[dur] = append(byDur[dur], v.pat[pi])
+			add("duration:"+dur, pi)
 		}
 	}
-	for c, p := range byCat {
-		scopes["category:"+c] = p
-	}
-	for du, p := range byDur {
-		scopes["duration:"+du] = p
-	}
-	return scopes, cats, durs
+	return scopes, scopeClus, cats, durs
 }
 
 // itemAttr is an item's category and duration: the first non-empty value in config display order.
@@ -249,6 +278,9 @@ func (pt *patternTable) metrics(pats []int32) *Metrics {
 	m := &Metrics{Items: len(pats), Accuracy: map[string]float64{}, Pairs: []Pair{}}
 	n := len(pats)
 	if n == 0 {
+		for _, k := range coreKeys {
+			m.undefine(k, "no paired item")
+		}
 		return m
 	}
 	counts := make([]int, len(pt.keys))
@@ -286,31 +318,70 @@ func (pt *patternTable) metrics(pats []int32) *Metrics {
 	m.OracleAccuracy = pct(oracle, n)
 	h := *m.OracleAccuracy - bf
 	m.OracleHeadroom = &h
-	// Confusion needs two configs of different known cost; otherwise it is undefined, not 0.
-	if pt.nLevels >= 2 {
-		m.VisualConfusionRate = pct(conf, n)
-	}
-	if len(pt.text) > 0 {
-		if pt.nVisLev >= 2 {
-			m.VisualConfusionRateVisualOnly = pct(confVis, n)
+	pt.orderMetrics(m, n, conf, confVis, term)
+	if len(pt.text) == 0 {
+		for _, k := range []string{"text_correct_items", "text_overwrite_rate", "text_overwrite_rate_of_text_correct", "text_overwrite_all_visual_rate"} {
+			m.undefine(k, "no text-only config")
 		}
+	} else {
 		m.TextCorrectItems = &textOK
 		// Overwrite needs a visual config to overwrite the text answer; without one it is undefined.
 		if len(pt.visual) > 0 {
 			m.TextOverwriteRate = pct(textOver, n)
 			m.TextOverwriteRateOfTextCorrect = pct(textOver, textOK)
 			m.TextOverwriteAllVisualRate = pct(textAll, n)
+			if textOK == 0 {
+				m.undefine("text_overwrite_rate_of_text_correct", "no text-correct item")
+			}
+		} else {
+			for _, k := range []string{"text_overwrite_rate", "text_overwrite_rate_of_text_correct", "text_overwrite_all_visual_rate"} {
+				m.undefine(k, "no visual config")
+			}
 		}
-	} else {
-		m.VisualConfusionRateVisualOnly = m.VisualConfusionRate
-	}
-	if pt.top >= 0 {
-		m.TerminalRegressionRate = pct(term, n)
-		m.TerminalConfig = pt.cfgs[pt.top].ID
 	}
 	m.UnstableRate = pct(unstable, n)
-	m.Pairs = pt.pairs(counts, n)
+	if pt.unordered == "" {
+		m.Pairs = pt.pairs(counts, n)
+	}
 	return m
+}
+
+// orderMetrics sets the metrics that need an order over the configs (confusion, terminal
+// regression), or says why each is undefined: some cost unknown, fewer than two cost levels, no
+// unique costliest config.
+func (pt *patternTable) orderMetrics(m *Metrics, n, conf, confVis, term int) {
+	if pt.unordered != "" {
+		for _, k := range OrderKeys {
+			m.undefine(k, pt.unordered)
+		}
+		return
+	}
+	// Confusion needs two configs of different known cost; otherwise it is undefined, not 0.
+	if pt.nLevels >= 2 {
+		m.VisualConfusionRate = pct(conf, n)
+	} else {
+		m.undefine("visual_confusion_rate", "fewer than two configs of different cost")
+	}
+	switch {
+	case len(pt.text) == 0:
+		m.VisualConfusionRateVisualOnly = m.VisualConfusionRate
+		if m.VisualConfusionRate == nil {
+			m.undefine("visual_confusion_rate_visual_only", "fewer than two configs of different cost")
+		}
+	case pt.nVisLev >= 2:
+		m.VisualConfusionRateVisualOnly = pct(confVis, n)
+	default:
+		m.undefine("visual_confusion_rate_visual_only", "fewer than two visual configs of different cost")
+	}
+	switch {
+	case pt.top >= 0:
+		m.TerminalRegressionRate = pct(term, n)
+		m.TerminalConfig = pt.cfgs[pt.top].ID
+	case pt.nLevels < 2:
+		m.undefine("terminal_regression_rate", "a single cost level: nothing is cheaper than the costliest config")
+	default:
+		m.undefine("terminal_regression_rate", pt.topNote)
+	}
 }
 
 func pct(num, den int) *float64 {
@@ -354,6 +425,9 @@ func (pt *patternTable) pairs(counts []int, n int) []Pair {
 
 func (pt *patternTable) transitions(pats []int32) []Transition {
 	C := len(pt.cfgs)
+	if pt.unordered != "" {
+		return []Transition{} // consecutive in display order would be consecutive by name
+	}
 	counts := make([]int, len(pt.keys))
 	for _, p := range pats {
 		counts[p]++

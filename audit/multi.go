@@ -14,6 +14,12 @@ type ModelsOptions struct {
 	// Ceilings are frame ceilings by model (--ceiling MODEL=FRAMES): a config with more frames is
 	// beyond that model's context ceiling.
 	Ceilings map[string]int
+	// Task audits only the records of this task (--task; "" for all). Records of several tasks are
+	// audited per task, each on its own grid, and pooled (tasks.go).
+	Task string
+	// AllowDrop lets a pooled audit go on without a task that has no grid at all (--allow-drop);
+	// otherwise such a task is an error naming it.
+	AllowDrop bool
 }
 
 // ModelsResult is the audit of several models (`framesweep audit --json` when the records name more
@@ -36,10 +42,28 @@ type ModelsResult struct {
 	// Warnings are every model's warnings (Result.Warnings), each naming its model.
 	Warnings []string `json:"warnings"`
 	Notes    []string `json:"notes"`
+	// Tasks is every task's own audit on its own matched grid, when the records are of several
+	// tasks; Pool says how the audit above pooled them (tasks.go).
+	Tasks map[string]*ModelsResult `json:"tasks,omitempty"`
+	Pool  *Pool                    `json:"pool,omitempty"`
 }
 
-// AnalyzeModels audits the records of several models (SplitModels) on their matched grid.
+// AnalyzeModels audits the records of several models (SplitModels) on their matched grid; records of
+// several tasks per task, each task on its own matched grid, and pooled (analyzeTasks).
 func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, error) {
+	recs, err := selectTask(recs, opt.Task)
+	if err != nil {
+		return nil, err
+	}
+	if tasks := TaskNames(recs); len(tasks) > 1 {
+		return analyzeModelsTasks(recs, tasks, opt)
+	}
+	return modelsGrid(recs, opt, nil)
+}
+
+// modelsGrid audits the records of several models on one matched grid, of the configs in pool (nil:
+// every config).
+func modelsGrid(recs []record.Record, opt ModelsOptions, pool map[string]bool) (*ModelsResult, error) {
 	ms, err := SplitModels(recs)
 	if err != nil {
 		return nil, err
@@ -49,7 +73,7 @@ func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, erro
 			return nil, record.Errorf(dataset.SourcePaths(recs), 0, "models", ErrBadArgs, "--ceiling names model %q, which no record names (models: %s)", m, modelNames(ms))
 		}
 	}
-	mg, filtered, err := matchGrid(ms, opt.Ceilings)
+	mg, filtered, err := matchGrid(ms, opt.Ceilings, pool)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +92,9 @@ func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, erro
 		return res, nil
 	}
 	for _, m := range ms {
-		r, err := Analyze(filtered[m.Name], opt.Options)
+		// The model's audit counts its own error records (all of them, as model_info does): they are
+		// left out of every metric, but a failure must never pass for nothing.
+		r, err := Analyze(append(filtered[m.Name][:len(filtered[m.Name]):len(filtered[m.Name])], errorRecords(m.Records)...), opt.Options)
 		if err != nil {
 			return nil, err
 		}
@@ -82,11 +108,7 @@ func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, erro
 			}
 			res.Accuracy[c][m.Name] = a
 		}
-		rows, err := tableRows(m.Name, filtered[m.Name], r, opt.Options)
-		if err != nil {
-			return nil, err
-		}
-		res.Table = append(res.Table, rows...)
+		res.Table = append(res.Table, resultRows(m.Name, "all", r)...)
 	}
 	res.Churn = churnRows(res)
 	if res.CrossModel, err = crossModel(res.Models, filtered, opt.DefaultPolicy); err != nil {
@@ -100,6 +122,17 @@ func AnalyzeModels(recs []record.Record, opt ModelsOptions) (*ModelsResult, erro
 			mg.Dropped, mg.TotalItems, strings.Join(mg.Examples, ", ")))
 	}
 	return res, nil
+}
+
+// errorRecords are the error records of recs, in order.
+func errorRecords(recs []record.Record) []record.Record {
+	var out []record.Record
+	for i := range recs {
+		if recs[i].Failed() {
+			out = append(out, recs[i])
+		}
+	}
+	return out
 }
 
 func containsModel(ms []ModelRecords, name string) bool {

@@ -95,7 +95,7 @@ func TestAnalyzeModels(t *testing.T) {
 		mg.LeftOut[1].Config != "f128" || !slices.Equal(mg.LeftOut[1].OverCeiling, []string{"beta", "gamma"}) {
 		t.Errorf("left out %+v", mg.LeftOut)
 	}
-	if mg.Items != 58 || mg.Dropped != 2 || mg.DroppedByModel["beta"] != 1 || mg.DroppedByModel["alpha"] != 1 || !slices.Equal(mg.Examples, []string{"it07", "it11"}) {
+	if mg.Items != 58 || mg.Dropped != 2 || mg.DroppedByModel["beta"] != 1 || mg.DroppedByModel["alpha"] != 1 || !slices.Equal(mg.Examples, []string{"mlvu/it07", "mlvu/it11"}) {
 		t.Errorf("items %d dropped %d %v %v", mg.Items, mg.Dropped, mg.DroppedByModel, mg.Examples)
 	}
 	if mi := res.ModelInfo["beta"]; mi.ErrorRecords != 60 || !slices.Equal(mi.OverContext, []string{"f128"}) || *mi.ContextTokens != 8192 {

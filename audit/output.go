@@ -37,9 +37,13 @@ func (o *Output) Value() any {
 // with an error naming why (CheckNotEmpty: ids that never meet, the model that empties the matched
 // grid). Output.Records are the records audited.
 func AnalyzeAll(recs []record.Record, opt ModelsOptions) (*Output, error) {
+	recs, err := selectTask(recs, opt.Task)
+	if err != nil {
+		return nil, err
+	}
+	opt.Task = ""
 	models := Models(recs)
 	out := &Output{Records: recs}
-	var err error
 	if len(models) > 1 {
 		out.Multi, err = AnalyzeModels(recs, opt)
 	} else {
@@ -70,7 +74,13 @@ func analyzeOne(recs []record.Record, model string, opt ModelsOptions) (*Result,
 			note = fmt.Sprintf("configs %s are beyond the %d-frame ceiling given for model %q (--ceiling) and left out", strings.Join(dropped, ", "), c, m)
 		}
 	}
-	res, err := Analyze(recs, opt.Options)
+	var res *Result
+	var err error
+	if tasks := TaskNames(recs); len(tasks) > 1 {
+		res, err = analyzeOneTasks(recs, tasks, opt)
+	} else {
+		res, err = Analyze(recs, opt.Options)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -31,6 +31,10 @@ type patternTable struct {
 	levels  []int // cost level per config (-1 unknown)
 	nLevels int   // distinct known costs
 	nVisLev int   // distinct known costs of visual configs
+	// unordered says why the configs have no order (some config's cost is unknown), "" when they
+	// have one: every metric that needs an order is then undefined, never computed over a partial
+	// or alphabetical order.
+	unordered string
 
 	oracle, conf, confVis, terminal, textOK, textOver, textAllVis, unstable []bool
 }
@@ -97,7 +101,9 @@ func newPatternTable(cfgs []*dataset.Config, defPolicy string) *patternTable {
 	}
 	pt.nVisLev = len(vis)
 	if len(unknown) > 0 {
-		pt.topNote = strings.TrimSpace(pt.topNote + fmt.Sprintf(" configs %s have no frames in config_meta: their cost is unknown, so they are ordered against nothing (import with --frames)", strings.Join(unknown, ", ")))
+		pt.unordered = fmt.Sprintf("configs %s have unknown cost (no frames in config_meta, not text-only): the configs have no order, so no metric that needs one is computed (give their frames: import with --frames)", strings.Join(unknown, ", "))
+		pt.topNote = strings.TrimSpace(pt.topNote + fmt.Sprintf(" configs %s have no frames in config_meta: their cost is unknown, so visual confusion, terminal regression and the pairs and transitions are undefined (import with --frames)", strings.Join(unknown, ", ")))
+		pt.top = -1
 	}
 	if len(level) < 2 && pt.top >= 0 {
 		pt.top = -1 // a single cost level has nothing cheaper than the top
@@ -131,6 +137,9 @@ func (pt *patternTable) classify(c []uint8) {
 	pt.unstable = append(pt.unstable, any && !all)
 	// Confusion: some correct config strictly cheaper than some wrong one ⇔ min cost correct < max cost wrong.
 	confusion := func(skipText bool) bool {
+		if pt.unordered != "" {
+			return false // undefined (pt.undefined), not computed over the known costs alone
+		}
 		minOK, maxBad := int64(-1), int64(-1)
 		for j, b := range c {
 			cf := pt.cfgs[j]

@@ -47,8 +47,15 @@ type TrajectorySet struct {
 	MC          []*dataset.Config // multiple-choice configs, display order
 	OE          []*dataset.Config // open-ended configs, display order
 	Transitions []Transition      // consecutive multiple-choice configs (From, To, Ordered; counts over paired items)
-	Items       []Trajectory      // by item id
+	Items       []Trajectory      // by item id, then task
+	// Undefined names the tags (ItemTags' JSON keys) that are undefined for every item, and why: the
+	// order tags (confused, confused_visual_only, terminal_regression) when some config's cost is
+	// unknown. Their values in Tags are false and mean nothing.
+	Undefined map[string]string
 }
+
+// orderTags are the item tags that need an order over the configs.
+var orderTags = []string{"confused", "confused_visual_only", "terminal_regression"}
 
 // Trajectories computes every item's trajectory and tags from one model's records exactly as
 // Analyze counts them (error records left out; an online cascade's records at the configs every item
@@ -84,6 +91,12 @@ func Trajectories(recs []record.Record, defaultPolicy string) (*TrajectorySet, e
 		v.paired, _ = pairItems(d, mc, v.cfgs)
 		v.patterns(defaultPolicy)
 		ts.Transitions = v.pt.transitions(v.pat)
+		if why := v.pt.unordered; why != "" {
+			ts.Undefined = map[string]string{}
+			for _, k := range orderTags {
+				ts.Undefined[k] = why
+			}
+		}
 		for pi, i := range v.paired {
 			pos[i] = pi
 		}
@@ -97,15 +110,9 @@ func Trajectories(recs []record.Record, defaultPolicy string) (*TrajectorySet, e
 
 // trajectoryOf is item i's trajectory; pos maps paired items to their place in v.
 func trajectoryOf(d *dataset.Dataset, v *mcView, ts *TrajectorySet, mc, oe []int, i int, pos map[int]int) Trajectory {
-	t := Trajectory{ItemID: d.Items[i], Correct: make([]*bool, len(mc)), Scores: make([]*float64, len(oe)), OracleBest: []string{}}
+	t := Trajectory{ItemID: d.Items[i], Task: d.Tasks[i], Correct: make([]*bool, len(mc)), Scores: make([]*float64, len(oe)), OracleBest: []string{}}
 	all := append(append([]int{}, mc...), oe...)
 	t.Category, t.Duration = itemAttr(d, i, all)
-	for _, k := range all {
-		if r := d.Cell(i, k); r != nil && r.Task != "" {
-			t.Task = r.Task
-			break
-		}
-	}
 	for j, k := range mc {
 		if r := d.Cell(i, k); r != nil {
 			t.Correct[j] = r.Correct
@@ -135,7 +142,7 @@ func trajectoryOf(d *dataset.Dataset, v *mcView, ts *TrajectorySet, mc, oe []int
 	t.Tags = ItemTags{Confused: pt.conf[p], ConfusedVisualOnly: pt.confVis[p], TextCorrect: pt.textOK[p], TextOverwrite: pt.textOver[p],
 		TextOverwriteAllVisual: pt.textAllVis[p], TerminalRegression: pt.terminal[p], Unstable: pt.unstable[p], OracleCorrect: pt.oracle[p]}
 	t.Rescued, t.Harmed = []int{}, []int{}
-	for j := 0; j+1 < len(mc); j++ {
+	for j := 0; j+1 < len(mc) && len(ts.Transitions) > 0; j++ {
 		a, b := v.correct(pi, j), v.correct(pi, j+1)
 		if !a && b {
 			t.Rescued = append(t.Rescued, j)
@@ -146,16 +153,44 @@ func trajectoryOf(d *dataset.Dataset, v *mcView, ts *TrajectorySet, mc, oe []int
 	return t
 }
 
-// ModelTrajectories are one model's trajectories as its audit counts them.
+// Key is the item's identity (task, id).
+func (t *Trajectory) Key() dataset.ItemKey { return dataset.ItemKey{Task: t.Task, ID: t.ItemID} }
+
+// ModelTrajectories are one model's trajectories as its audit counts them, over one task's grid when
+// the records are of several tasks (Task names it; "" otherwise).
 type ModelTrajectories struct {
 	Model string
+	Task  string
 	Set   *TrajectorySet
 }
 
 // AllTrajectories returns every model's trajectories as the audit of the records counts them: with
 // several models over the matched grid and matched items (AnalyzeModels), with one model over its
-// records (Analyze).
+// records less the configs beyond its ceiling (AnalyzeAll); records of several tasks per task, over
+// each task's own grid (tasks.go), tasks in TaskNames order.
 func AllTrajectories(recs []record.Record, opt ModelsOptions) ([]ModelTrajectories, error) {
+	recs, err := selectTask(recs, opt.Task)
+	if err != nil {
+		return nil, err
+	}
+	tasks := TaskNames(recs)
+	if len(tasks) < 2 {
+		return gridTrajectories(recs, opt, "")
+	}
+	per, _ := byTask(recs)
+	var out []ModelTrajectories
+	for _, t := range tasks {
+		sets, err := gridTrajectories(per[t], opt, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sets...)
+	}
+	return out, nil
+}
+
+// gridTrajectories are the trajectories of records on one grid (one task's, or all of them).
+func gridTrajectories(recs []record.Record, opt ModelsOptions, task string) ([]ModelTrajectories, error) {
 	ms, err := SplitModels(recs)
 	if err != nil {
 		return nil, err
@@ -163,13 +198,18 @@ func AllTrajectories(recs []record.Record, opt ModelsOptions) ([]ModelTrajectori
 	sets := map[string][]record.Record{}
 	if len(ms) == 1 {
 		sets[ms[0].Name] = ms[0].Records
-	} else if _, sets, err = matchGrid(ms, opt.Ceilings); err != nil {
+		if c, ok := opt.Ceilings[ms[0].Name]; ok {
+			if sets[ms[0].Name], _, err = DropOverCeiling(ms[0].Records, c); err != nil {
+				return nil, err
+			}
+		}
+	} else if _, sets, err = matchGrid(ms, opt.Ceilings, nil); err != nil {
 		return nil, err
 	}
 	out := make([]ModelTrajectories, len(ms))
 	for i, m := range ms {
-		out[i].Model = m.Name
-		if len(sets[m.Name]) == 0 {
+		out[i].Model, out[i].Task = m.Name, task
+		if len(dataset.Answered(sets[m.Name])) == 0 {
 			out[i].Set = &TrajectorySet{Transitions: []Transition{}}
 			continue
 		}

@@ -9,7 +9,8 @@ import (
 
 // TestTrajectoriesMatchTheAudit: every model's trajectories (AllTrajectories) tag exactly the items
 // its audit counts: confused items = the confusion rate × items, over the matched grid; the rescued
-// and harmed transitions add up to the audit's transitions.
+// and harmed transitions add up to the audit's transitions. The records are of two tasks: each
+// task's trajectories are those of its own audit (tasks).
 func TestTrajectoriesMatchTheAudit(t *testing.T) {
 	recs := threeModels()
 	opt := ModelsOptions{Options: DefaultOptions(), Ceilings: map[string]int{"gamma": 64}}
@@ -22,8 +23,11 @@ func TestTrajectoriesMatchTheAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(sets) != 6 {
+		t.Fatalf("%d trajectory sets, want 3 models × 2 tasks", len(sets))
+	}
 	for _, s := range sets {
-		r := res.PerModel[s.Model]
+		r := res.Tasks[s.Task].PerModel[s.Model]
 		var ids []string
 		for _, c := range s.Set.MC {
 			ids = append(ids, c.ID)

@@ -62,7 +62,7 @@ func unparsed(v *mcView, pairs []Pair) *Unparsed {
 			u.Count++
 			u.ByConfig[v.cfgs[j].ID]++
 			if len(u.Examples) < 5 {
-				u.Examples = append(u.Examples, d.Items[i]+" "+v.cfgs[j].ID)
+				u.Examples = append(u.Examples, d.Name(i)+" "+v.cfgs[j].ID)
 			}
 		}
 		id := v.cfgs[j].ID

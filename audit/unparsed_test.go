@@ -142,6 +142,49 @@ func TestCheckNotEmpty(t *testing.T) {
 	}
 }
 
+// TestTaskAdvice: ids that differ only by an lmms-eval task prefix (two logs whose renamed files gave
+// two tasks), or the same ids under two tasks, suggest --task, not --item-id/--item-prefix; for one
+// model and for two.
+func TestTaskAdvice(t *testing.T) {
+	mk := func(ids []string, tasks []string, models ...string) []record.Record {
+		var recs []record.Record
+		for i, id := range ids {
+			c, m := "f16", ""
+			if i >= len(ids)/2 {
+				c = "f32"
+			}
+			if len(models) > 0 {
+				m = models[i*len(models)/len(ids)]
+				c = "f16"
+			}
+			recs = append(recs, record.Record{ItemID: id, Task: tasks[i], Config: c, Correct: bp(i%2 == 0), Model: m,
+				ConfigMeta: metaF(16*(1+i*2/len(ids)), 8, 8, "uniform"), Source: record.Source{Path: "r.jsonl", Line: i + 1}})
+		}
+		return recs
+	}
+	for name, recs := range map[string][]record.Record{
+		"prefix": mk([]string{"videomme:0", "videomme:1", "videomme_f32:0", "videomme_f32:1"}, []string{"videomme", "videomme", "videomme_f32", "videomme_f32"}),
+		"task":   mk([]string{"0", "1", "0", "1"}, []string{"v1", "v1", "v1_long", "v1_long"}),
+	} {
+		res, err := Analyze(recs, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = CheckNotEmpty(res, nil, recs, ModelsOptions{})
+		if !errors.Is(err, ErrNothingPaired) || !strings.Contains(err.Error(), "--task") || strings.Contains(err.Error(), "import both with --item-id") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	two := mk([]string{"videomme:0", "videomme:1", "videomme_x:0", "videomme_x:1"}, []string{"a", "a", "b", "b"}, "m1", "m2")
+	res, err := AnalyzeModels(two, ModelsOptions{Options: DefaultOptions(), AllowDrop: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckNotEmpty(nil, res, two, ModelsOptions{}); err == nil || !strings.Contains(err.Error(), "task prefix") || !strings.Contains(err.Error(), "--task") {
+		t.Errorf("two models: %v", err)
+	}
+}
+
 // TestMaxPixelsCost: imported configs of one budget that differ only in max_pixels are ordered by
 // frames × max_pixels, and two allocations of one pixel budget form an iso-compute group, instead of
 // tying at frames.

@@ -130,6 +130,7 @@ func decodeBatch(recs []Record, lines [][]byte, nums []int, path string, cs []*c
 				f.Source = Source{Path: path, Line: nums[i]}
 				if errs[i] = f.Validate(); errs[i] == nil {
 					recs[i] = f.Record
+					recs[i].VideoKey = c.str(f.VideoIdentity())
 					c.record(&recs[i])
 					c.keep(lines[i], spans, &recs[i])
 				}

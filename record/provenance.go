@@ -98,3 +98,12 @@ type Pair struct{ Item, Config string }
 
 // Key is r's pair.
 func (r *Record) Key() Pair { return Pair{r.ItemID, r.Config} }
+
+// VideoIdentity names the record's input video for grouping: the sha256 of its bytes when recorded (two
+// names of one file are one video), else its name; "" when the record names none.
+func (f *Full) VideoIdentity() string {
+	if f.VideoSHA256 != "" {
+		return "sha256:" + f.VideoSHA256
+	}
+	return f.Video
+}

@@ -51,6 +51,10 @@ type Record struct {
 
 	// Source locates the record for error messages (file:line); it is not serialised.
 	Source Source `json:"-"`
+	// VideoKey names the input video of the record's provenance (Full.VideoIdentity: its sha256, else
+	// its name), kept by the readers beside the canonical fields so that the audit can resample the
+	// items of one video together (its cluster bootstrap); not serialised.
+	VideoKey string `json:"-"`
 }
 
 // Source is where a record was read from.

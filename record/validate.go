@@ -345,21 +345,22 @@ func (r *Record) checkErrorKind() error {
 // Transient reports whether r is an error record whose error may not happen again (ErrorTransient).
 func (r *Record) Transient() bool { return r.Failed() && r.ErrorKind == ErrorTransient }
 
-// Supersede drops the error records that a record of the same pair (item, config and run)
-// supersedes, compacting recs in place: a sweep's --resume and --retry-errors ask a failed pair again
+// Supersede drops the error records that a record of the same pair (model, task, item, config and
+// run: two models' or two splits' records of one item id are different pairs) supersedes, compacting recs in place: a sweep's --resume and --retry-errors ask a failed pair again
 // and append its new record, so a RUN may hold error records of a pair before (or, read from chunks
 // and records.jsonl, beside) its answer. An answer supersedes every error record of its pair; of a
 // pair's error records alone, the last one read is kept. It returns the records kept and how many
 // were dropped; without error records it touches nothing.
 func Supersede(recs []Record) ([]Record, int) {
 	type key struct {
-		item, config string
-		run          int
+		model, task, item, config string
+		run                       int
 	}
+	keyOf := func(r *Record) key { return key{r.Model, r.Task, r.ItemID, r.Config, r.RunIndex()} }
 	last := map[key]int{} // a pair's last error record; -1 once an answer is seen
 	for i := range recs {
 		if recs[i].Failed() {
-			last[key{recs[i].ItemID, recs[i].Config, recs[i].RunIndex()}] = i
+			last[keyOf(&recs[i])] = i
 		}
 	}
 	if len(last) == 0 {
@@ -367,7 +368,7 @@ func Supersede(recs []Record) ([]Record, int) {
 	}
 	for i := range recs {
 		if !recs[i].Failed() {
-			k := key{recs[i].ItemID, recs[i].Config, recs[i].RunIndex()}
+			k := keyOf(&recs[i])
 			if _, ok := last[k]; ok {
 				last[k] = -1
 			}
@@ -375,7 +376,7 @@ func Supersede(recs []Record) ([]Record, int) {
 	}
 	out := recs[:0]
 	for i := range recs {
-		if recs[i].Failed() && last[key{recs[i].ItemID, recs[i].Config, recs[i].RunIndex()}] != i {
+		if recs[i].Failed() && last[keyOf(&recs[i])] != i {
 			continue
 		}
 		out = append(out, recs[i])

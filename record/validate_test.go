@@ -74,13 +74,17 @@ func TestSupersede(t *testing.T) {
 		{ItemID: "b", Config: "c", Status: StatusError, Error: "second"},
 		{ItemID: "a", Config: "c", Run: &run1, Status: StatusError, Error: "rerun"},
 		{ItemID: "d", Config: "c", Correct: &yes},
+		// Other models' and other splits' records of one item id are other pairs (issue 39).
+		{ItemID: "b", Config: "c", Model: "m2", Status: StatusError, Error: "m2"},
+		{ItemID: "b", Config: "c", Task: "v2", Status: StatusError, Error: "v2"},
+		{ItemID: "a", Config: "c", Task: "v2", Status: StatusError, Error: "v2"},
 	}
 	out, n := Supersede(recs)
 	var got []string
 	for _, r := range out {
 		got = append(got, r.ItemID+"/"+r.Status+"/"+r.Error)
 	}
-	if n != 2 || strings.Join(got, " ") != "a/ok/ b/error/second a/error/rerun d//" {
+	if n != 2 || strings.Join(got, " ") != "a/ok/ b/error/second a/error/rerun d// b/error/m2 b/error/v2 a/error/v2" {
 		t.Fatalf("%d dropped: %v", n, got)
 	}
 }

@@ -2,7 +2,10 @@ package dataset
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"sort"
+	"strings"
 
 	"github.com/framesweep/framesweep/record"
 )
@@ -30,6 +33,7 @@ type Config struct {
 	Reruns   int    `json:"reruns"` // distinct run values beyond the first
 
 	textOnlySet bool
+	metaSrc     record.Source // the first record whose config_meta priced the config (errors name it)
 }
 
 // CostLess reports whether a is strictly cheaper than b; equal or unknown costs are incomparable.
@@ -54,6 +58,9 @@ func (c *Config) SizeKey() string {
 func (c *Config) Merge(m *record.ConfigMeta, src record.Source) error {
 	conflict := func(field string, a, b any) error {
 		return record.Errorf(src.Path, src.Line, "config_meta", record.ErrConflict, "config %q: %s %#v here but %#v on an earlier record", c.ID, field, b, a)
+	}
+	if c.metaSrc.Path == "" && c.metaSrc.Line == 0 && (m.Frames != nil || m.Width != nil || m.Height != nil || m.MaxPixels != nil) {
+		c.metaSrc = src
 	}
 	if m.Frames != nil {
 		if c.Frames != nil && *c.Frames != *m.Frames {
@@ -115,27 +122,67 @@ func (c *Config) Merge(m *record.ConfigMeta, src record.Source) error {
 // FinishCost applies METRICS.md, once every record is merged: text-only costs 0; a visual config costs frames×width×height, or
 // frames×max_pixels when only its pixel budget is known (an import's --max-pixels: the pixels fed at
 // most, so that configs of one budget and different max_pixels are ordered, and iso-compute ones
-// group), or frames when the size is unknown; frames = 0 means text-only.
-func (c *Config) FinishCost() {
+// group), or frames when the size is unknown; frames = 0 means text-only. A negative frame count, a
+// size or pixel budget under 1, or a cost beyond int64 (999999999999 frames at 65536² would wrap to a
+// negative cost and sort before text-only) is an error naming the record that priced the config.
+func (c *Config) FinishCost() error {
 	if c.Frames != nil && *c.Frames == 0 {
 		c.TextOnly = true
 	}
+	bad := func(format string, a ...any) error {
+		return record.Errorf(c.metaSrc.Path, c.metaSrc.Line, "config_meta", record.ErrInvalid, "config %q: "+format, append([]any{c.ID}, a...)...)
+	}
+	if c.Frames != nil && *c.Frames < 0 {
+		return bad("frames %d (want 0 or more)", *c.Frames)
+	}
+	factors := []int64{}
 	switch {
 	case c.TextOnly:
 		z := int64(0)
 		c.Cost, c.CostUnit = &z, "none"
+		return nil
 	case c.Frames == nil:
 		c.Cost, c.CostUnit = nil, "unknown"
+		return nil
 	case c.Width != nil && c.Height != nil:
-		v := int64(*c.Frames) * int64(*c.Width) * int64(*c.Height)
-		c.Cost, c.CostUnit = &v, "pixels"
+		factors, c.CostUnit = []int64{int64(*c.Frames), int64(*c.Width), int64(*c.Height)}, "pixels"
 	case c.MaxPixels != nil:
-		v := int64(*c.Frames) * int64(*c.MaxPixels)
-		c.Cost, c.CostUnit = &v, "max_pixels"
+		factors, c.CostUnit = []int64{int64(*c.Frames), int64(*c.MaxPixels)}, "max_pixels"
 	default:
-		v := int64(*c.Frames)
-		c.Cost, c.CostUnit = &v, "frames"
+		factors, c.CostUnit = []int64{int64(*c.Frames)}, "frames"
 	}
+	for _, f := range factors[1:] {
+		if f < 1 {
+			return bad("width, height and max_pixels must be 1 or more, got %d", f)
+		}
+	}
+	v, ok := mulCost(factors)
+	if !ok {
+		return bad("cost %s is beyond what the audit orders (int64); frames 0..131072 and sizes 1..65536 are the flags' ranges", costText(factors))
+	}
+	c.Cost = &v
+	return nil
+}
+
+// mulCost multiplies non-negative factors, false on int64 overflow.
+func mulCost(fs []int64) (int64, bool) {
+	v := uint64(1)
+	for _, f := range fs {
+		hi, lo := bits.Mul64(v, uint64(f))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, false
+		}
+		v = lo
+	}
+	return int64(v), true
+}
+
+func costText(fs []int64) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = fmt.Sprint(f)
+	}
+	return strings.Join(s, " × ")
 }
 
 // SortConfigs orders configs for display: known costs ascending (text-only first), ties by id, unknown last.

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -19,13 +20,17 @@ const MaxConfigs = 512
 // maxCells bounds items × configs (4 bytes each).
 const maxCells = 1 << 28
 
-// Dataset is the records arranged as item × config with the primary run of each cell.
+// Dataset is the records arranged as item × config with the primary run of each cell. An item is
+// (task, item id): the same id under two tasks (two splits of a benchmark) is two items.
 type Dataset struct {
 	Configs []*Config // display order (SortConfigs)
-	Items   []string  // sorted
+	Items   []string  // item ids, sorted by id then task
+	Tasks   []string  // each item's task (record.Record.Task; "" for none), parallel to Items
 	Recs    []record.Record
 	Grid    []int32   // len(Items)*len(Configs), row-major by item: index into Recs or -1
 	Reruns  [][]int32 // per config: record indices that are not the primary run
+
+	multiTask bool // the items are of more than one task
 }
 
 // Cell is the primary record of item i at config k, nil when the item has none there.
@@ -49,7 +54,9 @@ func Build(recs []record.Record) (*Dataset, error) {
 	order := sc.configs
 	firstOrder := append([]*Config(nil), order...)
 	for _, c := range order {
-		c.FinishCost()
+		if err := c.FinishCost(); err != nil {
+			return nil, err
+		}
 	}
 	SortConfigs(order)
 	d := &Dataset{Configs: order, Recs: recs}
@@ -62,7 +69,11 @@ func Build(recs []record.Record) (*Dataset, error) {
 	for fi, c := range firstOrder {
 		cfgPerm[fi] = cidx[c.ID]
 	}
-	d.Items = items
+	d.Items, d.Tasks = make([]string, len(items)), make([]string, len(items))
+	for i, k := range items {
+		d.Items[i], d.Tasks[i] = k.ID, k.Task
+		d.multiTask = d.multiTask || k.Task != items[0].Task
+	}
 	C := len(order)
 	// Bounds keep hostile inputs in check: pairs grow with C², the grid with items × C.
 	if C > MaxConfigs {
@@ -82,7 +93,7 @@ func Build(recs []record.Record) (*Dataset, error) {
 // second pass needs no map lookups).
 type recordScan struct {
 	configs []*Config
-	items   []string
+	items   []ItemKey
 	recItem []int32
 	recCfg  []int32
 }
@@ -91,7 +102,7 @@ func scanRecords(recs []record.Record) (*recordScan, error) {
 	sc := &recordScan{recItem: make([]int32, len(recs)), recCfg: make([]int32, len(recs))}
 	byID := map[string]*Config{}
 	kindSrc := map[string]record.Source{}
-	itemIdx := map[string]int{}
+	itemIdx := map[ItemKey]int{}
 	cfgFirst := map[*Config]int32{}
 	var last *Config
 	for i := range recs {
@@ -125,26 +136,59 @@ func scanRecords(recs []record.Record) (*recordScan, error) {
 			}
 		}
 		c.Records++
-		ii, ok := itemIdx[r.ItemID]
+		key := KeyOf(r)
+		ii, ok := itemIdx[key]
 		if !ok {
 			ii = len(sc.items)
-			itemIdx[r.ItemID] = ii
-			sc.items = append(sc.items, r.ItemID)
+			itemIdx[key] = ii
+			sc.items = append(sc.items, key)
 		}
 		sc.recItem[i] = int32(ii)
 	}
 	return sc, nil
 }
 
-// sortItems sorts the items by id; perm maps a first-seen index to the sorted one.
-func sortItems(items []string) (sorted []string, perm []int32) {
+// ItemKey is an item's identity: its task (split) and its id.
+type ItemKey struct{ Task, ID string }
+
+// KeyOf is the identity of r's item.
+func KeyOf(r *record.Record) ItemKey { return ItemKey{r.Task, r.ItemID} }
+
+// String is the id, prefixed by the task when there is one ("task/id"): how examples name an item.
+func (k ItemKey) String() string {
+	if k.Task == "" {
+		return k.ID
+	}
+	return k.Task + "/" + k.ID
+}
+
+// Key is item i's identity.
+func (d *Dataset) Key(i int) ItemKey { return ItemKey{d.Tasks[i], d.Items[i]} }
+
+// Name is how examples name item i: its id, or "task/id" when the items are of several tasks.
+func (d *Dataset) Name(i int) string {
+	if d.multiTask {
+		return d.Key(i).String()
+	}
+	return d.Items[i]
+}
+
+// sortItems sorts the items by id, then task (so that items of one task, or of distinct ids, keep the
+// order of their ids); perm maps a first-seen index to the sorted one.
+func sortItems(items []ItemKey) (sorted []ItemKey, perm []int32) {
 	order := make([]int32, len(items))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(a, b int) bool { return items[order[a]] < items[order[b]] })
+	sort.Slice(order, func(a, b int) bool {
+		x, y := items[order[a]], items[order[b]]
+		if x.ID != y.ID {
+			return x.ID < y.ID
+		}
+		return x.Task < y.Task
+	})
 	perm = make([]int32, len(items))
-	sorted = make([]string, len(items))
+	sorted = make([]ItemKey, len(items))
 	for si, fi := range order {
 		perm[fi] = int32(si)
 		sorted[si] = items[fi]
@@ -192,7 +236,7 @@ func (d *Dataset) place(sc *recordScan, itemPerm []int32, cfgPerm []int) error {
 			prev := &recs[first]
 			what := "declare reruns with distinct \"run\" values"
 			return record.Errorf(r.Source.Path, r.Source.Line, "analyze", record.ErrDuplicate,
-				"item %q config %q run %d already recorded at %s:%d (%s)", r.ItemID, r.Config, r.RunIndex(), prev.Source.Path, prev.Source.Line, what)
+				"item %q%s config %q run %d already recorded at %s:%d (%s)", r.ItemID, taskOf(r), r.Config, r.RunIndex(), prev.Source.Path, prev.Source.Line, what)
 		}
 		cellRuns[[2]int{cell, r.RunIndex()}] = int32(j)
 		prev := &recs[*slot]
@@ -210,6 +254,14 @@ func (d *Dataset) place(sc *recordScan, itemPerm []int32, cfgPerm []int) error {
 		}
 	}
 	return nil
+}
+
+// taskOf names r's task for an error message ("" when it has none).
+func taskOf(r *record.Record) string {
+	if r.Task == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (task %q)", r.Task)
 }
 
 // SourcePaths lists the distinct files the records came from, comma-separated: the path of an

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/framesweep/framesweep/record"
@@ -61,5 +62,28 @@ func TestAnswered(t *testing.T) {
 	}
 	if got := Answered(recs[:2]); &got[0] != &recs[0] || len(got) != 2 {
 		t.Error("no error records: not the input")
+	}
+}
+
+// TestItemIsTaskAndID: the same id under two tasks is two items (the split is part of the identity),
+// sorted by id then task; examples name them task/id; a duplicate names the task.
+func TestItemIsTaskAndID(t *testing.T) {
+	a, b := rec("001-1", "f16", 16, 0), rec("001-1", "f16", 16, 0)
+	a.Task, b.Task = "v2", "v1"
+	c := rec("000-9", "f16", 16, 0)
+	c.Task = "v2"
+	d, err := Build([]record.Record{a, b, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Items) != 3 || d.Key(1) != (ItemKey{"v1", "001-1"}) || d.Key(2) != (ItemKey{"v2", "001-1"}) || d.Name(2) != "v2/001-1" {
+		t.Fatalf("items %v tasks %v", d.Items, d.Tasks)
+	}
+	if _, err := Build([]record.Record{a, b, a}); !errors.Is(err, record.ErrDuplicate) || !strings.Contains(err.Error(), `(task "v2")`) {
+		t.Errorf("duplicate within a task: %v", err)
+	}
+	one, _ := Build([]record.Record{rec("x", "f8", 8, 0)})
+	if one.Name(0) != "x" {
+		t.Errorf("one task: %q", one.Name(0))
 	}
 }

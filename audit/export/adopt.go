@@ -67,6 +67,12 @@ func (a AuditOptions) Flags() map[string][]string {
 	if a.Width > 0 {
 		vals["size"] = []string{fmt.Sprintf("%dx%d", a.Width, a.Height)}
 	}
+	if a.Cluster != "" {
+		vals["cluster"] = []string{a.Cluster}
+	}
+	if a.AllowDrop {
+		vals["allow-drop"] = []string{"true"}
+	}
 	for mdl, c := range a.Ceilings {
 		vals["ceiling"] = append(vals["ceiling"], fmt.Sprintf("%s=%d", mdl, c))
 	}

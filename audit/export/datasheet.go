@@ -14,7 +14,7 @@ type column struct{ name, typ, doc string }
 // config_meta's fields are columns of their own; see the notes).
 var recordColumns = []column{
 	{"model", "string", "the model that answered (a sweep: the runtime's model id; an import: --model)"},
-	{"item_id", "string", "the item (question); the same id across configs and models pairs the answers"},
+	{"item_id", "string", "the item (question); the same id and task across configs and models pairs the answers (the same id in two tasks is two items)"},
 	{"config", "string", "the configuration id (a budget, policy, resolution, pipeline; `text-only` feeds no frames)"},
 	{"run", "int", "rerun number (absent/0: the primary run; reruns feed the noise floor only)"},
 	{"status", "string", "`ok`, or `error` when the pair got no answer (then `error` says why; no verdict)"},
@@ -47,10 +47,10 @@ var recordColumns = []column{
 
 var trajectoryColumns = []column{
 	{"model, item_id, task, category, duration", "string", "the model and item"},
-	{"trajectory", "string", "one character per config of export.json `models[].mc_configs`: `1` correct, `0` wrong, `.` no answer"},
+	{"trajectory", "string", "one character per config of export.json `models[].mc_configs` (the entry of the row's model and, when the records are of several tasks, its task: each task has its own grid): `1` correct, `0` wrong, `.` no answer"},
 	{"scores", "[float or null]", "one score per config of `models[].oe_configs` (Parquet: NaN for none)"},
 	{"paired", "bool", "the item has a verdict in every multiple-choice config of the model's grid: one of the audit's items; the tags below are null otherwise"},
-	{"confused", "bool", "correct under some config and wrong under a strictly costlier one (text-only counts as cheapest): visual_confusion_rate counts these"},
+	{"confused", "bool", "correct under some config and wrong under a strictly costlier one (text-only counts as cheapest): visual_confusion_rate counts these; null for every item when some config's cost is unknown (no order), as confused_visual_only and terminal_regression"},
 	{"confused_visual_only", "bool", "the same among visual configs only"},
 	{"text_correct", "bool", "correct under a text-only config"},
 	{"text_overwrite", "bool", "text-correct and wrong under some visual config"},
@@ -60,7 +60,7 @@ var trajectoryColumns = []column{
 	{"oracle_correct", "bool", "correct under some config (the per-item oracle)"},
 	{"rescued, harmed", "[int]", "the transitions (indices into `models[].transitions`: consecutive configs) that turned the item wrong → right, right → wrong"},
 	{"oracle_best", "[string]", "the configs where the item does best: the correct ones (multiple choice), the ones of its highest score (open-ended)"},
-	{"confused_in_models", "int", "several models: in how many of them the item is confused (null for one model)"},
+	{"confused_in_models", "int", "several models: in how many of them the item (task and id) is confused (null for one model, and when confusion is undefined)"},
 }
 
 // datasheet renders README.md.
@@ -84,6 +84,9 @@ func datasheet(m *Manifest, in Input) []byte {
 	p("| `%s` | | the manifest: the audit's options, every model's configs and transitions, the sources and their run provenance, each file's sha256 |\n\n", ManifestName)
 	if !m.Parquet {
 		p("**No Parquet files**: this framesweep was built with `-tags noparquet`, so the export is JSON Lines only.\n\n")
+	}
+	for _, n := range m.Notes {
+		p("Note: %s.\n\n", report.MarkdownText(n))
 	}
 	p("Models: %d. Sources:\n\n", len(m.Models))
 	// Paths, runtime specs, run.json's fields, model and config names are not framesweep's words:
@@ -110,6 +113,9 @@ func datasheet(m *Manifest, in Input) []byte {
 		for i, c := range g.MCConfigs {
 			cfgs[i] = md(c)
 		}
+		if g.Task != "" {
+			name += " (task " + md(g.Task) + ")"
+		}
 		p("\nModel %s: %d multiple-choice configs (%s), %d open-ended.\n", name, len(g.MCConfigs), strings.Join(cfgs, ", "), len(g.OEConfigs))
 	}
 	p("\n## records.jsonl / records.parquet\n\n| column | type | meaning |\n|---|---|---|\n")
@@ -117,7 +123,7 @@ func datasheet(m *Manifest, in Input) []byte {
 		p("| `%s` | %s | %s |\n", c.name, c.typ, c.doc)
 	}
 	p("\nA missing key (JSON) or null (Parquet) is unknown, never zero. `framesweep audit DIR` reads records.jsonl with the options in export.json and gives audit.json again.\n")
-	p("\n## trajectories.jsonl / trajectories.parquet\n\nThe items and configs are those the audit counts: with several models, the matched grid (configs every model answered, less those beyond a model's context ceiling) and the items every model answered in it.\n\n| column | type | meaning |\n|---|---|---|\n")
+	p("\n## trajectories.jsonl / trajectories.parquet\n\nThe items and configs are those the audit counts: with several models, the matched grid (configs every model answered, less those beyond a model's context ceiling) and the items every model answered in it; with several tasks (splits), each task's own grid.\n\n| column | type | meaning |\n|---|---|---|\n")
 	for _, c := range trajectoryColumns {
 		p("| `%s` | %s | %s |\n", c.name, c.typ, c.doc)
 	}

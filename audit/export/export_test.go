@@ -101,7 +101,7 @@ func TestExportRoundTrip(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("manifest: %v %v", ok, err)
 	}
-	if m.Audit.Seed != 9 || m.Audit.Ceilings["beta"] != 32 || len(m.Models) != 3 || len(m.Sources) != 3 || m.Sources[1].Rows != [2]int{120, 240} {
+	if m.Audit.Seed != 9 || m.Audit.Ceilings["beta"] != 32 || len(m.Models) != 6 || len(m.Sources) != 3 || m.Sources[1].Rows != [2]int{120, 240} {
 		t.Fatalf("manifest %+v", m)
 	}
 	again := filepath.Join(t.TempDir(), "again")

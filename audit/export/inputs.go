@@ -2,7 +2,9 @@ package export
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/portable"
@@ -16,6 +18,8 @@ type Inputs struct {
 	Records []record.Record
 	Full    []record.Full // nil unless read with provenance
 	Sources []Source      // Full's inputs
+	// Notes say which local names StripPaths cut (export.json "notes" and the datasheet carry them).
+	Notes []string
 }
 
 // ReadInputs reads the audit's positionals: with provenance (Read) when full, for an export; else the
@@ -33,6 +37,7 @@ func ReadInputs(ctx context.Context, pos []string, full bool) (*Inputs, error) {
 	in.Records = make([]record.Record, len(in.Full))
 	for i := range in.Full {
 		in.Records[i] = in.Full[i].Record
+		in.Records[i].VideoKey = in.Full[i].VideoIdentity()
 	}
 	return in, nil
 }
@@ -46,23 +51,43 @@ func (in *Inputs) KeepModels(models []string, from string) error {
 	if err := audit.CheckModels(in.Records, models, from); err != nil {
 		return err
 	}
-	keep := func(r *record.Record) bool { return slices.Contains(models, r.Model) }
+	in.keep(func(r *record.Record) bool { return slices.Contains(models, r.Model) })
+	return nil
+}
+
+// KeepTask keeps the records of one task (`audit --task`), so that an export holds what was
+// audited; a task no record is of is an error naming the inputs (from) and the tasks they hold.
+func (in *Inputs) KeepTask(task, from string) error {
+	tasks := audit.TaskNames(in.Records)
+	if !slices.Contains(tasks, task) {
+		q := make([]string, len(tasks))
+		for i, t := range tasks {
+			q[i] = fmt.Sprintf("%q", t)
+		}
+		return fmt.Errorf("%s: --task %q: no record is of that task (tasks: %s)", from, task, strings.Join(q, ", "))
+	}
+	in.keep(func(r *record.Record) bool { return r.Task == task })
+	return nil
+}
+
+// keep keeps the records (and full rows, and their sources' ranges) that ok accepts.
+func (in *Inputs) keep(ok func(*record.Record) bool) {
 	if in.Full == nil {
 		kept := in.Records[:0]
 		for i := range in.Records {
-			if keep(&in.Records[i]) {
+			if ok(&in.Records[i]) {
 				kept = append(kept, in.Records[i])
 			}
 		}
 		in.Records = kept
-		return nil
+		return
 	}
 	var rows []record.Full
 	var srcs []Source
 	for _, s := range in.Sources {
 		start := len(rows)
 		for i := s.Rows[0]; i < s.Rows[1]; i++ {
-			if keep(&in.Full[i].Record) {
+			if ok(&in.Full[i].Record) {
 				rows = append(rows, in.Full[i])
 			}
 		}
@@ -73,8 +98,8 @@ func (in *Inputs) KeepModels(models []string, from string) error {
 	in.Records = in.Records[:0]
 	for i := range rows {
 		in.Records = append(in.Records, rows[i].Record)
+		in.Records[len(in.Records)-1].VideoKey = rows[i].VideoIdentity()
 	}
-	return nil
 }
 
 // StripPaths takes this machine's absolute paths out of what the audit publishes (audit without
@@ -82,12 +107,15 @@ func (in *Inputs) KeepModels(models []string, from string) error {
 // sources (StripPaths) and every error message the analysis quotes.
 func (in *Inputs) StripPaths() {
 	if in.Full != nil {
-		StripPaths(in.Full, in.Sources)
+		in.Notes = append(in.Notes, StripPaths(in.Full, in.Sources)...)
 	}
 	for i := range in.Records {
-		if r := &in.Records[i]; r.Error != "" {
+		r := &in.Records[i]
+		if r.Error != "" {
 			r.Error = portable.Text(r.Error)
 		}
+		// The video as the export will name it, so that `audit EXPORT` groups the items alike.
+		r.VideoKey = portable.Path(r.VideoKey)
 	}
 }
 
@@ -99,6 +127,6 @@ func WriteAudit(dir string, in *Inputs, out *audit.Output, opt audit.ModelsOptio
 	if err != nil {
 		return err
 	}
-	_, err = Write(dir, Input{Rows: in.Full, Sources: in.Sources, Sets: sets, Audit: js, Options: RecordOptions(opt)})
+	_, err = Write(dir, Input{Rows: in.Full, Sources: in.Sources, Sets: sets, Audit: js, Options: RecordOptions(opt), Notes: in.Notes})
 	return err
 }

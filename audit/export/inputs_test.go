@@ -46,9 +46,9 @@ func TestInputsKeepModels(t *testing.T) {
 // recorded field among them; exports audited with different options are an *OptionsDifferError.
 func TestRecordedOptions(t *testing.T) {
 	a := AuditOptions{Seed: 7, Resamples: 10, Epsilon: 0.25, DefaultPolicy: "fps", Ceilings: map[string]int{"m": 16, "n": 8},
-		Budgets: []int{8, 16}, Policy: "uniform", Width: 64, Height: 48, Reference: 16, Folds: 3}
+		Budgets: []int{8, 16}, Policy: "uniform", Width: 64, Height: 48, Reference: 16, Folds: 3, Cluster: "video-id", AllowDrop: true}
 	want := map[string][]string{"seed": {"7"}, "resamples": {"10"}, "epsilon": {"0.25"}, "default-policy": {"fps"}, "budgets": {"8,16"},
-		"policy": {"uniform"}, "size": {"64x48"}, "reference": {"16"}, "folds": {"3"}}
+		"policy": {"uniform"}, "size": {"64x48"}, "reference": {"16"}, "folds": {"3"}, "cluster": {"video-id"}, "allow-drop": {"true"}}
 	got := a.Flags()
 	ceil := got["ceiling"]
 	delete(got, "ceiling")

@@ -32,6 +32,8 @@ type Manifest struct {
 	// Lines only).
 	Parquet bool   `json:"parquet"`
 	Note    string `json:"note,omitempty"`
+	// Notes say what the export changed on the way: the local names it cut (without --keep-paths).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // AuditOptions are the audit's options as the export records them.
@@ -47,27 +49,39 @@ type AuditOptions struct {
 	Height        int            `json:"height,omitempty"`
 	Reference     int            `json:"reference,omitempty"`
 	Folds         int            `json:"folds,omitempty"`
+	// Cluster is the bootstrap's resampling unit asked for ("" before it existed: auto).
+	Cluster string `json:"cluster,omitempty"`
+	// AllowDrop: tasks with no grid were let go (--allow-drop).
+	AllowDrop bool `json:"allow_drop,omitempty"`
 }
 
 // Options turns the recorded options back into the audit's.
 func (a AuditOptions) Options() audit.ModelsOptions {
 	o := audit.DefaultOptions()
-	o.Seed, o.Resamples, o.Epsilon, o.DefaultPolicy = a.Seed, a.Resamples, a.Epsilon, a.DefaultPolicy
+	o.Seed, o.Resamples, o.Epsilon, o.DefaultPolicy, o.Cluster = a.Seed, a.Resamples, a.Epsilon, a.DefaultPolicy, a.Cluster
 	o.Cascade = cascade.Options{Budgets: a.Budgets, Policy: a.Policy, Width: a.Width, Height: a.Height, Reference: a.Reference, Folds: a.Folds}
-	return audit.ModelsOptions{Options: o, Ceilings: a.Ceilings}
+	return audit.ModelsOptions{Options: o, Ceilings: a.Ceilings, AllowDrop: a.AllowDrop}
 }
 
 // RecordOptions is the inverse of AuditOptions.Options.
 func RecordOptions(o audit.ModelsOptions) AuditOptions {
 	c := o.Cascade
+	cluster := o.Cluster
+	if cluster == audit.ClusterAuto {
+		cluster = "" // the default: exports written before --cluster read the same
+	}
 	return AuditOptions{Seed: o.Seed, Resamples: o.Resamples, Epsilon: o.Epsilon, DefaultPolicy: o.DefaultPolicy, Ceilings: o.Ceilings,
-		Budgets: c.Budgets, Policy: c.Policy, Width: c.Width, Height: c.Height, Reference: c.Reference, Folds: c.Folds}
+		Budgets: c.Budgets, Policy: c.Policy, Width: c.Width, Height: c.Height, Reference: c.Reference, Folds: c.Folds,
+		Cluster: cluster, AllowDrop: o.AllowDrop}
 }
 
 // ModelGrid is one model's grid in the export: the configs its trajectories run over and the
 // transitions its rows' rescued/harmed lists index.
 type ModelGrid struct {
-	Name        string       `json:"name"`
+	Name string `json:"name"`
+	// Task is the task whose grid this is, when the records are of several tasks (each is audited
+	// on its own grid); "" otherwise.
+	Task        string       `json:"task,omitempty"`
 	MCConfigs   []string     `json:"mc_configs"` // trajectory characters, in this order
 	OEConfigs   []string     `json:"oe_configs"` // scores, in this order
 	Transitions []Transition `json:"transitions"`

@@ -140,16 +140,24 @@ type TrajectoryRow struct {
 }
 
 // trajectoryRows turns every model's trajectories into rows; with several models each paired item
-// also says in how many models it is confused.
+// (task and id) also says in how many models it is confused, unless some model's confusion is
+// undefined (its configs have no order).
 func trajectoryRows(sets []audit.ModelTrajectories) []TrajectoryRow {
-	inK := map[string]int64{}
-	paired := map[string]int{}
+	type key struct{ task, id string }
+	inK := map[key]int64{}
+	paired := map[key]int{}
+	models := map[string]bool{}
+	countK := true
 	for _, s := range sets {
+		models[s.Model] = true
+		if _, undef := s.Set.Undefined["confused"]; undef {
+			countK = false
+		}
 		for _, t := range s.Set.Items {
 			if t.Paired {
-				paired[t.ItemID]++
+				paired[key{t.Task, t.ItemID}]++
 				if t.Tags.Confused {
-					inK[t.ItemID]++
+					inK[key{t.Task, t.ItemID}]++
 				}
 			}
 		}
@@ -157,13 +165,19 @@ func trajectoryRows(sets []audit.ModelTrajectories) []TrajectoryRow {
 	var out []TrajectoryRow
 	for _, s := range sets {
 		for _, t := range s.Set.Items {
-			out = append(out, trajectoryRow(s.Model, &t, len(sets), inK, paired))
+			row := trajectoryRow(s.Model, &t, s.Set.Undefined)
+			k := key{t.Task, t.ItemID}
+			if n := len(models); countK && n > 1 && t.Paired && paired[k] == n {
+				c := inK[k]
+				row.ConfusedInModels = &c
+			}
+			out = append(out, row)
 		}
 	}
 	return out
 }
 
-func trajectoryRow(model string, t *audit.Trajectory, models int, inK map[string]int64, paired map[string]int) TrajectoryRow {
+func trajectoryRow(model string, t *audit.Trajectory, undefined map[string]string) TrajectoryRow {
 	row := TrajectoryRow{Model: model, ItemID: t.ItemID, Task: t.Task, Category: t.Category, Duration: t.Duration, Paired: t.Paired,
 		OracleBest: t.OracleBest, ScoresJSON: t.Scores, Rescued: []int64{}, Harmed: []int64{}}
 	traj := make([]byte, len(t.Correct))
@@ -189,18 +203,19 @@ func trajectoryRow(model string, t *audit.Trajectory, models int, inK map[string
 		return row
 	}
 	tg := t.Tags
-	b := func(v bool) *bool { return &v }
-	row.Confused, row.ConfusedVisualOnly, row.TextCorrect, row.TextOverwrite = b(tg.Confused), b(tg.ConfusedVisualOnly), b(tg.TextCorrect), b(tg.TextOverwrite)
-	row.TextOverwriteAllVisual, row.TerminalRegression, row.Unstable, row.OracleCorrect = b(tg.TextOverwriteAllVisual), b(tg.TerminalRegression), b(tg.Unstable), b(tg.OracleCorrect)
+	b := func(key string, v bool) *bool {
+		if _, undef := undefined[key]; undef {
+			return nil // undefined for every item (no order over the configs), not false
+		}
+		return &v
+	}
+	row.Confused, row.ConfusedVisualOnly, row.TextCorrect, row.TextOverwrite = b("confused", tg.Confused), b("confused_visual_only", tg.ConfusedVisualOnly), b("text_correct", tg.TextCorrect), b("text_overwrite", tg.TextOverwrite)
+	row.TextOverwriteAllVisual, row.TerminalRegression, row.Unstable, row.OracleCorrect = b("text_overwrite_all_visual", tg.TextOverwriteAllVisual), b("terminal_regression", tg.TerminalRegression), b("unstable", tg.Unstable), b("oracle_correct", tg.OracleCorrect)
 	for _, i := range t.Rescued {
 		row.Rescued = append(row.Rescued, int64(i))
 	}
 	for _, i := range t.Harmed {
 		row.Harmed = append(row.Harmed, int64(i))
-	}
-	if models > 1 && paired[t.ItemID] == models {
-		k := inK[t.ItemID]
-		row.ConfusedInModels = &k
 	}
 	return row
 }

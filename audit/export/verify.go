@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
@@ -32,6 +33,9 @@ func (a AuditOptions) check() error {
 	}
 	if err := num.In(0, cascade.MaxFolds).Int("audit_options.folds", int64(a.Folds)); err != nil {
 		return err
+	}
+	if a.Cluster != "" && !slices.Contains(audit.Clusters, a.Cluster) {
+		return fmt.Errorf("audit_options.cluster %q (want one of %s)", a.Cluster, strings.Join(audit.Clusters, ", "))
 	}
 	return num.In(0, 1).Float("audit_options.epsilon", a.Epsilon)
 }

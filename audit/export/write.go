@@ -35,6 +35,7 @@ type Input struct {
 	Sets    []audit.ModelTrajectories // every model's trajectories as its audit counts them
 	Audit   []byte                    // the audit as `framesweep audit --json` prints it
 	Options AuditOptions
+	Notes   []string // what the export changed on the way (local names cut: Inputs.Notes)
 }
 
 // Write writes the export into dir, which must not exist or be empty. Nothing is ever overwritten:
@@ -47,7 +48,7 @@ func Write(dir string, in Input) (*Manifest, error) {
 		return nil, err
 	}
 	m := &Manifest{Format: Format, Engine: version.Engine, Created: time.Now().UTC().Format(time.RFC3339), Audit: in.Options,
-		Sources: in.Sources, Files: []File{}, Parquet: parquetAvailable}
+		Sources: in.Sources, Files: []File{}, Parquet: parquetAvailable, Notes: in.Notes}
 	if !parquetAvailable {
 		m.Note = "built with -tags noparquet: JSON Lines only (records.jsonl, trajectories.jsonl)"
 	}
@@ -161,7 +162,7 @@ func jsonLines(n int, at func(int) any) ([]byte, error) {
 }
 
 func modelGrid(s audit.ModelTrajectories) ModelGrid {
-	g := ModelGrid{Name: s.Model, MCConfigs: []string{}, OEConfigs: []string{}, Transitions: []Transition{}}
+	g := ModelGrid{Name: s.Model, Task: s.Task, MCConfigs: []string{}, OEConfigs: []string{}, Transitions: []Transition{}}
 	for _, c := range s.Set.MC {
 		g.MCConfigs = append(g.MCConfigs, c.ID)
 	}

@@ -35,6 +35,30 @@ func P(v *float64) string {
 	return F1(*v)
 }
 
+// UndefinedLines groups a result's undefined metrics (audit.Metrics.Undefined: JSON key → reason) by
+// reason: "key, key: reason", in key order of first appearance. Every report shows them beside the
+// null values, so that no "–" goes without its reason.
+func UndefinedLines(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var reasons []string
+	by := map[string][]string{}
+	for _, k := range keys {
+		if by[m[k]] == nil {
+			reasons = append(reasons, m[k])
+		}
+		by[m[k]] = append(by[m[k]], k)
+	}
+	out := make([]string, len(reasons))
+	for i, r := range reasons {
+		out[i] = strings.Join(by[r], ", ") + ": " + r
+	}
+	return out
+}
+
 // NA is what a report shows for an undefined value that a unit or a sign would otherwise decorate
 // ("n/a", never "+–" or "–%").
 const NA = "n/a"

@@ -77,6 +77,9 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 	for _, n := range r.Notes {
 		p(`<div class="note">%s</div>`, esc(n))
 	}
+	for _, u := range UndefinedLines(r.Undefined) {
+		p(`<div class="note">undefined (—) %s</div>`, esc(u))
+	}
 	if r.DroppedItems.Count > 0 {
 		p(`<div class="note">%s</div>`, esc(r.DroppedItems.Reason))
 	}

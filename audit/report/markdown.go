@@ -70,6 +70,9 @@ func mdHeader(p mdPrinter, r *audit.Result, opt Options) {
 	for _, n := range r.Notes {
 		p("> %s\n\n", mdEsc(n))
 	}
+	for _, u := range UndefinedLines(r.Undefined) {
+		p("> undefined (—) %s\n\n", mdEsc(u))
+	}
 }
 
 // mdHarness writes the harness's own numbers beside the item-level accuracy of the same records.

@@ -76,6 +76,9 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	for _, n := range r.Notes {
 		p(`<div class="note">%s</div>`, esc(n))
 	}
+	for _, u := range modelsUndefined(r) {
+		p(`<div class="note">undefined (—) %s</div>`, esc(u))
+	}
 	p(`<section><h2>Matched grid</h2><p class="lead">The configurations every model answered, less those beyond a model's context ceiling (marked, not an error), over the items every model answered in each of them. Every number below is on this grid.</p>%s</section>`, matchedGridHTML(r))
 	if cs := matchedConfigs(r); len(cs) > 0 {
 		p(`<section><h2>Accuracy per configuration, by model</h2><p class="lead">One line per model over the matched grid; the dashed line of the same colour is that model's item-level oracle.</p>%s%s%s</section>`,
@@ -116,11 +119,26 @@ func modelsCards(b *strings.Builder, r *audit.ModelsResult) {
 	card("Matched configs", fmt.Sprint(len(r.MatchedGrid.Configs)), fmt.Sprintf("%d over a ceiling", len(r.MatchedGrid.OverCeiling)))
 	if cm := r.CrossModel; cm != nil && cm.Items > 0 {
 		card("Confused sets", F3(cm.MeanJaccard), "mean Jaccard of two models; mean κ "+F3(cm.MeanKappa))
-		if n := len(cm.ConfusedInK); n > 0 {
+		if why := cm.Undefined["confused_in_k"]; why != "" {
+			card("Confused in all", "—", esc(why))
+		} else if n := len(cm.ConfusedInK); n > 0 {
 			card("Confused in all", fmt.Sprint(cm.ConfusedInK[n-1].Items), fmt.Sprintf("of %d items; in none: %d", cm.Items, cm.ConfusedInK[0].Items))
 		}
 	}
 	b.WriteString(`</div>`)
+}
+
+// modelsUndefined are every model's undefined metrics with their reasons, each naming its model.
+func modelsUndefined(r *audit.ModelsResult) []string {
+	var out []string
+	for _, m := range r.Models {
+		if res := r.PerModel[m]; res != nil {
+			for _, u := range UndefinedLines(res.Undefined) {
+				out = append(out, modelName(m)+": "+u)
+			}
+		}
+	}
+	return out
 }
 
 func modelNames(ms []string) []string {
@@ -248,6 +266,9 @@ func modelsAccuracyChart(r *audit.ModelsResult, cs []*dataset.Config) string {
 
 // confusedInKChart: items confused in exactly k of the M models, k = 0…M.
 func confusedInKChart(cm *audit.CrossModel, models int) string {
+	if why := cm.Undefined["confused_in_k"]; why != "" {
+		return `<div class="note">Confused in k models: — (undefined: ` + esc(why) + `)</div>`
+	}
 	W, H, left, bottom := 1040.0, 240.0, 56.0, 44.0
 	maxN := 1
 	for _, k := range cm.ConfusedInK {
@@ -277,6 +298,11 @@ func crossPairsTable(cm *audit.CrossModel) string {
 	b.WriteString(`<table><tr><th>models</th><th>confused A</th><th>confused B</th><th>both</th><th>Jaccard</th><th>Jaccard if independent</th><th>κ</th><th>identical trajectories %</th><th>verdict agreement %</th></tr>`)
 	for _, p := range cm.Pairs {
 		c := p.Confused
+		if c == nil { // confusion undefined: no order over the configs
+			fmt.Fprintf(&b, `<tr><td>%s · %s</td><td colspan="6" class="muted">— %s</td><td>%s</td><td>%s</td></tr>`,
+				esc(modelName(p.A)), esc(modelName(p.B)), esc(cm.Undefined["pairs.confused"]), P(p.IdenticalRate), P(p.VerdictAgreement))
+			continue
+		}
 		fmt.Fprintf(&b, `<tr><td>%s · %s</td><td>%d</td><td>%d</td><td>%d</td><td><b>%s</b></td><td class="muted">%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`,
 			esc(modelName(p.A)), esc(modelName(p.B)), c.A, c.B, c.Both, F3(c.Jaccard), F3(c.JaccardIndependent), F3(c.Kappa), P(p.IdenticalRate), P(p.VerdictAgreement))
 	}
@@ -367,6 +393,9 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	for _, n := range r.Notes {
 		p("> %s\n\n", mdEsc(n))
 	}
+	for _, u := range modelsUndefined(r) {
+		p("> undefined (—) %s\n\n", mdEsc(u))
+	}
 	if len(mg.OverCeiling) > 0 {
 		p("## Over a ceiling\n\n| model | config | frames | source | limit |\n|---|---|---|---|---|\n")
 		for _, m := range mg.OverCeiling {
@@ -408,12 +437,19 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	}
 	if cm := r.CrossModel; cm != nil && cm.Items > 0 {
 		p("\n## Cross-model structure\n\n%d items. Confused in k models:", cm.Items)
+		if why := cm.Undefined["confused_in_k"]; why != "" {
+			p(" — (undefined: %s)", MarkdownText(why))
+		}
 		for _, k := range cm.ConfusedInK {
 			p(" %d: %d (%s);", k.K, k.Items, Pct(k.Rate))
 		}
 		p("\n\n| models | confused A | confused B | both | Jaccard | Jaccard if independent | κ | identical trajectories %% | verdict agreement %% |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, q := range cm.Pairs {
 			c := q.Confused
+			if c == nil {
+				p("| %s · %s | — | — | — | — | — | — | %s | %s |\n", mdEsc(modelName(q.A)), mdEsc(modelName(q.B)), P(q.IdenticalRate), P(q.VerdictAgreement))
+				continue
+			}
 			p("| %s · %s | %d | %d | %d | %s | %s | %s | %s | %s |\n", mdEsc(modelName(q.A)), mdEsc(modelName(q.B)), c.A, c.B, c.Both, F3(c.Jaccard), F3(c.JaccardIndependent), F3(c.Kappa), P(q.IdenticalRate), P(q.VerdictAgreement))
 		}
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
@@ -42,6 +43,14 @@ func Text(w io.Writer, r *audit.Result) {
 				fmt.Fprintf(w, "  %s → %s: +%d −%d (net %+.1f, McNemar p %s)\n", p.From, p.To, p.Rescued, p.Harmed, p.Net, PValue(p.McNemarP))
 			}
 		}
+		for _, u := range UndefinedLines(r.Undefined) {
+			fmt.Fprintf(w, "  undefined (–) %s\n", u)
+		}
+	}
+	for _, t := range sortedTasks(r.Tasks) {
+		tr := r.Tasks[t]
+		fmt.Fprintf(w, "task %s: %d items, best fixed %s (%s), oracle %s, headroom %s, visual confusion %s%%, text overwrite %s%%\n", t, tr.Items,
+			P(tr.BestFixed), tr.BestFixedConfig, P(tr.OracleAccuracy), P(tr.OracleHeadroom), P(tr.VisualConfusionRate), P(tr.TextOverwriteRate))
 	}
 	for _, c := range r.Configs {
 		h := r.AccuracyHarness[c.ID]
@@ -94,28 +103,63 @@ func ModelsText(w io.Writer, r *audit.ModelsResult) {
 			fmt.Fprintf(w, "  left out: %s (missing from %s)\n", lo.Config, strings.Join(lo.Missing, ", "))
 		}
 	}
-	fmt.Fprintf(w, "%-24s %7s %10s %8s %9s %10s %9s %7s\n", "model", "items", "best fixed", "oracle", "headroom", "confusion", "overwrite", "churn")
-	for _, row := range r.Table {
-		if row.Split != "all" || row.Duration != "all" || row.Kind != "multiple_choice" {
+	fmt.Fprintf(w, "%-24s %7s %10s %8s %9s %10s %9s %7s %7s\n", "model", "items", "best fixed", "oracle", "headroom", "confusion", "overwrite", "churn", "errors")
+	for _, row := range r.Table { // the pooled rows, then each task's (its own matched grid)
+		if row.Duration != "all" || row.Kind != "multiple_choice" {
 			continue
 		}
 		churn := "–"
 		if row.Churn != nil {
 			churn = fmt.Sprint(*row.Churn)
 		}
-		fmt.Fprintf(w, "%-24s %7d %10s %8s %9s %9s%% %8s%% %7s\n", row.Model, row.Items, P(row.BestFixed), P(row.Oracle),
-			P(row.OracleHeadroom), P(row.VisualConfusionRate), P(row.TextOverwriteRate), churn)
+		name, errs := row.Model, "–"
+		if row.Split != "all" {
+			name += " [" + row.Split + "]"
+		} else if mi := r.ModelInfo[row.Model]; mi != nil {
+			errs = fmt.Sprint(mi.ErrorRecords)
+		}
+		fmt.Fprintf(w, "%-24s %7d %10s %8s %9s %9s%% %8s%% %7s %7s\n", name, row.Items, P(row.BestFixed), P(row.Oracle),
+			P(row.OracleHeadroom), P(row.VisualConfusionRate), P(row.TextOverwriteRate), churn, errs)
+	}
+	var lines []string // each undefined line once, with the models it holds for
+	who := map[string][]string{}
+	for _, m := range r.Models {
+		if res := r.PerModel[m]; res != nil {
+			for _, u := range UndefinedLines(res.Undefined) {
+				if who[u] == nil {
+					lines = append(lines, u)
+				}
+				who[u] = append(who[u], m)
+			}
+		}
+	}
+	for _, u := range lines {
+		fmt.Fprintf(w, "  undefined (–) for %s: %s\n", strings.Join(who[u], ", "), u)
 	}
 	if cm := r.CrossModel; cm != nil && cm.Items > 0 {
-		var k []string
-		for _, c := range cm.ConfusedInK {
-			k = append(k, fmt.Sprintf("%d:%d", c.K, c.Items))
+		if why := cm.Undefined["confused_in_k"]; why != "" {
+			fmt.Fprintf(w, "confused sets: undefined (–): %s\n", why)
+		} else {
+			var k []string
+			for _, c := range cm.ConfusedInK {
+				k = append(k, fmt.Sprintf("%d:%d", c.K, c.Items))
+			}
+			fmt.Fprintf(w, "confused sets: mean Jaccard %s, mean κ %s; items confused in k models %s\n", F3(cm.MeanJaccard), F3(cm.MeanKappa), strings.Join(k, " "))
 		}
-		fmt.Fprintf(w, "confused sets: mean Jaccard %s, mean κ %s; items confused in k models %s\n", F3(cm.MeanJaccard), F3(cm.MeanKappa), strings.Join(k, " "))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// sortedTasks are the keys of a result's per-task audits, sorted.
+func sortedTasks[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for t := range m {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func ceilingLimit(m audit.CeilingMark) string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
@@ -81,6 +82,9 @@ type auditFlags struct {
 	model, export           *string
 	models                  listFlag
 	keepPaths               *bool
+	task                    *string
+	allowDrop               *bool
+	cluster                 *string
 }
 
 // ceilingFlag collects --ceiling MODEL=FRAMES (repeatable).
@@ -119,12 +123,16 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		model:     fs.String("model", "", "audit the records of this model only"),
 		export:    fs.String("export", "", "also write the release (records, trajectories and tags, provenance, datasheet) to DIR"),
 		keepPaths: fs.Bool("keep-paths", false, "keep this machine's absolute paths (videos, model files, inputs, error messages) in --export, --html, --md and --json; by default they are cut to file names"),
+		task:      fs.String("task", "", "audit the records of this task (split) only; records of several tasks are audited per task and pooled"),
+		allowDrop: fs.Bool("allow-drop", false, "a pooled audit of several tasks goes on without a task that has no grid at all (named in pool.dropped_tasks) instead of failing"),
+		cluster:   fs.String("cluster", audit.ClusterAuto, "bootstrap resampling unit: auto (videos when items share one), item, video (the records' video), video-id (Video-MME's NNN-k ids: question k of video NNN)"),
 	}
 	fs.Var(f.ceilings, "ceiling", "MODEL=FRAMES: configs with more frames are beyond that model's context ceiling (repeatable)")
 	fs.Var(&f.models, "models", "A,B,…: audit the records of these models only (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR|EXPORT_DIR... [--json] [--md FILE] [--html FILE] [--seed S] [--budgets 16,32,...] [--folds K]\n"+
-			"       [--ceiling MODEL=FRAMES]... [--model NAME | --models A,B,...] [--export DIR] [--keep-paths]")
+			"       [--ceiling MODEL=FRAMES]... [--model NAME | --models A,B,...] [--task SPLIT] [--allow-drop] [--cluster auto|item|video|video-id]\n"+
+			"       [--export DIR] [--keep-paths]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -143,8 +151,11 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if bad != "" {
 		return usageErr(stderr, "audit", "%s", bad)
 	}
-	opt.Resamples, opt.Epsilon = *f.resamples, *f.epsilon
-	mopt := audit.ModelsOptions{Options: opt, Ceilings: map[string]int(f.ceilings)}
+	opt.Resamples, opt.Epsilon, opt.Cluster = *f.resamples, *f.epsilon, *f.cluster
+	if !slices.Contains(audit.Clusters, opt.Cluster) {
+		return usageErr(stderr, "audit", "--cluster %q: want one of %s", opt.Cluster, strings.Join(audit.Clusters, ", "))
+	}
+	mopt := audit.ModelsOptions{Options: opt, Ceilings: map[string]int(f.ceilings), AllowDrop: *f.allowDrop}
 	if len(mopt.Ceilings) == 0 {
 		mopt.Ceilings = nil
 	}
@@ -158,6 +169,9 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	in, err := export.ReadInputs(context.Background(), pos, *f.export != "")
 	if err == nil {
 		err = in.KeepModels(models, strings.Join(pos, ","))
+	}
+	if err == nil && *f.task != "" {
+		err = in.KeepTask(*f.task, strings.Join(pos, ","))
 	}
 	if err != nil {
 		return failErr(stderr, "audit", err)
@@ -203,6 +217,9 @@ func printAudit(in *export.Inputs, out *audit.Output, mopt audit.ModelsOptions, 
 	if *f.export != "" {
 		if err := export.WriteAudit(*f.export, in, out, mopt, js.Bytes()); err != nil {
 			return failErr(stderr, "audit", err)
+		}
+		for _, n := range in.Notes {
+			fmt.Fprintf(stderr, "framesweep audit: note: %s\n", n)
 		}
 	}
 	if !*f.asJSON {

@@ -23,7 +23,9 @@ func importTo(t *testing.T, dir, name string, args ...string) string {
 
 // TestAuditIDsThatNeverMeet: lmms-eval names Video-MME's items videomme:<doc_id>, VLMEvalKit by its
 // index: audited together nothing pairs, and the audit exits 1 with one line naming both namespaces
-// and the flags that map them; mapped by --item-prefix or --item-id question, they pair.
+// and the flags that map them; mapped by --item-prefix or --item-id question, and imported under one
+// task name (an item is its task and its id: lmms-eval's task is "videomme", VLMEvalKit's dataset
+// "Video-MME"), they pair; mapped ids under two task names are refused with one line naming --task.
 func TestAuditIDsThatNeverMeet(t *testing.T) {
 	dir := t.TempDir()
 	lmms := importTo(t, dir, "f32.jsonl", "lmms-eval", importFixture("2025-03-03T08-00-00_samples_videomme.jsonl"), "--config", "f32", "--frames", "32")
@@ -44,8 +46,12 @@ func TestAuditIDsThatNeverMeet(t *testing.T) {
 		!strings.Contains(line, "--item-id question") || !strings.Contains(line, "--item-prefix videomme:") {
 		t.Fatalf("rc %d, stdout %q, stderr %q", rc, out, errs)
 	}
+	mapped := importTo(t, dir, "f16-prefixed.jsonl", "vlmevalkit", vp, "--config", "f16", "--no-check", "--item-prefix", "videomme:")
+	if rc, _, errs := runAuditCLI("audit", lmms, mapped); rc != exitError || !strings.Contains(errs, "their item ids meet") || !strings.Contains(errs, "import --task") {
+		t.Errorf("mapped ids under two tasks: rc %d %s", rc, errs)
+	}
 	for _, flags := range [][]string{{"--item-prefix", "videomme:"}, {"--item-id", "question"}} {
-		v := importTo(t, dir, "f16-mapped.jsonl", append([]string{"vlmevalkit", vp, "--config", "f16", "--no-check"}, flags...)...)
+		v := importTo(t, dir, "f16-mapped.jsonl", append([]string{"vlmevalkit", vp, "--config", "f16", "--no-check", "--task", "videomme"}, flags...)...)
 		l := lmms
 		if flags[0] == "--item-id" {
 			l = importTo(t, dir, "f32-q.jsonl", "lmms-eval", importFixture("2025-03-03T08-00-00_samples_videomme.jsonl"), "--config", "f32", "--frames", "32", "--item-id", "question")
@@ -56,7 +62,8 @@ func TestAuditIDsThatNeverMeet(t *testing.T) {
 	}
 	// Any field names items: lmms-eval's bare doc_id pairs with VLMEvalKit's index.
 	l := importTo(t, dir, "f32-doc.jsonl", "lmms-eval", importFixture("2025-03-03T08-00-00_samples_videomme.jsonl"), "--config", "f32", "--frames", "32", "--item-id", "doc_id")
-	if rc, out, errs := runAuditCLI("audit", l, vlm); rc != exitOK || !strings.HasPrefix(out, "paired items: 6") {
+	vt := importTo(t, dir, "f16-task.jsonl", "vlmevalkit", vp, "--config", "f16", "--no-check", "--task", "videomme")
+	if rc, out, errs := runAuditCLI("audit", l, vt); rc != exitOK || !strings.HasPrefix(out, "paired items: 6") {
 		t.Errorf("--item-id doc_id: rc %d\n%s%s", rc, out, errs)
 	}
 	if rc, _, errs := runAuditCLI("import", "vlmevalkit", vp, "--config", "f16", "--item-id", "video"); rc != exitError || !strings.Contains(errs, `no "video" column`) {

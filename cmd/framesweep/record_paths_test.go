@@ -61,9 +61,27 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 		!strings.Contains(b, `"runtime":"llamacpp:model=tiny-llama.gguf,mmproj=tiny-mmproj.gguf,threads=1"`) {
 		t.Fatalf("the records hold local paths:\n%s", b)
 	}
+	// A second input holds one more item whose video lies outside the video root ("../../…": a sweep
+	// names such a video relative to the root, climbing out of it); the RUN is given as a file:// URL.
+	elsewhere := filepath.Join(study, "elsewhere.jsonl")
+	var extra strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(swRead(t, filepath.Join(run, "records.jsonl")))), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["item_id"] != "h1" {
+			continue
+		}
+		m["item_id"], m["video"] = "x1", "../../home/alice/private/x1.mp4"
+		b, _ := json.Marshal(m)
+		extra.Write(append(b, '\n'))
+	}
+	swWrite(t, elsewhere, []byte(extra.String()))
 	publish := func(keep bool) map[string][]byte {
 		dir := filepath.Join(study, fmt.Sprintf("release-%v", keep))
-		args := []string{"audit", run, "--export", filepath.Join(dir, "export"), "--html", filepath.Join(dir, "report.html"), "--md", filepath.Join(dir, "report.md"), "--json"}
+		args := []string{"audit", "file://" + run, elsewhere, "--export", filepath.Join(dir, "export"), "--html", filepath.Join(dir, "report.html"),
+			"--md", filepath.Join(dir, "report.md"), "--json"}
 		if keep {
 			args = append(args, "--keep-paths")
 		}
@@ -91,7 +109,12 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 	if wd, err := os.Getwd(); err == nil {
 		forbidden = append(forbidden, wd)
 	}
-	for name, b := range publish(false) {
+	forbidden = append(forbidden, "file://", "../", "alice")
+	published := publish(false)
+	if m := string(published[filepath.Join(study, "release-false", "export", "export.json")]); !strings.Contains(m, "outside the video root") || !strings.Contains(m, "file URL") {
+		t.Errorf("export.json notes no cut name:\n%.2000s", m)
+	}
+	for name, b := range published {
 		for _, f := range forbidden {
 			if strings.Contains(string(b), f) {
 				t.Errorf("%s holds %q", name, f)

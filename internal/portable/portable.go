@@ -29,13 +29,39 @@ func Rel(root, p string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// Path is p with no local directory: an absolute path becomes its file name; a relative one is
-// kept (it names nothing outside what it is relative to).
+// Path is p with no local directory: an absolute path, a file:// URL and a relative path that
+// escapes upward ("../../home/u/v.mp4": outside what it is relative to) become their file name; a
+// relative path inside its root is kept (it names nothing outside what it is relative to), as are
+// other URLs.
 func Path(p string) string {
+	if rest, ok := fileURL(p); ok {
+		return path.Base(strings.TrimRight(rest, "/"))
+	}
 	if filepath.IsAbs(p) || path.IsAbs(p) {
 		return filepath.Base(p)
 	}
+	if Escapes(p) {
+		return path.Base(filepath.ToSlash(p))
+	}
 	return p
+}
+
+// Escapes reports whether the relative path p leads outside the directory it is relative to.
+func Escapes(p string) bool {
+	c := path.Clean(filepath.ToSlash(p))
+	return c == ".." || strings.HasPrefix(c, "../")
+}
+
+// fileURL is the path of a file:// URL (any case), false for anything else.
+func fileURL(p string) (string, bool) {
+	if len(p) < 7 || !strings.EqualFold(p[:7], "file://") {
+		return "", false
+	}
+	rest := p[7:]
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest, true
 }
 
 // Spec is a runtime spec ("engine:key=value,…") with every value that names a file given by its file
@@ -66,9 +92,18 @@ func Spec(raw string, files map[string]string) string {
 // and what follows up to a space, a quote, a bracket or a comma.
 var absPath = regexp.MustCompile(`(^|[\s"'(\[=:])(/[^/\s"'()\[\],;][^\s"'()\[\],;]*)`)
 
-// Text is s with every absolute path in it cut to its file name ("open /home/u/v/a.mp4: …" →
-// "open a.mp4: …"), for messages kept in artifacts (a record's error).
+// localRef is a file:// URL or a relative path that climbs out of its root ("../../x") in free text.
+var localRef = regexp.MustCompile(`(^|[\s"'(\[=])((?i:file://)[^\s"'()\[\],;]*|(?:\.\./)+[^\s"'()\[\],;]*)`)
+
+// Text is s with every absolute path, file:// URL and upward-escaping relative path in it cut to its
+// file name ("open /home/u/v/a.mp4: …" → "open a.mp4: …"), for messages kept in artifacts (a record's
+// error).
 func Text(s string) string {
+	s = localRef.ReplaceAllStringFunc(s, func(m string) string {
+		sub := localRef.FindStringSubmatch(m)
+		p := strings.TrimRight(sub[2], ".:")
+		return sub[1] + Path(p) + trailing(sub[2])
+	})
 	return absPath.ReplaceAllStringFunc(s, func(m string) string {
 		sub := absPath.FindStringSubmatch(m)
 		return sub[1] + filepath.Base(strings.TrimRight(sub[2], ".:")) + trailing(sub[2])

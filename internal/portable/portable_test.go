@@ -49,6 +49,9 @@ func TestText(t *testing.T) {
 		"clips/a.mp4: 8 frames requested from 3":               "clips/a.mp4: 8 frames requested from 3",
 		"decode failed at /data/v.mkv.":                        "decode failed at v.mkv.",
 		"(see /a/b)":                                           "(see b)",
+		"open ../../home/alice/v.mp4: no such file":            "open v.mp4: no such file",
+		"read file:///home/u/run/records.jsonl: bad":           "read records.jsonl: bad",
+		"clips/../x.mp4 and ./a.mp4 stay":                      "clips/../x.mp4 and ./a.mp4 stay",
 	} {
 		if got := Text(in); got != want {
 			t.Errorf("Text(%q) = %q, want %q", in, got, want)
@@ -57,7 +60,12 @@ func TestText(t *testing.T) {
 	if got := Path("/home/u/run"); got != "run" {
 		t.Errorf("Path = %q", got)
 	}
-	if got := Path("out/run"); got != "out/run" {
-		t.Errorf("Path = %q", got)
+	for p, want := range map[string]string{
+		"out/run": "out/run", "clips/../a.mp4": "clips/../a.mp4", "../../home/alice/v.mp4": "v.mp4", "..": "..", "a/../../b.mp4": "b.mp4",
+		"file:///home/u/run": "run", "FILE:///home/u/run/": "run", "file://host/srv/x.jsonl?raw=1": "x.jsonl", "s3://bucket/run": "s3://bucket/run",
+	} {
+		if got := Path(p); got != want {
+			t.Errorf("Path(%q) = %q, want %q", p, got, want)
+		}
 	}
 }
