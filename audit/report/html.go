@@ -92,6 +92,9 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 			p(`<section><h2>Flows between configurations</h2><p class="lead">Each column splits the %d paired items into correct (green) and wrong (grey); the bands show where items go at the next configuration.</p>%s</section>`, r.Items, fc)
 		}
 		p(`<section><h2>Trajectories</h2><p class="lead">Every item's correctness under every configuration, grouped by pattern: confused items are right somewhere cheaper and wrong somewhere costlier.</p>%s</section>`, heatmap(r))
+		if ls := itemLists(r, itemSet(opt, "", r), opt.Questions); len(ls) > 0 {
+			p(`<section><h2>The items behind the rates</h2><p class="lead">Every item each rate counts, by id (the first %d of a list; the export lists them all).</p>%s</section>`, MaxListed, itemListsHTML(ls, verdictOrder(r)))
+		}
 		p(`<section><h2>Oracle vs best fixed configuration</h2><p class="lead">Picking the configuration per item would reach %s points; the best single configuration (%s) reaches %s. Headroom %s points, 95%% interval %s.</p>%s</section>`,
 			P(r.OracleAccuracy), esc(r.BestFixedConfig), P(r.BestFixed), P(r.OracleHeadroom), CI(r.OracleHeadroomCI), oracleChart(r))
 		p(`<section><h2>Per category</h2>%s</section>`, metricsTable(r.Categories, "category"))

@@ -89,6 +89,10 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 		p(`<section><h2>Cross-model structure</h2><p class="lead">Which items each model finds confusing (right at a cheaper configuration, wrong at a costlier one), over the %d matched items: in how many models each item is confused, and for every two models the Jaccard of their confused sets (beside what independent models with the same rates would give), Cohen's κ of the tag, and how often their trajectories agree.</p>%s%s</section>`,
 			cm.Items, confusedInKChart(cm, len(r.Models)), crossPairsTable(cm))
 	}
+	if l := confusedInKList(r, opt); l != nil {
+		p(`<section><h2>The items confused across models</h2><p class="lead">The items confused in k of the %d models, the highest k first (the first %d; each model's own lists are in its section below).</p>%s</section>`,
+			len(r.Models), MaxListed, itemListsHTML([]itemList{*l}, nil))
+	}
 	if t := protocolModelsTable(r); t != "" {
 		p(`<section><h2>Protocol agreement</h2><p class="lead">Budget ladders that differ in one factor only (pipeline, sampling, resolution), per model: population metrics side by side, and the agreement of the items' confusion tags. Close metrics with a low κ is robust structure with protocol-sensitive labels.</p>%s</section>`, t)
 	}
@@ -97,8 +101,12 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 		if res == nil || res.Items == 0 {
 			continue
 		}
-		p(`<section><h2><span class="swatch" style="background:%s"></span>%s: the model's own audit</h2><details><summary>charts (accuracy and flows, transitions, trajectories, oracle)</summary>%s%s%s%s%s</details></section>`,
-			modelColor(i), esc(modelName(m)), accuracyChart(res), configLegend(res), flowChart(res), heatmap(res), oracleChart(res))
+		items := ""
+		if ls := itemLists(res, itemSet(opt, m, res), opt.Questions); len(ls) > 0 {
+			items = `<details><summary>the items behind its rates</summary>` + itemListsHTML(ls, verdictOrder(res)) + `</details>`
+		}
+		p(`<section><h2><span class="swatch" style="background:%s"></span>%s: the model's own audit</h2><details><summary>charts (accuracy and flows, transitions, trajectories, oracle)</summary>%s%s%s%s%s</details>%s</section>`,
+			modelColor(i), esc(modelName(m)), accuracyChart(res), configLegend(res), flowChart(res), heatmap(res), oracleChart(res), items)
 	}
 	p(`<footer>framesweep audit · %d models · the same numbers as <code>framesweep audit --json</code></footer>`, len(r.Models))
 	p(`</main></body></html>`)
@@ -415,6 +423,17 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 		for _, q := range cm.Pairs {
 			c := q.Confused
 			p("| %s · %s | %d | %d | %d | %s | %s | %s | %s | %s |\n", mdEsc(modelName(q.A)), mdEsc(modelName(q.B)), c.A, c.B, c.Both, F3(c.Jaccard), F3(c.JaccardIndependent), F3(c.Kappa), P(q.IdenticalRate), P(q.VerdictAgreement))
+		}
+	}
+	if l := confusedInKList(r, opt); l != nil {
+		p("\n## The items confused across models\n\nThe items confused in k of the %d models, the highest k first (the first %d).\n", len(r.Models), MaxListed)
+		mdItemLists(p, []itemList{*l}, nil)
+	}
+	for _, m := range r.Models {
+		res := r.PerModel[m]
+		if ls := itemLists(res, itemSet(opt, m, res), opt.Questions); len(ls) > 0 && res.Items > 0 {
+			p("\n## %s: the items behind its rates\n", mdEsc(modelName(m)))
+			mdItemLists(p, ls, verdictOrder(res))
 		}
 	}
 	var proto []string
