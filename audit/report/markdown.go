@@ -106,10 +106,7 @@ func mdCore(p mdPrinter, r *audit.Result, _ Options) {
 		if r.SamplingRecoveryRate != nil {
 			p("| sampling recovery %% | %s |\n", P(r.SamplingRecoveryRate))
 		}
-		p("\n## Accuracy\n\n| config | cost | accuracy |\n|---|---|---|\n")
-		for _, c := range mcConfigs(r) {
-			p("| %s | %s | %s |\n", mdEsc(c.ID), mdEsc(costLabel(c)), F1(r.Accuracy[c.ID]))
-		}
+		mdLadders(p, r)
 		p("\n## Pairs\n\n| from | to | adjacent | rescued | harmed | churn | net | state change %% | McNemar p |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, q := range r.Pairs {
 			p("| %s | %s | %v | %d | %d | %d | %+.1f | %s | %s |\n", mdEsc(q.From), mdEsc(q.To), q.Adjacent, q.Rescued, q.Harmed, q.Churn, q.Net, F1(q.StateChangeRate), PValue(q.McNemarP))

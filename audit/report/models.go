@@ -78,7 +78,7 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	}
 	p(`<section><h2>Matched grid</h2><p class="lead">The configurations every model answered, less those beyond a model's context ceiling (marked, not an error), over the items every model answered in each of them. Every number below is on this grid.</p>%s</section>`, matchedGridHTML(r))
 	if cs := matchedConfigs(r); len(cs) > 0 {
-		p(`<section><h2>Accuracy per configuration, by model</h2><p class="lead">One line per model over the matched grid; the dashed line of the same colour is that model's item-level oracle.</p>%s%s%s</section>`,
+		p(`<section><h2>Accuracy against frames, by model</h2><p class="lead">One line per model against frames over the matched grid, one chart per ladder (sampling, size, pipeline) when there are several, the text-only point first; the dashed line of the same colour is that model's item-level oracle.</p>%s%s%s</section>`,
 			modelsLegend(r), modelsAccuracyChart(r, cs), legend(cs, configLabels(cs)))
 	}
 	p(`<section><h2>The models side by side</h2><p class="lead">Per model, split (the records' task; "all" pools them) and duration group: best fixed configuration, item-level oracle, headroom, visual confusion, text overwrite of all items and of the text-correct ones, terminal regression, unstable items, and churn summed over the adjacent transitions.</p>%s</section>`, studyTable(r))
@@ -202,56 +202,6 @@ func matchedGridHTML(r *audit.ModelsResult) string {
 		fmt.Fprintf(&b, `<div class="note">%d of %d items lack an answer of some model in some matched configuration and are left out (e.g. %s).</div>`, mg.Dropped, mg.TotalItems, esc(strings.Join(mg.Examples, ", ")))
 	}
 	return b.String()
-}
-
-// modelsAccuracyChart draws each model's accuracy over the matched grid, with its oracle dashed.
-func modelsAccuracyChart(r *audit.ModelsResult, cs []*dataset.Config) string {
-	ls := configLabels(cs)
-	W, left, right, topH := 1040.0, 56.0, 24.0, 260.0
-	step := (W - left - right) / float64(len(cs))
-	labelsY := 20 + topH + 26
-	H := labelsY + labelsHeight(ls, step) + 14
-	x := func(j float64) float64 { return left + (j+0.5)*step }
-	lo, hi := 100.0, 0.0
-	for _, c := range cs {
-		for _, a := range r.Accuracy[c.ID] {
-			lo, hi = math.Min(lo, a), math.Max(hi, a)
-		}
-	}
-	for _, m := range r.Models {
-		if res := r.PerModel[m]; res != nil && res.OracleAccuracy != nil {
-			hi = math.Max(hi, *res.OracleAccuracy)
-		}
-	}
-	lo, hi = math.Max(0, math.Floor(lo/10)*10-5), math.Min(100, math.Ceil(hi/10)*10+5)
-	if hi-lo < 10 {
-		hi = math.Min(100, lo+10)
-	}
-	y := func(v float64) float64 { return 20 + topH - (v-lo)/(hi-lo)*topH }
-	s := openSVG(W, H, "accuracy per configuration of every model over the matched grid")
-	for v := math.Ceil(lo/10) * 10; v <= hi+1e-9; v += 10 {
-		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, W-right, y(v), y(v))
-		s.text(left-8, y(v)+4, "end", "tick", fmt.Sprintf("%.0f", v))
-	}
-	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">accuracy (points)</text>`, 20+topH/2)
-	for i, m := range r.Models {
-		col := modelColor(i)
-		if res := r.PerModel[m]; res != nil && res.OracleAccuracy != nil {
-			oy := y(*res.OracleAccuracy)
-			s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.2" stroke-dasharray="5 4" opacity="0.8"><title>%s oracle: %s</title></line>`, left, W-right, oy, oy, col, esc(modelName(m)), F1(*res.OracleAccuracy))
-		}
-		var pts []string
-		for j, c := range cs {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(float64(j)), y(r.Accuracy[c.ID][m])))
-		}
-		s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5"/>`, strings.Join(pts, " "), col)
-		for j, c := range cs {
-			a := r.Accuracy[c.ID][m]
-			s.f(`<circle cx="%.1f" cy="%.1f" r="4.5" fill="#fff" stroke="%s" stroke-width="2.5"><title>%s at %s: %s</title></circle>`, x(float64(j)), y(a), col, esc(modelName(m)), esc(c.ID), F1(a))
-		}
-	}
-	axisLabels(s, ls, xsOf(len(cs), x), labelsY, step)
-	return s.close()
 }
 
 // confusedInKChart: items confused in exactly k of the M models, k = 0…M.
