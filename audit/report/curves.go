@@ -299,11 +299,14 @@ func mdLadders(p mdPrinter, r *audit.Result) {
 			case k == 0:
 				p(" | | |\n")
 			case q == nil:
-				p(" – | – | – |\n")
+				p(" — | — | — |\n")
 			default:
 				p(" %d | %d | %+d |\n", q.Rescued, q.Harmed, q.Rescued-q.Harmed)
 			}
 		}
+	}
+	if why := missingSteps(r, cv); why != "" {
+		p("\n— %s\n", mdEsc(why))
 	}
 	rest := cv.loose
 	if len(cv.ladders) == 0 || len(cv.text) > 1 {
@@ -328,12 +331,35 @@ func accuracyLead(r *audit.Result) string {
 	return "The aggregate curve (blue) against frames hides the flows under it: for every step to the next budget, green bars count the items it rescued and red bars the items it harmed. The dashed line is the item-level oracle."
 }
 
-// looseNoteHTML names the configs on no curve, "" when there are none.
+// looseNoteHTML names the configs on no curve and says why steps have no bars, "" when neither.
 func looseNoteHTML(r *audit.Result) string {
-	if n := curvesOf(mcConfigs(r)).looseNote(); n != "" {
-		return `<div class="note">` + esc(n) + `</div>`
+	cv := curvesOf(mcConfigs(r))
+	out := ""
+	if n := cv.looseNote(); n != "" {
+		out += `<div class="note">` + esc(n) + `</div>`
 	}
-	return ""
+	if why := missingSteps(r, cv); why != "" {
+		out += `<div class="note">— ` + esc(why) + `</div>`
+	}
+	return out
+}
+
+// missingSteps says why some step along a ladder has no rescued/harmed counts (the audit holds no pair
+// of its two configs: their order is undefined), "" when every step has them.
+func missingSteps(r *audit.Result, cv *curves) string {
+	n := 0
+	for _, l := range cv.ladders {
+		steps := cv.steps(l)
+		for k := 1; k < len(steps); k++ {
+			if pairOf(r, steps[k-1].ID, steps[k].ID) == nil {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d step(s) along the ladders have no rescued/harmed counts: undefined, %s.", n, undefinedReason(&r.Metrics, "pairs"))
 }
 
 // isoChart draws the iso-compute groups on their own (configs of about the same pixel cost, spent

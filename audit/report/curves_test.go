@@ -95,6 +95,20 @@ func TestCurvesFollowLadders(t *testing.T) {
 	if len(seq) != 3 || seq[2].ID != "f8-112" || len(trans) != 2 || trans[1].BothCorrect+trans[1].Harmed+trans[1].Rescued+trans[1].BothWrong != res.Items {
 		t.Errorf("flow ladder %v %+v", seq, trans)
 	}
+	// Without the audit's pairs (their order undefined) the steps have no bars and no counts, and the
+	// reports say why: "—", never 0.
+	res.Pairs = nil
+	md.Reset()
+	if err := Markdown(&md, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := accuracyChart(res); strings.Contains(c, "rescued</title>") || !strings.Contains(md.String(), "| — | — | — |") ||
+		!strings.Contains(md.String(), "4 step(s) along the ladders have no rescued/harmed counts: undefined") || !strings.Contains(looseNoteHTML(res), "— 4 step(s)") {
+		t.Errorf("steps without pairs are not shown as undefined:\n%s", md.String())
+	}
+	if seq, _ := flowLadder(res); seq != nil {
+		t.Errorf("a flow diagram without pairs: %v", seq)
+	}
 }
 
 // TestIsoComputeChart: iso-compute groups (32 frames at 880² against 128 at 448² in the example

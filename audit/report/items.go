@@ -47,6 +47,8 @@ func undefinedReason(m *audit.Metrics, key string) string {
 		return "needs one costliest configuration and a cheaper one of known cost"
 	case "text_overwrite_rate":
 		return "needs a text-only configuration and a visual one"
+	case "pairs":
+		return "the audit orders no pair of these configurations (a cost unknown, or equal costs)"
 	}
 	return "not defined on these configurations"
 }
