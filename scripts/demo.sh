@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make demo`: the main job on the sample videos in testdata/videos, end to end, printing what it did.
 # probe → plan (presets disagree) → grid plan → exact frames → extract (raw + cached, decode once) → verify
-# → the main job: sweep examples/items.jsonl × a 9-config grid through a tiny test model (llama.cpp in
-# process; its answers are noise) → resume (nothing left) → audit the run into an HTML report → a second
-# tiny model swept and compared (matched grid, ceiling) → the export, audited again from its files.
+# → the main job: sweep examples/demo-items.jsonl × a 13-config grid (examples/demo-sweep-grid.yaml) through
+# a tiny random-weight model of Qwen2-VL's architecture (llama.cpp in process) whose greedy answers change
+# with its input: the audit finds headroom and churn, and they are NOISE → resume (nothing left) → audit
+# the run into an HTML report → a second tiny model swept and compared (matched grid, ceiling) → the
+# export, audited again from its files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FS=bin/framesweep
@@ -39,34 +41,41 @@ step "verify: re-hash every cached object"
 "$FS" verify "$OUT/cache"
 
 step "ask: one question through llama.cpp + mtmd in process (tiny random-weight model: its answers are noise)"
-"$FS" testmodel --out "$OUT/model" > /dev/null
-SPEC="llamacpp:model=$OUT/model/tiny-llama.gguf,mmproj=$OUT/model/tiny-mmproj.gguf,threads=1"
+# Qwen2-VL's architecture: of the tiny models, the one whose greedy letter changes with the frames on these
+# clips (the default llama model answers the same letter everywhere: headroom and churn 0).
+"$FS" testmodel --out "$OUT/model" --arch qwen2vl > /dev/null
+SPEC="llamacpp:model=$OUT/model/tiny-qwen2vl.gguf,mmproj=$OUT/model/tiny-qwen2vl-mmproj.gguf,threads=1"
 "$FS" ask --runtime "$SPEC" "$V" \
   --question "What is shown in the video?" --options "A. a rocket launch" "B. a cooking show" "C. a football match" "D. a concert" \
   --preset qwen2.5-vl --frames 4 --template videomme --json
 
-step "sweep (the main job): every item of examples/items.jsonl under every config of examples/sweep-grid.yaml"
-echo "   (text-only + 2 budgets × 2 resolutions × raw/cached; the TINY TEST MODEL's answers are NOISE:"
+DEMO=(--grid examples/demo-sweep-grid.yaml --items examples/demo-items.jsonl --template videomme --cache "$OUT/cache")
+step "sweep (the main job): every item of examples/demo-items.jsonl under every config of examples/demo-sweep-grid.yaml"
+echo "   (text-only + 2, 4 and 8 frames × 2 resolutions × raw/cached; the TINY TEST MODEL's answers are NOISE:"
 echo "    the run shows the machinery — decode once, exact inputs, resumable records — not a model's skill)"
-"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" --template videomme \
-  --cache "$OUT/cache" --jobs 2 --log-format json > "$OUT/sweep.json"
+"$FS" sweep "${DEMO[@]}" --runtime "$SPEC" --out "$OUT/run" --jobs 2 --log-format json > "$OUT/sweep.json"
 py 'import json; d=json.load(open("'"$OUT"'/sweep.json")); print({k: d[k] for k in ("items","configs","pairs","pairs_done","pairs_failed","frames_decoded","frames_union","inputs_built","inputs_cached","runtime_seconds","seconds")})'
 step "sweep --resume: every pair is recorded, nothing is decoded or asked again"
-"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC" --out "$OUT/run" --template videomme \
-  --cache "$OUT/cache" --resume --log-format json > "$OUT/resume.json"
+"$FS" sweep "${DEMO[@]}" --runtime "$SPEC" --out "$OUT/run" --resume --log-format json > "$OUT/resume.json"
 py 'import json; d=json.load(open("'"$OUT"'/resume.json")); print({k: d[k] for k in ("pairs","pairs_recorded","pairs_done","frames_decoded")})'
 
-step "audit: the run's item-level flows behind the aggregate curve (noise here: see above)"
+step "audit: the run's item-level flows behind the aggregate curves (NOISE here: see above)"
 "$FS" audit "$OUT/run" --md "$OUT/report.md" --html "$OUT/report.html" --json > "$OUT/audit.json"
-py 'import json; d=json.load(open("'"$OUT"'/audit.json")); print("items", d["items"], "| best fixed", round(d["best_fixed"], 1), "| oracle headroom", round(d["oracle_headroom"], 1), "| visual confusion", round(d["visual_confusion_rate"], 1), "| error records", d["error_records"]["count"], "| unparsed answers", d["unparsed"]["count"])'
+py 'import json; d=json.load(open("'"$OUT"'/audit.json")); r=lambda k: "–" if d[k] is None else round(d[k], 1)
+print("items", d["items"], "| best fixed", r("best_fixed"), "| oracle headroom", r("oracle_headroom"), "| visual confusion", r("visual_confusion_rate"), "| unstable", r("unstable_rate"), "| error records", d["error_records"]["count"], "| unparsed answers", d["unparsed"]["count"])
+cs=d["configs"]; text=[c["id"] for c in cs if c["text_only"]]; lad={}
+for c in sorted((c for c in cs if not c["text_only"]), key=lambda c: c["frames"]): lad.setdefault((c.get("width"), c.get("pipeline")), []).append(c["id"])
+steps={(p["from"], p["to"]): p for p in d["pairs"]}; ps=[steps[a, b] for l in lad.values() for a, b in zip(text[:1] + l, l)]
+print("churn along the %d ladders (text → 2 → 4 → 8 frames): %d items rescued, %d harmed in %d steps" % (len(lad), sum(p["rescued"] for p in ps), sum(p["harmed"] for p in ps), len(ps)))'
+echo "   (a random-weight model's answers change with its input: this headroom and churn are NOISE, not a finding;"
+echo "    they show what the audit measures — $OUT/report.html names the items and draws one curve per ladder)"
 
 step "several models: the same sweep through a second tiny model (InternVL's architecture), audited together"
 "$FS" testmodel --out "$OUT/model2" --arch internvl > /dev/null
 SPEC2="llamacpp:model=$OUT/model2/tiny-internvl.gguf,mmproj=$OUT/model2/tiny-internvl-mmproj.gguf,threads=1"
-"$FS" sweep --grid examples/sweep-grid.yaml --items examples/items.jsonl --runtime "$SPEC2" --out "$OUT/run2" --template videomme \
-  --cache "$OUT/cache" --jobs 2 --log-format json > "$OUT/sweep2.json"
-echo "   (a 2-frame ceiling for tiny-internvl marks the 3-frame configs over its ceiling: the matched grid is text + 2 frames)"
-"$FS" audit "$OUT/run" "$OUT/run2" --ceiling tiny-internvl=2 --html "$OUT/models-report.html" --md "$OUT/models-report.md" \
+"$FS" sweep "${DEMO[@]}" --runtime "$SPEC2" --out "$OUT/run2" --jobs 2 --log-format json > "$OUT/sweep2.json"
+echo "   (a 4-frame ceiling for tiny-internvl marks the 8-frame configs over its ceiling: the matched grid is text + 2 and 4 frames)"
+"$FS" audit "$OUT/run" "$OUT/run2" --ceiling tiny-internvl=4 --html "$OUT/models-report.html" --md "$OUT/models-report.md" \
   --export "$OUT/export" --json > "$OUT/models-audit.json"
 py 'import json; d=json.load(open("'"$OUT"'/models-audit.json")); g=d["matched_grid"]; print("models", d["models"], "| matched grid", g["configs"], "| over the ceiling", [m["model"]+":"+m["config"] for m in g["over_ceiling"]], "| mean Jaccard of confused sets", d["cross_model"]["mean_jaccard"])'
 step "the export (records, trajectories and tags, provenance, datasheet) audits to the same JSON, and reads with NumPy alone"

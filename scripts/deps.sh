@@ -21,7 +21,7 @@ BUILD_PKGS=(
 EARLY_TEST_PKGS=(nlohmann-json3-dev libstb-dev)
 TEST_PKGS=(
   ffmpeg
-  python3-pil python3-av python3-opencv python3-pip python3-setuptools
+  python3-pil python3-av python3-opencv python3-pip python3-setuptools python3-venv
   python3-torch python3-torchvision python3-packaging python3-requests
   chromium
   time

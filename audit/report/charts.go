@@ -37,66 +37,6 @@ func openSVG(w, h float64, label string) *svgB {
 
 func (s *svgB) close() string { s.WriteString("</svg>"); return s.String() }
 
-// accuracyChart: accuracy per config (cost order) with the oracle line, and under it, for every
-// consecutive transition, rescued bars up and harmed bars down. Columns are labelled by what varies
-// across the grid (labels.go); values that would not fit their column are left to the hover titles.
-func accuracyChart(r *audit.Result) string {
-	cs := mcConfigs(r)
-	if len(cs) == 0 || r.Items == 0 {
-		return ""
-	}
-	ls := configLabels(cs)
-	W, left, right := 1040.0, 56.0, 96.0
-	topH, gap, barH := 230.0, 40.0, 150.0
-	step := (W - left - right) / float64(len(cs))
-	labelsY := 20 + topH + gap + barH + 30
-	H := labelsY + labelsHeight(ls, step) + 14
-	x := func(j float64) float64 { return left + (j+0.5)*step }
-	lo, hi := 100.0, 0.0
-	for _, c := range cs {
-		lo, hi = math.Min(lo, r.Accuracy[c.ID]), math.Max(hi, r.Accuracy[c.ID])
-	}
-	if r.OracleAccuracy != nil {
-		hi = math.Max(hi, *r.OracleAccuracy)
-	}
-	lo, hi = math.Max(0, math.Floor(lo/10)*10-5), math.Min(100, math.Ceil(hi/10)*10+5)
-	if hi-lo < 10 {
-		hi = math.Min(100, lo+10)
-	}
-	y := func(v float64) float64 { return 20 + topH - (v-lo)/(hi-lo)*topH }
-	s := openSVG(W, H, "accuracy per configuration with rescued and harmed items per transition")
-	for v := math.Ceil(lo/10) * 10; v <= hi+1e-9; v += 10 {
-		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, W-right, y(v), y(v))
-		s.text(left-8, y(v)+4, "end", "tick", fmt.Sprintf("%.0f", v))
-	}
-	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">accuracy (points)</text>`, 20+topH/2)
-	if r.OracleAccuracy != nil {
-		// The oracle's label sits in the right margin, clear of the points' values.
-		oy := y(*r.OracleAccuracy)
-		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`, left, W-right, oy, oy, colOK)
-		s.text(W-right+6, oy+4, "start", "lbl ok", "oracle "+F1(*r.OracleAccuracy))
-	}
-	var pts []string
-	for j, c := range cs {
-		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(float64(j)), y(r.Accuracy[c.ID])))
-	}
-	s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5"/>`, strings.Join(pts, " "), colAccent)
-	for j, c := range cs {
-		a := r.Accuracy[c.ID]
-		fill := "#fff"
-		if c.ID == r.BestFixedConfig {
-			fill = colAccent
-		}
-		s.f(`<circle cx="%.1f" cy="%.1f" r="5.5" fill="%s" stroke="%s" stroke-width="2.5"><title>%s: %s</title></circle>`, x(float64(j)), y(a), fill, colAccent, esc(c.ID), F1(a))
-		if step >= textW("100.0", valCharW)+6 {
-			s.text(x(float64(j)), y(a)-12, "middle", "val", F1(a))
-		}
-	}
-	flowBars(s, r, x, step, 20+topH+gap, barH, left, W-right)
-	axisLabels(s, ls, xsOf(len(cs), x), labelsY, step)
-	return s.close()
-}
-
 func xsOf(n int, x func(float64) float64) []float64 {
 	xs := make([]float64, n)
 	for j := range xs {
@@ -105,47 +45,11 @@ func xsOf(n int, x func(float64) float64) []float64 {
 	return xs
 }
 
-// flowBars draws, between consecutive columns, the rescued (up) and harmed (down) bars of each
-// transition in the band [top, top+barH].
-func flowBars(s *svgB, r *audit.Result, x func(float64) float64, step, top, barH, x0, x1 float64) {
-	base := top + barH/2
-	maxF := 1
-	for _, t := range r.Transitions {
-		maxF = max(maxF, t.Rescued, t.Harmed)
-	}
-	scale := (barH/2 - 14) / float64(maxF)
-	s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, x0, x1, base, base, colMuted)
-	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">items</text>`, base)
-	s.text(x0-8, base-barH/2+10, "end", "tick ok", "rescued")
-	s.text(x0-8, base+barH/2-2, "end", "tick bad", "harmed")
-	bw := math.Min(34, step*0.32)
-	for j, t := range r.Transitions {
-		xm := (x(float64(j)) + x(float64(j+1))) / 2
-		hr, hh := float64(t.Rescued)*scale, float64(t.Harmed)*scale
-		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2" fill="%s"><title>%s → %s: %d rescued</title></rect>`, xm-bw/2, base-hr, bw, hr, colOK, esc(t.From), esc(t.To), t.Rescued)
-		s.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2" fill="%s"><title>%s → %s: %d harmed</title></rect>`, xm-bw/2, base, bw, hh, colBad, esc(t.From), esc(t.To), t.Harmed)
-		if n := fmt.Sprintf("+%d", max(t.Rescued, t.Harmed)); step >= textW(n, valCharW)+4 {
-			s.text(xm, base-hr-5, "middle", "val ok", fmt.Sprintf("+%d", t.Rescued))
-			s.text(xm, base+hh+14, "middle", "val bad", fmt.Sprintf("−%d", t.Harmed))
-		}
-		// The bars count items, so the net under them does too (the curve above shows the points).
-		lbl := fmt.Sprintf("net %+d items", t.Rescued-t.Harmed)
-		if step < textW(lbl, tickCharW)+6 {
-			lbl = fmt.Sprintf("net %+d", t.Rescued-t.Harmed)
-		}
-		if !t.Ordered {
-			lbl = "iso-cost"
-		}
-		if step >= textW(lbl, tickCharW)+6 {
-			s.text(xm, base+barH/2+16, "middle", "tick", lbl)
-		}
-	}
-}
-
-// flowChart is the alluvial diagram: per config a correct block over a wrong block, and between
-// consecutive configs four bands (stay correct, harmed, rescued, stay wrong) sized by item counts.
+// flowChart is the alluvial diagram along one ladder (flowLadder): per config a correct block over a
+// wrong block, and between consecutive configs four bands (stay correct, harmed, rescued, stay wrong)
+// sized by item counts.
 func flowChart(r *audit.Result) string {
-	cs := mcConfigs(r)
+	cs, trans := flowLadder(r)
 	if len(cs) < 2 || r.Items == 0 {
 		return ""
 	}
@@ -168,7 +72,7 @@ func flowChart(r *audit.Result) string {
 			x1, a1, xm, a1, xm, a2, x2, a2, x2, b2, xm, b2, xm, b1, x1, b1, fill, title)
 	}
 	hOf := func(v float64) float64 { return v / n * total }
-	for j, t := range r.Transitions {
+	for j, t := range trans {
 		if j+1 >= len(cs) {
 			break
 		}

@@ -15,6 +15,13 @@ import (
 type Options struct {
 	Title   string   // default "framesweep audit"
 	Sources []string // the record files, listed in the header
+	// Items are every model's trajectories as the audit counts them (audit.AllTrajectories): the HTML
+	// and Markdown reports name the confused, text-overwritten and regressed items from them. nil:
+	// no item lists.
+	Items []audit.ModelTrajectories
+	// Questions are the items' questions by QuestionKey(task, id) (a sweep's items file), shown
+	// beside the ids; nil: ids only.
+	Questions map[string]string
 }
 
 func (o Options) title() string {

@@ -87,14 +87,17 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 		p(`<section><h2>The harness's own numbers</h2><p class="lead">The aggregate each imported log's harness reports — its own rule over its own verdicts, to two decimals as the harness prints it — beside the item-level accuracy of the same records and the paired accuracy (items present in every configuration). Macro aggregates (MLVU's M-avg) and rows the harness leaves out (VLMEvalKit's score &lt; 0) make them differ.</p>%s</section>`, harnessTable(rows))
 	}
 	if r.Items > 0 {
-		p(`<section><h2>Accuracy per configuration, and what each step changed</h2><p class="lead">The aggregate curve (blue) hides the flows under it: for every step to the next configuration, green bars count the items it rescued and red bars the items it harmed. The dashed line is the item-level oracle.</p>%s%s</section>`, accuracyChart(r), configLegend(r))
+		p(`<section><h2>Accuracy against frames, and what each step changed</h2><p class="lead">%s</p>%s%s%s</section>`, accuracyLead(r), accuracyChart(r), looseNoteHTML(r), configLegend(r))
 		if u := r.Unparsed; u != nil && u.Count > 0 {
 			p(`<section><h2>Unparsed answers</h2><p class="lead">Replies that named no option letter. They count as wrong in every number of this report (every item stays in the denominator, as lmms-eval counts them); the accuracy over the parsed answers alone (Video-MME's official denominator) is beside it. A configuration mostly unparsed measures the answer parser, not the model.</p>%s</section>`, unparsedTable(r))
 		}
 		if fc := flowChart(r); fc != "" {
-			p(`<section><h2>Flows between configurations</h2><p class="lead">Each column splits the %d paired items into correct (green) and wrong (grey); the bands show where items go at the next configuration.</p>%s</section>`, r.Items, fc)
+			p(`<section><h2>Flows between configurations</h2><p class="lead">Each column splits the %d paired items into correct (green) and wrong (grey); the bands show where items go at the next budget.%s</p>%s</section>`, r.Items, esc(flowLead(r)), fc)
 		}
 		p(`<section><h2>Trajectories</h2><p class="lead">Every item's correctness under every configuration, grouped by pattern: confused items are right somewhere cheaper and wrong somewhere costlier.</p>%s</section>`, heatmap(r))
+		if ls := itemLists(r, itemSet(opt, "", r), opt.Questions); len(ls) > 0 {
+			p(`<section><h2>The items behind the rates</h2><p class="lead">Every item each rate counts, by id (the first %d of a list; the export lists them all).</p>%s</section>`, MaxListed, itemListsHTML(ls, verdictOrder(r)))
+		}
 		p(`<section><h2>Oracle vs best fixed configuration</h2><p class="lead">Picking the configuration per item would reach %s points; the best single configuration (%s) reaches %s. Headroom %s points, 95%% interval %s.</p>%s</section>`,
 			P(r.OracleAccuracy), esc(r.BestFixedConfig), P(r.BestFixed), P(r.OracleHeadroom), CI(r.OracleHeadroomCI), oracleChart(r))
 		p(`<section><h2>Per category</h2>%s</section>`, metricsTable(r.Categories, "category"))
@@ -255,7 +258,7 @@ func interventions(b *strings.Builder, r *audit.Result) {
 	}
 	if len(r.IsoCompute) > 0 {
 		var t strings.Builder
-		t.WriteString(`<h3>Iso-compute groups (pixel cost within 5%)</h3><table><tr><th>group</th><th style="text-align:left">config</th><th>pixels</th><th>accuracy</th><th>only this one right</th></tr>`)
+		t.WriteString(`<h3>Iso-compute groups (pixel cost within 5%)</h3><p class="lead">The same pixel budget spent differently (more frames or larger frames): compared here, not as steps of the accuracy curves.</p>` + isoChart(r) + `<table><tr><th>group</th><th style="text-align:left">config</th><th>pixels</th><th>accuracy</th><th>only this one right</th></tr>`)
 		for gi, g := range r.IsoCompute {
 			for i, c := range g.Configs {
 				fmt.Fprintf(&t, `<tr><td>%d</td><td class="l">%s</td><td>%s</td><td>%s</td><td>%d</td></tr>`, gi+1, esc(c), humanCost(float64(g.Costs[i])), F1(g.Accuracy[c]), g.OnlyCorrect[c])

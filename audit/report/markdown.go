@@ -43,6 +43,7 @@ var markdownSections = []func(p mdPrinter, r *audit.Result, opt Options){
 	mdHeader,
 	mdHarness,
 	mdCore,
+	mdItems,
 	mdUnparsed,
 	mdCascade,
 	mdOnline,
@@ -108,10 +109,7 @@ func mdCore(p mdPrinter, r *audit.Result, _ Options) {
 		if r.SamplingRecoveryRate != nil {
 			p("| sampling recovery %% | %s |\n", P(r.SamplingRecoveryRate))
 		}
-		p("\n## Accuracy\n\n| config | cost | accuracy |\n|---|---|---|\n")
-		for _, c := range mcConfigs(r) {
-			p("| %s | %s | %s |\n", mdEsc(c.ID), mdEsc(costLabel(c)), F1(r.Accuracy[c.ID]))
-		}
+		mdLadders(p, r)
 		p("\n## Pairs\n\n| from | to | adjacent | rescued | harmed | churn | net | state change %% | McNemar p |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, q := range r.Pairs {
 			p("| %s | %s | %v | %d | %d | %d | %+.1f | %s | %s |\n", mdEsc(q.From), mdEsc(q.To), q.Adjacent, q.Rescued, q.Harmed, q.Churn, q.Net, F1(q.StateChangeRate), PValue(q.McNemarP))
@@ -129,6 +127,14 @@ func mdCore(p mdPrinter, r *audit.Result, _ Options) {
 				p("| %s | %d | %s | %s | %s %s | %s | %s | %s |\n", mdEsc(k), m.Items, P(m.BestFixed), P(m.OracleAccuracy), P(m.OracleHeadroom), CI(m.OracleHeadroomCI), P(m.VisualConfusionRate), P(m.TextOverwriteRate), P(m.UnstableRate))
 			}
 		}
+	}
+}
+
+// mdItems names the items behind the rates (itemLists), when the report was given them.
+func mdItems(p mdPrinter, r *audit.Result, opt Options) {
+	if ls := itemLists(r, itemSet(opt, "", r), opt.Questions); len(ls) > 0 && r.Items > 0 {
+		p("\n## The items behind the rates\n\nEvery item each rate counts, by id (the first %d of a list; the export lists them all).\n", MaxListed)
+		mdItemLists(p, ls, verdictOrder(r))
 	}
 }
 

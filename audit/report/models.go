@@ -81,7 +81,7 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 	}
 	p(`<section><h2>Matched grid</h2><p class="lead">The configurations every model answered, less those beyond a model's context ceiling (marked, not an error), over the items every model answered in each of them. Every number below is on this grid.</p>%s</section>`, matchedGridHTML(r))
 	if cs := matchedConfigs(r); len(cs) > 0 {
-		p(`<section><h2>Accuracy per configuration, by model</h2><p class="lead">One line per model over the matched grid; the dashed line of the same colour is that model's item-level oracle.</p>%s%s%s</section>`,
+		p(`<section><h2>Accuracy against frames, by model</h2><p class="lead">One line per model against frames over the matched grid, one chart per ladder (sampling, size, pipeline) when there are several, the text-only point first; the dashed line of the same colour is that model's item-level oracle.</p>%s%s%s</section>`,
 			modelsLegend(r), modelsAccuracyChart(r, cs), legend(cs, configLabels(cs)))
 	}
 	p(`<section><h2>The models side by side</h2><p class="lead">Per model, split (the records' task; "all" pools them) and duration group: best fixed configuration, item-level oracle, headroom, visual confusion, text overwrite of all items and of the text-correct ones, terminal regression, unstable items, and churn summed over the adjacent transitions.</p>%s</section>`, studyTable(r))
@@ -92,6 +92,10 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 		p(`<section><h2>Cross-model structure</h2><p class="lead">Which items each model finds confusing (right at a cheaper configuration, wrong at a costlier one), over the %d matched items: in how many models each item is confused, and for every two models the Jaccard of their confused sets (beside what independent models with the same rates would give), Cohen's κ of the tag, and how often their trajectories agree.</p>%s%s</section>`,
 			cm.Items, confusedInKChart(cm, len(r.Models)), crossPairsTable(cm))
 	}
+	if l := confusedInKList(r, opt); l != nil {
+		p(`<section><h2>The items confused across models</h2><p class="lead">The items confused in k of the %d models, the highest k first (the first %d; each model's own lists are in its section below).</p>%s</section>`,
+			len(r.Models), MaxListed, itemListsHTML([]itemList{*l}, nil))
+	}
 	if t := protocolModelsTable(r); t != "" {
 		p(`<section><h2>Protocol agreement</h2><p class="lead">Budget ladders that differ in one factor only (pipeline, sampling, resolution), per model: population metrics side by side, and the agreement of the items' confusion tags. Close metrics with a low κ is robust structure with protocol-sensitive labels.</p>%s</section>`, t)
 	}
@@ -100,8 +104,12 @@ func ModelsHTML(w io.Writer, r *audit.ModelsResult, opt Options) error {
 		if res == nil || res.Items == 0 {
 			continue
 		}
-		p(`<section><h2><span class="swatch" style="background:%s"></span>%s: the model's own audit</h2><details><summary>charts (accuracy and flows, transitions, trajectories, oracle)</summary>%s%s%s%s%s</details></section>`,
-			modelColor(i), esc(modelName(m)), accuracyChart(res), configLegend(res), flowChart(res), heatmap(res), oracleChart(res))
+		items := ""
+		if ls := itemLists(res, itemSet(opt, m, res), opt.Questions); len(ls) > 0 {
+			items = `<details><summary>the items behind its rates</summary>` + itemListsHTML(ls, verdictOrder(res)) + `</details>`
+		}
+		p(`<section><h2><span class="swatch" style="background:%s"></span>%s: the model's own audit</h2><details><summary>charts (accuracy and flows, transitions, trajectories, oracle)</summary>%s%s%s%s%s</details>%s</section>`,
+			modelColor(i), esc(modelName(m)), accuracyChart(res), configLegend(res), flowChart(res), heatmap(res), oracleChart(res), items)
 	}
 	p(`<footer>framesweep audit · %d models · the same numbers as <code>framesweep audit --json</code></footer>`, len(r.Models))
 	p(`</main></body></html>`)
@@ -212,56 +220,6 @@ func matchedGridHTML(r *audit.ModelsResult) string {
 		fmt.Fprintf(&b, `<div class="note">%d of %d items lack an answer of some model in some matched configuration and are left out (e.g. %s).</div>`, mg.Dropped, mg.TotalItems, esc(strings.Join(mg.Examples, ", ")))
 	}
 	return b.String()
-}
-
-// modelsAccuracyChart draws each model's accuracy over the matched grid, with its oracle dashed.
-func modelsAccuracyChart(r *audit.ModelsResult, cs []*dataset.Config) string {
-	ls := configLabels(cs)
-	W, left, right, topH := 1040.0, 56.0, 24.0, 260.0
-	step := (W - left - right) / float64(len(cs))
-	labelsY := 20 + topH + 26
-	H := labelsY + labelsHeight(ls, step) + 14
-	x := func(j float64) float64 { return left + (j+0.5)*step }
-	lo, hi := 100.0, 0.0
-	for _, c := range cs {
-		for _, a := range r.Accuracy[c.ID] {
-			lo, hi = math.Min(lo, a), math.Max(hi, a)
-		}
-	}
-	for _, m := range r.Models {
-		if res := r.PerModel[m]; res != nil && res.OracleAccuracy != nil {
-			hi = math.Max(hi, *res.OracleAccuracy)
-		}
-	}
-	lo, hi = math.Max(0, math.Floor(lo/10)*10-5), math.Min(100, math.Ceil(hi/10)*10+5)
-	if hi-lo < 10 {
-		hi = math.Min(100, lo+10)
-	}
-	y := func(v float64) float64 { return 20 + topH - (v-lo)/(hi-lo)*topH }
-	s := openSVG(W, H, "accuracy per configuration of every model over the matched grid")
-	for v := math.Ceil(lo/10) * 10; v <= hi+1e-9; v += 10 {
-		s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/>`, left, W-right, y(v), y(v))
-		s.text(left-8, y(v)+4, "end", "tick", fmt.Sprintf("%.0f", v))
-	}
-	s.f(`<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle" class="axis">accuracy (points)</text>`, 20+topH/2)
-	for i, m := range r.Models {
-		col := modelColor(i)
-		if res := r.PerModel[m]; res != nil && res.OracleAccuracy != nil {
-			oy := y(*res.OracleAccuracy)
-			s.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.2" stroke-dasharray="5 4" opacity="0.8"><title>%s oracle: %s</title></line>`, left, W-right, oy, oy, col, esc(modelName(m)), F1(*res.OracleAccuracy))
-		}
-		var pts []string
-		for j, c := range cs {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(float64(j)), y(r.Accuracy[c.ID][m])))
-		}
-		s.f(`<polyline points="%s" fill="none" stroke="%s" stroke-width="2.5"/>`, strings.Join(pts, " "), col)
-		for j, c := range cs {
-			a := r.Accuracy[c.ID][m]
-			s.f(`<circle cx="%.1f" cy="%.1f" r="4.5" fill="#fff" stroke="%s" stroke-width="2.5"><title>%s at %s: %s</title></circle>`, x(float64(j)), y(a), col, esc(modelName(m)), esc(c.ID), F1(a))
-		}
-	}
-	axisLabels(s, ls, xsOf(len(cs), x), labelsY, step)
-	return s.close()
 }
 
 // confusedInKChart: items confused in exactly k of the M models, k = 0…M.
@@ -451,6 +409,17 @@ func ModelsMarkdown(w io.Writer, r *audit.ModelsResult, opt Options) error {
 				continue
 			}
 			p("| %s · %s | %d | %d | %d | %s | %s | %s | %s | %s |\n", mdEsc(modelName(q.A)), mdEsc(modelName(q.B)), c.A, c.B, c.Both, F3(c.Jaccard), F3(c.JaccardIndependent), F3(c.Kappa), P(q.IdenticalRate), P(q.VerdictAgreement))
+		}
+	}
+	if l := confusedInKList(r, opt); l != nil {
+		p("\n## The items confused across models\n\nThe items confused in k of the %d models, the highest k first (the first %d).\n", len(r.Models), MaxListed)
+		mdItemLists(p, []itemList{*l}, nil)
+	}
+	for _, m := range r.Models {
+		res := r.PerModel[m]
+		if ls := itemLists(res, itemSet(opt, m, res), opt.Questions); len(ls) > 0 && res.Items > 0 {
+			p("\n## %s: the items behind its rates\n", mdEsc(modelName(m)))
+			mdItemLists(p, ls, verdictOrder(res))
 		}
 	}
 	var proto []string

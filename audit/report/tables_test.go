@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,13 +49,26 @@ func TestReportTablesFit(t *testing.T) {
 	opt.Resamples = 50
 	pages := map[string][]byte{"control": []byte(`<body><main><section><table><tr><td style="white-space:nowrap">` +
 		strings.Repeat("f32-lmms-eval-448x448-raw ", 60) + `</td></tr></table></section></main></body>`)}
-	res, err := audit.Analyze(sweepRecords("", []int{8, 16, 32, 64}, []string{"uniform", "lmms-eval"}, []string{"448x448"}, []string{"raw", "cached"}, 40), opt)
+	recs := sweepRecords("", []int{8, 16, 32, 64}, []string{"uniform", "lmms-eval"}, []string{"448x448"}, []string{"raw", "cached"}, 40)
+	res, err := audit.Analyze(recs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := HTML(&b, res, Options{Title: "17 configs", Sources: []string{"out/run-with-a-long-name/records.jsonl"}}); err != nil {
+	// With its item lists: 17 verdicts a row, and long questions.
+	sets, err := audit.AllTrajectories(recs, audit.ModelsOptions{Options: opt})
+	if err != nil {
 		t.Fatal(err)
+	}
+	q := map[string]string{}
+	for i := 0; i < 40; i++ {
+		q[QuestionKey("", fmt.Sprintf("q%03d", i))] = strings.Repeat("How many of the red vehicles crossing the intersection turn left ", 3)
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, res, Options{Title: "17 configs", Sources: []string{"out/run-with-a-long-name/records.jsonl"}, Items: sets, Questions: q}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte(`<table class="items">`)) {
+		t.Fatal("the 17-config page lists no items")
 	}
 	pages["17 configs"] = b.Bytes()
 	var multi []record.Record

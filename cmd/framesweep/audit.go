@@ -190,6 +190,11 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 // JSON (--json) or the text summary.
 func printAudit(in *export.Inputs, out *audit.Output, mopt audit.ModelsOptions, f auditFlags, pos []string, stdout, stderr io.Writer) int {
 	ropt := report.Options{Title: *f.title, Sources: report.SourceNames(pos, *f.keepPaths)}
+	if *f.htmlPath != "" || *f.mdPath != "" {
+		if err := reportItems(context.Background(), &ropt, out, mopt, pos); err != nil {
+			return failErr(stderr, "audit", err)
+		}
+	}
 	for _, o := range []struct {
 		path   string
 		format report.Format

@@ -111,7 +111,7 @@ func TestAuditModelsCLI(t *testing.T) {
 	}
 }
 
-// TestAuditExportDemoRun: `make demo`'s sweep (examples/items.jsonl × examples/sweep-grid.yaml through
+// TestAuditExportDemoRun: the README's sweep (examples/items.jsonl × examples/sweep-grid.yaml through
 // the tiny llama model) exported by `audit RUN --export DIR` audits again to the same JSON from DIR;
 // with a second model's RUN (the tiny InternVL model) and a ceiling, the multi-model export does too.
 func TestAuditExportDemoRun(t *testing.T) {

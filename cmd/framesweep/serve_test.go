@@ -219,7 +219,9 @@ func TestServeBinary(t *testing.T) {
 // serveRecords: a sweep of the demo grid whose records name videos relative to the served root
 // (--video-root); the Python helpers give every (video, config)'s input back, through the CLI
 // (reproduce_record: frames --record) and through the server (Client.record_frames), each equal to the
-// record's input_sha256 (integrations/python/tests/records_test.py).
+// record's input_sha256; reproduce_record skips a text-only record with a warning and raises
+// FramesweepError for a missing binary, and record_frames names --video-root for a video outside the
+// served root (integrations/python/tests/records_test.py).
 func serveRecords(t *testing.T, bin, videos string) {
 	py := needPython(t, "numpy")
 	run := filepath.Join(t.TempDir(), "run")
@@ -230,11 +232,11 @@ func serveRecords(t *testing.T, bin, videos string) {
 	pydir := filepath.Join(repoDir(t), "integrations", "python")
 	env := []string{"PYTHONPATH=" + pydir, "FRAMESWEEP_URL=" + p.url, "FRAMESWEEP_RUN=" + run, "FRAMESWEEP_BIN=" + bin, "PYTHONDONTWRITEBYTECODE=1"}
 	var got struct {
-		CLI, Serve int
-		Refused    []string
+		CLI, Serve       int
+		Refused, Skipped []string
 	}
 	out := runPython(t, py, env, filepath.Join(pydir, "tests", "records_test.py"))
-	if err := json.Unmarshal(out, &got); err != nil || got.CLI != 32 || got.Serve != 32 || len(got.Refused) != 3 {
+	if err := json.Unmarshal(out, &got); err != nil || got.CLI != 32 || got.Serve != 32 || len(got.Refused) != 4 || len(got.Skipped) != 1 {
 		t.Fatalf("records_test: %v %s", err, out)
 	}
 }

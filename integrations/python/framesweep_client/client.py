@@ -251,12 +251,23 @@ class Client:
         (records.record_request: docs/serve.md "A record's input"); video names it on this server
         (default the record's video, relative to the RUN's video root); overrides add or replace
         request fields the record does not hold (sample_fps, torch, …). Raises FramesweepError with
-        code "mismatch" when the served indices or frames are not the record's (input_sha256)."""
+        code "mismatch" when the served indices or frames are not the record's (input_sha256); a 403
+        or 404 for the record's own video says that it is relative to the sweep's video root and
+        names --video-root."""
         from .records import check_record, record_request
 
         body = record_request(record, video)
         body.update(overrides)
         v = body.pop("video")
-        arr, meta = self.frames(v, **body)
+        try:
+            arr, meta = self.frames(v, **body)
+        except FramesweepError as e:
+            if video is None and (e.status, e.code) in ((403, "forbidden"), (404, "not_found")):
+                # The record names its video relative to the sweep's video root, not to this server's.
+                raise FramesweepError(e.status, e.code, "%s — the record names its video %r relative to its sweep's video root "
+                                      "(run.json's video_root): serve that directory (framesweep serve --root VIDEO_ROOT), or sweep "
+                                      "with --video-root at the served root, or pass video= naming the file on this server"
+                                      % (e.message, v)) from None
+            raise
         check_record(record, arr, meta["indices"])
         return arr, meta

@@ -10,10 +10,12 @@ to a /v1/frames request (docs/serve.md, "A record's input") and Client.record_fr
 served frames against the record's indices and input_sha256.
 """
 
+import glob
 import json
 import os
 import subprocess
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -72,20 +74,54 @@ def reproduce_record(run, item, config, out=None, binary="framesweep", video_roo
     frames: the rebuilt input tensor (uint8, [N, H, W, 3] or [N, images, H, W, 3]) read from
     OUT/input.npy; info: the command's JSON (input_sha256, record_input_sha256, match, video,
     indices, geometry, kernel, pipeline, written PNGs…). OUT defaults to a temporary directory (removed
-    after reading). Raises FramesweepError: code "mismatch" when the rebuilt input differs from the
-    record's, "failed" when the command could not rebuild it (its message)."""
+    after reading). A text-only record has no input: it is skipped, with a RuntimeWarning, and the
+    result is (None, {"skipped": why, "item_id", "config", "text_only": True}), so that a loop over a
+    RUN's records can pass it by. Raises FramesweepError: code "mismatch" when the rebuilt input differs
+    from the record's, "no_binary" (status 127) when the framesweep binary is not found, "failed" when
+    the command could not rebuild it (its message)."""
     binary = os.environ.get("FRAMESWEEP_BIN", binary) if binary == "framesweep" else binary
     with tempfile.TemporaryDirectory(prefix="framesweep-record-") as tmp:
         dest = os.fspath(out) if out is not None else tmp
         cmd = [binary, "frames", "--record", os.fspath(run), item, config, "--out", dest]
         if video_root is not None:
             cmd += ["--video-root", os.fspath(video_root)]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        except OSError as e:
+            raise FramesweepError(127, "no_binary", "cannot run %r (%s): put framesweep on PATH, set $FRAMESWEEP_BIN or pass binary=" % (binary, e.strerror or e)) from None
         info = json.loads(p.stdout) if p.stdout.strip() else None
         if p.returncode != 0:
             if info is not None and info.get("match") is False:
                 raise FramesweepError(200, "mismatch", p.stderr.strip())
+            if _text_only(run, item, config):
+                why = "%s/%s is a text-only record: the model saw no frames, there is no input to reproduce (skipped)" % (item, config)
+                warnings.warn(why, RuntimeWarning, stacklevel=2)
+                return None, {"skipped": why, "item_id": item, "config": config, "text_only": True}
             raise FramesweepError(p.returncode, "failed", p.stderr.strip())
         frames = np.load(info["tensor"])
     check_record({"input_sha256": info["record_input_sha256"], "config_meta": {"indices": info["indices"]}}, frames, info["indices"])
     return frames, info
+
+
+def _text_only(run, item, config):
+    """Whether a local RUN's record of (item, config) is a text-only one (config_meta.text_only), read
+    from its records.jsonl and its records/ chunks; False when the RUN is not a local directory or holds
+    no such record (the command's own error then stands)."""
+    run = os.fspath(run)
+    if not os.path.isdir(run):
+        return False
+    paths = [os.path.join(run, "records.jsonl")] + sorted(glob.glob(os.path.join(run, "records", "*.jsonl")))
+    for path in paths:
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if item not in line or config not in line:
+                    continue
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if r.get("item_id") == item and r.get("config") == config:
+                    return bool((r.get("config_meta") or {}).get("text_only"))
+    return False
