@@ -39,7 +39,10 @@ type itemList struct {
 // (Metrics.Undefined, JSON "undefined") where it knows one; failing that, the report says what the
 // metric needs.
 func undefinedReason(m *audit.Metrics, key string) string {
-	// The audit's own reason, once Metrics carries it: return m.Undefined[key] when present.
+	// The audit's own reason first; the generic one only where the audit gave none.
+	if r := m.Undefined[key]; r != "" {
+		return r
+	}
 	switch key {
 	case "visual_confusion_rate":
 		return "needs two configurations of different known cost"

@@ -123,9 +123,10 @@ func TestItemListsUndefined(t *testing.T) {
 	if res.VisualConfusionRate != nil {
 		t.Fatalf("confusion %v over configs of unknown cost", *res.VisualConfusionRate)
 	}
-	for _, r := range []string{h, md} {
-		if !strings.Contains(r, "Confused items: —") || !strings.Contains(r, "— undefined: "+undefinedReason(&res.Metrics, "visual_confusion_rate")) || strings.Contains(r, "Confused items: 0 items") {
-			t.Errorf("an undefined confusion is not shown as undefined")
+	reason := undefinedReason(&res.Metrics, "visual_confusion_rate")
+	for _, c := range []struct{ r, reason string }{{h, esc(reason)}, {md, mdEsc(reason)}} {
+		if !strings.Contains(c.r, "Confused items: —") || !strings.Contains(c.r, "— undefined: "+c.reason) || strings.Contains(c.r, "Confused items: 0 items") {
+			t.Errorf("an undefined confusion is not shown as undefined with the audit's reason %q", reason)
 		}
 	}
 	other, _, _ := auditWithItems(t, synth.Records(20, 1), nil)
