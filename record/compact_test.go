@@ -21,7 +21,7 @@ func compactCases(t *testing.T) []Record {
 	base := Record{ItemID: "i", Config: "f8", Status: StatusOK, Run: i(1), Correct: b(true), Prediction: "B", Answer: "B",
 		Confidence: f(0.5), Category: "cat", Duration: "short", QuestionID: "q", Task: "videomme", DocHash: "d",
 		ConfigMeta: &meta, LatencyS: f(0.25), Model: "m", WeightsSHA256: strings.Repeat("ab", 32), ContextTokens: i(4096),
-		Origin: &Origin{SourceTag: "official_release", ProtocolNote: "fallback input 336"},
+		Origin:  &Origin{SourceTag: "official_release", ProtocolNote: "fallback input 336"},
 		Harness: &Harness{Metric: "h", Kind: HarnessMicro, Value: 50, Counted: 3, LeftOut: 1, Skip: true, Flipped: true},
 		Cascade: &CascadeStep{Threshold: 0.5, Budgets: []int{4, 8}, Step: 2, Final: true, StoppedAt: 8, FramesFed: 12, FramesDistinct: 10, StepBuildS: 0.1, StepWallS: 0.2}}
 	var out []Record
