@@ -177,3 +177,18 @@ func TestStudyFixtureMatchesOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestImportDurationBinsNames (issue 40): --duration-bins group names are non-empty and distinct, a
+// usage error before any row is read (a:10,a:20,a once made two groups of one name).
+func TestImportDurationBinsNames(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.csv")
+	os.WriteFile(p, []byte("sample_id,config,correct,duration\nq,f8,1,30\n"), 0o644)
+	for _, bins := range []string{"a:10,a:20,a", "a:10,b:20,a", ":10,b"} {
+		if rc, out, errs := runAuditCLI("import", "table", p, "--duration-bins", bins); rc != exitUsage || out != "" || !strings.Contains(errs, "--duration-bins") {
+			t.Errorf("--duration-bins %s: rc %d %q", bins, rc, errs)
+		}
+	}
+	if rc, _, errs := runAuditCLI("import", "table", p, "--duration-bins", "a:10,b:20,c"); rc != exitOK {
+		t.Errorf("distinct names: rc %d %s", rc, errs)
+	}
+}
