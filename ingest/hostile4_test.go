@@ -33,6 +33,10 @@ func TestTablesRectangular(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.body, err, c.want)
 		}
 	}
+	// Errors after a blank line or a cell spanning lines name the row's own line.
+	if _, err := importTable("item_id,config,prediction,answer\nq1,f8,\"B\nor C\",B\n\nq2,f8,B,B\nq2,f8,B,B\n", "l.csv", TableOptions{}); err == nil || !strings.Contains(err.Error(), `l.csv:6: import: duplicate record: item "q2" config "f8" already on line 5`) {
+		t.Errorf("lines: %v", err)
+	}
 	// A blank line, and a quoted separator, are fine.
 	if res, err := importTable("item_id,config,prediction,answer\nq1,f8,B,B\n\nq2,f8,\"A, or B\",B\n", "ok.csv", TableOptions{}); err != nil || res.Records[1].Prediction != "A" {
 		t.Errorf("quoted: %v", err)

@@ -96,9 +96,14 @@ func readDelimited(data []byte, path string, comma rune) ([]string, [][]string, 
 		if err != nil {
 			return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "%s: %v", kind, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if len(all) > 0 && len(row) != len(all[0]) && !(len(row) == 1 && strings.TrimSpace(row[0]) == "") {
-			line, _ := cr.FieldPos(0)
 			return nil, nil, record.Errorf(path, line, "import", record.ErrSyntax, "%s row has %d cells, the header %d: a table is rectangular (quote a cell that holds the separator)", kind, len(row), len(all[0]))
+		}
+		// Row i stays on line i+1 (errors name rows by it): a blank row stands for each line the
+		// reader skipped (a blank line) or a cell spanned (a quoted line break).
+		for len(all) > 0 && len(all)+1 < line {
+			all = append(all, []string{""})
 		}
 		all = append(all, row)
 	}
