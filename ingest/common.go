@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -81,6 +82,24 @@ func (o Options) check(path string) error {
 		return bad("rescoring by option text is for multiple-choice verdicts, not open-ended scores")
 	case o.OpenEnded && o.PredField != "":
 		return bad("open-ended Token-F1 scoring takes the response and target; use the verdict field for a mapped score")
+	}
+	return o.checkMeta(path)
+}
+
+// checkMeta holds the config_meta the options give every record to the record's rules (the flags'
+// ranges: frames 0..131072, sides 1..65536) before any row is read.
+func (o Options) checkMeta(path string) error {
+	if o.Meta == nil {
+		return nil
+	}
+	yes := true
+	probe := record.Record{ItemID: "-", Config: o.Config, Correct: &yes, ConfigMeta: o.Meta}
+	if err := probe.Validate(); err != nil {
+		var re *record.Error
+		if errors.As(err, &re) {
+			err = re.Err
+		}
+		return record.Errorf(path, 0, "import", ErrBadArgs, "%v", err)
 	}
 	return nil
 }

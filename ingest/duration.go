@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/framesweep/framesweep/record"
 )
 
 // DurationBins group durations given in seconds (lmms-eval's MLVU doc, VLMEvalKit's MLVU table, a
@@ -65,23 +67,38 @@ func ParseDurationBins(s string) (*DurationBins, error) {
 	if len(b.Names) != len(b.Edges)+1 {
 		return nil, fmt.Errorf("--duration-bins %q: name the group above the last edge too (…,medium:900,long)", s)
 	}
+	seen := map[string]bool{}
+	for _, n := range b.Names {
+		switch {
+		case strings.TrimSpace(n) == "":
+			return nil, fmt.Errorf("--duration-bins %q: a group with no name (NAME:EDGE,…,NAME)", s)
+		case seen[n]:
+			return nil, fmt.Errorf("--duration-bins %q: group %q twice: each group needs its own name", s, n)
+		}
+		seen[n] = true
+	}
 	return b, nil
 }
 
 // group is a duration's group: a number of seconds goes to its bin; anything else (a group name the
-// harness already gives, "short") is kept. nil bins keep everything.
-func (b *DurationBins) group(v string) string {
+// harness already gives, "short") is kept. nil bins keep everything. A duration that is a number but
+// not a finite one ≥ 0 ("-5", "NaN", "Inf") is an error, as items import and the record validator
+// refuse it: it would become a group of its own.
+func (b *DurationBins) group(v string) (string, error) {
+	if err := record.CheckDuration("duration", v); err != nil {
+		return "", err
+	}
 	if b == nil {
-		return v
+		return v, nil
 	}
 	sec, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || !(sec >= 0) || math.IsInf(sec, 0) {
-		return v
+	if err != nil {
+		return v, nil
 	}
 	for i, e := range b.Edges {
 		if sec <= e {
-			return b.Names[i]
+			return b.Names[i], nil
 		}
 	}
-	return b.Names[len(b.Edges)]
+	return b.Names[len(b.Edges)], nil
 }

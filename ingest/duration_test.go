@@ -25,8 +25,8 @@ func TestDurationBins(t *testing.T) {
 			t.Fatalf("%s: %v", c.spec, err)
 		}
 		for i, in := range c.in {
-			if got := b.group(in); got != c.want[i] {
-				t.Errorf("%s: %q → %q, want %q", c.spec, in, got, c.want[i])
+			if got, err := b.group(in); err != nil || got != c.want[i] {
+				t.Errorf("%s: %q → %q (%v), want %q", c.spec, in, got, err, c.want[i])
 			}
 		}
 	}

@@ -136,7 +136,9 @@ func FuzzVLMEvalKitXLSX(f *testing.F) {
 func FuzzTable(f *testing.F) {
 	for _, s := range []string{"sample_id,config,correct\nq,f8,1\n", "sample_id,answer,f8,f16\nq,B,B,\n", "item_id,prediction,answer\na,I,B\n",
 		`[{"sample_id":"q","config":"f8","correct":-1}]`, "{\"sample_id\":\"q\",\"config\":\"f8\",\"correct\":1,\"frames\":1e9}\n{\"x\":1}\n",
-		"sample_id\tconfig\tsize\tcorrect\nq\tf8\t0x0\t1\n", "sample_id,config,correct,duration\nq,text,yes,NaN\n", "PAR1\x00\x00PAR1"} {
+		"sample_id\tconfig\tsize\tcorrect\nq\tf8\t0x0\t1\n", "sample_id,config,correct,duration\nq,text,yes,NaN\n", "PAR1\x00\x00PAR1",
+		"sample_id,model,split,config,frame_count,pixel_count,predicted_option,ground_truth_option,correct,source_tag,protocol_note\n001-1,m,V1,16f_151k,16,151200,A,A,1,t,n\n001-1,m,V2,textonly,0,0,,A,0,t,\n",
+		"sample_id,split,answer,textonly,128f_input224,64f_76k\n001-1,V1,A,B,A,?\n"} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
 	}

@@ -587,7 +587,9 @@ func (b *lmmsBuild) add(sm *lmmsSample, it lmmsItem) error {
 	if rec.Duration == "" {
 		rec.Duration = get("duration")
 	}
-	rec.Duration = opt.Durations.group(rec.Duration) // MLVU's doc gives seconds
+	if rec.Duration, err = opt.Durations.group(rec.Duration); err != nil { // MLVU's doc gives seconds
+		return b.errf(sm.line, record.ErrInvalid, "doc_id %q: %v", sm.docID, err)
+	}
 	rec.Prediction, rec.Answer = it.pred, it.gold
 	if rec.Prediction == "" || rec.Prediction == "None" {
 		rec.Prediction = sm.resp

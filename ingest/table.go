@@ -47,35 +47,39 @@ func Table(r io.Reader, path string, opt TableOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u := unusedMeta(opt.ConfigMeta, t.metas); u != "" {
+		return nil, record.Errorf(path, 0, "import", ErrBadArgs, "--config-meta names config(s) %s, which the table does not have (configs: %s)", u, strings.Join(keysSorted(t.metas), ", "))
+	}
 	for i := range res.Records {
 		if err := res.Records[i].Validate(); err != nil {
 			return nil, err
 		}
 	}
+	res.Notes = append(res.Notes, t.notes()...)
 	res.Notes = append(res.Notes, "a table carries no harness aggregate: the verdicts are the table's, or this importer's letter match of its predictions")
 	return res, res.emit(opt.Options)
 }
 
 // TableOptions configure Table beyond Options (Config: the config of a long table without a config
-// column; Model: the model of a table without a model column; Task; ItemKey, ItemPrefix; OpenEnded;
-// Durations; Meta: the config_meta of the one config a table without a config column holds).
+// column; Model: the model of a table without a model column; Task: the task of rows without a task
+// column; ItemKey, ItemPrefix; OpenEnded; Durations; Meta: the config_meta of the one config a table
+// without a config column holds).
 type TableOptions struct {
 	Options
 	Wide bool
 	// Map names the column of a field (--map FIELD=COLUMN); Ignore the columns to leave out.
 	Map    map[string]string
 	Ignore []string
-	// Items are the items file's answers and item fields by item id (--items), for a table without an
-	// answer column (a wide table of predictions).
-	Items map[string]TableItem
+	// Items are the items file's answers and item fields by (task, item id) (--items), for a table
+	// without an answer column (a wide table of predictions).
+	Items *TableItems
+	// ConfigMeta gives configs their config_meta by id (--config-meta, --config-meta-file): in a wide
+	// table, or a long one whose configs' names and columns do not give their budget. It wins over a
+	// name; a row's columns that disagree with it are an error. A config the table lacks is an error.
+	ConfigMeta map[string]*record.ConfigMeta
 	// EmptyMissing reads an empty prediction cell of a wide table as no answer (no record) instead of
 	// an answer with no option letter (unparsed).
 	EmptyMissing bool
-}
-
-// TableItem is what an items file says about one item.
-type TableItem struct {
-	Answer, Task, Category, Duration string
 }
 
 func (o TableOptions) check(path string) error {
@@ -88,7 +92,9 @@ func (o TableOptions) check(path string) error {
 	}
 	switch {
 	case o.Wide && o.Meta != nil:
-		return bad("a wide table's configs are its columns: give their frames in the column names (f16, 16frame), not by flags")
+		return bad("a wide table's configs are its columns: give each its budget with --config-meta CONFIG=frames:N[,max_pixels:N] or a --config-meta-file table, not --frames, --width/--height, --max-pixels or --text-only")
+	case o.Meta != nil && len(o.ConfigMeta) > 0:
+		return bad("--frames, --width/--height, --max-pixels and --text-only describe a table's one config; --config-meta describes configs by id: give one or the other")
 	case !o.Wide && o.EmptyMissing:
 		return bad("empty prediction cells are a wide table's")
 	case o.Rescore != "" || o.CorrectFrom != "" || o.PredField != "":
@@ -109,25 +115,33 @@ type tableField struct {
 	wide    bool // a field of a wide table too (a per-item field)
 }
 
+// tableFields are the fields of a table and the column names that give them, ours and those of the
+// tables studies and harnesses publish: the study's per_item.csv (sample_id, split, frame_count,
+// pixel_count, predicted_option, ground_truth_option, source_tag, protocol_note), lmms-eval's
+// (doc_id, target, pred_answer, parsed_pred, question_id, task_type) and VLMEvalKit's (index,
+// prediction, answer, category, hit, score). docs/audit.md "Table columns" lists them; keep the two
+// in step.
 var tableFields = []tableField{
 	{"item_id", []string{"item_id", "sample_id", "item", "id", "index", "doc_id"}, true},
 	{"question_id", []string{"question_id", "qid"}, true},
-	{"answer", []string{"answer", "gold", "gt", "gt_answer", "ground_truth", "target", "label"}, true},
+	{"answer", []string{"answer", "gold", "gt", "gt_answer", "ground_truth", "ground_truth_option", "gt_option", "target", "label"}, true},
 	{"task", []string{"task", "split", "dataset", "benchmark"}, true},
-	{"category", []string{"category", "task_type", "question_type"}, true},
+	{"category", []string{"category", "task_type", "question_type", "task_category"}, true},
 	{"duration", []string{"duration", "duration_group"}, true},
+	{"source_tag", []string{"source_tag"}, true},
+	{"protocol_note", []string{"protocol_note"}, true},
 	{"model", []string{"model", "model_name"}, false},
 	{"config", []string{"config", "config_id", "configuration"}, false},
 	{"correct", []string{"correct", "is_correct", "hit", "acc"}, false},
 	{"score", []string{"score"}, false},
-	{"prediction", []string{"prediction", "pred", "pred_answer", "predicted"}, false},
+	{"prediction", []string{"prediction", "pred", "pred_answer", "parsed_pred", "predicted", "predicted_option", "pred_option"}, false},
 	{"confidence", []string{"confidence"}, false},
 	{"run", []string{"run"}, false},
-	{"frames", []string{"frames", "num_frames", "nframes", "nframe", "n_frames"}, false},
+	{"frames", []string{"frames", "num_frames", "nframes", "nframe", "n_frames", "frame_count"}, false},
 	{"width", []string{"width"}, false},
 	{"height", []string{"height"}, false},
 	{"size", []string{"size", "resolution"}, false},
-	{"max_pixels", []string{"max_pixels"}, false},
+	{"max_pixels", []string{"max_pixels", "pixel_count"}, false},
 	{"text_only", []string{"text_only"}, false},
 	{"policy", []string{"policy"}, false},
 }
@@ -149,19 +163,27 @@ func tableFieldNames() string {
 	return strings.Join(n, ", ")
 }
 
-// tableCols is a table's header read: the column of each field, and (wide) the config columns.
+// tableCols is a table's header read: the column of each field, and (wide) the config columns; and
+// what the rows read so far said: each config's config_meta, the origins, the verdicts that
+// disagree with their letters.
 type tableCols struct {
 	path    string
 	opt     TableOptions
 	col     map[string]int // field → column
 	configs []int          // wide: the config columns, in order
 	header  []string
+	metas   map[string]*metaSeen
+	named   map[string]*record.ConfigMeta    // the config_meta each config's name gives
+	origins map[record.Origin]*record.Origin // one copy per distinct origin
+	// disagree counts the rows whose correct column is not what their prediction's and answer's
+	// option letters say (firstDisagree: the first such line).
+	disagree, firstDisagree int
 }
 
 // newTableCols maps the header's columns to fields: --map first, then the usual names; --ignore
 // leaves a column out; any other column is an error (long) or a config (wide).
 func newTableCols(header []string, path string, opt TableOptions) (*tableCols, error) {
-	t := &tableCols{path: path, opt: opt, col: map[string]int{}, header: header}
+	t := &tableCols{path: path, opt: opt, col: map[string]int{}, header: header, metas: map[string]*metaSeen{}, named: map[string]*record.ConfigMeta{}, origins: map[record.Origin]*record.Origin{}}
 	colErr := func(format string, a ...any) error {
 		return record.Errorf(path, 1, "import", record.ErrFormat, format, a...)
 	}
@@ -262,7 +284,7 @@ func (t *tableCols) need() error {
 	case !has("config") && t.opt.Config == "":
 		return colErr("no config column: name the file's one config with --config ID, or --map config=COLUMN")
 	case has("config") && t.opt.Meta != nil:
-		return colErr("--frames, --width/--height, --max-pixels and --text-only describe the one config of a table without a config column; give this table's in frames, size or max_pixels columns")
+		return colErr("--frames, --width/--height, --max-pixels and --text-only describe the one config of a table without a config column; give this table's configs theirs with --config-meta CONFIG=frames:N,… (or --config-meta-file), or in frames, size or max_pixels columns")
 	case has("config") && t.opt.Config != "":
 		return colErr("--config names the config of a table without a config column; this one has one")
 	case has("model") && t.opt.Model != "":

@@ -89,7 +89,9 @@ func TestTableWide(t *testing.T) {
 		t.Errorf("--empty missing: %v, %d records", err, len(res.Records))
 	}
 	// Answers from the items file; a disagreeing answer column is an error.
-	items := map[string]TableItem{"q1": {Answer: "B", Task: "videomme", Duration: "short"}, "q2": {Answer: "C", Task: "videomme"}}
+	items := NewTableItems()
+	items.Add(TableItem{ItemID: "q1", Answer: "B", Task: "videomme", Duration: "short"})
+	items.Add(TableItem{ItemID: "q2", Answer: "C", Task: "videomme"})
 	res, err = importTable("sample_id,f8\nq1,B\nq2,A\n", "w.csv", TableOptions{Wide: true, Items: items})
 	if err != nil || !*res.Records[0].Correct || *res.Records[1].Correct || res.Records[0].Task != "videomme" || res.Records[0].Duration != "short" {
 		t.Errorf("--items: %v %+v", err, res)

@@ -3,7 +3,6 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,8 +23,8 @@ func (t *tableCols) cell(row []string, field string) string {
 // has reports whether the table has a column for field.
 func (t *tableCols) has(field string) bool { _, ok := t.col[field]; return ok }
 
-// base is the record of one row before its config and verdict: item, model, task and the item's
-// fields (from the row, else from the items file).
+// base is the record of one row before its config and verdict: item, model, task, origin and the
+// item's fields (from the row, else from the items file, matched by (task, item id)).
 func (t *tableCols) base(row []string, line int) (record.Record, TableItem, error) {
 	opt := t.opt
 	id := t.cell(row, "item_id")
@@ -35,12 +34,21 @@ func (t *tableCols) base(row []string, line int) (record.Record, TableItem, erro
 	if id == "" {
 		return record.Record{}, TableItem{}, t.rowErr(line, "no item id")
 	}
-	it, ok := opt.Items[id]
-	if !ok {
-		it, ok = opt.Items[opt.ItemPrefix+id] // the items file may name the ids with their prefix
+	task := t.cell(row, "task")
+	if task == "" {
+		task = opt.Task
 	}
-	if opt.Items != nil && !ok {
-		return record.Record{}, TableItem{}, t.rowErr(line, "item %q is not in the items file (--items)", id)
+	var it TableItem
+	if opt.Items != nil {
+		var ok bool
+		var err error
+		if it, ok, err = opt.Items.lookup(task, id, opt.ItemPrefix); err != nil {
+			return record.Record{}, TableItem{}, t.rowErr(line, "%v", err)
+		} else if !ok && task != "" && opt.Items.tasksOf(id, opt.ItemPrefix) != "" {
+			return record.Record{}, TableItem{}, t.rowErr(line, "item %q of task %q is not in the items file (--items), which has it in task(s) %s", id, task, opt.Items.tasksOf(id, opt.ItemPrefix))
+		} else if !ok {
+			return record.Record{}, TableItem{}, t.rowErr(line, "item %q is not in the items file (--items)", id)
+		}
 	}
 	rec := newRecord(opt.Options, id)
 	rec.Source = record.Source{Path: t.path, Line: line}
@@ -59,12 +67,39 @@ func (t *tableCols) base(row []string, line int) (record.Record, TableItem, erro
 		rec.Task = opt.Task
 	}
 	rec.Category = pick("category", it.Category)
-	rec.Duration = opt.Durations.group(pick("duration", it.Duration))
+	dur, err := opt.Durations.group(pick("duration", it.Duration))
+	if err != nil {
+		return rec, it, t.rowErr(line, "item %q: %v", id, err)
+	}
+	rec.Duration = dur
+	rec.Origin = t.origin(row)
 	if a := t.cell(row, "answer"); a != "" && it.Answer != "" && !strings.EqualFold(choiceOr(a), choiceOr(it.Answer)) {
 		return rec, it, t.rowErr(line, "item %q: answer %q here, %q in the items file", id, a, it.Answer)
 	}
 	it.Answer = pick("answer", it.Answer)
 	return rec, it, nil
+}
+
+// origin is a row's source_tag and protocol_note (nil when it has neither), one copy per distinct pair.
+func (t *tableCols) origin(row []string) *record.Origin {
+	o := record.Origin{SourceTag: t.cell(row, "source_tag"), ProtocolNote: t.cell(row, "protocol_note")}
+	if o == (record.Origin{}) {
+		return nil
+	}
+	if p := t.origins[o]; p != nil {
+		return p
+	}
+	p := &o
+	t.origins[o] = p
+	return p
+}
+
+// itemName is an item as errors name it: its id, and its task when it has one.
+func itemName(rec *record.Record) string {
+	if rec.Task == "" {
+		return fmt.Sprintf("item %q", rec.ItemID)
+	}
+	return fmt.Sprintf("item %q (task %q)", rec.ItemID, rec.Task)
 }
 
 // choiceOr is a gold answer's option letter, else the answer itself.
@@ -75,11 +110,11 @@ func choiceOr(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// long reads a long table: one record per row.
+// long reads a long table: one record per row. A record is (model, task, item, config, run): the
+// same id in two tasks (splits) is two items.
 func (t *tableCols) long(rows [][]string) (*Result, error) {
 	res := &Result{}
 	seen := map[string]int{}
-	metas := map[string]*metaSeen{}
 	for ri, row := range rows {
 		line := ri + 2
 		if blankRow(row) {
@@ -94,17 +129,17 @@ func (t *tableCols) long(rows [][]string) (*Result, error) {
 			rec.Config = c
 		}
 		if rec.Config == "" {
-			return nil, t.rowErr(line, "item %q: no config", rec.ItemID)
+			return nil, t.rowErr(line, "%s: no config", itemName(&rec))
 		}
-		if err := t.rowMeta(&rec, row, line, metas); err != nil {
+		if err := t.rowMeta(&rec, row, line); err != nil {
 			return nil, err
 		}
 		if err := t.longVerdict(&rec, row, it.Answer, line); err != nil {
 			return nil, err
 		}
-		key := rec.Model + "\x00" + rec.ItemID + "\x00" + rec.Config + "\x00" + strconv.Itoa(rec.RunIndex())
+		key := strings.Join([]string{rec.Model, rec.Task, rec.ItemID, rec.Config, strconv.Itoa(rec.RunIndex())}, "\x00")
 		if prev, dup := seen[key]; dup {
-			return nil, record.Errorf(t.path, line, "import", record.ErrDuplicate, "item %q config %q already on line %d", rec.ItemID, rec.Config, prev)
+			return nil, record.Errorf(t.path, line, "import", record.ErrDuplicate, "%s config %q already on line %d", itemName(&rec), rec.Config, prev)
 		}
 		seen[key] = line
 		res.Records = append(res.Records, rec)
@@ -112,7 +147,6 @@ func (t *tableCols) long(rows [][]string) (*Result, error) {
 	if len(res.Records) == 0 {
 		return nil, record.Errorf(t.path, 0, "import", record.ErrEmpty, "no rows")
 	}
-	res.Notes = append(res.Notes, framesNotes(metas)...)
 	return res, nil
 }
 
@@ -163,6 +197,7 @@ func (t *tableCols) longVerdict(rec *record.Record, row []string, gold string, l
 		}
 		rec.Correct = &ok
 		rec.Unparsed = !ok && t.has("prediction") && choice(pred, nil) == ""
+		t.checkLetters(ok, pred, gold, line)
 	default:
 		if gold == "" {
 			return t.rowErr(line, "item %q: no answer to score the prediction against", rec.ItemID)
@@ -173,6 +208,20 @@ func (t *tableCols) longVerdict(rec *record.Record, row []string, gold string, l
 		rec.Prediction = l
 	}
 	return nil
+}
+
+// checkLetters counts a row whose verdict (correct) is not what its prediction's and answer's option
+// letters say, when both have one: the table's verdict stands (it is the study's, as a harness's
+// is), and the import's notes say how many rows disagree and where the first is.
+func (t *tableCols) checkLetters(correct bool, pred, gold string, line int) {
+	pl, gl := choice(pred, nil), choice(gold, nil)
+	if pl == "" || gl == "" || (pl == gl) == correct {
+		return
+	}
+	if t.disagree == 0 {
+		t.firstDisagree = line
+	}
+	t.disagree++
 }
 
 // letterVerdict scores a prediction against the gold answer by option letter (text when the gold
@@ -194,13 +243,12 @@ func tableVerdict(c string) (bool, bool) {
 	return cellVerdict(c)
 }
 
-// wide reads a wide table: one record per row and config column.
+// wide reads a wide table: one record per row and config column; a row is an item, (task, item id).
 func (t *tableCols) wide(rows [][]string) (*Result, error) {
 	res := &Result{}
-	metas := map[string]*metaSeen{}
 	letters := make([]int, len(t.configs)) // cells that hold an option letter, per config column
 	words := make([]int, len(t.configs))   // cells that hold text that is no number or true/false
-	seen := map[string]int{}
+	seen := map[itemKey]int{}
 	for ri, row := range rows {
 		line := ri + 2
 		if blankRow(row) {
@@ -210,25 +258,26 @@ func (t *tableCols) wide(rows [][]string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if prev, dup := seen[rec0.ItemID]; dup {
-			return nil, record.Errorf(t.path, line, "import", record.ErrDuplicate, "item %q already on line %d", rec0.ItemID, prev)
+		k := itemKey{rec0.Task, rec0.ItemID}
+		if prev, dup := seen[k]; dup {
+			return nil, record.Errorf(t.path, line, "import", record.ErrDuplicate, "%s already on line %d", itemName(&rec0), prev)
 		}
-		seen[rec0.ItemID] = line
+		seen[k] = line
 		if it.Answer == "" {
-			return nil, t.rowErr(line, "item %q: no answer to score the predictions against", rec0.ItemID)
+			return nil, t.rowErr(line, "%s: no answer to score the predictions against", itemName(&rec0))
 		}
 		for k, ci := range t.configs {
-			pred := ""
-			if ci < len(row) {
-				pred = strings.TrimSpace(row[ci])
-			}
+			pred := strings.TrimSpace(row[ci])
 			if pred == "" && t.opt.EmptyMissing {
 				continue
 			}
 			rec := rec0
 			rec.Config = t.header[ci]
-			rec.ConfigMeta = configFromName(rec.Config)
-			t.noteMeta(metas, rec.Config, rec.ConfigMeta, line)
+			var from metaFrom
+			rec.ConfigMeta, from = t.nameMeta(rec.Config)
+			if t.metas[rec.Config] == nil { // one shared config_meta per config column
+				t.sameMeta(rec.Config, rec.ConfigMeta, line, from)
+			}
 			rec.Answer = choiceOr(it.Answer)
 			letterVerdict(&rec, pred, it.Answer)
 			if l := choice(pred, nil); l != "" {
@@ -256,7 +305,6 @@ func (t *tableCols) wide(rows [][]string) (*Result, error) {
 				t.header[ci], t.header[ci], t.header[ci], wideFieldNames())
 		}
 	}
-	res.Notes = append(res.Notes, framesNotes(metas)...)
 	return res, nil
 }
 
@@ -270,115 +318,147 @@ func wideFieldNames() string {
 	return strings.Join(n, ", ")
 }
 
-// metaSeen is the config_meta a config's first record carried, and where.
+// metaSeen is the config_meta a config's first record carried, where, and where it came from.
 type metaSeen struct {
-	meta     string
-	line     int
-	fromName bool
+	meta string
+	line int
+	from metaFrom
 }
 
-// rowMeta sets a long table row's config_meta: its columns, else the flags (a table of one config),
-// else the frames the config's name gives; the config's rows must agree.
-func (t *tableCols) rowMeta(rec *record.Record, row []string, line int, metas map[string]*metaSeen) error {
-	m := &record.ConfigMeta{Policy: t.cell(row, "policy")}
-	any := m.Policy != ""
-	num := func(f string) (*int, error) {
-		c := t.cell(row, f)
-		if c == "" {
-			return nil, nil
-		}
-		v, err := strconv.Atoi(c)
-		if err != nil {
-			if fv, ok := pyval.Float(c); ok && fv == float64(int(fv)) {
-				v = int(fv)
-			} else {
-				return nil, t.rowErr(line, "%s %q is not an integer", f, c)
-			}
-		}
-		any = true
-		return &v, nil
-	}
-	var err error
-	if m.Frames, err = num("frames"); err != nil {
-		return err
-	}
-	if m.Width, err = num("width"); err != nil {
-		return err
-	}
-	if m.Height, err = num("height"); err != nil {
-		return err
-	}
-	if m.MaxPixels, err = num("max_pixels"); err != nil {
-		return err
+// metaFrom is where a config's config_meta came from.
+type metaFrom int
+
+const (
+	fromColumns metaFrom = iota // the row's columns (with --config-meta), or --frames & co.
+	fromName                    // the config's name
+	fromFlag                    // --config-meta alone
+)
+
+// rowMeta sets a long table row's config_meta: its columns (with what --config-meta says of its
+// config), else the flags (a table of one config), else --config-meta, else the budget the config's
+// name gives; a policy column adds the policy. The config's rows must agree.
+func (t *tableCols) rowMeta(rec *record.Record, row []string, line int) error {
+	fields := map[string]string{}
+	for _, f := range ConfigMetaKeys {
+		fields[f] = t.cell(row, f)
 	}
 	if s := t.cell(row, "size"); s != "" {
 		w, h, ok := parseSize(s)
 		if !ok {
 			return t.rowErr(line, "size %q is not WxH", s)
 		}
-		m.Width, m.Height, any = &w, &h, true
+		fields["width"], fields["height"] = strconv.Itoa(w), strconv.Itoa(h)
 	}
-	if c := t.cell(row, "text_only"); c != "" {
-		v, ok := tableVerdict(c)
-		if !ok {
-			return t.rowErr(line, "text_only %q is not true/false", c)
+	if fields["frames"] != "" && fields["max_pixels"] != "" {
+		if v, ok := pyval.Float(fields["frames"]); ok && v == 0 {
+			fields["max_pixels"] = "" // the pixel count of no frame: a text-only row's says nothing
 		}
-		m.TextOnly, any = &v, true
 	}
-	fromName := false
+	any := false
+	for _, v := range fields {
+		any = any || v != ""
+	}
+	m, from := (*record.ConfigMeta)(nil), fromColumns
 	switch {
 	case any:
+		cols, err := metaFromFields(fields)
+		if err != nil {
+			return t.rowErr(line, "%s config %q: %s", itemName(rec), rec.Config, t.columnNames(err.Error()))
+		}
+		if m, err = mergeMeta(cols, t.opt.ConfigMeta[rec.Config]); err != nil {
+			return t.rowErr(line, "config %q: %v", rec.Config, err)
+		}
 	case t.opt.Meta != nil:
 		m = t.opt.Meta
 	default:
-		m, fromName = configFromName(rec.Config), true
+		m, from = t.nameMeta(rec.Config)
+	}
+	if p := t.cell(row, "policy"); p != "" {
+		var mm record.ConfigMeta
+		if m != nil {
+			mm = *m
+		}
+		mm.Policy = p
+		m = &mm
 	}
 	rec.ConfigMeta = m
-	if fromName {
-		return t.noteMeta(metas, rec.Config, m, line)
+	return t.sameMeta(rec.Config, m, line, from)
+}
+
+// columnNames puts the table's own column names into a message about fields (frame_count for frames).
+func (t *tableCols) columnNames(msg string) string {
+	for _, f := range ConfigMetaKeys {
+		if i, ok := t.col[f]; ok && t.header[i] != f && strings.HasPrefix(msg, f+" ") {
+			return t.header[i] + strings.TrimPrefix(msg, f)
+		}
 	}
-	return t.sameMeta(metas, rec.Config, m, line)
+	return msg
 }
 
 // sameMeta requires the records of one config to carry one config_meta.
-func (t *tableCols) sameMeta(metas map[string]*metaSeen, config string, m *record.ConfigMeta, line int) error {
+func (t *tableCols) sameMeta(config string, m *record.ConfigMeta, line int, from metaFrom) error {
 	b, _ := json.Marshal(m)
-	if s := metas[config]; s != nil && s.meta != string(b) {
+	if s := t.metas[config]; s != nil && s.meta != string(b) {
 		return record.Errorf(t.path, line, "import", record.ErrConflict, "config %q: config_meta %s here but %s on line %d", config, b, s.meta, s.line)
 	} else if s == nil {
-		metas[config] = &metaSeen{meta: string(b), line: line}
+		t.metas[config] = &metaSeen{meta: string(b), line: line, from: from}
 	}
 	return nil
 }
 
-// noteMeta records a config_meta read from the config's name (for the notes).
-func (t *tableCols) noteMeta(metas map[string]*metaSeen, config string, m *record.ConfigMeta, line int) error {
-	if metas[config] == nil {
-		b, _ := json.Marshal(m)
-		metas[config] = &metaSeen{meta: string(b), line: line, fromName: true}
+// nameMeta is a config's config_meta when no column gives it: --config-meta's, else its name's (nil
+// when the name gives none), one copy shared by every record of the config.
+func (t *tableCols) nameMeta(config string) (*record.ConfigMeta, metaFrom) {
+	if m := t.opt.ConfigMeta[config]; m != nil {
+		return m, fromFlag
 	}
-	return nil
+	m, ok := t.named[config]
+	if !ok {
+		m = configFromName(config)
+		t.named[config] = m
+	}
+	return m, fromName
 }
 
-// framesNotes say which configs' frames came from their names, and which have none.
-func framesNotes(metas map[string]*metaSeen) []string {
-	var named, none []string
-	for _, c := range keysSorted(metas) {
-		s := metas[c]
+// notes are what the rows said that the user should know: which configs' config_meta came from their
+// names or --config-meta, which have no budget (and the flags that give one), and the verdicts that
+// disagree with their letters.
+func (t *tableCols) notes() []string {
+	var named, none, flagged []string
+	kilo := false
+	for _, c := range keysSorted(t.metas) {
+		s := t.metas[c]
 		switch {
-		case !s.fromName:
+		case s.from == fromFlag:
+			flagged = append(flagged, c)
+		case s.from != fromName:
 		case s.meta == "null":
 			none = append(none, c)
 		default:
 			named = append(named, c+" "+s.meta)
+			kilo = kilo || reKiloPixels.MatchString(c[strings.LastIndexAny(c, "_-")+1:])
 		}
 	}
 	var out []string
 	if len(named) > 0 {
-		out = append(out, "config_meta from the config names: "+strings.Join(named, ", "))
+		n := "config_meta from the config names: " + strings.Join(named, ", ")
+		if kilo {
+			n += " (a name's K thousand pixels is its rounding: --config-meta CONFIG=max_pixels:N gives the exact budget)"
+		}
+		out = append(out, n)
+	}
+	if len(flagged) > 0 {
+		out = append(out, "config_meta from --config-meta: "+strings.Join(flagged, ", "))
 	}
 	if len(none) > 0 {
-		out = append(out, fmt.Sprintf("configs %s name no frame budget: their cost is unknown (add a frames column, or name them f16, 16frame, text-only)", strings.Join(none, ", ")))
+		how := "a frames column, "
+		if t.opt.Wide {
+			how = ""
+		}
+		out = append(out, fmt.Sprintf("configs %s name no frame budget: their cost is unknown, and every metric that orders configs is undefined (give each its budget with --config-meta CONFIG=frames:N[,max_pixels:N|,width:W,height:H] or --config-meta-file TABLE, %sor name them 16f, 16f_151k, 128f_input224, textonly)", strings.Join(none, ", "), how))
+	}
+	if t.disagree > 0 {
+		out = append(out, fmt.Sprintf("%d rows' correct column is not what their predicted and gold letters say (first: line %d): the table's verdicts are kept", t.disagree, t.firstDisagree))
 	}
 	return out
 }
@@ -390,29 +470,6 @@ func keysSorted[V any](m map[string]V) []string {
 	}
 	sort.Strings(k)
 	return k
-}
-
-// reBudgetName is a config name that says its frame budget: 16, f16, 16f, 16frame(s), frames16,
-// frames_16, nframe16; reTextName one that says text only.
-var (
-	reBudgetName = regexp.MustCompile(`(?i)^(?:f|frames?_?|nframes?_?)?(\d{1,6})(?:f|frames?)?$`)
-	reTextName   = regexp.MustCompile(`(?i)^(?:text|text[-_ ]?only|no[-_]?video|blind|0f|f0|0frames?)$`)
-)
-
-// configFromName is the config_meta a config's name gives: frames of a budget name, text_only of a
-// text-only name; nil when it gives none.
-func configFromName(name string) *record.ConfigMeta {
-	if reTextName.MatchString(name) {
-		t, z := true, 0
-		return &record.ConfigMeta{TextOnly: &t, Frames: &z}
-	}
-	if m := reBudgetName.FindStringSubmatch(name); m != nil {
-		n, err := strconv.Atoi(m[1])
-		if err == nil && n > 0 {
-			return &record.ConfigMeta{Frames: &n}
-		}
-	}
-	return nil
 }
 
 // parseSize reads "448x448" (or ×).

@@ -77,16 +77,35 @@ func delimiter(data []byte, path string) rune {
 	return '\t'
 }
 
-// readDelimited reads a CSV or TSV table: its header and rows.
+// readDelimited reads a CSV or TSV table: its header and rows. The table is rectangular: a row whose
+// cell count is not the header's is an error naming its line and both counts (an unquoted separator
+// in a cell, "A, or B", would otherwise shift every cell after it); a row of one blank cell is a
+// blank line.
 func readDelimited(data []byte, path string, comma rune) ([]string, [][]string, error) {
 	kind := map[rune]string{',': "csv", '\t': "tsv"}[comma]
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comma = comma
 	cr.LazyQuotes = true
-	cr.FieldsPerRecord = -1
-	all, err := cr.ReadAll()
-	if err != nil {
-		return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "%s: %v", kind, err)
+	cr.FieldsPerRecord = -1 // checked here, to name both counts
+	var all [][]string
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, record.Errorf(path, 0, "import", record.ErrSyntax, "%s: %v", kind, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(all) > 0 && len(row) != len(all[0]) && !(len(row) == 1 && strings.TrimSpace(row[0]) == "") {
+			return nil, nil, record.Errorf(path, line, "import", record.ErrSyntax, "%s row has %d cells, the header %d: a table is rectangular (quote a cell that holds the separator)", kind, len(row), len(all[0]))
+		}
+		// Row i stays on line i+1 (errors name rows by it): a blank row stands for each line the
+		// reader skipped (a blank line) or a cell spanned (a quoted line break).
+		for len(all) > 0 && len(all)+1 < line {
+			all = append(all, []string{""})
+		}
+		all = append(all, row)
 	}
 	if len(all) == 0 {
 		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "empty %s", kind)
@@ -176,6 +195,9 @@ func (t *jsonTable) split(cols []any, data any) error {
 		vals, ok := e.([]any)
 		if !ok {
 			return record.Errorf(t.path, i+1, "import", record.ErrSyntax, "json data row %d is not a list", i)
+		}
+		if len(vals) != len(t.header) {
+			return record.Errorf(t.path, i+1, "import", record.ErrSyntax, "json data row %d has %d cells, the columns %d: a table is rectangular", i, len(vals), len(t.header))
 		}
 		row := make([]string, len(t.header))
 		for j, val := range vals {
@@ -387,12 +409,15 @@ func (t *vlmTable) row(row []string, idx string, line int) (record.Record, resco
 	rec.Task = t.dataset
 	rec.QuestionID = t.get(row, "question_id")
 	rec.Category = t.get(row, "task_type", "category", "sub_category", "domain")
-	rec.Duration = t.opt.Durations.group(t.get(row, "duration")) // MLVU's table gives seconds
+	dur, err := t.opt.Durations.group(t.get(row, "duration")) // MLVU's table gives seconds
+	if err != nil {
+		return rec, rescoreInput{}, 0, rowErr("%v", err)
+	}
+	rec.Duration = dur
 	rec.Prediction = t.get(row, "prediction")
 	rec.Answer = t.get(row, "answer")
 	var cands []string
 	if c := t.get(row, "candidates"); c != "" {
-		var err error
 		if cands, err = pyval.ParseList(c); err != nil {
 			return rec, rescoreInput{}, 0, rowErr("candidates: %v", err)
 		}

@@ -31,5 +31,22 @@ func readXLSX(data []byte, path string) ([]string, [][]string, error) {
 	if len(rows) == 0 {
 		return nil, nil, record.Errorf(path, 0, "import", record.ErrEmpty, "xlsx sheet %q is empty", sheets[0])
 	}
-	return rows[0], rows[1:], nil
+	return rectangular(rows, path)
+}
+
+// rectangular pads the rows of a sheet to its header's width (a sheet leaves out a row's empty
+// trailing cells) and refuses a row with a cell beyond the header's last column, naming its row and
+// both counts.
+func rectangular(rows [][]string, path string) ([]string, [][]string, error) {
+	header := rows[0]
+	for i, row := range rows[1:] {
+		if len(row) > len(header) {
+			return nil, nil, record.Errorf(path, i+2, "import", record.ErrSyntax, "xlsx row has %d cells, the header %d: a table is rectangular", len(row), len(header))
+		}
+		for len(row) < len(header) {
+			row = append(row, "")
+		}
+		rows[i+1] = row
+	}
+	return header, rows[1:], nil
 }

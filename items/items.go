@@ -77,10 +77,28 @@ func Read(path string) (*File, error) {
 }
 
 // Parse is Read on a reader; path names it in errors and anchors relative videos.
-func Parse(r io.Reader, path string) (*File, error) {
+func Parse(r io.Reader, path string) (*File, error) { return parse(r, path, false) }
+
+// ReadAnswers reads an items file that gives the answers of records that come from a table (`import
+// table --items`): a line needs item_id and answer alone; task, category, duration, question and
+// every other key of an items line are optional (unknown keys are still errors). An item is (task,
+// item id): splits of one benchmark share ids, so the same id in two tasks is two items, and a (task,
+// id) twice is an error naming both lines. A full items file reads too. A sweep's items file is read
+// with Read, which stays strict (a sweep names its pairs by item id alone).
+func ReadAnswers(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	return parse(f, path, true)
+}
+
+// parse reads an items file; answers: an answers-only file (ReadAnswers).
+func parse(r io.Reader, path string, answers bool) (*File, error) {
 	out := &File{Path: path}
 	br := bufio.NewReaderSize(r, 1<<16)
-	seen := map[string]int{}
+	seen := map[[2]string]int{}
 	dir := filepath.Dir(path)
 	h := sha256.New()
 	for line := 1; ; line++ {
@@ -95,18 +113,24 @@ func Parse(r io.Reader, path string) (*File, error) {
 			b = record.TrimBOM(b)
 		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
-			it, perr := parseItem(t)
+			it, perr := parseItem(t, answers)
 			if perr != nil {
 				return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrMalformed, perr)
 			}
-			if prev, dup := seen[it.ItemID]; dup {
+			key := [2]string{"", it.ItemID}
+			if answers {
+				key[0] = it.Task
+			}
+			if prev, dup := seen[key]; dup && answers && it.Task != "" {
+				return nil, fmt.Errorf("%s:%d: %w: item_id %q of task %q already on line %d", path, line, ErrMalformed, it.ItemID, it.Task, prev)
+			} else if dup {
 				return nil, fmt.Errorf("%s:%d: %w: item_id %q already on line %d", path, line, ErrMalformed, it.ItemID, prev)
 			}
-			seen[it.ItemID] = line
+			seen[key] = line
 			canon, _ := json.Marshal(it)
 			h.Write(canon)
 			h.Write([]byte{'\n'})
-			if !filepath.IsAbs(it.Video) {
+			if it.Video != "" && !filepath.IsAbs(it.Video) {
 				it.Video = filepath.Join(dir, it.Video)
 			}
 			out.Items = append(out.Items, it)
@@ -122,7 +146,7 @@ func Parse(r io.Reader, path string) (*File, error) {
 	return out, nil
 }
 
-func parseItem(b []byte) (Item, error) {
+func parseItem(b []byte, answers bool) (Item, error) {
 	var it Item
 	// Valid UTF-8, no escaped lone surrogate, no key twice (record.CheckJSON): encoding/json would
 	// make U+FFFD of an invalid byte, and two ids that differ only there one.
@@ -147,7 +171,29 @@ func parseItem(b []byte) (Item, error) {
 			return it, fmt.Errorf("item %q: options is an empty list (leave the key out of an open-ended item)", it.ItemID)
 		}
 	}
+	if answers {
+		return it, it.validateAnswer()
+	}
 	return it, it.Validate()
+}
+
+// validateAnswer checks an answers-only line: an item id and an answer; what else it gives, checked
+// as in a full line.
+func (it *Item) validateAnswer() error {
+	if err := it.validUTF8(); err != nil {
+		return err
+	}
+	switch {
+	case strings.TrimSpace(it.ItemID) == "":
+		return errors.New("missing item_id")
+	case len(it.ItemID) > 512:
+		return fmt.Errorf("item_id of %d bytes (at most 512)", len(it.ItemID))
+	case strings.TrimSpace(it.Answer) == "":
+		return fmt.Errorf("item %q: missing answer", it.ItemID)
+	case strings.Contains(it.Video, "://"):
+		return fmt.Errorf("item %q: video %q is a URL; videos are local files", it.ItemID, it.Video)
+	}
+	return it.validateRest()
 }
 
 // Validate checks one item.
@@ -168,8 +214,18 @@ func (it *Item) Validate() error {
 		return fmt.Errorf("item %q: missing question", it.ItemID)
 	case strings.TrimSpace(it.Answer) == "":
 		return fmt.Errorf("item %q: missing answer", it.ItemID)
-	case len(it.Options) > 26:
+	}
+	return it.validateRest()
+}
+
+// validateRest checks what Validate and an answers-only line (ReadAnswers) check alike: the options,
+// the answer among them, the duration, a dialogue's turns.
+func (it *Item) validateRest() error {
+	if len(it.Options) > 26 {
 		return fmt.Errorf("item %q: %d options (at most 26)", it.ItemID, len(it.Options))
+	}
+	if err := record.CheckDuration("duration", it.Duration); err != nil {
+		return fmt.Errorf("item %q: %v", it.ItemID, err)
 	}
 	if it.DurationS != nil {
 		if err := num.AtLeast(0).Float("duration_s", *it.DurationS); err != nil {

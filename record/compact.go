@@ -3,10 +3,10 @@ package record
 // What a reader holds per record. The audit holds every record in memory (its analyses pair them), so
 // the readers (Read, ReadFile, ReadPaths) keep each record compact: the values many records repeat are
 // held once and shared. A decoded record's strings that repeat (config, status, answer, prediction,
-// category, duration, task, error and its kind, model, weights digest, a harness's metric), its
+// category, duration, task, error and its kind, model, weights digest, a harness's metric), its origin (per value), its
 // config_meta (per config, unless it carries the record's own frame indices), its harness (per file),
 // and the targets of its bool pointers and context size point to one copy each. What is left per
-// record is the Record itself (352 bytes), its item id and question id, and its numbers (confidence,
+// record is the Record itself (360 bytes), its item id and question id, and its numbers (confidence,
 // latency: 8 bytes each); docs/audit.md states the measured figure. Treat the pointer fields of records read this way as read-only (assign a new pointer to
 // change one).
 
@@ -16,6 +16,7 @@ type compactor struct {
 	ints    map[int]*int
 	metas   map[metaKey]*ConfigMeta
 	harness map[Harness]*Harness
+	origins map[Origin]*Origin
 	// The shared config_meta and harness of each exact text they were read from: a line whose text is
 	// one of these is not decoded again (its value is blanked to null and the shared copy set).
 	rawMeta    map[string]*ConfigMeta
@@ -37,7 +38,7 @@ type metaKey struct {
 
 func newCompactor() *compactor {
 	return &compactor{strs: map[string]string{}, ints: map[int]*int{}, metas: map[metaKey]*ConfigMeta{}, harness: map[Harness]*Harness{},
-		rawMeta: map[string]*ConfigMeta{}, rawHarness: map[string]*Harness{}}
+		origins: map[Origin]*Origin{}, rawMeta: map[string]*ConfigMeta{}, rawHarness: map[string]*Harness{}}
 }
 
 var (
@@ -153,6 +154,13 @@ func (c *compactor) record(r *Record) {
 			r.Harness = s
 		} else if len(c.harness) < maxInterned {
 			c.harness[*h] = h
+		}
+	}
+	if o := r.Origin; o != nil {
+		if s, ok := c.origins[*o]; ok {
+			r.Origin = s
+		} else if len(c.origins) < maxInterned {
+			c.origins[*o] = o
 		}
 	}
 }

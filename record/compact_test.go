@@ -21,6 +21,7 @@ func compactCases(t *testing.T) []Record {
 	base := Record{ItemID: "i", Config: "f8", Status: StatusOK, Run: i(1), Correct: b(true), Prediction: "B", Answer: "B",
 		Confidence: f(0.5), Category: "cat", Duration: "short", QuestionID: "q", Task: "videomme", DocHash: "d",
 		ConfigMeta: &meta, LatencyS: f(0.25), Model: "m", WeightsSHA256: strings.Repeat("ab", 32), ContextTokens: i(4096),
+		Origin:  &Origin{SourceTag: "official_release", ProtocolNote: "fallback input 336"},
 		Harness: &Harness{Metric: "h", Kind: HarnessMicro, Value: 50, Counted: 3, LeftOut: 1, Skip: true, Flipped: true},
 		Cascade: &CascadeStep{Threshold: 0.5, Budgets: []int{4, 8}, Step: 2, Final: true, StoppedAt: 8, FramesFed: 12, FramesDistinct: 10, StepBuildS: 0.1, StepWallS: 0.2}}
 	var out []Record
@@ -80,7 +81,7 @@ func TestReadCompactKeepsEveryValue(t *testing.T) {
 	for k := range recs {
 		markSet(reflect.ValueOf(recs[k]), set)
 	}
-	for _, typ := range []reflect.Type{reflect.TypeOf(Record{}), reflect.TypeOf(ConfigMeta{}), reflect.TypeOf(Harness{}), reflect.TypeOf(CascadeStep{})} {
+	for _, typ := range []reflect.Type{reflect.TypeOf(Record{}), reflect.TypeOf(ConfigMeta{}), reflect.TypeOf(Harness{}), reflect.TypeOf(CascadeStep{}), reflect.TypeOf(Origin{})} {
 		for k := 0; k < typ.NumField(); k++ {
 			if name := typ.Name() + "." + typ.Field(k).Name; typ.Field(k).Tag.Get("json") != "-" && !set[name] {
 				t.Errorf("no case sets %s: add it to compactCases", name)

@@ -48,6 +48,9 @@ type Record struct {
 	// OverContext marks an error record whose prompt the runtime refused as longer than its context
 	// (or over its image limit): the config is beyond the model's context ceiling.
 	OverContext bool `json:"over_context,omitempty"`
+	// Origin is what an imported table says of where its row came from (a study's source_tag and
+	// protocol_note); nil otherwise. No metric reads it: it travels with the record as provenance.
+	Origin *Origin `json:"origin,omitempty"`
 
 	// Source locates the record for error messages (file:line); it is not serialised.
 	Source Source `json:"-"`
@@ -56,6 +59,16 @@ type Record struct {
 	// items of one video together (its cluster bootstrap); not serialised.
 	VideoKey string `json:"-"`
 }
+
+// Origin is an imported row's provenance as its table gives it: the study's source_tag (which run or
+// file produced the answer) and protocol_note (its caveats: a fallback input size, a context cap).
+type Origin struct {
+	SourceTag    string `json:"source_tag,omitempty"`
+	ProtocolNote string `json:"protocol_note,omitempty"`
+}
+
+// MaxOriginBytes bounds each text of an Origin.
+const MaxOriginBytes = 4096
 
 // Source is where a record was read from.
 type Source struct {
@@ -200,6 +213,11 @@ func (r *Record) validateValues() error {
 	case r.Run != nil && *r.Run < 0:
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: run %d is negative", r.ItemID, r.Config, *r.Run)
 	}
+	if r.Duration != "" {
+		if err := CheckDuration("duration", r.Duration); err != nil {
+			return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: %v", r.ItemID, r.Config, err)
+		}
+	}
 	return nil
 }
 
@@ -209,14 +227,8 @@ func (m *ConfigMeta) validate(config string, src Source) error {
 		return nil
 	}
 	p, l := src.Path, src.Line
-	if m.Frames != nil && *m.Frames < 0 {
-		return Errorf(p, l, "validate", ErrInvalid, "config %q: frames %d is negative", config, *m.Frames)
-	}
-	if (m.Width != nil && *m.Width <= 0) || (m.Height != nil && *m.Height <= 0) {
-		return Errorf(p, l, "validate", ErrInvalid, "config %q: width and height must be positive", config)
-	}
-	if m.MaxPixels != nil && *m.MaxPixels <= 0 {
-		return Errorf(p, l, "validate", ErrInvalid, "config %q: max_pixels %d must be positive", config, *m.MaxPixels)
+	if err := m.validateRanges(config, src); err != nil {
+		return err
 	}
 	for _, ix := range m.Indices {
 		if ix < 0 {

@@ -313,14 +313,22 @@ func (r *Record) validStrings() error {
 	if r.Harness != nil {
 		metric = r.Harness.Metric
 	}
+	var origin Origin
+	if r.Origin != nil {
+		origin = *r.Origin
+	}
 	for _, f := range [...]struct{ name, s string }{{"item_id", r.ItemID}, {"config", r.Config}, {"prediction", r.Prediction},
 		{"answer", r.Answer}, {"category", r.Category}, {"duration", r.Duration}, {"question_id", r.QuestionID},
 		{"task", r.Task}, {"doc_hash", r.DocHash}, {"error", r.Error}, {"model", r.Model},
 		{"config_meta.policy", meta[0]}, {"config_meta.preset", meta[1]}, {"config_meta.pipeline", meta[2]},
-		{"config_meta.loader", meta[3]}, {"harness.metric", metric}} {
+		{"config_meta.loader", meta[3]}, {"harness.metric", metric}, {"origin.source_tag", origin.SourceTag},
+		{"origin.protocol_note", origin.ProtocolNote}} {
 		if !utf8.ValidString(f.s) {
 			return Errorf(r.Source.Path, r.Source.Line, "validate", ErrInvalid, "%s %q is not valid UTF-8", f.name, f.s)
 		}
+	}
+	if n := max(len(origin.SourceTag), len(origin.ProtocolNote)); n > MaxOriginBytes {
+		return Errorf(r.Source.Path, r.Source.Line, "validate", ErrInvalid, "item %q config %q: an origin text of %d bytes (at most %d)", r.ItemID, r.Config, n, MaxOriginBytes)
 	}
 	if len(meta[3]) > MaxLoaderBytes {
 		return Errorf(r.Source.Path, r.Source.Line, "validate", ErrInvalid, "config %q: config_meta.loader of %d bytes (at most %d)", r.Config, len(meta[3]), MaxLoaderBytes)
@@ -346,7 +354,7 @@ func (r *Record) checkErrorKind() error {
 func (r *Record) Transient() bool { return r.Failed() && r.ErrorKind == ErrorTransient }
 
 // Supersede drops the error records that a record of the same pair (model, task, item, config and
-// run: two models' or two splits' records of one item id are different pairs) supersedes, compacting recs in place: a sweep's --resume and --retry-errors ask a failed pair again
+// run: another model's answer, or the same id in another split, is another pair) supersedes, compacting recs in place: a sweep's --resume and --retry-errors ask a failed pair again
 // and append its new record, so a RUN may hold error records of a pair before (or, read from chunks
 // and records.jsonl, beside) its answer. An answer supersedes every error record of its pair; of a
 // pair's error records alone, the last one read is kept. It returns the records kept and how many

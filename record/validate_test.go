@@ -87,6 +87,28 @@ func TestSupersede(t *testing.T) {
 	if n != 2 || strings.Join(got, " ") != "a/ok/ b/error/second a/error/rerun d// b/error/m2 b/error/v2 a/error/v2" {
 		t.Fatalf("%d dropped: %v", n, got)
 	}
+	// Another model's records, or the same id in another split, are other pairs: three RUNs of three
+	// models, each with its error records, keep them all (issue 39: a multi-model audit kept only the
+	// last model's), and an answer in split V2 supersedes nothing of V1.
+	recs = nil
+	for _, m := range []string{"llama", "qwen", "intern"} {
+		recs = append(recs, Record{ItemID: "a", Config: "f8", Model: m, Status: StatusError, Error: m},
+			Record{ItemID: "a", Config: "f4", Model: m, Correct: &yes})
+	}
+	recs = append(recs, Record{ItemID: "a", Config: "f8", Model: "llama", Task: "V2", Correct: &yes})
+	out, n = Supersede(recs)
+	if n != 0 || len(out) != 7 {
+		t.Fatalf("models and tasks: %d dropped, %d kept", n, len(out))
+	}
+	recs = append(recs, Record{ItemID: "a", Config: "f8", Model: "qwen", Correct: &yes})
+	if out, n = Supersede(recs); n != 1 || len(out) != 7 {
+		t.Fatalf("qwen's answer: %d dropped", n)
+	}
+	for _, r := range out {
+		if r.Failed() && r.Model == "qwen" {
+			t.Fatalf("qwen's error record kept beside its answer")
+		}
+	}
 }
 
 // TestReadAndWriteRefuse: the audit's reader and the importers' writer hold records to the
