@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -147,33 +146,56 @@ func TestStudyFixtureMatchesOracle(t *testing.T) {
 	if err := json.Unmarshal(out, &oracle); err != nil || len(oracle.Tables) != 16 {
 		t.Fatalf("oracle: %v, %d tables", err, len(oracle.Tables))
 	}
-	recs, _ := importRecords(t, "table", perItem)
+	// The release as published: one file, four splits sharing ids, several models, imported with no
+	// flags; each (model, split) audited out of the pool with --model and --task.
+	rc, pooled, errs := runAuditCLI("import", "table", perItem)
+	if rc != exitOK {
+		t.Fatalf("import table %s: rc %d: %s", perItem, rc, errs)
+	}
+	pool := filepath.Join(tmp, "pooled.jsonl")
+	if err := os.WriteFile(pool, []byte(pooled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	splits := map[string]bool{}
 	for _, want := range oracle.Tables {
 		model, split := want["model"].(string), want["split"].(string)
-		var sb strings.Builder
-		var part []record.Record
-		for _, r := range recs {
-			if r.Model == model && r.Task == split {
-				part = append(part, r)
-			}
-		}
-		if err := record.Write(&sb, part); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(tmp, fmt.Sprintf("%s_%s.jsonl", model, split))
-		os.WriteFile(p, []byte(sb.String()), 0o644)
-		rc, got, errs := runAuditCLI("audit", p, "--json", "--resamples", "0")
+		splits[split] = true
+		rc, got, errs := runAuditCLI("audit", pool, "--model", model, "--task", split, "--json", "--resamples", "0")
 		if rc != exitOK {
-			t.Fatalf("audit %s %s: rc %d %s", model, split, rc, errs)
+			t.Fatalf("audit --model %s --task %s: rc %d %s", model, split, rc, errs)
 		}
 		var a map[string]any
-		json.Unmarshal([]byte(got), &a)
+		if err := json.Unmarshal([]byte(got), &a); err != nil {
+			t.Fatalf("audit --model %s --task %s: %v", model, split, err)
+		}
 		for _, k := range []string{"items", "best_fixed", "oracle_accuracy", "oracle_headroom", "visual_confusion_rate", "text_overwrite_rate"} {
 			g, gok := a[k].(float64)
 			w, wok := want[k].(float64)
 			if !gok || !wok || math.Abs(g-w) > 0.01 {
 				t.Errorf("%s %s: %s = %v, the oracle's %v", model, split, k, a[k], want[k])
 			}
+		}
+	}
+	// The pooled audit of every split and model: the table has rows for every split.
+	rc, got, errs := runAuditCLI("audit", pool, "--json", "--resamples", "0")
+	if rc != exitOK {
+		t.Fatalf("pooled audit: rc %d %s", rc, errs)
+	}
+	var all struct {
+		Table []struct {
+			Split string `json:"split"`
+		} `json:"table"`
+	}
+	if err := json.Unmarshal([]byte(got), &all); err != nil {
+		t.Fatalf("pooled audit: %v", err)
+	}
+	rows := map[string]bool{}
+	for _, r := range all.Table {
+		rows[r.Split] = true
+	}
+	for s := range splits {
+		if !rows[s] {
+			t.Errorf("the pooled audit's table has no row for split %s (rows: %v)", s, rows)
 		}
 	}
 }
