@@ -447,3 +447,22 @@ func TestVLMEvalKitSplitAndCSV(t *testing.T) {
 		t.Errorf("tsv with commas: %v %+v", err, res)
 	}
 }
+
+// TestVLMRuleForTaskNames: VLMEvalKit's rating rule is found under lmms-eval's spelling of the task too
+// (`import vlmevalkit --task videomme`, so its records pair with lmms-eval's), never for another dataset.
+func TestVLMRuleForTaskNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"Video-MME": "videomme.py", "Video-MME_64frame": "videomme.py", "videomme": "videomme.py", "video_mme": "videomme.py",
+		"MVBench_MP4": "mvbench.py", "mvbench": "mvbench.py", "TempCompass": "", "mme": "",
+	} {
+		r := vlmRuleFor(name)
+		if got := ""; r != nil {
+			got = r.source
+			if want == "" || !strings.Contains(got, want) {
+				t.Errorf("%s: rule %q, want %q", name, got, want)
+			}
+		} else if want != "" {
+			t.Errorf("%s: no rule, want %q", name, want)
+		}
+	}
+}

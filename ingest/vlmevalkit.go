@@ -540,11 +540,15 @@ type vlmRule struct {
 	agg    func(scores []float64) (a *Aggregate, skip []bool, note string)
 }
 
+// The dataset is matched without case, '-' or '_', so a task named as lmms-eval names it
+// (`import vlmevalkit --task videomme`, to pair with lmms-eval's records: an item is its task and its id)
+// keeps VLMEvalKit's rating rule.
 func vlmRuleFor(dataset string) *vlmRule {
+	d := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(dataset))
 	switch {
-	case strings.HasPrefix(dataset, "Video-MME"):
+	case strings.HasPrefix(d, "videomme"):
 		return &vlmRule{source: "vlmeval/dataset/utils/videomme.py (get_dimension_rating)", agg: videoMMERating}
-	case strings.HasPrefix(dataset, "MVBench"):
+	case strings.HasPrefix(d, "mvbench"):
 		return &vlmRule{source: "vlmeval/dataset/mvbench.py (get_dimension_rating)", agg: mvbenchRating}
 	}
 	return nil
