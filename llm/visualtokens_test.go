@@ -59,7 +59,7 @@ func TestVisionCount(t *testing.T) {
 	}{
 		{FamilyQwen25VL, VisualInput{Form: FormVLLMVideo, Frames: 64, W: 1008, H: 560}, 32 * 720, 2},
 		{FamilyQwen25VL, VisualInput{Form: FormVLLMVideo, Frames: 15, W: 1008, H: 560}, 8 * 720, 2}, // the last frame padded
-		{FamilyQwen2VL, VisualInput{Form: FormImageURL, Frames: 4, W: 1008, H: 560}, 4 * 720, 8}, // images: each its own 720
+		{FamilyQwen2VL, VisualInput{Form: FormImageURL, Frames: 4, W: 1008, H: 560}, 4 * 720, 8},    // images: each its own 720
 		{FamilyQwen3VL, VisualInput{Form: FormVLLMVideo, Frames: 16, W: 1152, H: 640, PairTimes: []float64{0.3, 1.3, 2.4, 3.4, 4.5, 5.5, 6.6, 12.5}}, 8 * 720, 8*2 + 7*6 + 7},
 		{FamilyInternVL, VisualInput{Form: FormImageURL, Frames: 1, W: 1920, H: 1080}, 9 * 256, 2},
 		{FamilyInternVL, VisualInput{Form: FormVLLMVideo, Frames: 12, W: 448, H: 448}, 12 * 256, 9*7 + 3*8},

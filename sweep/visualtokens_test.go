@@ -434,4 +434,3 @@ func TestSweepVisualTokensWithoutTextOnly(t *testing.T) {
 		})
 	}
 }
-
