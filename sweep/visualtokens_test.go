@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	_ "image/jpeg"
+	"io"
 	_ "image/png"
 	"log/slog"
 	"net/http"
@@ -40,8 +41,9 @@ import (
 // serves vLLM's POST /tokenize of chat messages, counting them as the chat endpoint does.
 type countServer struct {
 	*httptest.Server
-	keep     string
-	tokenize bool
+	keep       string
+	tokenize   bool
+	refuseText bool // answer a request without frames with HTTP 400
 	mu       sync.Mutex
 	bad      []string // what it could not read
 }
@@ -91,6 +93,9 @@ func (cs *countServer) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q}]}`, countModel)
 	case r.URL.Path == "/tokenize" && cs.tokenize:
 		fmt.Fprintf(w, `{"count":%d,"max_model_len":32768}`, cs.count(&req))
+	case r.URL.Path == "/v1/chat/completions" && cs.refuseText && !strings.Contains(string(req.Messages[len(req.Messages)-1].Content), `"type"`):
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"object":"error","message":"no"}`)
 	case r.URL.Path == "/v1/chat/completions":
 		fmt.Fprintf(w, `{"choices":[{"message":{"role":"assistant","content":"A"},"logprobs":{"content":[{"token":"A","logprob":-0.1,`+
 			`"top_logprobs":[{"token":"A","logprob":-0.1},{"token":"B","logprob":-2.4}]}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":%d,"completion_tokens":1}}`, cs.count(&req))
@@ -242,6 +247,12 @@ func (cs *countServer) qwenTokens(h, w int) int {
 // warning lines.
 func tokenSweep(t *testing.T, cs *countServer, grid, extra string, strict bool) (*Summary, map[record.Pair]record.Full, []string) {
 	t.Helper()
+	return tokenSweepIn(t, filepath.Join(t.TempDir(), "run"), false, cs, grid, extra, strict)
+}
+
+// tokenSweepIn is tokenSweep into the RUN out (resume: continue it).
+func tokenSweepIn(t *testing.T, out string, resume bool, cs *countServer, grid, extra string, strict bool) (*Summary, map[record.Pair]record.Full, []string) {
+	t.Helper()
 	raw := "openai:url=" + cs.URL + "/v1,model=" + countModel + ",concurrency=2" + extra
 	sp, err := llm.ParseSpec(raw)
 	if err != nil {
@@ -252,8 +263,8 @@ func tokenSweep(t *testing.T, cs *countServer, grid, extra string, strict bool) 
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, writeGrid(t, grid))
-	o.Items = nasaItems(t)
+	o := testOptions(t, out, rt, sp, writeGrid(t, grid))
+	o.Items, o.Resume = nasaItems(t), resume
 	o.Cache = tokenCache(t)
 	o.StrictTokens = strict
 	var logs bytes.Buffer
@@ -432,5 +443,50 @@ func TestSweepVisualTokensWithoutTextOnly(t *testing.T) {
 				t.Errorf("strict: %d failed pairs, want the 2 of the 64-frame config", sum.PairsFailed)
 			}
 		})
+	}
+}
+
+// TestSweepVisualTokensBaselines: a record of frames whose item's text-only answer failed says so
+// (no seen count, why named) and is written all the same; a resumed RUN finds an item's text-only
+// prompt tokens in the records of the sessions before (here: the visual records dropped, asked again).
+func TestSweepVisualTokensBaselines(t *testing.T) {
+	grid := "frames: [16, 64]\npolicies: [uniform]\nresolutions: [\"112x84\"]\npipelines: [raw]\ntext_only: true\n"
+	cs := newCountServer(t, "all", false)
+	cs.refuseText = true
+	sum, recs, _ := tokenSweep(t, cs, grid, ",input=video", false)
+	if sum.PairsDone != 4 || sum.PairsFailed != 2 {
+		t.Fatalf("summary %+v", sum)
+	}
+	for k, r := range recs {
+		if v := r.VisualTokens; r.InputSHA256 != "" && (v == nil || v.Seen != nil || v.How != llm.HowUnknown || !strings.Contains(v.Why, "text-only pair got no answer")) {
+			t.Errorf("%v: %+v", k, v)
+		}
+	}
+
+	cs = newCountServer(t, "first:32", false)
+	run := filepath.Join(t.TempDir(), "run")
+	tokenSweepIn(t, run, false, cs, grid, ",input=video", false)
+	b, err := os.ReadFile(filepath.Join(run, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if strings.Contains(l, `"text-only"`) {
+			keep = append(keep, l)
+		}
+	}
+	mustWrite(t, filepath.Join(run, "records.jsonl"), []byte(strings.Join(keep, "")))
+	sum, recs, warns := tokenSweepIn(t, run, true, cs, grid, ",input=video", false)
+	if sum.PairsDone != 4 || len(recs) != 6 {
+		t.Fatalf("resume: %+v, %d records", sum, len(recs))
+	}
+	if got := namedConfigs(t, sum, warns, recs); !slices.Equal(got, []int{64}) {
+		t.Errorf("resume named %v", got)
+	}
+	for k, r := range recs {
+		if v := r.VisualTokens; r.InputSHA256 != "" && (v == nil || v.Seen == nil || v.How != llm.HowTextOnly) {
+			t.Errorf("resumed %v: %+v", k, v)
+		}
 	}
 }
