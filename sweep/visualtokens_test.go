@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"image"
 	_ "image/jpeg"
-	"io"
 	_ "image/png"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -44,8 +44,8 @@ type countServer struct {
 	keep       string
 	tokenize   bool
 	refuseText bool // answer a request without frames with HTTP 400
-	mu       sync.Mutex
-	bad      []string // what it could not read
+	mu         sync.Mutex
+	bad        []string // what it could not read
 }
 
 const countModel = "Qwen/Qwen2.5-VL-7B-Instruct"
