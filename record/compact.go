@@ -6,7 +6,7 @@ package record
 // category, duration, task, error and its kind, model, weights digest, a harness's metric), its
 // config_meta (per config, unless it carries the record's own frame indices), its harness (per file),
 // and the targets of its bool pointers and context size point to one copy each. What is left per
-// record is the Record itself (336 bytes), its visual_tokens when it has one, its item id and question id, and its numbers (confidence,
+// record is the Record itself (344 bytes), its visual_tokens when it has one, its item id and question id, and its numbers (confidence,
 // latency: 8 bytes each); docs/audit.md states the measured figure. Treat the pointer fields of records read this way as read-only (assign a new pointer to
 // change one).
 
