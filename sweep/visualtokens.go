@@ -103,11 +103,17 @@ func (s *session) newTokenCheck(ctx context.Context, groups []*group, todo int) 
 // visual configs (ref: the one of fewest frames), else none.
 func (tc *tokenCheck) chooseWithoutTextOnly(ctx context.Context, s *session, groups []*group, ref *grid.Config) {
 	if c, ok := s.o.Runtime.(llm.TextCounter); ok && len(groups) > 0 && len(groups[0].items) > 0 {
+		it := groups[0].items[0]
 		pctx, cancel := untilStop(ctx, s.stop)
-		_, err := c.TextPromptTokens(pctx, s.request(groups[0].items[0]))
+		n, err := c.TextPromptTokens(pctx, s.request(it))
 		cancel()
 		if !errors.Is(err, llm.ErrNoTokenize) {
 			tc.how, tc.counter = llm.HowTokenize, c
+			if err == nil { // the first item's count, not asked again
+				first := &textCount{n: n}
+				first.once.Do(func() {})
+				tc.counts[it.ItemID] = first
+			}
 			return
 		}
 	}

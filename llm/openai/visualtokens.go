@@ -154,7 +154,8 @@ func (c *Client) llamaServerTokens(ctx context.Context, root string, cr *chatReq
 	return 0, llm.ErrNoTokenize
 }
 
-// noEndpoint: a status saying the server has no such endpoint or form (not a server failure).
+// noEndpoint: a status saying the server has no such endpoint or form (not a server failure); a 2xx
+// reply without the form's count is another endpoint's answer, so the other form is tried.
 func noEndpoint(status int) bool {
 	return status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusBadRequest ||
 		status == http.StatusUnprocessableEntity || status == http.StatusNotImplemented || (status >= 200 && status < 300)
