@@ -245,13 +245,13 @@ func (cs *countServer) qwenTokens(h, w int) int {
 // tokenSweep runs a sweep of the nasa items (13 s, 390 frames) over grid through the openai client
 // on cs with spec keys extra, inputs from the shared cache, and returns its summary, records and
 // warning lines.
-func tokenSweep(t *testing.T, cs *countServer, grid, extra string, strict bool) (*Summary, map[record.Pair]record.Full, []string) {
+func tokenSweep(t *testing.T, cacheDir string, cs *countServer, grid, extra string, strict bool) (*Summary, map[record.Pair]record.Full, []string) {
 	t.Helper()
-	return tokenSweepIn(t, filepath.Join(t.TempDir(), "run"), false, cs, grid, extra, strict)
+	return tokenSweepIn(t, cacheDir, filepath.Join(t.TempDir(), "run"), false, cs, grid, extra, strict)
 }
 
 // tokenSweepIn is tokenSweep into the RUN out (resume: continue it).
-func tokenSweepIn(t *testing.T, out string, resume bool, cs *countServer, grid, extra string, strict bool) (*Summary, map[record.Pair]record.Full, []string) {
+func tokenSweepIn(t *testing.T, cacheDir, out string, resume bool, cs *countServer, grid, extra string, strict bool) (*Summary, map[record.Pair]record.Full, []string) {
 	t.Helper()
 	raw := "openai:url=" + cs.URL + "/v1,model=" + countModel + ",concurrency=2" + extra
 	sp, err := llm.ParseSpec(raw)
@@ -265,7 +265,7 @@ func tokenSweepIn(t *testing.T, out string, resume bool, cs *countServer, grid, 
 	defer rt.Close()
 	o := testOptions(t, out, rt, sp, writeGrid(t, grid))
 	o.Items, o.Resume = nasaItems(t), resume
-	o.Cache = tokenCache(t)
+	o.Cache = tokenCache(t, cacheDir)
 	o.StrictTokens = strict
 	var logs bytes.Buffer
 	o.Log = slog.New(slog.NewTextHandler(&logs, nil))
@@ -282,22 +282,11 @@ func tokenSweepIn(t *testing.T, out string, resume bool, cs *countServer, grid, 
 	return sum, readRun(t, o.Out), warns
 }
 
-var (
-	tokenCacheOnce sync.Once
-	tokenCacheDir  string
-)
-
-// tokenCache is one input store for every sweep of these tests: the nasa frames are decoded once.
-func tokenCache(t *testing.T) *cache.Store {
+// tokenCache is the input store of a test's sweeps (dir: the test's): the nasa frames are decoded
+// once per test.
+func tokenCache(t *testing.T, dir string) *cache.Store {
 	t.Helper()
-	tokenCacheOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "framesweep-tokens-cache")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tokenCacheDir = dir
-	})
-	st, err := cache.Open(context.Background(), tokenCacheDir)
+	st, err := cache.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,6 +342,7 @@ func namedConfigs(t *testing.T, sum *Summary, warns []string, recs map[record.Pa
 // double sampling): every visual config is named. Each visual record carries the counts, found by the
 // text-only difference; the sweep goes on and records every pair.
 func TestSweepVisualTokens(t *testing.T) {
+	cacheDir := t.TempDir() // one input store: the frames decoded once
 	forms := []struct {
 		name, extra string
 		small, big  int
@@ -370,7 +360,7 @@ func TestSweepVisualTokens(t *testing.T) {
 		}{{"all", nil}, {f.cut, []int{f.big}}, {"half", []int{f.small, f.big}}} {
 			t.Run(f.name+"/"+tc.keep, func(t *testing.T) {
 				cs := newCountServer(t, tc.keep, false)
-				sum, recs, warns := tokenSweep(t, cs, grid, f.extra, false)
+				sum, recs, warns := tokenSweep(t, cacheDir, cs, grid, f.extra, false)
 				if sum.PairsDone != 2*3 || sum.PairsFailed != 0 {
 					t.Fatalf("summary %+v", sum)
 				}
@@ -407,6 +397,7 @@ func TestSweepVisualTokens(t *testing.T) {
 // frames names the 64-frame config either way; --strict-tokens makes its pairs error records that
 // keep the counts.
 func TestSweepVisualTokensWithoutTextOnly(t *testing.T) {
+	cacheDir := t.TempDir() // one input store: the frames decoded once
 	grid := "frames: [16, 64]\npolicies: [uniform]\nresolutions: [\"112x84\"]\npipelines: [raw]\n"
 	for _, tc := range []struct {
 		tokenize bool
@@ -422,7 +413,7 @@ func TestSweepVisualTokensWithoutTextOnly(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%s/strict=%v", tc.how, tc.keep, tc.strict), func(t *testing.T) {
 			cs := newCountServer(t, tc.keep, tc.tokenize)
-			sum, recs, warns := tokenSweep(t, cs, grid, ",input=video", tc.strict)
+			sum, recs, warns := tokenSweep(t, cacheDir, cs, grid, ",input=video", tc.strict)
 			if got := namedConfigs(t, sum, warns, recs); !slices.Equal(got, tc.named) {
 				t.Errorf("configs named: %v, want %v\n%s", got, tc.named, strings.Join(sum.VisualTokenWarnings, "\n"))
 			}
@@ -450,10 +441,11 @@ func TestSweepVisualTokensWithoutTextOnly(t *testing.T) {
 // (no seen count, why named) and is written all the same; a resumed RUN finds an item's text-only
 // prompt tokens in the records of the sessions before (here: the visual records dropped, asked again).
 func TestSweepVisualTokensBaselines(t *testing.T) {
+	cacheDir := t.TempDir() // one input store: the frames decoded once
 	grid := "frames: [16, 64]\npolicies: [uniform]\nresolutions: [\"112x84\"]\npipelines: [raw]\ntext_only: true\n"
 	cs := newCountServer(t, "all", false)
 	cs.refuseText = true
-	sum, recs, _ := tokenSweep(t, cs, grid, ",input=video", false)
+	sum, recs, _ := tokenSweep(t, cacheDir, cs, grid, ",input=video", false)
 	if sum.PairsDone != 4 || sum.PairsFailed != 2 {
 		t.Fatalf("summary %+v", sum)
 	}
@@ -465,7 +457,7 @@ func TestSweepVisualTokensBaselines(t *testing.T) {
 
 	cs = newCountServer(t, "first:32", false)
 	run := filepath.Join(t.TempDir(), "run")
-	tokenSweepIn(t, run, false, cs, grid, ",input=video", false)
+	tokenSweepIn(t, cacheDir, run, false, cs, grid, ",input=video", false)
 	b, err := os.ReadFile(filepath.Join(run, "records.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -477,7 +469,7 @@ func TestSweepVisualTokensBaselines(t *testing.T) {
 		}
 	}
 	mustWrite(t, filepath.Join(run, "records.jsonl"), []byte(strings.Join(keep, "")))
-	sum, recs, warns := tokenSweepIn(t, run, true, cs, grid, ",input=video", false)
+	sum, recs, warns := tokenSweepIn(t, cacheDir, run, true, cs, grid, ",input=video", false)
 	if sum.PairsDone != 4 || len(recs) != 6 {
 		t.Fatalf("resume: %+v, %d records", sum, len(recs))
 	}
