@@ -78,6 +78,9 @@ type Result struct {
 	LetterPrior       *LetterPrior   `json:"letter_prior"`
 	// Unparsed counts the answers that named no option letter, per config (unparsed.go).
 	Unparsed *Unparsed `json:"unparsed"`
+	// VisualTokens: per config, the visual tokens the model counted against those its frames make
+	// (visualtokens.go); absent when no record carries both counts.
+	VisualTokens []VisualTokenConfig `json:"visual_tokens,omitempty"`
 	// Warnings are what makes the numbers above unreliable (configs mostly unparsed, a cascade over
 	// unparsed answers): the report and the command line show them first.
 	Warnings []string `json:"warnings"`
@@ -150,6 +153,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	checks := visualTokenChecks(recs) // error records too: --strict-tokens' carry their counts
 	recs, errRecs := splitErrors(recs)
 	if online != nil {
 		recs = everyItemConfigs(recs)
@@ -221,6 +225,7 @@ func analyze(recs []record.Record, opt Options) (*Result, error) {
 		}
 	}
 	res.Warnings = append(res.Warnings, unparsedWarnings(res.Unparsed, res.Cascade)...)
+	addVisualTokens(res, checks)
 	return res, nil
 }
 

@@ -33,6 +33,9 @@ func (r *Response) Check(req *Request) error {
 	if err := checkProbs(r.Probs, req); err != nil {
 		return bad("%v", err)
 	}
+	if c := r.VisualCheck; c != nil && ((c.Expected != nil && *c.Expected < 0) || (c.Seen != nil && *c.Seen < 0) || c.Overhead < 0) {
+		return bad("visual check has a negative count")
+	}
 	for i, g := range r.VisualGroups {
 		if g.Tokens < 0 || g.GridH < 0 || g.GridW < 0 || g.PosStart < 0 || g.PosT < 0 {
 			return bad("visual group %d has a negative count or position", i)

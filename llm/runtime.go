@@ -86,6 +86,9 @@ type Response struct {
 	// it (in process); VisualGroups says per frame or frame pair how many and at which positions.
 	VisualTokens int           `json:"visual_tokens,omitempty"`
 	VisualGroups []VisualGroup `json:"visual_groups,omitempty"`
+	// VisualCheck is the family's expected count of the request's visual tokens and, in process, the
+	// count the model built (visualtokens.go); nil without frames.
+	VisualCheck *VisualCheck `json:"visual_check,omitempty"`
 	// VideoWarnings says, one line each, where the model sees the frames otherwise than the request
 	// says: what a server re-derives (SGLang's rate, times and resize), the fps transformers 5.x would
 	// derive from the metadata instead of the one sent, a fallback to images.

@@ -6,7 +6,7 @@ package record
 // category, duration, task, error and its kind, model, weights digest, a harness's metric), its origin (per value), its
 // config_meta (per config, unless it carries the record's own frame indices), its harness (per file),
 // and the targets of its bool pointers and context size point to one copy each. What is left per
-// record is the Record itself (360 bytes), its item id and question id, and its numbers (confidence,
+// record is the Record itself (368 bytes), its visual_tokens when it has one, its item id and question id, and its numbers (confidence,
 // latency: 8 bytes each); docs/audit.md states the measured figure. Treat the pointer fields of records read this way as read-only (assign a new pointer to
 // change one).
 
@@ -144,6 +144,9 @@ func (c *compactor) record(r *Record) {
 	r.Category, r.Duration, r.Task, r.Error = c.str(r.Category), c.str(r.Duration), c.str(r.Task), c.str(r.Error)
 	r.ErrorKind, r.Model, r.WeightsSHA256 = c.str(r.ErrorKind), c.str(r.Model), c.str(r.WeightsSHA256)
 	r.Correct = sharedBool(r.Correct)
+	if v := r.VisualTokens; v != nil {
+		v.How, v.Family, v.Why = c.str(v.How), c.str(v.Family), c.str(v.Why)
+	}
 	r.ContextTokens = c.int(r.ContextTokens)
 	if r.ConfigMeta != nil {
 		r.ConfigMeta = c.meta(r.ConfigMeta)

@@ -64,6 +64,9 @@ func compactCases(t *testing.T) []Record {
 	open := base
 	open.Correct, open.Score, open.Harness = nil, f(0.75), nil
 	add(open)
+	vt := base
+	vt.VisualTokens = &VisualTokens{Expected: i(2048), Seen: i(1024), How: "tokenize", Family: "qwen2.5-vl", Overhead: 2, Why: "w"}
+	add(vt)
 	unparsed := base
 	unparsed.Correct, unparsed.Prediction, unparsed.Unparsed = b(false), "", true
 	add(unparsed)
@@ -81,7 +84,7 @@ func TestReadCompactKeepsEveryValue(t *testing.T) {
 	for k := range recs {
 		markSet(reflect.ValueOf(recs[k]), set)
 	}
-	for _, typ := range []reflect.Type{reflect.TypeOf(Record{}), reflect.TypeOf(ConfigMeta{}), reflect.TypeOf(Harness{}), reflect.TypeOf(CascadeStep{}), reflect.TypeOf(Origin{})} {
+	for _, typ := range []reflect.Type{reflect.TypeOf(Record{}), reflect.TypeOf(ConfigMeta{}), reflect.TypeOf(Harness{}), reflect.TypeOf(CascadeStep{}), reflect.TypeOf(Origin{}), reflect.TypeOf(VisualTokens{})} {
 		for k := 0; k < typ.NumField(); k++ {
 			if name := typ.Name() + "." + typ.Field(k).Name; typ.Field(k).Tag.Get("json") != "-" && !set[name] {
 				t.Errorf("no case sets %s: add it to compactCases", name)

@@ -38,13 +38,13 @@ type Provenance struct {
 	// How the frames reached the model (the runtime's response): "images" (one image per frame) or
 	// "video" (the model's own video input: Qwen temporal pairs, InternVL frame prompts, a server's
 	// video item), the exact form (InputForms), the sampling rate its processor was told and how it was found, the times sent, and
-	// the prompt's visual tokens with their positions per frame or frame pair.
+	// the prompt's visual tokens per frame or frame pair with their positions (their sum and the
+	// family's expected count are the record's visual_tokens).
 	InputMode        string        `json:"input_mode,omitempty"`
 	InputForm        string        `json:"input_form,omitempty"` // the exact form received (llm.Response.InputForm)
 	VideoFPS         float64       `json:"video_fps,omitempty"`
 	VideoFPSSource   string        `json:"video_fps_source,omitempty"`
 	VideoTimestampsS []float64     `json:"video_timestamps_s,omitempty"`
-	VisualTokens     int           `json:"visual_tokens,omitempty"`
 	VisualGroups     []VisualGroup `json:"visual_groups,omitempty"`
 	// VideoWarnings: where the model sees the frames otherwise than the request says (what a server
 	// re-derives, the fps transformers 5.x would derive from the metadata, a fallback to images).

@@ -73,7 +73,7 @@ func (p *Provenance) validate(r *Record) error {
 		name string
 		v    int
 	}{{"images_per_frame", p.Images}, {"width", p.Width}, {"height", p.Height}, {"frames_fed", p.FramesFed},
-		{"prompt_tokens", p.PromptTokens}, {"completion_tokens", p.CompletionTokens}, {"visual_tokens", p.VisualTokens}} {
+		{"prompt_tokens", p.PromptTokens}, {"completion_tokens", p.CompletionTokens}} {
 		if n.v < 0 {
 			return bad("%s %d is negative", n.name, n.v)
 		}

@@ -28,8 +28,11 @@ type Record struct {
 	DocHash    string      `json:"doc_hash,omitempty"` // the harness's hash of the item's document (drift check)
 	ConfigMeta *ConfigMeta `json:"config_meta,omitempty"`
 	LatencyS   *float64    `json:"latency_s,omitempty"` // the runtime's own time for this answer
-	Harness    *Harness    `json:"harness,omitempty"`   // imported logs: the harness's own aggregate
-	Error      string      `json:"error,omitempty"`
+	// VisualTokens checks that the model counted the visual tokens the frames fed make
+	// (visualtokens.go); nil without frames, and in records written before the check.
+	VisualTokens *VisualTokens `json:"visual_tokens,omitempty"`
+	Harness      *Harness      `json:"harness,omitempty"` // imported logs: the harness's own aggregate
+	Error        string        `json:"error,omitempty"`
 	// ErrorKind classifies an error record's error (ErrorTransient, ErrorInput, ErrorRuntime): what
 	// asking again can change. Records written before it existed have none (not transient).
 	ErrorKind string `json:"error_kind,omitempty"`
@@ -178,6 +181,9 @@ func (r *Record) Validate() error {
 		if r.Correct != nil || r.Score != nil || r.Unparsed {
 			return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: an error record has a verdict", r.ItemID, r.Config)
 		}
+		if why := r.VisualTokens.validate(); why != "" {
+			return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: visual_tokens: %s", r.ItemID, r.Config, why)
+		}
 		return r.validateModel()
 	case r.OverContext:
 		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: over_context on a record that is not an error", r.ItemID, r.Config)
@@ -193,6 +199,9 @@ func (r *Record) Validate() error {
 	}
 	if err := r.validateModel(); err != nil {
 		return err
+	}
+	if why := r.VisualTokens.validate(); why != "" {
+		return Errorf(p, l, "validate", ErrInvalid, "item %q config %q: visual_tokens: %s", r.ItemID, r.Config, why)
 	}
 	if err := r.ConfigMeta.validate(r.Config, r.Source); err != nil {
 		return err

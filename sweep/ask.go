@@ -64,6 +64,7 @@ func (s *session) ask(ctx context.Context, it *items.Item, c *grid.Config, v *pi
 	r.LatencyS = &lat
 	s.addLatency(lat)
 	verdict(r, it, resp)
+	s.tokens.measure(ctx, r, it, req, resp.VisualCheck)
 	return r
 }
 
@@ -181,7 +182,7 @@ func VideoTiming(v *pipeline.Video, j *pipeline.Job, images int) *llm.VideoTimin
 // inputForm copies how the frames reached the model from the runtime's response into the record.
 func inputForm(p *record.Provenance, resp *llm.Response) {
 	p.InputMode, p.InputForm, p.VideoFPS, p.VideoFPSSource = resp.InputMode, resp.InputForm, resp.VideoFPS, resp.VideoFPSSource
-	p.VideoTimestampsS, p.VisualTokens, p.VideoWarnings = resp.VideoTimestampsS, resp.VisualTokens, resp.VideoWarnings
+	p.VideoTimestampsS, p.VideoWarnings = resp.VideoTimestampsS, resp.VideoWarnings
 	p.VisualGroups = nil
 	for _, g := range resp.VisualGroups {
 		p.VisualGroups = append(p.VisualGroups, record.VisualGroup{Frames: g.Frames, Tokens: g.Tokens,

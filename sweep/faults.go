@@ -80,7 +80,7 @@ func unwritable(r *record.Full, err error) *record.Full {
 	p.Response, p.Probs, p.RequestSHA256, p.ImageFormat = "", nil, "", ""
 	p.PromptTokens, p.CompletionTokens = 0, 0
 	p.InputMode, p.VideoFPS, p.VideoFPSSource, p.VideoTimestampsS = "", 0, "", nil
-	p.VisualTokens, p.VisualGroups = 0, nil
+	p.VisualGroups = nil
 	return e
 }
 

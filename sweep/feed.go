@@ -318,6 +318,7 @@ func (f *feeder) wait() { f.pending.Wait() }
 func (f *feeder) close() error {
 	close(f.in)
 	f.workers.Wait()
+	f.flushTokens()
 	f.answers()
 	f.s.dropScratch(f.ctx, f.spilled)
 	return f.firstErr()
@@ -353,7 +354,28 @@ func (f *feeder) record(r *record.Full, t task) {
 		}
 		l.annotate(r, t.a.step, t.in, buildS, wallS)
 	}
-	err := f.s.write(r, f.g, f.vs)
+	var err error
+	for _, x := range f.s.tokens.settle(r) { // r, and the records that waited for it; or none yet
+		if err = f.s.write(x, f.g, f.vs); err != nil {
+			break
+		}
+	}
+	f.mu.Unlock()
+	if err != nil {
+		f.fatal(err)
+	}
+}
+
+// flushTokens writes the records still waiting for their item's base record (visualtokens.go): it
+// was not answered this session.
+func (f *feeder) flushTokens() {
+	var err error
+	f.mu.Lock()
+	for _, r := range f.s.tokens.flush(f.g.items) {
+		if err = f.s.write(r, f.g, f.vs); err != nil {
+			break
+		}
+	}
 	f.mu.Unlock()
 	if err != nil {
 		f.fatal(err)

@@ -68,6 +68,9 @@ type Options struct {
 	// (0: runs.DefaultChunkRecords, runs.DefaultChunkInterval). A local RUN ignores them.
 	ChunkRecords  int
 	ChunkInterval time.Duration
+	// StrictTokens makes a pair whose visual tokens the model counted otherwise than its frames make
+	// an error record (--strict-tokens); by default the sweep warns once per config and goes on.
+	StrictTokens bool
 }
 
 // DefaultStopGrace is Options.StopGrace's default: after a stop (SIGINT, SIGTERM), answers in flight

@@ -20,4 +20,8 @@ func TestProvenanceValueSets(t *testing.T) {
 	if want := []string{llm.FPSGiven, llm.FPSSampled, llm.FPSTimestamps}; !slices.Equal(record.FPSSources, want) {
 		t.Errorf("record.FPSSources %v, llm's %v", record.FPSSources, want)
 	}
+	if !slices.Equal(record.VisualHows, llm.VisualHows) || !slices.Equal(record.VisualFamilies, llm.Families) ||
+		record.VisualRuntime != llm.HowRuntime || record.VisualUnknown != llm.HowUnknown || record.VisualLow != llm.VisualLow || record.VisualHigh != llm.VisualHigh {
+		t.Errorf("record's visual-token values %v %v differ from llm's %v %v", record.VisualHows, record.VisualFamilies, llm.VisualHows, llm.Families)
+	}
 }

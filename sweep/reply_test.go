@@ -169,6 +169,7 @@ func TestSweepChecksResponses(t *testing.T) {
 		{llm.Response{Text: "A", Choice: "A", Probs: map[string]float64{"A": 1.5}}, "probability of \"A\" is 1.5"},
 		{llm.Response{Text: "A", Choice: "A", Probs: map[string]float64{"Z": 1}}, "\"Z\", which is no option's letter"},
 		{llm.Response{Text: "A", Choice: "A", VisualTokens: -2}, "visual_tokens -2"},
+		{llm.Response{Text: "A", Choice: "A", VisualCheck: &llm.VisualCheck{Expected: new(int), Overhead: -1}}, "visual check"},
 	} {
 		grid := writeGrid(t, "frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw]\ntext_only: true\n")
 		o := testOptions(t, filepath.Join(t.TempDir(), "run"), &badRuntime{resp: tc.resp}, llm.Spec{Engine: "fake", Raw: "fake:"}, grid)

@@ -48,6 +48,9 @@ type Summary struct {
 	// Cascade: an online cascade's outcome (pairs_* then count records, one per item and step asked).
 	Cascade  *CascadeSummary `json:"cascade,omitempty"`
 	PerVideo []VideoSummary  `json:"per_video"`
+	// VisualTokenWarnings: one line per config whose visual tokens the model counted otherwise than
+	// its frames make (visualtokens.go), in the order they were warned about.
+	VisualTokenWarnings []string `json:"visual_token_warnings,omitempty"`
 }
 
 // VideoSummary is one video's part of a sweep session.
@@ -128,6 +131,9 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 		return nil, err
 	}
 	todo := s.prepare(groups)
+	if err := s.newTokenCheck(ctx, groups, todo); err != nil {
+		return nil, err
+	}
 	if o.Progress != nil {
 		o.Progress.Start(todo)
 	}
@@ -198,6 +204,7 @@ func (s *session) summarise(results []VideoSummary, start time.Time) {
 	if s.stopped() {
 		s.sum.Stopped = "signal"
 	}
+	s.sum.VisualTokenWarnings = s.tokens.lines()
 	s.sum.Seconds = round3(time.Since(start).Seconds())
 }
 

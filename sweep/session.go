@@ -28,6 +28,7 @@ type session struct {
 	model    modelFields      // the model every record names
 	decoding *record.Decoding // the sampling settings every record names (run.json's)
 	ladder   *ladder          // online cascade: the steps and where each item stands; nil for a fixed grid
+	tokens   *tokenCheck      // the visual-token check (visualtokens.go)
 	ctx      context.Context  // the session's: its end leaves the pairs in flight to --resume
 	answered atomic.Int64
 	failed   atomic.Int64
@@ -130,6 +131,9 @@ func (s *session) write(r *record.Full, g *group, vs *VideoSummary) error {
 	r.At = now()
 	if r.VideoSHA256 == "" {
 		r.VideoSHA256 = g.sha
+	}
+	if r.VisualTokens != nil && r.VisualTokens.How == "" {
+		r.VisualTokens.How = record.VisualUnknown // not settled (no check): never written as pending
 	}
 	if err := s.w.Write(r); err != nil {
 		if !badRecord(err) {

@@ -478,6 +478,19 @@ func TestSweepOpenAI(t *testing.T) {
 		if r.InputKey != "" && r.ImageFormat != "png" {
 			t.Fatalf("%v: frames went as %q, want lossless png", k, r.ImageFormat)
 		}
+		// The visual-token check against a real server: "tiny" names no family, so nothing is
+		// expected and nothing warned; what the server counted of the frames (the text-only
+		// difference) is recorded, the same for the raw and cached inputs of an item.
+		if v := r.VisualTokens; r.InputKey != "" {
+			other := recs[record.Pair{Item: k.Item, Config: strings.Replace(k.Config, "-raw", "-cached", 1)}].VisualTokens
+			if v == nil || v.Expected != nil || v.Seen == nil || *v.Seen <= 0 || v.How != llm.HowTextOnly || !strings.Contains(v.Why, "unknown family") ||
+				other == nil || other.Seen == nil || *other.Seen != *v.Seen {
+				t.Fatalf("%v: visual_tokens %+v, its cached config's %+v", k, v, other)
+			}
+		}
+	}
+	if len(sum.VisualTokenWarnings) != 0 {
+		t.Errorf("a false visual-token warning: %v", sum.VisualTokenWarnings)
 	}
 }
 

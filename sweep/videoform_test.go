@@ -47,13 +47,15 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 			t.Fatalf("%v: %s", k, r.Error)
 		}
 		if r.InputSHA256 == "" {
-			if r.InputMode != "" || r.InputForm != "" || r.VisualTokens != 0 || len(r.VisualGroups) != 0 {
-				t.Errorf("%v: text-only record with input form %q %d", k, r.InputMode, r.VisualTokens)
+			if r.InputMode != "" || r.InputForm != "" || r.VisualTokens != nil || len(r.VisualGroups) != 0 {
+				t.Errorf("%v: text-only record with input form %q %+v", k, r.InputMode, r.VisualTokens)
 			}
 			continue
 		}
-		if r.InputMode != "video" || r.InputForm != llm.FormQwen25VLVideo || r.VideoFPS <= 0 || r.VideoFPSSource == "" || len(r.VisualGroups) != 2 || r.VisualTokens == 0 {
-			t.Errorf("%v: mode %q fps %g (%s), %d tokens in %d groups", k, r.InputMode, r.VideoFPS, r.VideoFPSSource, r.VisualTokens, len(r.VisualGroups))
+		v := r.VisualTokens
+		if r.InputMode != "video" || r.InputForm != llm.FormQwen25VLVideo || r.VideoFPS <= 0 || r.VideoFPSSource == "" || len(r.VisualGroups) != 2 ||
+			v == nil || v.Seen == nil || v.Expected == nil || *v.Expected != *v.Seen || v.How != llm.HowRuntime || v.Family != llm.FamilyQwen25VL {
+			t.Errorf("%v: mode %q fps %g (%s), %+v tokens in %d groups", k, r.InputMode, r.VideoFPS, r.VideoFPSSource, v, len(r.VisualGroups))
 			continue
 		}
 		sum := 0
@@ -63,8 +65,8 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 				t.Errorf("%v: group %d frames %v", k, g, grp.Frames)
 			}
 		}
-		if sum != r.VisualTokens {
-			t.Errorf("%v: groups hold %d tokens, record says %d", k, sum, r.VisualTokens)
+		if sum != *v.Seen {
+			t.Errorf("%v: groups hold %d tokens, record says %d", k, sum, *v.Seen)
 		}
 	}
 }

@@ -41,6 +41,7 @@ var recordColumns = []column{
 	{"probs", "object", "every option letter's probability (Parquet: JSON text)"},
 	{"prompt_tokens, completion_tokens", "int", "token counts"},
 	{"request_sha256, image_format", "string", "servers: the exact request body's digest; how frames were encoded"},
+	{"visual_tokens", "object", "the visual tokens the model counted against those the frames fed make: expected, seen (null: unknown, why says why), how seen was found (runtime, text-only difference, tokenize, two visual configs, unknown), family, overhead (Parquet: JSON text)"},
 	{"at", "string", "when the record was written (UTC, RFC 3339)"},
 	{"source", "int", "Parquet only: index into export.json `sources` (JSON Lines: the sources' `rows` ranges)"},
 }

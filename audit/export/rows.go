@@ -61,6 +61,7 @@ type RecordRow struct {
 	CompletionTok int64     `parquet:"completion_tokens"`
 	RequestSHA256 string    `parquet:"request_sha256"`
 	ImageFormat   string    `parquet:"image_format"`
+	VisualTokens  string    `parquet:"visual_tokens"` // JSON object: the visual-token check ("" without one)
 	At            string    `parquet:"at"`
 	Source        int64     `parquet:"source"` // index into export.json "sources"
 }
@@ -100,6 +101,9 @@ func recordRow(f *record.Full, source int) RecordRow {
 		At: f.At, Source: int64(source)}
 	if r.Status == "" {
 		r.Status = record.StatusOK
+	}
+	if f.VisualTokens != nil {
+		r.VisualTokens = jsonText(f.VisualTokens)
 	}
 	if m := f.ConfigMeta; m != nil {
 		r.Frames, r.TextOnly, r.Width, r.Height = i64p(m.Frames), m.TextOnly, i64p(m.Width), i64p(m.Height)

@@ -91,6 +91,7 @@ func HTML(w io.Writer, r *audit.Result, opt Options) error {
 		if u := r.Unparsed; u != nil && u.Count > 0 {
 			p(`<section><h2>Unparsed answers</h2><p class="lead">Replies that named no option letter. They count as wrong in every number of this report (every item stays in the denominator, as lmms-eval counts them); the accuracy over the parsed answers alone (Video-MME's official denominator) is beside it. A configuration mostly unparsed measures the answer parser, not the model.</p>%s</section>`, unparsedTable(r))
 		}
+		b.WriteString(visualTokensSection(r))
 		if fc := flowChart(r); fc != "" {
 			p(`<section><h2>Flows between configurations</h2><p class="lead">Each column splits the %d paired items into correct (green) and wrong (grey); the bands show where items go at the next budget.%s</p>%s</section>`, r.Items, esc(flowLead(r)), fc)
 		}

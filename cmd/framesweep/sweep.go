@@ -32,6 +32,7 @@ const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl
                         [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
                         [--max-tokens N] [--temperature T] [--seed S] [--chunk-records N] [--chunk-interval D]
                         [--stop-grace D] [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]
+                        [--strict-tokens]
   RUN: a directory, or a blob URL (s3://bucket/prefix?…, gs://…, azblob://…: records as chunk objects)`
 
 // sweepFlags are `framesweep sweep`'s flags; options turns them into sweep.Options, whose Check holds
@@ -39,7 +40,7 @@ const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl
 type sweepFlags struct {
 	grid, items, spec, out, cacheLoc, template, shard, logFormat, kernel string
 	videoRoot                                                            string
-	resume, retryErrors, noRot, isolate                                  bool
+	resume, retryErrors, noRot, isolate, strictTokens                    bool
 	jobs, limit, maxTokens, chunkRecords, folds                          int
 	temperature, threshold                                               float64
 	seed                                                                 int64
@@ -77,6 +78,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.folds, "folds", 0, "with --threshold-from: choose T on K−1 folds K times and take the median (K ≥ 2)")
 	fs.IntVar(&f.chunkRecords, "chunk-records", runs.DefaultChunkRecords, "RUN on an object store: publish a records chunk every N records")
 	fs.DurationVar(&f.chunkInterval, "chunk-interval", runs.DefaultChunkInterval, "RUN on an object store: publish a chunk once its oldest record has waited this long")
+	fs.BoolVar(&f.strictTokens, "strict-tokens", false, "a pair whose visual tokens the model counted otherwise than its frames make (seen/expected outside [0.95, 1.05]; in process, unequal) becomes an error record; by default one warning per config")
 	fs.DurationVar(&f.stopGrace, "stop-grace", sweep.DefaultStopGrace, "after SIGINT/SIGTERM, how long the answers in flight may take before they are cancelled (left to --resume); 0: cancel them at once")
 }
 
@@ -85,7 +87,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 func (f *sweepFlags) options(args []string) (sweep.Options, error) {
 	o := sweep.Options{GridPath: f.grid, Template: f.template, Out: f.out, Resume: f.resume, RetryErrors: f.retryErrors, Jobs: f.jobs, Limit: f.limit,
 		MaxTokens: f.maxTokens, Temperature: f.temperature, Seed: f.seed, Command: append([]string{"framesweep", "sweep"}, args...),
-		ChunkRecords: f.chunkRecords, ChunkInterval: f.chunkInterval}
+		ChunkRecords: f.chunkRecords, ChunkInterval: f.chunkInterval, StrictTokens: f.strictTokens}
 	var err error
 	switch {
 	case f.grid == "" || f.items == "" || f.spec == "" || f.out == "":

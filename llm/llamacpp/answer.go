@@ -86,6 +86,7 @@ func (r *Runtime) Answer(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, err
 	}
 	r.promptPos = pos
+	resp.VisualCheck = r.visualCheck(req, resp)
 	resp.Probs = r.letterProbs(logits, llm.Letters(req.Options))
 	text, n, err := r.generate(ctx, req, logits, pos)
 	if err != nil {

@@ -45,6 +45,10 @@ type Runtime struct {
 	// token's (kind, t, h, w) position (tests).
 	promptPos int
 	trace     *[]tracePos
+
+	// vision is the projector's visual-token arithmetic, or visionWhy why it has none (visualtokens.go).
+	vision    llm.Vision
+	visionWhy string
 }
 
 // tracePos is one prompt token's position as decoded: kind 0 text (1-D, t = h = w), 1 visual.
@@ -172,6 +176,7 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 			return nil, err
 		}
 		r.tile = int(kvUint(kv, "clip.vision.image_size"))
+		r.vision, r.visionWhy = visionOf(r.proj, kv, o)
 		r.video = videoPaths[r.proj]
 		if r.proj == "internvl" && o.System != SystemNone {
 			r.sysMsg = llm.InternVLSystemMessage

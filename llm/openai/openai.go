@@ -70,6 +70,9 @@ type Options struct {
 	// MaxReplyBytes bounds one reply's body (default DefaultMaxReplyBytes); a longer one is
 	// llm.ErrBadResponse.
 	MaxReplyBytes int64
+	// Family names the model's visual-token arithmetic (spec family=, llm.Families); "": the one its
+	// name names (visualtokens.go).
+	Family string
 }
 
 // Client talks to one server and model. It is safe for concurrent use.
@@ -82,11 +85,13 @@ type Client struct {
 	origin string        // scheme://host:port of base: redirects go nowhere else (checkRedirect)
 	http   *http.Client
 	closed atomic.Bool
+	// noTokenize: the server has no tokenize endpoint (TextPromptTokens asks once).
+	noTokenize atomic.Bool
 }
 
 // Open opens a client from a parsed spec (llm.Opener).
 func Open(sp llm.Spec) (llm.Runtime, error) {
-	if err := sp.Check([]string{"url", "model"}, "image_format", "image", "quality", "concurrency", "timeout", "retries", "top_logprobs", "prefill", "input", "server", "fallback"); err != nil {
+	if err := sp.Check([]string{"url", "model"}, "image_format", "image", "quality", "concurrency", "timeout", "retries", "top_logprobs", "prefill", "input", "server", "fallback", "family"); err != nil {
 		return nil, err
 	}
 	var o Options
@@ -148,6 +153,12 @@ func Open(sp llm.Spec) (llm.Runtime, error) {
 		o.NoPrefill = true
 	default:
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "openai: prefill=%q (want on or off)", sp.Params["prefill"])
+	}
+	if f, ok := sp.Params["family"]; ok {
+		if err := llm.CheckFamily(f); err != nil {
+			return nil, err
+		}
+		o.Family = f
 	}
 	return New(sp.Params["url"], sp.Params["model"], o)
 }
@@ -362,6 +373,7 @@ func (c *Client) Answer(ctx context.Context, req *llm.Request) (*llm.Response, e
 	if err != nil {
 		return nil, err
 	}
+	resp.VisualCheck = c.visualCheck(req, resp)
 	body, err := json.Marshal(cr)
 	if err != nil {
 		return nil, llm.Errorf("answer", c.base, llm.ErrBadRequest, "%v", err)
