@@ -72,6 +72,8 @@ type MergeSummary struct {
 	MissingExamples []string    `json:"missing_examples,omitempty"`
 	Runs            []MergedRun `json:"runs"`
 	Warnings        []string    `json:"warnings,omitempty"`
+	// Notes name what the merge could not check: inputs' chunks written before chunk digests.
+	Notes []string `json:"notes,omitempty"`
 	Seconds         float64     `json:"seconds"`
 }
 
@@ -137,6 +139,7 @@ func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	m.expected(merged)
 	last := &ri.Sessions[session]
 	last.Ended, last.Pairs, last.Failed = now(), m.sum.Pairs-m.sum.Failed, m.sum.Failed
+	last.Chunks = w.chunks()
 	ri.Merged = m.sum.Runs
 	if err := writeInfo(ctx, out, ri, true); err != nil {
 		return nil, err
@@ -177,6 +180,11 @@ func (m *merger) openInputs(ctx context.Context) (shard.Set, error) {
 			return shard.Set{}, err
 		}
 		m.readers[i] = rr
+		notes, err := rr.Notes(ctx)
+		if err != nil {
+			return shard.Set{}, err
+		}
+		m.sum.Notes = append(m.sum.Notes, notes...)
 		ri, err := rr.Info(ctx)
 		if errors.Is(err, os.ErrNotExist) {
 			return shard.Set{}, fmt.Errorf("%s: no run.json: not a sweep's RUN", loc)
@@ -253,6 +261,7 @@ func (m *merger) mergedInfo() *Info {
 			if s.Run == "" {
 				s.Run = m.o.Runs[i]
 			}
+			s.Chunks = nil // its RUN's objects, not the merged RUN's
 			ri.Sessions = append(ri.Sessions, s)
 		}
 	}
@@ -593,6 +602,8 @@ func (w *fileWriter) writeLine(b []byte) error {
 	_, err := w.bw.Write(b)
 	return err
 }
+
+func (w *fileWriter) chunks() []Chunk { return nil } // records.jsonl is no chunk
 
 func (w *fileWriter) close() error {
 	if w.closed {
