@@ -73,8 +73,8 @@ type MergeSummary struct {
 	Runs            []MergedRun `json:"runs"`
 	Warnings        []string    `json:"warnings,omitempty"`
 	// Notes name what the merge could not check: inputs' chunks written before chunk digests.
-	Notes []string `json:"notes,omitempty"`
-	Seconds         float64     `json:"seconds"`
+	Notes   []string `json:"notes,omitempty"`
+	Seconds float64  `json:"seconds"`
 }
 
 // seenRecord is what Merge keeps of a pair already taken: a digest of its comparable fields, where
