@@ -53,7 +53,7 @@ var flagRanges = map[string]map[string]num.Range{
 		"duration": rSeconds, "seed": rAnySeed, "start-s": rSeconds, "end-s": rSeconds}),
 	"frames":  with(loaderRanges, map[string]num.Range{"stream": rStream, "max-memory-mb": num.In(1, 1<<24)}),
 	"extract": {"jobs": rJobs, "stream": rStream, "worker-memory-mb": rMiB, "worker-timeout": rTimeout},
-	"serve": {"max-inflight": num.In(1, 65536), "max-response-mb": num.In(1, 1<<20), "max-frames": num.In(1, sampler.MaxFrames),
+	"serve": {"max-inflight": num.In(1, 65536), "max-bodies": num.In(1, 65536), "max-per-client": num.In(1, 65536), "max-response-mb": num.In(1, 1<<20), "max-frames": num.In(1, sampler.MaxFrames),
 		"lru-mb": rMiB, "share-window": num.Range{Lo: 0, Hi: 60, Unit: "s"}, "worker-memory-mb": rMiB, "worker-timeout": rTimeout},
 	"ask":       {"frames": rFrames, "sample-fps": rSampleFPS, "seed": rAnySeed, "max-tokens": rTokens, "temperature": rTemp, "stream": rStream},
 	"testmodel": {"seed": rAnySeed},
