@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -180,7 +181,10 @@ func openVerified(ctx context.Context, rs runStore, name string, want *Chunk) (i
 		return rs.open(ctx, name)
 	}
 	// A line is at most record.MaxLineBytes and its newline: more bytes than that cannot be the chunk.
-	limit := int64(want.Lines) * (record.MaxLineBytes + 1)
+	limit := int64(math.MaxInt64)
+	if per := int64(record.MaxLineBytes + 1); int64(want.Lines) < limit/per {
+		limit = int64(want.Lines) * per
+	}
 	var last error
 	for try := 0; try < 2; try++ {
 		rc, err := rs.open(ctx, name)
