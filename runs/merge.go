@@ -94,8 +94,10 @@ type seenRecord struct {
 // grid, items file, runtime, template or input options are refused (ErrRunMismatch), as are shards of
 // different N. Out gets records.jsonl (a directory) or chunk objects (an object store) and, last,
 // run.json: the first input's, with the merged shard set, every input's sessions (each naming its RUN)
-// and the merge's own. The merged RUN audits and resumes like any RUN; a merge that fails leaves no
-// run.json (rerun it into an empty --out).
+// and the merge's own. Every input chunk is checked against its digest before a line of it is read
+// (verify.go; a chunk the store returns otherwise twice is a *ChunkError, inputs without digests are
+// named in Notes), and the merged RUN's chunks carry theirs. The merged RUN audits and resumes like
+// any RUN; a merge that fails leaves no run.json (rerun it into an empty --out).
 func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	start := time.Now()
 	if len(o.Runs) == 0 {
