@@ -4,7 +4,8 @@
 //
 //	RUN/run.json            Info: what the sweep is (grid, items, runtime, inputs, shard) and its sessions
 //	RUN/records.jsonl       local: one record.Full per line, append-only, fsynced in batches
-//	RUN/records/S-N.jsonl   object store (and RUNs copied from one): immutable chunks, each published whole
+//	RUN/records/S-N.L.H.jsonl object store (and RUNs copied from one): immutable chunks, each published
+//	                        whole, its line count L and sha256 H in its name and in run.json (verify.go)
 //	RUN/.lock | lock.json   one writer at a time: flock locally, a lease object on a bucket
 //
 // OpenWriter is a sweep session's hold on a RUN (lock, run.json, the records writer; a resume is

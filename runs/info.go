@@ -88,6 +88,10 @@ type Session struct {
 	Resumed  bool     `json:"resumed"`
 	Warnings []string `json:"warnings,omitempty"`
 	Run      string   `json:"run,omitempty"` // in a merged RUN: the RUN the session wrote
+	// Chunks is the RUN's manifest of the records chunks this session published on an object store
+	// (name, lines, sha256), written when the session ends; readers check every chunk against it
+	// (verify.go). None for records.jsonl, and in run.json written before chunk digests.
+	Chunks []Chunk `json:"chunks,omitempty"`
 }
 
 // SessionMerge is the Kind of the session a merge adds to the merged RUN's run.json.

@@ -72,7 +72,9 @@ type MergeSummary struct {
 	MissingExamples []string    `json:"missing_examples,omitempty"`
 	Runs            []MergedRun `json:"runs"`
 	Warnings        []string    `json:"warnings,omitempty"`
-	Seconds         float64     `json:"seconds"`
+	// Notes name what the merge could not check: inputs' chunks written before chunk digests.
+	Notes   []string `json:"notes,omitempty"`
+	Seconds float64  `json:"seconds"`
 }
 
 // seenRecord is what Merge keeps of a pair already taken: a digest of its comparable fields, where
@@ -92,8 +94,10 @@ type seenRecord struct {
 // grid, items file, runtime, template or input options are refused (ErrRunMismatch), as are shards of
 // different N. Out gets records.jsonl (a directory) or chunk objects (an object store) and, last,
 // run.json: the first input's, with the merged shard set, every input's sessions (each naming its RUN)
-// and the merge's own. The merged RUN audits and resumes like any RUN; a merge that fails leaves no
-// run.json (rerun it into an empty --out).
+// and the merge's own. Every input chunk is checked against its digest before a line of it is read
+// (verify.go; a chunk the store returns otherwise twice is a *ChunkError, inputs without digests are
+// named in Notes), and the merged RUN's chunks carry theirs. The merged RUN audits and resumes like
+// any RUN; a merge that fails leaves no run.json (rerun it into an empty --out).
 func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	start := time.Now()
 	if len(o.Runs) == 0 {
@@ -137,6 +141,7 @@ func Merge(ctx context.Context, o MergeOptions) (*MergeSummary, error) {
 	m.expected(merged)
 	last := &ri.Sessions[session]
 	last.Ended, last.Pairs, last.Failed = now(), m.sum.Pairs-m.sum.Failed, m.sum.Failed
+	last.Chunks = w.chunks()
 	ri.Merged = m.sum.Runs
 	if err := writeInfo(ctx, out, ri, true); err != nil {
 		return nil, err
@@ -177,6 +182,11 @@ func (m *merger) openInputs(ctx context.Context) (shard.Set, error) {
 			return shard.Set{}, err
 		}
 		m.readers[i] = rr
+		notes, err := rr.Notes(ctx)
+		if err != nil {
+			return shard.Set{}, err
+		}
+		m.sum.Notes = append(m.sum.Notes, notes...)
 		ri, err := rr.Info(ctx)
 		if errors.Is(err, os.ErrNotExist) {
 			return shard.Set{}, fmt.Errorf("%s: no run.json: not a sweep's RUN", loc)
@@ -253,6 +263,7 @@ func (m *merger) mergedInfo() *Info {
 			if s.Run == "" {
 				s.Run = m.o.Runs[i]
 			}
+			s.Chunks = nil // its RUN's objects, not the merged RUN's
 			ri.Sessions = append(ri.Sessions, s)
 		}
 	}
@@ -593,6 +604,8 @@ func (w *fileWriter) writeLine(b []byte) error {
 	_, err := w.bw.Write(b)
 	return err
 }
+
+func (w *fileWriter) chunks() []Chunk { return nil } // records.jsonl is no chunk
 
 func (w *fileWriter) close() error {
 	if w.closed {

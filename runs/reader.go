@@ -16,10 +16,12 @@ import (
 )
 
 // Reader reads a RUN written by a sweep or a merge: run.json and every record, from a local
-// directory or an object store (records.jsonl, then the chunks under records/). It writes nothing.
+// directory or an object store (records.jsonl, then the chunks under records/, each checked against
+// its digest: verify.go). It writes nothing.
 type Reader struct {
 	loc string
 	rs  runStore
+	man *manifest // run.json's chunks, read once
 }
 
 // Open opens the RUN at loc (a directory or a blob URL) for reading.
@@ -43,12 +45,76 @@ func (r *Reader) Info(ctx context.Context) (*Info, error) {
 	return parseInfo(b, r.rs.where(infoFile))
 }
 
-// Sources lists the records files, in reading order.
-func (r *Reader) Sources(ctx context.Context) ([]string, error) { return r.rs.sources(ctx) }
+// manifest is the chunks run.json records (none when the RUN has no run.json).
+func (r *Reader) manifest(ctx context.Context) (*manifest, error) {
+	if r.man != nil {
+		return r.man, nil
+	}
+	ri, err := r.Info(ctx)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	r.man = newManifest(ri)
+	return r.man, nil
+}
 
-// OpenSource reads one records file of Sources.
+// Sources lists the records files, in reading order. A chunk run.json records that the store does not
+// list is an error wrapping ErrChunkDigest.
+func (r *Reader) Sources(ctx context.Context) ([]string, error) {
+	man, err := r.manifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return listSources(ctx, r.rs, man)
+}
+
+// OpenSource reads one records file of Sources. A chunk with a digest is read whole and checked before
+// a byte of it is returned (a mismatch is read once more, then a *ChunkError).
 func (r *Reader) OpenSource(ctx context.Context, name string) (io.ReadCloser, error) {
-	return r.rs.open(ctx, name)
+	man, err := r.manifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want, err := man.expect(r.rs, name)
+	if err != nil {
+		return nil, err
+	}
+	return openVerified(ctx, r.rs, name, want)
+}
+
+// Notes name what a reader of the RUN cannot check: chunks written before chunk digests.
+func (r *Reader) Notes(ctx context.Context) ([]string, error) {
+	man, err := r.manifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := r.rs.sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n := man.unverifiedNote(r.rs, srcs); n != "" {
+		return []string{n}, nil
+	}
+	return nil, nil
+}
+
+// Notes are the notes of the RUNs among paths a RUN reader reads (ReadAll's rule): chunks read
+// unverified. Paths it cannot open are left to the reading to report.
+func Notes(ctx context.Context, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !isStoreRun(p) {
+			continue
+		}
+		rr, err := Open(ctx, p)
+		if err != nil {
+			continue
+		}
+		n, _ := rr.Notes(ctx)
+		rr.Close()
+		out = append(out, n...)
+	}
+	return out
 }
 
 // Where names a file of the RUN for messages.

@@ -202,6 +202,8 @@ func (w *recordsFile) syncLocked() {
 	w.unsynced, w.last = 0, time.Now()
 }
 
+func (w *recordsFile) chunks() []Chunk { return nil } // appended in place: no chunk
+
 // close syncs and closes; idempotent (a second call returns the first's result).
 func (w *recordsFile) close() error {
 	w.mu.Lock()

@@ -27,11 +27,12 @@ import (
 
 // Where a RUN lives. A local directory keeps the records in one append-only file (records.jsonl,
 // fsynced in batches, a torn last line cut on resume) under an flock. An object store cannot append:
-// there the records are immutable chunk objects, records/<session>-<seq>.jsonl, each published whole
-// (a PUT is atomic) and written once (IfNotExist), every ChunkRecords records or ChunkInterval and at
-// the end; a crash loses at most the unpublished chunk, whose pairs the next --resume redoes, and a
-// torn or partial chunk cannot exist. Readers of either kind read records.jsonl (when present) and then
-// every chunk, so a RUN copied between a directory and a bucket reads the same.
+// there the records are immutable chunk objects, records/<session>-<seq>.<lines>.<sha256>.jsonl, each
+// published whole (a PUT is atomic) and written once (IfNotExist), every ChunkRecords records or
+// ChunkInterval and at the end; a crash loses at most the unpublished chunk, whose pairs the next
+// --resume redoes, and a torn or partial chunk cannot exist. Readers of either kind read records.jsonl
+// (when present) and then every chunk, each checked against its digest (verify.go), so a RUN copied
+// between a directory and a bucket reads the same.
 const (
 	recordsName          = "records.jsonl"
 	chunksDir            = "records"
@@ -50,8 +51,9 @@ type runStore interface {
 	lock(ctx context.Context) (func(), error) // one writer at a time; the func releases
 	sources(ctx context.Context) ([]string, error)
 	open(ctx context.Context, name string) (io.ReadCloser, error)
-	// openRecords scans every record already in the RUN and opens this session's writer.
-	openRecords(ctx context.Context, session int, ch chunking) (recordWriter, pairSet, int64, error)
+	// openRecords scans every record already in the RUN (each chunk checked against man) and opens
+	// this session's writer.
+	openRecords(ctx context.Context, session int, ch chunking, man *manifest) (recordWriter, pairSet, int64, error)
 	// mergeWriter is where a merge writes its records; commit makes them the RUN's, cleanup closes the
 	// writer and removes what an uncommitted merge left behind locally.
 	mergeWriter(session, chunk int) (w recordWriter, commit func() error, cleanup func(), err error)
@@ -64,6 +66,7 @@ type runStore interface {
 type recordWriter interface {
 	writeLine(b []byte) error // one record line, newline included
 	close() error
+	chunks() []Chunk // the chunks published so far, for the RUN's manifest (none: records.jsonl)
 }
 
 type chunking struct {
@@ -92,11 +95,15 @@ func openRunStore(ctx context.Context, loc string, create bool) (runStore, error
 	return &dirRun{dir: loc}, nil
 }
 
-// scanSource reads one records source into done: a complete source must end with a newline (a
-// chunk, or records.jsonl on an object store); the local records.jsonl may have a torn tail, which
-// openRecords cuts.
-func scanSource(ctx context.Context, rs runStore, name string, done pairSet) error {
-	rc, err := rs.open(ctx, name)
+// scanSource reads one records source into done, a chunk checked against man first: a complete
+// source must end with a newline (a chunk, or records.jsonl on an object store); the local
+// records.jsonl may have a torn tail, which openRecords cuts.
+func scanSource(ctx context.Context, rs runStore, name string, done pairSet, man *manifest) error {
+	want, err := man.expect(rs, name)
+	if err != nil {
+		return err
+	}
+	rc, err := openVerified(ctx, rs, name, want)
 	if err != nil {
 		return err
 	}
@@ -156,15 +163,15 @@ func (d *dirRun) sources(context.Context) ([]string, error) {
 
 // openRecords: chunks copied in from an object store are read as they are; records.jsonl is
 // repaired (torn tail cut) and opened for appending, exactly as a local RUN always was.
-func (d *dirRun) openRecords(ctx context.Context, _ int, _ chunking) (recordWriter, pairSet, int64, error) {
-	srcs, err := d.sources(ctx)
+func (d *dirRun) openRecords(ctx context.Context, _ int, _ chunking, man *manifest) (recordWriter, pairSet, int64, error) {
+	srcs, err := listSources(ctx, d, man)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	done := pairSet{}
 	for _, s := range srcs {
 		if s != recordsName {
-			if err := scanSource(ctx, d, s, done); err != nil {
+			if err := scanSource(ctx, d, s, done, man); err != nil {
 				return nil, nil, 0, err
 			}
 		}
@@ -263,14 +270,14 @@ func (r *bucketRun) sources(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking) (recordWriter, pairSet, int64, error) {
-	srcs, err := r.sources(ctx)
+func (r *bucketRun) openRecords(ctx context.Context, session int, ch chunking, man *manifest) (recordWriter, pairSet, int64, error) {
+	srcs, err := listSources(ctx, r, man)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	done := pairSet{}
 	for _, s := range srcs {
-		if err := scanSource(ctx, r, s, done); err != nil {
+		if err := scanSource(ctx, r, s, done, man); err != nil {
 			return nil, nil, 0, err
 		}
 	}
@@ -315,15 +322,11 @@ type chunkWriter struct {
 	n       int       // records in buf
 	first   time.Time // when the oldest unpublished record came
 	seq     int
+	sums    []Chunk // the chunks published, in order
 	err     error
 	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
-}
-
-// chunkName is records/<session>-<seq>.jsonl: names sort in the order they were written.
-func chunkName(session, seq int) string {
-	return fmt.Sprintf("%s/%04d-%06d.jsonl", chunksDir, session, seq)
 }
 
 func (w *chunkWriter) writeLine(b []byte) error {
@@ -356,7 +359,9 @@ func (w *chunkWriter) publishLocked() {
 		w.err = fmt.Errorf("%s: this sweep lost the RUN's lock to another one; its records since the last chunk are not written", w.r.where(bucketLock))
 		return
 	}
-	name := chunkName(w.session, w.seq)
+	c := sumChunk(w.buf.Bytes())
+	name := chunkName(w.session, w.seq, c)
+	c.Name = name
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	err := w.r.b.Write(ctx, name, bytes.NewReader(w.buf.Bytes()), "application/x-ndjson", true)
@@ -368,6 +373,7 @@ func (w *chunkWriter) publishLocked() {
 		return
 	}
 	w.seq++
+	w.sums = append(w.sums, c)
 	w.buf.Reset()
 	w.n = 0
 }
@@ -391,7 +397,9 @@ func (w *chunkWriter) timer() {
 	}
 }
 
-// close publishes what is left; idempotent.
+// close publishes what is left, then lists the session's chunks: one this writer did not publish
+// means another sweep wrote this session too (a chunk's name carries its digest, so two writers'
+// chunks no longer collide by name); idempotent.
 func (w *chunkWriter) close() error {
 	w.mu.Lock()
 	if w.closed {
@@ -405,7 +413,47 @@ func (w *chunkWriter) close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.publishLocked()
+	if w.err == nil {
+		w.err = w.foreignChunks()
+	}
 	return w.err
+}
+
+// foreignChunks refuses chunks of this session that this writer did not publish.
+func (w *chunkWriter) foreignChunks() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	prefix := fmt.Sprintf("%s/%04d-", chunksDir, w.session)
+	keys, err := w.r.b.List(ctx, prefix)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.r.where(prefix), err)
+	}
+	mine := make(map[string]bool, len(w.sums))
+	for _, c := range w.sums {
+		mine[c.Name] = true
+	}
+	for _, k := range keys {
+		if !mine[k] && strings.HasSuffix(k, ".jsonl") {
+			return fmt.Errorf("%s: a chunk of this session that this sweep did not write: another sweep is writing this RUN", w.r.where(k))
+		}
+	}
+	return nil
+}
+
+// chunks is what the writer published, for the RUN's manifest.
+func (w *chunkWriter) chunks() []Chunk {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]Chunk(nil), w.sums...)
+}
+
+// listSources lists a RUN's records sources, refusing a listing without a chunk its manifest records.
+func listSources(ctx context.Context, rs runStore, man *manifest) ([]string, error) {
+	srcs, err := rs.sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return man.checkListed(ctx, rs, srcs)
 }
 
 // ---- the lock of a RUN on an object store ----

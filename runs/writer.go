@@ -36,6 +36,7 @@ type Writer struct {
 	info     *Info
 	created  bool
 	recorded pairSet
+	man      *manifest // the chunks the earlier sessions published
 	cut      int64
 	warnings []string
 	closed   bool
@@ -74,9 +75,16 @@ func OpenWriter(ctx context.Context, o WriterOptions) (_ *Writer, err error) {
 	if err := writeInfo(ctx, rs, w.info, w.created); err != nil {
 		return nil, err
 	}
-	w.rf, w.recorded, w.cut, err = rs.openRecords(ctx, len(w.info.Sessions)-1, chunking{o.ChunkRecords, o.ChunkInterval})
+	w.man = newManifest(w.info)
+	w.rf, w.recorded, w.cut, err = rs.openRecords(ctx, len(w.info.Sessions)-1, chunking{o.ChunkRecords, o.ChunkInterval}, w.man)
 	if err != nil {
 		return nil, err
+	}
+	if srcs, err := rs.sources(ctx); err == nil {
+		if note := w.man.unverifiedNote(rs, srcs); note != "" {
+			w.warnings = append(w.warnings, note)
+			w.info.Sessions[len(w.info.Sessions)-1].Warnings = w.warnings
+		}
 	}
 	return w, nil
 }
@@ -146,8 +154,9 @@ func openInfo(ctx context.Context, rs runStore, o WriterOptions) (*Info, []strin
 // Info is run.json as this session wrote it (the RUN's, with this session last).
 func (w *Writer) Info() *Info { return w.info }
 
-// Warnings name the libraries whose versions differ from the RUN's first session, and sampling
-// settings a run.json of an older framesweep does not record (DecodingWarning).
+// Warnings name the libraries whose versions differ from the RUN's first session, sampling settings
+// a run.json of an older framesweep does not record (DecodingWarning), and chunks of one that carry no
+// digest (read unverified).
 func (w *Writer) Warnings() []string { return w.warnings }
 
 // State is what the RUN held of pair p when the session began (Unrecorded, Answered, Failed,
@@ -190,7 +199,11 @@ func (w *Writer) Scan(ctx context.Context, fn func(r *record.Full)) error {
 		return err
 	}
 	for _, name := range names {
-		rc, err := w.rs.open(ctx, name)
+		want, err := w.man.expect(w.rs, name)
+		if err != nil {
+			return err
+		}
+		rc, err := openVerified(ctx, w.rs, name, want)
 		if err != nil {
 			return err
 		}
@@ -218,6 +231,7 @@ func (w *Writer) Close(ctx context.Context, end SessionEnd) error {
 	err := w.rf.close()
 	last := &w.info.Sessions[len(w.info.Sessions)-1]
 	last.Ended, last.Pairs, last.Failed, last.Stopped = now(), end.Pairs, end.Failed, end.Stopped
+	last.Chunks = w.rf.chunks()
 	if werr := writeInfo(ctx, w.rs, w.info, false); err == nil {
 		err = werr
 	}

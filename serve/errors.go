@@ -19,7 +19,8 @@ const (
 	CodeTooLarge         = "request_too_large"  // 413: the request body is over the limit
 	CodeUnplannable      = "unplannable"        // 422: the configuration cannot be built for this video
 	CodeResponseTooLarge = "response_too_large" // 422: the object would exceed the response limit
-	CodeOverloaded       = "overloaded"         // 503: every slot is busy; retry after Retry-After seconds
+	CodeTooMany          = "too_many_requests"  // 429: this client has MaxPerClient requests in progress; retry after Retry-After seconds
+	CodeOverloaded       = "overloaded"         // 503: every slot (or body reader) is busy; retry after Retry-After seconds
 	CodeUnavailable      = "unavailable"        // 503: the server is shutting down
 	CodeInternal         = "internal"           // 500: the server's own fault (a broken cache, a bug)
 )
@@ -75,7 +76,7 @@ func writeError(w http.ResponseWriter, err *Error) {
 	switch err.Status {
 	case http.StatusUnauthorized:
 		h.Set("WWW-Authenticate", `Bearer realm="framesweep"`)
-	case http.StatusServiceUnavailable:
+	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
 		h.Set("Retry-After", "1")
 	}
 	w.WriteHeader(err.Status)

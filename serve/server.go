@@ -56,15 +56,19 @@ type Config struct {
 	Token string   // when set, every request needs "Authorization: Bearer <Token>"
 	// MaxInflight bounds the requests being served at once (probe, plan, frames); one more is a 503
 	// with Retry-After. Peak memory is bounded by about 1.25 × (MaxInflight × the largest object +
-	// LRUBytes) + 64 MiB per slot over the idle process (docs/serve.md, "Memory").
-	MaxInflight      int
-	MaxBodyBytes     int64         // request bodies over it are 413
-	MaxResponseBytes int64         // an object over it (checked from the plan, before decoding) is 422
-	MaxFrames        int           // frames per object (plan positions) over it are 422
-	LRUBytes         int64         // recent objects kept in memory; negative: none
-	Window           time.Duration // how long a pass waits for more requests of its video; negative: none
-	Store            *cache.Store  // optional content-addressed cache: read first, written after a build
-	Worker           *worker.Limits
+	// LRUBytes) + 64 MiB per slot over the idle process (docs/serve.md, "Memory"). A request takes its
+	// slot only once its body has arrived (admit.go).
+	MaxInflight int
+	// MaxBodies bounds the request bodies being read at once (each at most MaxBodyBytes; 503 beyond),
+	// MaxPerClient the requests one client address has in progress (429 beyond); admit.go.
+	MaxBodies, MaxPerClient int
+	MaxBodyBytes            int64         // request bodies over it are 413
+	MaxResponseBytes        int64         // an object over it (checked from the plan, before decoding) is 422
+	MaxFrames               int           // frames per object (plan positions) over it are 422
+	LRUBytes                int64         // recent objects kept in memory; negative: none
+	Window                  time.Duration // how long a pass waits for more requests of its video; negative: none
+	Store                   *cache.Store  // optional content-addressed cache: read first, written after a build
+	Worker                  *worker.Limits
 	// AllowHosts are names the Host header may give besides the loopback names and the address the
 	// server listens on (a name it is reached by through a proxy or DNS); others get 421.
 	AllowHosts []string
@@ -81,6 +85,8 @@ type Server struct {
 	token   *[32]byte // sha256 of the token, compared in constant time
 	window  time.Duration
 	sem     chan struct{}
+	bodies  chan struct{} // body readers (admit.go)
+	clients *clients
 	videos  *videos
 	objects *lru[string, *object]
 	log     *log.Logger
@@ -122,6 +128,8 @@ type Stats struct {
 	LRUBytes        int64 `json:"lru_bytes"`        // bytes held by the LRU now
 	LRUObjects      int   `json:"lru_objects"`      // objects held by the LRU now
 	Inflight        int   `json:"inflight"`         // requests being served now
+	ReadingBodies   int   `json:"reading_bodies"`   // request bodies being read now (no slot held)
+	InProgress      int   `json:"in_progress"`      // requests admitted and not yet answered, slot or not
 	OpenBatches     int   `json:"open_batches"`     // videos whose batch still accepts requests
 	Building        int   `json:"objects_building"` // content keys being built now
 	Reclaims        int64 `json:"reclaims"`         // collections that returned dropped objects' memory to the OS
@@ -144,6 +152,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxFrames == 0 {
 		cfg.MaxFrames = DefaultMaxFrames
 	}
+	if cfg.MaxBodies == 0 {
+		cfg.MaxBodies = DefaultMaxBodies
+	}
+	if cfg.MaxPerClient == 0 {
+		cfg.MaxPerClient = DefaultMaxPerClient
+	}
 	def(&cfg.MaxBodyBytes, DefaultMaxBodyBytes)
 	def(&cfg.MaxResponseBytes, DefaultMaxResponseBytes)
 	def(&cfg.LRUBytes, DefaultLRUBytes)
@@ -156,7 +170,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	switch {
-	case cfg.MaxInflight < 0 || cfg.MaxFrames < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxResponseBytes < 0:
+	case cfg.MaxInflight < 0 || cfg.MaxFrames < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxResponseBytes < 0 || cfg.MaxBodies < 0 || cfg.MaxPerClient < 0:
 		return nil, errors.New("limits must not be negative")
 	case strings.ContainsAny(cfg.Token, " \t\r\n"):
 		return nil, errors.New("the token must not contain white space")
@@ -169,6 +183,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err // videos are decoded through the descriptors serve opens
 	}
 	s := &Server{cfg: cfg, roots: rs, hosts: hs, window: cfg.Window, sem: make(chan struct{}, cfg.MaxInflight),
+		bodies: make(chan struct{}, cfg.MaxBodies), clients: newClients(cfg.MaxPerClient),
 		videos: newVideos(cfg.Worker, videoEntries), open: map[passKey]*batch{}, building: map[buildKey]building{}}
 	switch {
 	case s.window == 0:
@@ -243,7 +258,8 @@ func (s *Server) Stats() Stats {
 		Passes: c.passes.Load(), PassesRunning: c.running.Load(), FramesRequested: c.framesRequested.Load(), FramesDecoded: c.framesDecoded.Load(),
 		CodecFrames: c.codecFrames.Load(), ObjectsBuilt: c.built.Load(), JoinedBuilds: c.joined.Load(),
 		LRUHits: c.lruHits.Load(), StoreHits: c.storeHits.Load(), StoreWrites: c.storeWrites.Load(),
-		StoreErrors: c.storeErrors.Load(), BytesSent: c.bytesSent.Load(), Inflight: len(s.sem), Reclaims: s.reclaim.runs.Load()}
+		StoreErrors: c.storeErrors.Load(), BytesSent: c.bytesSent.Load(), Inflight: len(s.sem), Reclaims: s.reclaim.runs.Load(),
+		ReadingBodies: len(s.bodies), InProgress: s.clients.inProgress()}
 	st.LRUBytes, st.LRUObjects = s.objects.usage()
 	s.mu.Lock()
 	st.OpenBatches, st.Building = len(s.open), len(s.building)
@@ -385,12 +401,19 @@ func (s *Server) acquire() (func(), error) {
 	}
 }
 
-// readSpec reads and validates a JSON request body within the size and time limits.
+// readSpec reads and validates a JSON request body within the size and time limits, holding one of
+// the body readers (not a slot: admit.go) while it does.
 func (s *Server) readSpec(w http.ResponseWriter, r *http.Request) (*spec, error) {
 	if err := checkJSON(r); err != nil {
 		w.Header().Set("Connection", "close") // the body is not read
 		return nil, err
 	}
+	done, err := s.readingBody()
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	defer done()
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	if r.ContentLength > s.cfg.MaxBodyBytes {
@@ -451,6 +474,8 @@ type Health struct {
 	Cache            bool   `json:"cache"`
 	Worker           bool   `json:"worker"`
 	MaxInflight      int    `json:"max_inflight"`
+	MaxBodies        int    `json:"max_bodies"`
+	MaxPerClient     int    `json:"max_per_client"`
 	MaxBodyBytes     int64  `json:"max_body_bytes"`
 	MaxResponseBytes int64  `json:"max_response_bytes"`
 	MaxFrames        int    `json:"max_frames"`
@@ -467,13 +492,18 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("health takes no parameters")
 	}
 	return writeJSON(w, Health{Status: "ok", Engine: version.Engine, Roots: len(s.roots), Cache: s.cfg.Store != nil,
-		Worker: s.cfg.Worker != nil, MaxInflight: s.cfg.MaxInflight, MaxBodyBytes: s.cfg.MaxBodyBytes,
+		Worker: s.cfg.Worker != nil, MaxInflight: s.cfg.MaxInflight, MaxBodies: s.cfg.MaxBodies, MaxPerClient: s.cfg.MaxPerClient, MaxBodyBytes: s.cfg.MaxBodyBytes,
 		MaxResponseBytes: s.cfg.MaxResponseBytes, MaxFrames: s.cfg.MaxFrames, LRUCapacity: max(s.cfg.LRUBytes, 0),
 		WindowMS: s.window.Milliseconds(), Loaders: s.loaders(), Stats: s.Stats()})
 }
 
 // probe: GET /v1/probe?video=REL[&stream=N][&no_autorotate=true] → decode.Info.
 func (s *Server) probe(w http.ResponseWriter, r *http.Request) error {
+	leave, err := s.admit(r)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	release, err := s.acquire()
 	if err != nil {
 		return err
@@ -592,15 +622,20 @@ type PlanResponse struct {
 }
 
 func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
+	leave, err := s.admit(r)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	sp, err := s.readSpec(w, r)
+	if err != nil {
+		return err
+	}
 	release, err := s.acquire()
 	if err != nil {
 		return err
 	}
 	defer release()
-	sp, err := s.readSpec(w, r)
-	if err != nil {
-		return err
-	}
 	f, v, _, err := s.video(r.Context(), sp.req.Video, sp.opts)
 	if err != nil {
 		return err
@@ -628,11 +663,11 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) error {
 
 // frames: POST /v1/frames → the object (safetensors) or its frames tensor (npy).
 func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
-	release, err := s.acquire()
+	leave, err := s.admit(r)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer leave()
 	q := r.URL.Query()
 	for k := range q {
 		if k != "format" {
@@ -643,6 +678,11 @@ func (s *Server) frames(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	release, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer release()
 	format, err := sp.format(q.Get("format"))
 	if err != nil {
 		return err

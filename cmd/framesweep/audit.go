@@ -176,6 +176,9 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, "audit", err)
 	}
+	for _, n := range runs.Notes(context.Background(), pos) { // chunks of older RUNs carry no digest
+		fmt.Fprintf(stderr, "framesweep audit: note: %s\n", n)
+	}
 	if !*f.keepPaths {
 		in.StripPaths() // before the analysis: its error examples are published too
 	}

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"image/png"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +15,7 @@ import (
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"
+	"github.com/framesweep/framesweep/sweep"
 )
 
 // runFrames: framesweep frames VIDEO --indices 0,5,99 --out DIR [--stream N] [--on-damaged fail|keep]
@@ -36,10 +33,12 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	lf := addLoaderFlags(fs) // --loader and its request (frames_loader.go)
 	recordRun := fs.String("record", "", "RUN: rebuild the input of the RUN's record of ITEM CONFIG (positional) and check its input_sha256")
 	videoRoot := fs.String("video-root", "", "with --record: the directory the record's relative video names are under (default: run.json's video_root)")
+	maxMem := fs.Int64("max-memory-mb", sweep.DefaultRebuildBytes>>20, "with --record: refuse, before decoding, a record whose input takes more memory than this (MiB)")
+	force := fs.Bool("force", false, "write into an --out that holds files this run does not write (they stay; the JSON lists them as others)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--size WxH | --preset NAME] [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
-		fmt.Fprintln(stderr, "       framesweep frames VIDEO --loader NAME [--frames N | --sample-fps F] --out DIR [--force-last] [--min-frames N] [--max-frames N] [--torch T] [--image-patch-size 14|16] [--min-pixels P] [--max-pixels P] [--total-pixels P]")
-		fmt.Fprintln(stderr, "       framesweep frames --record RUN ITEM CONFIG --out DIR [--video-root DIR]")
+		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--force] [--size WxH | --preset NAME] [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
+		fmt.Fprintln(stderr, "       framesweep frames VIDEO --loader NAME [--frames N | --sample-fps F] --out DIR [--force] [--force-last] [--min-frames N] [--max-frames N] [--torch T] [--image-patch-size 14|16] [--min-pixels P] [--max-pixels P] [--total-pixels P]")
+		fmt.Fprintln(stderr, "       framesweep frames --record RUN ITEM CONFIG --out DIR [--force] [--video-root DIR] [--max-memory-mb N]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -49,7 +48,10 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *recordRun != "" || set["video-root"] {
-		return framesRecordArgs(*recordRun, pos, *out, *videoRoot, set, stdout, stderr)
+		return framesRecordArgs(recordArgs{run: *recordRun, pos: pos, dir: *out, videoRoot: *videoRoot, maxBytes: *maxMem << 20, force: *force}, set, stdout, stderr)
+	}
+	if set["max-memory-mb"] {
+		return usageErr(stderr, "frames", "--max-memory-mb applies with --record (the record decides the frames)")
 	}
 	if len(pos) != 1 {
 		return usageErr(stderr, "frames", "want exactly one VIDEO, got %d arguments", len(pos))
@@ -63,7 +65,7 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 				return usageErr(stderr, "frames", "--%s does not apply with --loader (the loader's reader picks, decodes and converts the frames)", f)
 			}
 		}
-		return runFramesLoader(pos[0], *out, lf, stdout, stderr)
+		return runFramesLoader(pos[0], *out, *force, lf, stdout, stderr)
 	}
 	for _, f := range []string{"frames", "sample-fps", "force-last", "min-frames", "max-frames", "torch", "image-patch-size", "min-pixels", "max-pixels", "total-pixels"} {
 		if set[f] {
@@ -90,7 +92,13 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "frames", "%v", err)
 	}
 	o := pipeline.Options{Kernel: kernel, NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel, OnDamaged: policy}
-	return extractFrames(pos[0], indices, *out, o, g, stdout, stderr)
+	return extractFrames(pos[0], indices, framesOut{*out, *force}, o, g, stdout, stderr)
+}
+
+// framesOut is --out and --force.
+type framesOut struct {
+	dir   string
+	force bool
 }
 
 // streamFlag is --stream N (probe, frames): the video stream by its index in the file; absent =
@@ -143,14 +151,16 @@ type framesResult struct {
 	Indices     []int        `json:"indices"`
 	PTSS        []float64    `json:"pts_s"`
 	Stats       decode.Stats `json:"stats"`
+	// Others are the files --out held that this run did not write, kept under --force.
+	Others []string `json:"others,omitempty"`
 }
 
 // extractFrames writes the frames at indices through the engine: the source layer opens the video,
 // one PlanFrames job per distinct index (so a frame that fails fails only itself) lays each out by g,
 // one pass decodes them all, and pngSink writes each job's images as they come. The JSON lists what
 // was written in index order; on a failure it is printed for what was written, and the decoder's own
-// error is the one-line message.
-func extractFrames(video string, indices []int, dir string, o pipeline.Options, g geom.Geometry, stdout, stderr io.Writer) int {
+// error is the one-line message. --out is claimed (outDir.claim) once the jobs say what is written.
+func extractFrames(video string, indices []int, out framesOut, o pipeline.Options, g geom.Geometry, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	v, src, err := pipeline.OpenSource(ctx, pipeline.VideoRef{Path: video}, o)
 	if err != nil {
@@ -165,13 +175,24 @@ func extractFrames(video string, indices []int, dir string, o pipeline.Options, 
 		}
 		jobs = append(jobs, j)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := openOut(out.dir)
+	if err != nil {
+		return failErr(stderr, "frames", err)
+	}
+	defer d.Close()
+	var names []string
+	for _, j := range jobs {
+		for k := range j.Images {
+			names = append(names, pngName(j, k))
+		}
+	}
+	if err := d.claim(names, out.force); err != nil {
 		return failErr(stderr, "frames", err)
 	}
 	rec := &recordingSource{Source: src, seconds: map[int]float64{}}
-	sink := &pngSink{dir: dir, written: map[int][]string{}}
+	sink := &pngSink{out: d, written: map[int][]string{}}
 	_, jerrs, err := pipeline.Run(ctx, v, rec, jobs, sink)
-	res := framesResult{Path: video, StreamIndex: v.Info.StreamIndex, Out: dir, Stats: rec.st}
+	res := framesResult{Path: video, StreamIndex: v.Info.StreamIndex, Out: out.dir, Stats: rec.st, Others: d.otherPaths()}
 	for _, j := range jobs {
 		x := j.Selection.Indices[0]
 		if names, ok := sink.written[x]; ok {
@@ -225,7 +246,7 @@ func (r *recordingSource) Read(indices []int, fn func(*decode.Frame) error) (dec
 // pngSink writes each one-frame job's images as PNGs: 000005.png, or for a tiled layout 000005_00.png,
 // 000005_01.png, … with the thumbnail last, in the order the model receives them.
 type pngSink struct {
-	dir     string
+	out     *outDir
 	mu      sync.Mutex
 	written map[int][]string // the files written, by frame index (a failure may leave some of a frame's tiles)
 }
@@ -239,16 +260,22 @@ type pngWriter struct {
 	j *pipeline.Job
 }
 
+// pngName is the file of image k of a one-frame job.
+func pngName(j *pipeline.Job, k int) string {
+	x := j.Selection.Indices[0]
+	if j.Images > 1 {
+		return fmt.Sprintf("%06d_%02d.png", x, k)
+	}
+	return fmt.Sprintf("%06d.png", x)
+}
+
 func (w *pngWriter) Frame(_ int, data []byte) error {
 	j, x := w.j, w.j.Selection.Indices[0]
 	per := 3 * j.Width * j.Height
 	for k := 0; k < j.Images; k++ {
-		name := filepath.Join(w.s.dir, fmt.Sprintf("%06d.png", x))
-		if j.Images > 1 {
-			name = filepath.Join(w.s.dir, fmt.Sprintf("%06d_%02d.png", x, k))
-		}
 		img := &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: data[k*per : (k+1)*per]}
-		if err := writePNG(name, img); err != nil {
+		name, err := w.s.out.writePNG(pngName(j, k), img)
+		if err != nil {
 			return err
 		}
 		w.s.mu.Lock()
@@ -261,25 +288,3 @@ func (w *pngWriter) Frame(_ int, data []byte) error {
 func (w *pngWriter) Done(*pipeline.Result) error { return nil }
 
 func (w *pngWriter) Abort(error) {}
-
-// writePNG writes an 8-bit RGB PNG (an opaque NRGBA, which png encodes as RGB).
-func writePNG(name string, m *rgb.Image) error {
-	im := m.NRGBA()
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = png.Encode(w, im)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(name) // a truncated PNG (disk full) must not sit beside the good ones
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/framesweep/framesweep/loader"
@@ -80,11 +78,13 @@ type loaderFramesResult struct {
 	Written []string `json:"written"`
 	// ResizedWritten (qwen-vl-utils loaders): fetch_video's resized frames, OUT/resized/<position>.png.
 	ResizedWritten []string `json:"resized_written,omitempty"`
+	// Others are the files --out held that this run did not write, kept under --force.
+	Others []string `json:"others,omitempty"`
 }
 
 // runFramesLoader is `frames VIDEO --loader NAME …`: exactly the frames the loader's reader returns
 // (before the model's processor), through the engine's source layer, as PNGs.
-func runFramesLoader(video, dir string, l *loaderFlags, stdout, stderr io.Writer) int {
+func runFramesLoader(video, dir string, force bool, l *loaderFlags, stdout, stderr io.Writer) int {
 	const name = "frames"
 	req, err := l.request()
 	if err != nil {
@@ -99,23 +99,35 @@ func runFramesLoader(video, dir string, l *loaderFlags, stdout, stderr io.Writer
 	}
 	r := res[0]
 	out := loaderFramesResult{Result: r, Out: dir, Written: []string{}}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := openOut(dir)
+	if err != nil {
 		return failErr(stderr, name, err)
 	}
+	defer d.Close()
+	var names []string
+	for _, f := range r.Frames {
+		names = append(names, fmt.Sprintf("%06d.png", f.Position))
+		if f.Resized != nil {
+			names = append(names, fmt.Sprintf("resized/%06d.png", f.Position))
+		}
+	}
+	if err := d.claim(names, force); err != nil {
+		return failErr(stderr, name, err)
+	}
+	out.Others = d.otherPaths()
 	if r.ResizedW > 0 {
-		if err := os.MkdirAll(filepath.Join(dir, "resized"), 0o755); err != nil {
+		if err := d.mkdir("resized"); err != nil {
 			return failErr(stderr, name, err)
 		}
 	}
 	for _, f := range r.Frames {
-		file := filepath.Join(dir, fmt.Sprintf("%06d.png", f.Position))
-		if err := writePNG(file, f.Image); err != nil {
+		file, err := d.writePNG(fmt.Sprintf("%06d.png", f.Position), f.Image)
+		if err != nil {
 			return loaderFramesFail(stdout, stderr, out, err)
 		}
 		out.Written = append(out.Written, file)
 		if f.Resized != nil {
-			file = filepath.Join(dir, "resized", fmt.Sprintf("%06d.png", f.Position))
-			if err := writePNG(file, f.Resized); err != nil {
+			if file, err = d.writePNG(fmt.Sprintf("resized/%06d.png", f.Position), f.Resized); err != nil {
 				return loaderFramesFail(stdout, stderr, out, err)
 			}
 			out.ResizedWritten = append(out.ResizedWritten, file)

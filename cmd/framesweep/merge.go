@@ -39,6 +39,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(stderr, "framesweep merge: warning: %s\n", w)
 	}
+	for _, n := range sum.Notes {
+		fmt.Fprintf(stderr, "framesweep merge: note: %s\n", n)
+	}
 	if err := writeJSON(stdout, sum); err != nil {
 		return failErr(stderr, name, err)
 	}

@@ -80,7 +80,7 @@ func sameRecords(t *testing.T, what string, got, want map[string]swRecord) {
 }
 
 // TestSweepKill9ObjectStore: a real sweep process writing its RUN to an S3 prefix (the real S3 client
-// over HTTP to gofakes3 on 127.0.0.1, a bbolt file behind it) is SIGKILLed at random moments 8 times,
+// over HTTP to gofakes3 on 127.0.0.1, its memory backend behind it) is SIGKILLed at random moments 8 times,
 // each followed by --resume, with its input cache on the same bucket; the final resume ends with one
 // record per pair, in whole chunks, equal to a local run never killed, and the cache verifies clean. `framesweep audit` reads the RUN from the bucket, and `framesweep merge`
 // copies it into a local RUN that audits too.

@@ -35,7 +35,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&roots, "root", "directory the videos are named under (repeatable; at least one)")
 	tokenFile := fs.String("token-file", "", "regular file (at most 4 KiB) holding the bearer token every request must send (Authorization: Bearer <token>)")
 	fs.Var(&allowHosts, "allow-host", "a name the Host header may give besides loopback names and the listening address (repeatable; others get 421)")
-	maxInflight := fs.Int("max-inflight", serve.DefaultMaxInflight, "requests served at once; one more gets 503 with Retry-After")
+	maxInflight := fs.Int("max-inflight", serve.DefaultMaxInflight, "requests served at once (a slot is taken once the body has arrived); one more gets 503 with Retry-After")
+	maxBodies := fs.Int("max-bodies", serve.DefaultMaxBodies, "request bodies read at once, before a slot is taken; one more gets 503 with Retry-After")
+	maxPerClient := fs.Int("max-per-client", serve.DefaultMaxPerClient, "requests one client address may have in progress; one more gets 429 with Retry-After")
 	cacheLoc := fs.String("cache", "", "content-addressed cache to read objects from and write built ones to (as extract --out)")
 	maxRespMB := fs.Int64("max-response-mb", serve.DefaultMaxResponseBytes>>20, "largest object served (MiB), checked from the plan before decoding")
 	maxFrames := fs.Int("max-frames", serve.DefaultMaxFrames, "most frames (plan positions) in one object")
@@ -45,7 +47,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
 	wMemMB := fs.Int64("worker-memory-mb", 8192, "with --worker: resident memory limit of each decoding process (MiB, 0 = none)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F] [--allow-host H…] [--max-inflight N] [--cache CACHE]")
+		fmt.Fprintln(stderr, "usage: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F] [--allow-host H…] [--max-inflight N] [--max-bodies N] [--max-per-client N] [--cache CACHE]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -57,8 +59,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "unexpected arguments %q (videos are named by requests, under --root)", pos)
 	case len(roots) == 0:
 		return usageErr(stderr, name, "--root DIR is required (requests name videos under it)")
-	case *maxInflight < 1:
-		return usageErr(stderr, name, "--max-inflight must be ≥ 1")
+	case *maxInflight < 1 || *maxBodies < 1 || *maxPerClient < 1:
+		return usageErr(stderr, name, "--max-inflight, --max-bodies and --max-per-client must be ≥ 1")
 	case *maxRespMB < 1 || *maxFrames < 1 || *lruMB < 0:
 		return usageErr(stderr, name, "--max-response-mb and --max-frames must be ≥ 1, --lru-mb ≥ 0")
 	case *window < 0 || *wTimeout < 0 || *wMemMB < 0:
@@ -69,7 +71,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, name, "--allow-host: %v", err)
 		}
 	}
-	cfg := serve.Config{Roots: roots, MaxInflight: *maxInflight, MaxResponseBytes: *maxRespMB << 20, MaxFrames: *maxFrames,
+	cfg := serve.Config{Roots: roots, MaxInflight: *maxInflight, MaxBodies: *maxBodies, MaxPerClient: *maxPerClient, MaxResponseBytes: *maxRespMB << 20, MaxFrames: *maxFrames,
 		LRUBytes: *lruMB << 20, Window: *window, AllowHosts: allowHosts, Log: stderr}
 	if *lruMB == 0 {
 		cfg.LRUBytes = -1

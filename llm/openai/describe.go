@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,7 +41,7 @@ func (c *Client) Describe(ctx context.Context) (llm.ModelInfo, error) {
 		return llm.ModelInfo{}, llm.Errorf("describe", c.base+"/models", llm.ErrServer, "HTTP %d: %s%v", res.StatusCode, snippet(data), errSuffix(err))
 	}
 	var ml modelList
-	if err := json.Unmarshal(data, &ml); err != nil {
+	if err := decodeStrict(data, &ml); err != nil { // a key twice or in other letters: no context size
 		return llm.ModelInfo{}, llm.Errorf("describe", c.base+"/models", llm.ErrBadResponse, "not a model list (%s): %v", snippet(data), err)
 	}
 	var ids []string

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -49,11 +48,12 @@ type tokenLogprob struct {
 
 // decodeReply reads a 2xx body as a chat completion and checks what the client takes from it: the
 // first choice's message content (a string: null, a missing message or a completions-API "text"
-// is no answer), the usage counts, and every logprob (a finite number ≤ 0; null is not 0). The
-// error wraps llm.ErrBadResponse and quotes the body's start.
+// is no answer), the usage counts, and every logprob (a finite number ≤ 0; null is not 0). A key
+// given twice or in other letters than the field's is no reply either (decodeStrict). The error
+// wraps llm.ErrBadResponse and quotes the body's start.
 func decodeReply(status int, data []byte) (*chatResponse, error) {
 	var out chatResponse
-	if err := json.Unmarshal(data, &out); err != nil {
+	if err := decodeStrict(data, &out); err != nil {
 		return nil, fmt.Errorf("%w: HTTP %d reply is not chat-completion JSON (%s): %v", llm.ErrBadResponse, status, snippet(data), err)
 	}
 	if why := out.check(); why != "" {

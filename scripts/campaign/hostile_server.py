@@ -36,6 +36,10 @@ REPLIES = {
     "poslogprob": {"choices": [{"message": {"content": "A"},
                                 "logprobs": {"content": [{"token": "A", "logprob": 0.7,
                                                           "top_logprobs": [{"token": "A", "logprob": 0.7}]}]}}]},
+    # Ambiguous JSON (sent as written): a key twice (a Go decoder takes the last), a key in capitals
+    # (a Go decoder matches it to "choices" regardless of case).
+    "dupkey": '{"choices":[{"message":{"content":"A"}}],"choices":[{"message":{"content":"B"}}]}',
+    "casekey": '{"CHOICES":[{"message":{"content":"B"}}]}',
 }
 
 state = sys.argv[1]
@@ -62,7 +66,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def send(self, status, obj, headers=()):
-        b = json.dumps(obj).encode()
+        b = obj.encode() if isinstance(obj, str) else json.dumps(obj).encode()
         self.send_response(status)
         for k, v in headers:
             self.send_header(k, v)

@@ -3,8 +3,8 @@
 # hostile OpenAI-compatible server on 127.0.0.1 (hostile_server.py beside this script):
 #   replies      200 replies that are no chat completion (a completions text, an empty or null
 #                choice, a null content, no choices, a negative usage count, a null or positive
-#                logprob): each must be an error record (error_kind runtime), never an answer, the
-#                session must go on, and --resume must proceed
+#                logprob, a key twice or in capitals): each must be an error record (error_kind
+#                runtime), never an answer, the session must go on, and --resume must proceed
 #   ratelimit    HTTP 429 with Retry-After: a transient error record, waited for, asked again by --resume
 #   redirect     a 307 of the POST to another origin: refused, no request reaches the other server
 #   memory       8 replies of 100 MB at once: each refused past the reply cap, peak RSS bounded
@@ -80,25 +80,26 @@ sweep() { timeout 60 "$bin" sweep --items "$tmp/items.jsonl" --log-format json "
 
 echo "== replies that are no chat completion: error records, never answers"
 server replies
-cases="text emptychoice nullchoice nullcontent nochoices negcount nulllogprob poslogprob"
+cases="text emptychoice nullchoice nullcontent nochoices negcount nulllogprob poslogprob dupkey casekey"
+ncases=$(echo $cases | wc -w)
 # shellcheck disable=SC2086
 items "$tmp/items.jsonl" $cases ok
 sweep --grid "$tmp/text.yaml" --runtime "openai:url=http://127.0.0.1:$port/v1,model=m" --out "$tmp/r1" >"$tmp/out" 2>"$tmp/err"
 code=$?
 n=$(wc -l <"$tmp/r1/records.jsonl" 2>/dev/null | tr -d ' ')
-if [ $code -ne 1 ] || [ "${n:-0}" != 9 ]; then
-  accept "a session with 8 bad replies" "(exit $code, ${n:-0} records of 9: $(tail -n 1 "$tmp/err" | cut -c1-80))"
+if [ $code -ne 1 ] || [ "${n:-0}" != $((ncases + 1)) ]; then
+  accept "a session with $ncases bad replies" "(exit $code, ${n:-0} records of $((ncases + 1)): $(tail -n 1 "$tmp/err" | cut -c1-80))"
 fi
 i=0
 for c in $cases; do
   i=$((i + 1))
-  got=$(check "$tmp/r1" "' '.join([recs.get('$c-$i', {}).get(k, '') for k in ('status', 'error_kind')] + [recs.get('$c-$i', {}).get('error', '').split('not a chat completion')[-1].split(' (\"')[0].lstrip(': ')[:70]])" 2>&1)
+  got=$(check "$tmp/r1" "' '.join([recs.get('$c-$i', {}).get(k, '') for k in ('status', 'error_kind')] + [recs.get('$c-$i', {}).get('error', '').split('not a chat completion')[-1].split('ambiguous JSON')[-1].split(' (\"')[0].lstrip(': ')[:70]])" 2>&1)
   case $got in
     "error runtime "*) say "reply: $c" "held: ${got#error runtime }" ;;
     *) accept "reply: $c" "as: $(echo "$got" | cut -c1-80)" ;;
   esac
 done
-[ "$(check "$tmp/r1" "recs['ok-9']['status']" 2>/dev/null)" = ok ] || accept "a valid reply beside them" "not answered"
+[ "$(check "$tmp/r1" "recs['ok-$((ncases + 1))']['status']" 2>/dev/null)" = ok ] || accept "a valid reply beside them" "not answered"
 before=$(arrivals replies)
 if sweep --grid "$tmp/text.yaml" --runtime "openai:url=http://127.0.0.1:$port/v1,model=m" --out "$tmp/r1" --resume >"$tmp/out" 2>"$tmp/err" &&
    [ "$(arrivals replies)" = "$before" ]; then

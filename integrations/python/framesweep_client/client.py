@@ -116,7 +116,7 @@ class Client:
 
     url: the server (http://127.0.0.1:8765 by default, or $FRAMESWEEP_URL); token / token_file: the
     bearer token when the server runs with --token-file ($FRAMESWEEP_TOKEN); timeout: seconds per
-    request; retries: how often a 503 (overloaded) is retried, after its Retry-After."""
+    request; retries: how often a 503 (overloaded) or a 429 (too_many_requests) is retried, after its Retry-After."""
 
     def __init__(self, url=None, token=None, token_file=None, timeout=600.0, retries=20):
         self.url = (url or os.environ.get("FRAMESWEEP_URL") or "http://127.0.0.1:8765").rstrip("/")
@@ -163,7 +163,8 @@ class Client:
                     err = FramesweepError(j.get("status", e.code), j.get("code", "http_%d" % e.code), j.get("error", ""))
                 except ValueError:
                     err = FramesweepError(e.code, "http_%d" % e.code, raw.decode("utf-8", "replace")[:200])
-                if e.code == 503 and err.code == "overloaded" and attempt < self.retries:
+                busy = (e.code == 503 and err.code == "overloaded") or (e.code == 429 and err.code == "too_many_requests")
+                if busy and attempt < self.retries:
                     attempt += 1
                     time.sleep(min(float(e.headers.get("Retry-After") or 1), 30.0))
                     continue
