@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -125,7 +127,7 @@ func (c *Client) TextPromptTokens(ctx context.Context, req *llm.Request) (int, e
 	if err == nil && out.Tokens != nil {
 		return len(out.Tokens), nil
 	}
-	if err != nil && !noEndpoint(status) {
+	if err != nil && (!noEndpoint(status) || errors.Is(err, errAmbiguous)) {
 		return 0, err
 	}
 	return c.llamaServerTokens(ctx, root, cr)
@@ -147,7 +149,7 @@ func (c *Client) llamaServerTokens(ctx context.Context, root string, cr *chatReq
 			return len(tok.Tokens), nil
 		}
 	}
-	if err != nil && !noEndpoint(status) {
+	if err != nil && (!noEndpoint(status) || errors.Is(err, errAmbiguous)) {
 		return 0, err
 	}
 	c.noTokenize.Store(true)
@@ -199,7 +201,10 @@ func (c *Client) postJSON(ctx context.Context, url string, v any, out any) (int,
 	case len(data) > tokenizeReplyBytes:
 		return res.StatusCode, llm.Errorf("tokenize", url, llm.ErrBadResponse, "the reply is over %d bytes", tokenizeReplyBytes)
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := decodeStrict(data, out); err != nil {
+		if errors.Is(err, errAmbiguous) { // a count given twice is no count, and no sign of another endpoint
+			return res.StatusCode, &llm.Error{Op: "tokenize", Path: url, Err: fmt.Errorf("%w: %w", llm.ErrBadResponse, err)}
+		}
 		return res.StatusCode, llm.Errorf("tokenize", url, llm.ErrBadResponse, "%s: %v", snippet(data), err)
 	}
 	return res.StatusCode, nil

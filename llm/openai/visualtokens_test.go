@@ -121,6 +121,8 @@ func TestTextPromptTokens(t *testing.T) {
 				w.WriteHeader(503)
 			case kind == "vllm" && r.URL.Path == "/tokenize" && body["messages"] != nil:
 				io.WriteString(w, `{"count":42,"max_model_len":4096,"tokens":[1,2]}`)
+			case kind == "twice" && r.URL.Path == "/tokenize":
+				io.WriteString(w, `{"count":42,"count":4200,"tokens":[1,2]}`)
 			case kind == "llama" && r.URL.Path == "/apply-template":
 				io.WriteString(w, `{"prompt":"<|im_start|>user\nq<|im_end|>"}`)
 			case kind == "llama" && r.URL.Path == "/tokenize" && body["content"] != nil:
@@ -147,6 +149,10 @@ func TestTextPromptTokens(t *testing.T) {
 	body := last.Load().(string)
 	if strings.Contains(body, "image_url") || !strings.Contains(body, "Which one?") || !strings.Contains(body, `"continue_final_message":true`) || !strings.Contains(body, "Best Option: (") {
 		t.Errorf("tokenize request %s", body)
+	}
+	// A count given twice is no count (the replies' strict check, issue 40).
+	if n, err := count(mux("twice")); n != 0 || !errors.Is(err, llm.ErrBadResponse) || !strings.Contains(err.Error(), `key "count" twice`) {
+		t.Errorf("a tokenize reply naming count twice: %d, %v", n, err)
 	}
 	if n, err := count(mux("llama")); n != 7 || err != nil {
 		t.Errorf("llama-server /apply-template + /tokenize: %d, %v", n, err)
