@@ -13,8 +13,9 @@ import (
 
 // versionReport is `framesweep version --json`: the libraries this process runs with, read from
 // the linked code (shared-object versions, OpenCV's and ONNX Runtime's own version strings, the
-// version and commit libggml reports and the ggml backends loaded: the CPU level's library, any GPU),
-// beside the versions the build pins.
+// version and commit libggml reports and the ggml backends loaded: the CPU level's library, any GPU;
+// the backend libraries skipped as damaged; the CUDA build that would load and its runtime), beside
+// the versions the build pins.
 type versionReport struct {
 	Engine    string            `json:"engine"`
 	Go        string            `json:"go"`
@@ -35,6 +36,16 @@ func libraryVersions() map[string]string {
 	} else {
 		libs["llama_cpp_backends"] = "unavailable: " + pipeline.OneLine(err)
 	}
+	// What the checks before dlopen refused, and the CUDA build device=cudaN would load (found
+	// without loading it; `framesweep doctor` asks the driver too).
+	var skipped []string
+	for _, s := range llamacpp.Skipped() {
+		skipped = append(skipped, s.File+": "+s.Why)
+	}
+	if len(skipped) > 0 {
+		libs["llama_cpp_skipped"] = strings.Join(skipped, "; ")
+	}
+	libs["llama_cpp_cuda"] = llamacpp.ResolveCUDA(0).String()
 	if v, err := onnx.LibraryVersion(""); err == nil {
 		libs["onnxruntime"] = v
 	} else {

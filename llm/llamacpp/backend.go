@@ -139,7 +139,7 @@ func LibDir() string {
 	if C.native_lib_dir(&buf[0], C.size_t(len(buf))) != 0 {
 		return ""
 	}
-	return C.GoString(&buf[0])
+	return filepath.Clean(C.GoString(&buf[0])) // the run path's "bin/../third_party/…" as loaded
 }
 
 // Backend is one loaded ggml device: its name (CPU, CUDA0, …) and detail (the CPU backend's library

@@ -89,9 +89,11 @@ func (c CUDAChoice) String() string {
 // runtime lists where the build's CUDA runtime and cuBLAS resolve.
 func (b CUDABuild) runtime() string {
 	var out []string
-	for _, n := range sortedKeys(b.Found) {
-		if strings.HasPrefix(n, "libcudart.") || strings.HasPrefix(n, "libcublas.") {
-			out = append(out, n+" at "+b.Found[n])
+	for _, prefix := range []string{"libcudart.", "libcublas."} {
+		for _, n := range sortedKeys(b.Found) {
+			if strings.HasPrefix(n, prefix) {
+				out = append(out, n+" at "+b.Found[n])
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -167,9 +169,9 @@ func ResolveCUDA(driverVersion int) CUDAChoice {
 	return c
 }
 
-// resolveNeeded resolves lib's DT_NEEDED libraries and, for the CUDA ones found, theirs (cuBLAS needs
-// cuBLASLt): soname → path, and the sonames found nowhere. Our own libraries (libggml-base, …) are
-// looked for beside libllama.
+// resolveNeeded resolves lib's DT_NEEDED libraries and, for the NVIDIA ones found, theirs (cuBLAS
+// needs cuBLASLt): soname → path, and the sonames found nowhere. Our own libraries (libggml-base, …)
+// are looked for beside libllama.
 func resolveNeeded(s *libSearch, lib string) (map[string]string, []string) {
 	found := map[string]string{}
 	var missing []string
@@ -312,4 +314,39 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// CUDARuntime is where the CUDA runtime and cuBLAS of one major resolve on this host, whether or not
+// a build of llama.cpp for it is installed (`framesweep doctor`).
+type CUDARuntime struct {
+	Major   int               `json:"cuda"`
+	Found   map[string]string `json:"found,omitempty"`
+	Missing []string          `json:"missing,omitempty"`
+}
+
+// FindCUDARuntime resolves libcudart.so.N and libcublas.so.N (and the NVIDIA libraries they need) as
+// the CUDA build's load would: LD_LIBRARY_PATH, EnvCUDAPython's folders, the system.
+func FindCUDARuntime(major int) CUDARuntime {
+	s := newLibSearch(pythonLibDirs(os.Getenv(EnvCUDAPython)))
+	r := CUDARuntime{Major: major, Found: map[string]string{}}
+	for _, n := range []string{fmt.Sprintf("libcudart.so.%d", major), fmt.Sprintf("libcublas.so.%d", major)} {
+		p := s.find(n, nil)
+		if p == "" {
+			r.Missing = append(r.Missing, n)
+			continue
+		}
+		r.Found[n] = p
+		found, missing := resolveNeeded(s, p)
+		for k, v := range found {
+			if cudaFamily(k) {
+				r.Found[k] = v
+			}
+		}
+		for _, m := range missing {
+			if !slices.Contains(r.Missing, m) {
+				r.Missing = append(r.Missing, m)
+			}
+		}
+	}
+	return r
 }
