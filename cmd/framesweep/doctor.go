@@ -29,8 +29,8 @@ var doctorPieces = []string{"driver", "cuda", "llama", "nvdec", "devices"}
 
 // doctorLine is one line of the preflight: a piece, its state and what was found or is missing.
 type doctorLine struct {
-	Piece  string `json:"piece"`
-	Name   string `json:"name"`
+	Piece string `json:"piece"`
+	Name  string `json:"name"`
 	// ok; missing; timeout; cpu (kept on the CPU by framesweep's policy) and absent (the other CUDA
 	// major's runtime is there) are not failures.
 	Status string `json:"status"`
