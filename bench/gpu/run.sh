@@ -91,6 +91,7 @@ section_preflight() {
 	set -e
 	sed 's/^/    /' "$OUT/doctor.txt"
 	if [[ $SELFTEST -eq 0 ]]; then
+		note "GPU: $(timeout 10 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&1 | head -n1)"
 		[[ $rc -eq 0 ]] || fail "doctor: $(tail -n1 "$OUT/doctor.err")"
 		grep -q '^driver .* ok ' "$OUT/doctor.txt" || { echo nodriver >"$OUT/preflight.stop"; fail "no NVIDIA driver: the GPU sections cannot run"; }
 		return

@@ -271,7 +271,7 @@ func chooseCUDA(spec string) (*CUDABuild, error) {
 
 // describeBackend names the build and the devices a runtime runs on, for its records:
 // "llama.cpp v0.4.0 (ggml 0.23.0 5b4ebc5); CPU libggml-cpu-zen4.so" or, on a GPU,
-// "…; CUDA0 (NVIDIA H200), all layers; CPU libggml-cpu-zen4.so".
+// "…; CUDA0 (NVIDIA H200), all layers, CUDA 12 build (libcudart.so.12 at …); CPU libggml-cpu-zen4.so".
 func describeBackend(gpu *device, layers int) string {
 	v, c := LinkedGGML()
 	s := fmt.Sprintf("llama.cpp %s (ggml %s %s)", Release, v, c)
