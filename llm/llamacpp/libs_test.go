@@ -235,3 +235,40 @@ func TestCPUBackendChecks(t *testing.T) {
 		t.Errorf("a good library refused: %s", why)
 	}
 }
+
+// TestLdCache: the loader's cache as read here agrees with `ldconfig -p` on every library of this
+// machine's kind, and the search finds a system library through it.
+func TestLdCache(t *testing.T) {
+	ldconfig := ""
+	for _, p := range []string{"/sbin/ldconfig", "/usr/sbin/ldconfig"} {
+		if _, err := os.Stat(p); err == nil {
+			ldconfig = p
+		}
+	}
+	if ldconfig == "" {
+		t.Skip("no ldconfig to compare with")
+	}
+	out, err := exec.Command(ldconfig, "-p").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ldCache(ldCachePath)
+	first := map[string]string{} // ldconfig prints the cache in its order: the preferred entry first
+	for _, line := range strings.Split(string(out), "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), " (libc6,x86-64")
+		if _, seen := first[name]; ok && !seen {
+			_, first[name], _ = strings.Cut(rest, "=> ")
+		}
+	}
+	for name, path := range first {
+		if got[name] != path {
+			t.Errorf("%s: %q as read, ldconfig says %q", name, got[name], path)
+		}
+	}
+	if n := len(first); n == 0 || len(got) != n {
+		t.Fatalf("%d entries as read, %d from ldconfig:\n%.300s", len(got), n, out)
+	}
+	if p := newLibSearch(nil).find("libc.so.6", nil); p == "" {
+		t.Error("libc.so.6 not found")
+	}
+}

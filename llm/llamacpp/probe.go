@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -77,7 +78,9 @@ func probeChild(stdin io.Reader, stdout io.Writer) int {
 	say(probeReply{Stage: "model", Path: req.Model})
 	// chatml: a template llama.cpp's formatter does not know is a handled error, and the questions
 	// below must still run.
-	rt, err := newRuntime(req.Model, req.Mmproj, Options{Threads: 1, Context: 1024, Chat: ChatML}, false, func(stage, path string) {
+	// All the cores (up to 8): the parent waits, and a real model's first answers on one thread take long.
+	threads := min(runtime.NumCPU(), 8)
+	rt, err := newRuntime(req.Model, req.Mmproj, Options{Threads: threads, Context: 1024, Chat: ChatML}, false, func(stage, path string) {
 		say(probeReply{Stage: stage, Path: path})
 	})
 	if err != nil {
