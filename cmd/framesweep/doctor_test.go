@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,69 @@ func TestCUDAStandInHosts(t *testing.T) {
 				t.Errorf("version: llama_cpp_cuda = %q", got)
 			}
 		})
+	}
+}
+
+// TestVersionSkipsDamagedBackend: the binary installed with its libraries beside it, one CPU backend
+// it would never use truncated (libggml-cpu-ivybridge.so; before, SIGBUS in dlopen in every command),
+// runs `version` from the install's libraries, exit 0, naming what it skipped.
+func TestVersionSkipsDamagedBackend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	root := t.TempDir()
+	lib := filepath.Join(root, "third_party", "llama", "lib")
+	if err := os.MkdirAll(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(root, "bin", "framesweep")
+	b, err := os.ReadFile(peersBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := llamacpp.LibDir()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() == "libggml-cpu-ivybridge.so" {
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(lib, e.Name()), b[:len(b)/3], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Symlink(filepath.Join(src, e.Name()), filepath.Join(lib, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "version")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LD_LIBRARY_PATH=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("version: %v\n%s", err, errb.String())
+	}
+	var rep versionReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Libraries["llama_cpp_skipped"]; !strings.HasPrefix(s, "libggml-cpu-ivybridge.so: not a complete ELF file") {
+		t.Errorf("llama_cpp_skipped = %q", s)
+	}
+	if !strings.HasPrefix(rep.Libraries["llama_cpp_backends"], "CPU (libggml-cpu-") || !strings.Contains(errb.String(), filepath.Join(lib, "libggml-cpu-ivybridge.so")) {
+		t.Errorf("backends %q, stderr %q", rep.Libraries["llama_cpp_backends"], errb.String())
 	}
 }

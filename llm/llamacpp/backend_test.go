@@ -164,3 +164,12 @@ func TestCUDAChoice(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribeGPU: a record made on a GPU names the device, the layers, the CUDA build and where its
+// runtime came from (a device value as openDevice makes it; no GPU here).
+func TestDescribeGPU(t *testing.T) {
+	d := describeBackend(&device{name: "CUDA0 (NVIDIA H200)", build: 12, runtime: "libcudart.so.12 at /v/libcudart.so.12"}, -1)
+	if !strings.Contains(d, "; CUDA0 (NVIDIA H200), all layers, CUDA 12 build (libcudart.so.12 at /v/libcudart.so.12); CPU libggml-cpu-") {
+		t.Errorf("describeBackend = %q", d)
+	}
+}
