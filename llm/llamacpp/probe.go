@@ -346,6 +346,10 @@ func crashCause(stderr string, ps *os.ProcessState) string {
 		if strings.HasPrefix(l, "[signal ") || strings.HasPrefix(l, "SIGSEGV") || strings.HasPrefix(l, "SIGBUS") || strings.HasPrefix(l, "SIGFPE") || strings.HasPrefix(l, "SIGILL") || strings.HasPrefix(l, "SIGABRT") {
 			return "llama.cpp crashed: " + strings.Trim(strings.TrimSpace(l), "[]")
 		}
+		// Under -asan the sanitizer reports the signal itself: "==N==ERROR: AddressSanitizer: SEGV on …".
+		if _, msg, ok := strings.Cut(l, "ERROR: AddressSanitizer: "); ok {
+			return "llama.cpp crashed: AddressSanitizer: " + strings.TrimSpace(msg)
+		}
 	}
 	last := ""
 	for _, l := range lines {
