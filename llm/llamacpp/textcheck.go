@@ -190,9 +190,6 @@ func (t *textFile) vocab() error {
 			return fmt.Errorf("text model: %s has %d entries for %d tokens", k, n, t.V)
 		}
 	}
-	if n, ok := t.kv.Uint(t.key("vocab_size")); ok && n != t.V {
-		return fmt.Errorf("text model: %s = %d but the tokenizer has %d tokens", t.key("vocab_size"), n, t.V)
-	}
 	return nil
 }
 
