@@ -76,9 +76,9 @@ func probeChild(stdin io.Reader, stdout io.Writer) int {
 	}
 	// The stage is written before each step, so a crash leaves the step it died in last.
 	say(probeReply{Stage: "model", Path: req.Model})
-	// chatml: a template llama.cpp's formatter does not know is a handled error, and the questions
-	// below must still run.
-	// All the cores (up to 8): the parent waits, and a real model's first answers on one thread take long.
+	// chatml: a template llama.cpp's formatter does not know would be a handled error, and the
+	// questions below must still run. Up to 8 threads: the parent waits, and a real model's first
+	// answers on one thread take long.
 	threads := min(runtime.NumCPU(), 8)
 	rt, err := newRuntime(req.Model, req.Mmproj, Options{Threads: threads, Context: 1024, Chat: ChatML}, false, func(stage, path string) {
 		say(probeReply{Stage: stage, Path: path})
