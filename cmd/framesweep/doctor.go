@@ -42,7 +42,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	const name = "doctor"
 	fs := newFlags(name, stderr)
 	check := fs.String("check", strings.Join(doctorPieces, ","), "what to check: "+strings.Join(doctorPieces, ","))
-	timeout := fs.Duration("timeout", 5*time.Second, "time box of each probe")
+	timeout := fs.Duration("timeout", 5*time.Second, "time box of each probe (> 0, at most 60 s)")
 	asJSON := fs.Bool("json", false, "one JSON document instead of text lines")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: framesweep doctor [--check driver,cuda,llama,nvdec,devices] [--timeout 5s] [--json]")
@@ -65,9 +65,6 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, name, "--check %q: want a comma list of %s", p, strings.Join(doctorPieces, ","))
 		}
 		want[p] = true
-	}
-	if *timeout <= 0 || *timeout > time.Minute {
-		return usageErr(stderr, name, "--timeout %s: want 1ns..1m", *timeout)
 	}
 	d := &doctor{timeout: *timeout, deadline: time.Now().Add(30 * time.Second)}
 	var lines []doctorLine
