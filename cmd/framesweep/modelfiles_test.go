@@ -14,7 +14,11 @@ import (
 // llama.cpp aborts on; before, exit 2 with a Go traceback and a debugger attached) ends in one stderr
 // line naming the patched file, exit 1; the first also through the binary, as a process.
 func TestAskModelFilesCannotCrash(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	bin := ""
+	if !testing.Short() {
+		bin = peersBinary(t) // before XDG_CACHE_HOME moves: go build keeps its cache there
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the load probe's records
 	var first []string
 	for _, p := range testmodel.Patches {
 		paths, err := p.Write(t.TempDir(), testmodel.DefaultSeed)
@@ -35,10 +39,10 @@ func TestAskModelFilesCannotCrash(t *testing.T) {
 			first = args
 		}
 	}
-	if testing.Short() {
+	if bin == "" {
 		return
 	}
-	cmd := exec.Command(peersBinary(t), first...)
+	cmd := exec.Command(bin, first...)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	err := cmd.Run()
