@@ -178,10 +178,9 @@ func Backends() ([]Backend, error) {
 
 // device is a GPU the model and projector run on (nil: the CPU).
 type device struct {
-	p       unsafe.Pointer
-	name    string // e.g. "CUDA0 (NVIDIA H200)"
-	build   int    // the CUDA build loaded (13, 12)
-	runtime string // where its CUDA runtime and cuBLAS resolved
+	p     unsafe.Pointer
+	name  string // e.g. "CUDA0 (NVIDIA H200)"
+	build string // the CUDA build loaded and where its runtime came from (CUDABuild.recordText)
 }
 
 func (d *device) handle() unsafe.Pointer {
@@ -228,7 +227,7 @@ func openDevice(spec string) (*device, error) {
 	if d == nil {
 		return nil, llm.Errorf("load device", lib, ErrNoGPU, "device=%s: no such device", spec)
 	}
-	return &device{p: d, name: C.GoString(&buf[0]), build: build.Major, runtime: build.runtime()}, nil
+	return &device{p: d, name: C.GoString(&buf[0]), build: build.recordText()}, nil
 }
 
 var (
@@ -271,7 +270,8 @@ func chooseCUDA(spec string) (*CUDABuild, error) {
 
 // describeBackend names the build and the devices a runtime runs on, for its records:
 // "llama.cpp v0.4.0 (ggml 0.23.0 5b4ebc5); CPU libggml-cpu-zen4.so" or, on a GPU,
-// "…; CUDA0 (NVIDIA H200), all layers, CUDA 12 build (libcudart.so.12 at …); CPU libggml-cpu-zen4.so".
+// "…; CUDA0 (NVIDIA H200), all layers, CUDA 12 build, libcudart.so.12 and libcublas.so.12 from the
+// system; CPU libggml-cpu-zen4.so" (no path of this host: records may be exported).
 func describeBackend(gpu *device, layers int) string {
 	v, c := LinkedGGML()
 	s := fmt.Sprintf("llama.cpp %s (ggml %s %s)", Release, v, c)
@@ -280,7 +280,7 @@ func describeBackend(gpu *device, layers int) string {
 		if layers >= 0 {
 			n = fmt.Sprintf("%d layers", layers)
 		}
-		s += "; " + gpu.name + ", " + n + fmt.Sprintf(", CUDA %d build (%s)", gpu.build, gpu.runtime)
+		s += "; " + gpu.name + ", " + n + ", " + gpu.build
 	}
 	if bs, err := Backends(); err == nil {
 		for _, b := range bs {

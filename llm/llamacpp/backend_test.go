@@ -166,10 +166,13 @@ func TestCUDAChoice(t *testing.T) {
 }
 
 // TestDescribeGPU: a record made on a GPU names the device, the layers, the CUDA build and where its
-// runtime came from (a device value as openDevice makes it; no GPU here).
+// runtime came from, without this host's paths (a device value as openDevice makes it; no GPU here).
 func TestDescribeGPU(t *testing.T) {
-	d := describeBackend(&device{name: "CUDA0 (NVIDIA H200)", build: 12, runtime: "libcudart.so.12 at /v/libcudart.so.12"}, -1)
-	if !strings.Contains(d, "; CUDA0 (NVIDIA H200), all layers, CUDA 12 build (libcudart.so.12 at /v/libcudart.so.12); CPU libggml-cpu-") {
-		t.Errorf("describeBackend = %q", d)
+	b := CUDABuild{Major: 12, Found: map[string]string{"libcudart.so.12": "/v/a", "libcublas.so.12": "/v/b", "libc.so.6": "/lib/c"},
+		From: map[string]string{"libcudart.so.12": fromPython, "libcublas.so.12": fromPython, "libc.so.6": fromSystem}}
+	d := describeBackend(&device{name: "CUDA0 (NVIDIA H200)", build: b.recordText()}, -1)
+	want := "; CUDA0 (NVIDIA H200), all layers, CUDA 12 build, libcudart.so.12 and libcublas.so.12 from the Python environment (FRAMESWEEP_CUDA_PYTHON); CPU libggml-cpu-"
+	if !strings.Contains(d, want) || strings.Contains(d, "/v/") {
+		t.Errorf("describeBackend = %q, want …%s…, no path", d, want)
 	}
 }

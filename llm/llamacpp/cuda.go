@@ -43,6 +43,7 @@ type CUDABuild struct {
 	Installed bool              `json:"installed"`
 	Damaged   string            `json:"damaged,omitempty"` // why the library must not be loaded
 	Found     map[string]string `json:"found,omitempty"`   // each library it needs → where it resolves
+	From      map[string]string `json:"from,omitempty"`    // each found → which place: the system, LD_LIBRARY_PATH, …
 	Missing   []string          `json:"missing,omitempty"` // the libraries it needs that resolve nowhere
 	// DriverTooOld is set when the driver's CUDA version is below this build's major.
 	DriverTooOld bool `json:"driver_too_old,omitempty"`
@@ -100,6 +101,27 @@ func (b CUDABuild) runtime() string {
 		return "no CUDA runtime needed"
 	}
 	return strings.Join(out, ", ")
+}
+
+// recordText names the build and where its runtime came from without this host's paths (records
+// may be exported): "CUDA 12 build, libcudart.so.12 and libcublas.so.12 from the Python environment
+// (FRAMESWEEP_CUDA_PYTHON)".
+func (b CUDABuild) recordText() string {
+	var names, from []string
+	for _, prefix := range []string{"libcudart.", "libcublas."} {
+		for _, n := range sortedKeys(b.Found) {
+			if strings.HasPrefix(n, prefix) {
+				names = append(names, n)
+				if !slices.Contains(from, b.From[n]) {
+					from = append(from, b.From[n])
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("CUDA %d build", b.Major)
+	}
+	return fmt.Sprintf("CUDA %d build, %s from %s", b.Major, strings.Join(names, " and "), strings.Join(from, " and "))
 }
 
 // lack says why a build would not load.
@@ -160,7 +182,7 @@ func ResolveCUDA(driverVersion int) CUDAChoice {
 				b.Damaged = checkLibrary(b.Lib, digests, "ggml_backend_init")
 			}
 			if b.Damaged == "" {
-				b.Found, b.Missing = resolveNeeded(s, b.Lib)
+				b.Found, b.From, b.Missing = resolveNeeded(s, b.Lib)
 			}
 			b.DriverTooOld = driverVersion > 0 && driverVersion < 1000*major
 		}
@@ -172,9 +194,8 @@ func ResolveCUDA(driverVersion int) CUDAChoice {
 // resolveNeeded resolves lib's DT_NEEDED libraries and, for the NVIDIA ones found, theirs (cuBLAS
 // needs cuBLASLt): soname → path, and the sonames found nowhere. Our own libraries (libggml-base, …)
 // are looked for beside libllama.
-func resolveNeeded(s *libSearch, lib string) (map[string]string, []string) {
-	found := map[string]string{}
-	var missing []string
+func resolveNeeded(s *libSearch, lib string) (found, from map[string]string, missing []string) {
+	found, from = map[string]string{}, map[string]string{}
 	type item struct{ name, from string }
 	queue := []item{{filepath.Base(lib), lib}}
 	seen := map[string]bool{}
@@ -187,18 +208,18 @@ func resolveNeeded(s *libSearch, lib string) (map[string]string, []string) {
 				continue
 			}
 			seen[n] = true
-			p := s.find(n, append(rpath, LibDir()))
+			p, where := s.where(n, append(rpath, LibDir()))
 			if p == "" {
 				missing = append(missing, n)
 				continue
 			}
-			found[n] = p
+			found[n], from[n] = p, where
 			if cudaFamily(n) {
 				queue = append(queue, item{n, p})
 			}
 		}
 	}
-	return found, missing
+	return found, from, missing
 }
 
 // cudaFamily: NVIDIA's libraries (runtime, cuBLAS, driver, …), whose own needs are followed.
@@ -336,7 +357,7 @@ func FindCUDARuntime(major int) CUDARuntime {
 			continue
 		}
 		r.Found[n] = p
-		found, missing := resolveNeeded(s, p)
+		found, _, missing := resolveNeeded(s, p)
 		for k, v := range found {
 			if cudaFamily(k) {
 				r.Found[k] = v

@@ -90,28 +90,42 @@ func newLibSearch(first []string) *libSearch {
 	return s
 }
 
+// Where a library was found (libSearch.where).
+const (
+	fromPython  = "the Python environment (" + EnvCUDAPython + ")"
+	fromEnv     = "LD_LIBRARY_PATH"
+	fromRunpath = "the run path"
+	fromSystem  = "the system"
+)
+
 // find returns where soname resolves, searching rpath (the needing library's own run path, $ORIGIN
 // expanded) after the environment; "" when nowhere.
 func (s *libSearch) find(soname string, rpath []string) string {
+	p, _ := s.where(soname, rpath)
+	return p
+}
+
+// where is find, with which of the places above the library came from.
+func (s *libSearch) where(soname string, rpath []string) (path, from string) {
 	if strings.Contains(soname, "/") {
-		return existing(soname)
+		return existing(soname), fromRunpath
 	}
-	for _, group := range [][]string{s.first, s.env, rpath} {
+	for i, group := range [][]string{s.first, s.env, rpath} {
 		for _, d := range group {
 			if p := existing(filepath.Join(d, soname)); p != "" {
-				return p
+				return p, []string{fromPython, fromEnv, fromRunpath}[i]
 			}
 		}
 	}
 	if p := existing(s.cache[soname]); p != "" {
-		return p
+		return p, fromSystem
 	}
 	for _, d := range defaultLibDirs {
 		if p := existing(filepath.Join(d, soname)); p != "" {
-			return p
+			return p, fromSystem
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // existing is p when it names a file (through links), else "".
