@@ -15,7 +15,7 @@
 #                     then the 60 s 1080p30 H.264 clip, cuda vs CPU.
 #   model      120 s  the tiny Qwen2.5-VL model asked the same question in process on CUDA (device=cuda0)
 #                     and on the CPU: same choice, probabilities within LLAMA_TOL, tokens/s of each.
-#   streams    180 s  decode latency under N concurrent streams (STREAMS, default 1 4 16), cuda and CPU:
+#   streams    240 s  decode latency under N concurrent streams (STREAMS, default 1 4 16), cuda and CPU:
 #                     each stream's wall time, aggregate frames/s; first-frame latency (decoder creation).
 #   peers      300 s  only with PEERS=1: `framesweep bench peers` on the clip and the ffmpeg CLI's bare
 #                     cuda decode (off by default: it does not fit the window with the rest).
@@ -338,7 +338,7 @@ if [[ -f "$OUT/preflight.stop" ]]; then
 fi
 run nvdec 240
 run model 120
-run streams 180
+run streams 240
 [[ $PEERS -eq 1 && $SELFTEST -eq 0 ]] && run peers 300
 if [[ $SELFTEST -eq 1 ]]; then
 	"$PY" "$HERE/verdict.py" self-test >"$OUT/verdict.txt" || { cat "$OUT/verdict.txt"; FAILED_SECTIONS+=(verdict); }
