@@ -17,7 +17,9 @@ deps:
 deps-build:
 	$(STEP) deps 'bash scripts/deps.sh build'
 
-# The build set plus llama.cpp's CUDA backend (llamacpp:…,device=cuda0; docs/runtimes.md "GPU").
+# The build set plus llama.cpp's CUDA backend, built for CUDA 13 and for CUDA 12 (third_party/llama/cuda/13
+# and /12; llamacpp:…,device=cuda0 loads the one whose runtime the host has; `framesweep doctor`
+# says which; docs/runtimes.md "GPU").
 deps-cuda:
 	$(STEP) deps 'bash scripts/deps.sh cuda'
 

@@ -11,7 +11,7 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 # the tests add (oracles: PyAV, Pillow, OpenCV's Python, torch; the ffmpeg CLI; chromium for the report;
 # Slurm; the ASan runtime; the nlohmann/stb headers the ollama test server's llama.cpp needs).
 # `deps.sh build` installs the first set, `deps.sh` (make test) both, `deps.sh cuda` the first set and
-# llama.cpp's CUDA backend.
+# llama.cpp's CUDA backend (its CUDA 13 and CUDA 12 builds).
 BUILD_PKGS=(
   python3 python3-numpy pkg-config ccache
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libavfilter-dev libavdevice-dev libswresample-dev
@@ -98,6 +98,9 @@ if [ ! -f "$LL/.done-$NLC" ]; then
   # The link names `go build` links with (-lllama -lggml); the libraries' sonames stay versioned.
   ln -s "$(cd "$LL/lib" && ls libllama.v*.so)" "$LL/lib/libllama.so"
   ln -s "$(cd "$LL/lib" && ls libggml.v*.so)" "$LL/lib/libggml.so"
+  # The digests of the release's files as unpacked from the checked tarball: framesweep checks each
+  # CPU backend against them before it dlopens one (llm/llamacpp/libcheck.go).
+  (cd "$LL/lib" && find . -maxdepth 1 -type f -name '*.so' -printf '%f\n' | sort | xargs sha256sum >SHA256SUMS)
   tar -xzf "$src" -C "$tmp" package/llama/gitRelease.bundle package/llama/binariesGithubRelease.json
   cp "$tmp/package/llama/binariesGithubRelease.json" "$LL/"
   git clone -q --bare "$tmp/package/llama/gitRelease.bundle" "$tmp/src.git"
@@ -106,18 +109,33 @@ if [ ! -f "$LL/.done-$NLC" ]; then
   rm -rf "$tmp"
   touch "$LL/.done-$NLC"
 fi
-# The CUDA backend (libggml-cuda.so, built for CUDA 13) from the CUDA variant of the same release; its
-# libggml-base and CPU backends are byte-identical to the ones above. It goes into its own directory so
-# that a CPU run never loads it (llm/llamacpp loads it for device=cudaN). At run time it needs the
-# host's libcudart.so.13, libcublas.so.13 and the driver's libcuda.so.1 (docs/runtimes.md "GPU").
-if [ "$MODE" = cuda ] && [ ! -f "$LL/cuda/libggml-cuda.so" ]; then
-  echo "deps: libggml-cuda.so from @node-llama-cpp/linux-x64-cuda@$NLC" >&2
+# llama.cpp's CUDA backend, twice, from the CUDA variants of the same release (llm/llamacpp/cuda.go,
+# docs/runtimes.md "GPU"): built for CUDA 13 (primary) from @node-llama-cpp/linux-x64-cuda, and for
+# CUDA 12 (fallback) from @node-llama-cpp/linux-x64-cuda-ext's bins/linux-x64-cuda/fallback. Their
+# libggml-base and CPU backends are the ones above; only libggml-cuda.so is taken, into
+# cuda/13 and cuda/12, directories of their own so that a CPU run never loads them. At run time
+# framesweep loads the build whose CUDA runtime and cuBLAS (libcudart.so.N, libcublas.so.N) the host
+# resolves, and the driver's libcuda.so.1; none of them ships here. Each tarball is checked against
+# its pinned sha512 before anything is extracted, and each library's sha256 is written beside it
+# (SHA256SUMS), which framesweep checks before it dlopens the file.
+cuda_build() { # cuda_build MAJOR PACKAGE SHA512 PATH-IN-PACKAGE
+  local dir="$LL/cuda/$1" tmp cu
+  [ -f "$dir/.done-$NLC" ] && return 0
+  echo "deps: CUDA $1 build of libggml-cuda.so from $2@$NLC" >&2
   tmp=$(mktemp -d)
-  cu=$(npm_pack "@node-llama-cpp/linux-x64-cuda@$NLC" 89db04e795680ff15bbcb867042f64ad425a5280b45e779bb1e0009c2a66fdbaca7fad4711bbbe89d81b6f978dea6c648cb4ab1ed20ba6b2749c371426356b16 "$tmp")
-  tar -xzf "$cu" -C "$tmp" package/bins/linux-x64-cuda/libggml-cuda.so
-  mkdir -p "$LL/cuda"
-  mv "$tmp/package/bins/linux-x64-cuda/libggml-cuda.so" "$LL/cuda/"
+  cu=$(npm_pack "$2@$NLC" "$3" "$tmp")
+  tar -xzf "$cu" -C "$tmp" "package/$4"
+  rm -rf "$dir" && mkdir -p "$dir"
+  mv "$tmp/package/$4" "$dir/libggml-cuda.so"
+  (cd "$dir" && sha256sum libggml-cuda.so >SHA256SUMS)
   rm -rf "$tmp"
+  touch "$dir/.done-$NLC"
+}
+if [ "$MODE" = cuda ]; then
+  rm -f "$LL/cuda/libggml-cuda.so" # the layout before the CUDA 12 build: one file, now cuda/13
+  cuda_build 13 @node-llama-cpp/linux-x64-cuda 89db04e795680ff15bbcb867042f64ad425a5280b45e779bb1e0009c2a66fdbaca7fad4711bbbe89d81b6f978dea6c648cb4ab1ed20ba6b2749c371426356b16 bins/linux-x64-cuda/libggml-cuda.so
+  # The CUDA 12 tarball is large (374 MB unpacked): fetched once, kept only for this file.
+  cuda_build 12 @node-llama-cpp/linux-x64-cuda-ext d4fb94468c1c701724b37082a0c7b59931e1e6f0f45796c51cc50482d6c8fce4838e93fe3dd6e7fa57f8d82194adea53cd1f24087d47a2f43b77cabafefb8828 bins/linux-x64-cuda/fallback/libggml-cuda.so
 fi
 
 # The Go modules, then what needs no apt package (mtmd from third_party/llama/src, our shims, the cloud

@@ -20,3 +20,10 @@ for _c in gcc g++; do
 done
 export CC="$_ccw/gcc" CXX="$_ccw/g++"
 unset _isa _ccw _c
+# The binaries find llama.cpp's libraries through a run path relative to the executable
+# ($ORIGIN/../third_party/llama/lib: bin/framesweep). `go test` binaries run from a temporary directory,
+# so they find them here: LD_LIBRARY_PATH, which the loader searches first (docs/runtimes.md "Build").
+case ":${LD_LIBRARY_PATH:-}:" in
+*":${_root}/third_party/llama/lib:"*) ;;
+*) export LD_LIBRARY_PATH="${_root}/third_party/llama/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
+esac

@@ -1,289 +1,359 @@
 #!/usr/bin/env bash
-# bench/gpu/run.sh: check and time `--hwaccel cuda` decoding against the CPU path on an NVIDIA GPU host.
+# bench/gpu/run.sh: the GPU host check, one bounded script for a 15-minute window (docs/bench.md
+# "bench/gpu").
 #
-#   bash bench/gpu/run.sh              # repository root, a host with the NVIDIA driver; exit 0 when every check passes
-#   bash bench/gpu/run.sh --self-test  # no GPU needed: tiny clips, every step, the decisions on synthetic cases
+#   bash bench/gpu/run.sh              # repository root, a GPU host; exit 0 when every section passed
+#   bash bench/gpu/run.sh --self-test  # no GPU: stand-in libraries, tiny clips, every section, ≤ 2 min
 #
-# 1. No GPU/driver: exit 3 at once (not in --self-test).
-# 2. Builds framesweep (or uses $FRAMESWEEP_BIN).
-# 3. Per codec (H.264 8/10-bit, HEVC 8/10-bit, VP9 8-bit, AV1 8-bit; short 1280x720 clips): the
-#    expectation comes from the device, by a trial decode with the ffmpeg CLI that must keep the frames
-#    on the GPU (-hwaccel cuda -hwaccel_output_format cuda, then hwdownload: a software fallback makes
-#    it fail). Then `framesweep bench decode --hwaccel cuda --compare 16` decodes on the device and on
-#    the CPU. A check FAILS only when the frames differ from the CPU path: another frame count, or (when
-#    framesweep decoded on the GPU) PSNR < $PSNR_MIN dB. Where framesweep used the CPU although the
-#    device decodes the stream (or the reverse) the line says WARN, with both facts and the reason.
-#    Nothing is assumed per GPU generation: NVDEC decodes AV1 on Ampere and later (A100, H100, H200).
-# 4. The 60 s 1080p30 H.264 clip: cuda vs CPU decode (bench decode), 1/4/16 parallel streams
-#    (`framesweep frames --hwaccel cuda|none` decoding every frame), decoder creation cost (first-frame
-#    latency cuda vs CPU), and `framesweep bench peers` (framesweep extract vs PyAV/OpenCV/ffmpeg: the
-#    CPU path, extract has no --hwaccel) plus the ffmpeg CLI's -hwaccel cuda bare decode.
-# 5. In process: the tiny Qwen2.5-VL model (`framesweep testmodel --arch qwen25vl`) asked one question
-#    about 8 frames with llama.cpp on CUDA (device=cuda0) and on the CPU: the same choice, probabilities
-#    within $LLAMA_TOL (0.02), tokens/s of each. Needs `scripts/deps.sh cuda` (llama.cpp's CUDA backend)
-#    and the host's CUDA 13 runtime; without them the step FAILs with the error that names what is missing.
-#    In --self-test: the CPU side twice, and the refusal of device=cuda0 when no CUDA backend is installed.
-# All of it is bounded to 10 minutes. Knobs: PSNR_MIN (35), STREAMS ("1 4 16"), PEERS (1; 0 skips the
-# peers step), FRAMESWEEP_BIN, FRAMESWEEP_BENCH_CACHE, OUT (work dir), PYTHON (/usr/bin/python3).
+# Sections, each in its own time box (`timeout`, the whole process group killed on expiry), in order:
+#   build      240 s  go build, unless FRAMESWEEP_BIN names a binary (carry one to save the window)
+#   preflight   30 s  `framesweep doctor`: driver, CUDA runtime and cuBLAS, the llama.cpp CUDA build,
+#                     NVDEC per codec, devices. Without a driver the run stops here (exit 3).
+#   nvdec      240 s  per codec (H.264/HEVC 8/10-bit, VP9, AV1): a trial decode with the ffmpeg CLI says
+#                     what the device takes; `framesweep bench decode --hwaccel cuda --compare 16`
+#                     decodes on the device and the CPU: exact frame counts, PSNR, speed (verdict.py);
+#                     then the 60 s 1080p30 H.264 clip, cuda vs CPU.
+#   model      120 s  the tiny Qwen2.5-VL model asked the same question in process on CUDA (device=cuda0)
+#                     and on the CPU: same choice, probabilities within LLAMA_TOL, tokens/s of each.
+#   streams    240 s  decode latency under N concurrent streams (STREAMS, default 1 4 16), cuda and CPU:
+#                     each stream's wall time, aggregate frames/s; first-frame latency (decoder creation).
+#   peers      300 s  only with PEERS=1: `framesweep bench peers` on the clip and the ffmpeg CLI's bare
+#                     cuda decode (off by default: it does not fit the window with the rest).
+# Then a summary table (section, status, seconds, box, detail) and exit 0 only when every section
+# passed; otherwise exit 1 naming the sections that failed or timed out. Everything under a hard cap
+# of 14 minutes. Knobs: PSNR_MIN (35), LLAMA_TOL (0.02), STREAMS, PEERS (0), FRAMESWEEP_BIN,
+# FRAMESWEEP_BENCH_CACHE, OUT (work dir, kept), PYTHON (/usr/bin/python3).
+#
+# --self-test runs every section on this machine without a GPU: the preflight must name each missing
+# piece and exit 1 within 10 s, and, on stand-in libraries (standins.sh) for a CUDA-12-only host, find
+# that host's driver, runtime and CUDA 12 build; every decode falls back to the CPU with its frames
+# still exact; the model section compares two CPU answers and requires device=cuda0 on the stand-in
+# host to be refused naming the CUDA 12 build it chose; and a section that overruns its box is cut off
+# and named.
 set -euo pipefail
+SELF="$(realpath "${BASH_SOURCE[0]}")"
+cd "$(dirname "$SELF")/../.."
+HERE=bench/gpu
 
-SELFTEST=0
-[[ "${1:-}" == "--self-test" ]] && SELFTEST=1
-[[ $# -le 1 && ( $# -eq 0 || $SELFTEST -eq 1 ) ]] || { echo "usage: bash bench/gpu/run.sh [--self-test]" >&2; exit 2; }
-
-LIMIT_S=600
-if [[ -z "${FRAMESWEEP_GPU_TIMED:-}" ]]; then
-	export FRAMESWEEP_GPU_TIMED=1
-	# Re-run under a hard wall-clock limit; the process group dies with it.
-	exec timeout --kill-after=10 "$LIMIT_S" bash "$0" "$@"
+if [[ "${1:-}" == "--section" ]]; then
+	SECTION_MODE=1
+	SECTION="${2:?}"
+else
+	SECTION_MODE=0
+	SELFTEST=0
+	[[ "${1:-}" == "--self-test" ]] && SELFTEST=1
+	[[ $# -eq 0 || ($# -eq 1 && $SELFTEST -eq 1) ]] || { echo "usage: bash bench/gpu/run.sh [--self-test]" >&2; exit 2; }
+	export SELFTEST
+	LIMIT_S=840
+	if [[ -z "${FRAMESWEEP_GPU_TIMED:-}" ]]; then
+		export FRAMESWEEP_GPU_TIMED=1
+		# The whole run under a hard wall-clock limit; the process group dies with it.
+		exec timeout --kill-after=10 "$LIMIT_S" bash "$SELF" "$@"
+	fi
+	export OUT="${OUT:-$(mktemp -d /tmp/framesweep-gpu.XXXXXX)}"
+	mkdir -p "$OUT"
+	export PSNR_MIN="${PSNR_MIN:-35}" LLAMA_TOL="${LLAMA_TOL:-0.02}" PEERS="${PEERS:-0}"
+	PY="${PYTHON:-/usr/bin/python3}"
+	[[ -x "$PY" ]] || PY=python3
+	export PY
 fi
 
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-HERE=bench/gpu
-PSNR_MIN="${PSNR_MIN:-35}"
-LLAMA_TOL="${LLAMA_TOL:-0.02}"
-PEERS="${PEERS:-1}"
-OUT="${OUT:-$(mktemp -d /tmp/framesweep-gpu.XXXXXX)}"
-mkdir -p "$OUT"
-PY="${PYTHON:-/usr/bin/python3}"
-[[ -x "$PY" ]] || PY=python3
-
-die() { echo "bench/gpu: $1" >&2; exit "${2:-1}"; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# note LINE: one line of the running section, on stdout and in its notes file.
+note() { echo "  $1"; echo "$1" >>"$OUT/$SECTION.notes"; }
+fail() { note "FAIL $1"; FAILED=1; }
+FAILED=0
 
-declare -a SUMMARY=()
-FAIL=0
-WARN=0
-note() { SUMMARY+=("$1"); echo "bench/gpu: $1"; }
+# --- the sections (each runs as `bash run.sh --section NAME` under its own timeout) ---------------------
 
-# --- 1. a GPU and its driver --------------------------------------------------------------------------
-if [[ $SELFTEST -eq 1 ]]; then
-	GPU="none (self-test)"
-	"$PY" "$HERE/verdict.py" self-test || die "verdict.py self-test failed"
-	note "verdict decisions: self-test passed"
-else
-	command -v nvidia-smi >/dev/null 2>&1 || die "no NVIDIA driver on this host (nvidia-smi not found); run this on a GPU host" 3
-	nvidia-smi -L >/dev/null 2>&1 || die "nvidia-smi cannot talk to a GPU: $(nvidia-smi -L 2>&1 | head -n1)" 3
-	if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libcuda\.so\.1'; then
-		# Not fatal: it may sit in LD_LIBRARY_PATH. If FFmpeg cannot load it, the trials say "cpu".
-		echo "bench/gpu: warning: libcuda.so.1 is not in the loader cache" >&2
-	fi
-	ffmpeg -hide_banner -hwaccels 2>/dev/null | grep -qx 'cuda' || die "this FFmpeg build lists no cuda hwaccel (ffmpeg -hwaccels)" 3
-	GPU="$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null | head -n1 ||
-		nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n1)"
-fi
-echo "bench/gpu: GPU: $GPU"
-
-# --- 2. build ------------------------------------------------------------------------------------------
-if [[ -n "${FRAMESWEEP_BIN:-}" ]]; then
-	BIN="$FRAMESWEEP_BIN"
-else
-	# shellcheck disable=SC1091
+section_build() {
 	source scripts/env.sh
-	BIN="$OUT/framesweep"
-	echo "bench/gpu: building $BIN"
-	timeout 300 go build -o "$BIN" ./cmd/framesweep || die "go build failed"
-fi
-"$BIN" version >/dev/null || die "$BIN does not run"
+	go build -o "$OUT/framesweep" ./cmd/framesweep || { fail "go build"; return; }
+	note "built $OUT/framesweep"
+}
 
-# --- 3. per codec: the device's expectation, then framesweep against the CPU path ----------------------
-# trial CLIP: "gpu" when the ffmpeg CLI decodes the first frames on the device, else "cpu"; the reason
-# (ffmpeg's last stderr line) goes to $OUT/NAME.trial.
+# standins: a CUDA-12-only host of stand-in libraries (self-test only).
+standin_host12() {
+	local si="$OUT/standins"
+	[[ -d "$si/cuda" ]] || bash "$HERE/standins.sh" "$si" >/dev/null
+	export FRAMESWEEP_LLAMA_CUDA="$si/cuda" FRAMESWEEP_CUDA_PYTHON="$si/host12/venv"
+	export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$si/driver12"
+}
+
+section_preflight() {
+	local t0 rc
+	t0="$(now)"
+	set +e
+	"$BIN" doctor >"$OUT/doctor.txt" 2>"$OUT/doctor.err"
+	rc=$?
+	set -e
+	sed 's/^/    /' "$OUT/doctor.txt"
+	if [[ $SELFTEST -eq 0 ]]; then
+		note "GPU: $(timeout 10 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&1 | head -n1)"
+		[[ $rc -eq 0 ]] || fail "doctor: $(tail -n1 "$OUT/doctor.err")"
+		grep -q '^driver .* ok ' "$OUT/doctor.txt" || { echo nodriver >"$OUT/preflight.stop"; fail "no NVIDIA driver: the GPU sections cannot run"; }
+		return
+	fi
+	# No GPU here: every piece must be named missing, in one line each, exit 1, within 10 s.
+	local took n
+	took="$(elapsed "$t0" "$(now)")"
+	n="$(grep -c . "$OUT/doctor.txt")"
+	if [[ $rc -ne 1 ]] || awk -v t="$took" 'BEGIN { exit !(t > 10) }' || ! grep -q 'driver, cuda, llama, nvdec, devices' "$OUT/doctor.err"; then
+		fail "doctor without a GPU: exit $rc after $took s: $(tail -n1 "$OUT/doctor.err")"
+	else
+		note "doctor without a GPU: exit 1 after $took s, $n lines, missing: driver, cuda, llama, nvdec, devices"
+	fi
+	( standin_host12
+	  set +e
+	  "$BIN" doctor --check driver,cuda,llama >"$OUT/doctor-12.txt" 2>&1
+	  echo $? >"$OUT/doctor-12.rc" )
+	if [[ "$(cat "$OUT/doctor-12.rc")" != 0 ]] || ! grep -q 'CUDA 12 build' "$OUT/doctor-12.txt"; then
+		fail "doctor on the stand-in CUDA 12 host: $(tail -n2 "$OUT/doctor-12.txt")"
+	else
+		note "doctor on the stand-in CUDA 12 host: exit 0, $(grep -o 'CUDA 12 build [^ ]*' "$OUT/doctor-12.txt")"
+	fi
+}
+
+# trial CLIP LOG: "gpu" when the ffmpeg CLI keeps the first frames on the device (a software fallback
+# makes the hwdownload filter fail), else "cpu".
 trial() {
-	local clip="$1" log="$2"
-	if timeout 60 ffmpeg -hide_banner -loglevel error -nostdin -hwaccel cuda -hwaccel_output_format cuda -i "$clip" \
-		-frames:v 8 -vf 'hwdownload,format=nv12|p010le|p016le|yuv444p|yuv444p16le' -f null - >"$log" 2>&1; then
+	if timeout 30 ffmpeg -hide_banner -loglevel error -nostdin -hwaccel cuda -hwaccel_output_format cuda -i "$1" \
+		-frames:v 8 -vf 'hwdownload,format=nv12|p010le|p016le|yuv444p|yuv444p16le' -f null - >"$2" 2>&1; then
 		echo gpu
 	else
 		echo cpu
 	fi
 }
 
-if [[ $SELFTEST -eq 1 ]]; then
-	SIZE=320x180 SECS=1
-else
-	SIZE=1280x720 SECS=4
-fi
-# name | ffmpeg encoder arguments
-CLIPS=(
-	"h264-8bit|-c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p"
-	"h264-10bit|-c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p10le"
-	"hevc-8bit|-c:v libx265 -preset veryfast -x265-params log-level=error:keyint=60 -pix_fmt yuv420p"
-	"hevc-10bit|-c:v libx265 -preset veryfast -x265-params log-level=error:keyint=60 -pix_fmt yuv420p10le"
-	"vp9-8bit|-c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 2M -g 60 -pix_fmt yuv420p"
-	"av1-8bit|-c:v libaom-av1 -usage realtime -cpu-used 8 -b:v 2M -g 60 -pix_fmt yuv420p"
-)
-for spec in "${CLIPS[@]}"; do
-	IFS='|' read -r name enc <<<"$spec"
-	clip="$OUT/$name.mkv"
-	# The pattern moves, so consecutive frames differ.
-	# shellcheck disable=SC2086
-	timeout 120 ffmpeg -hide_banner -loglevel error -nostdin -y -f lavfi -i "testsrc2=size=$SIZE:rate=30" -t "$SECS" $enc "$clip" \
-		|| { note "$name: FAIL (ffmpeg could not encode the clip)"; FAIL=1; continue; }
-	expect="$(trial "$clip" "$OUT/$name.trial")"
-	if [[ $expect == gpu ]]; then
-		source_="ffmpeg trial decoded on the device"
+section_nvdec() {
+	local size=1280x720 secs=4 warn=0
+	[[ $SELFTEST -eq 1 ]] && size=320x180 secs=1
+	local clips=(
+		"h264-8bit|-c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p"
+		"h264-10bit|-c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p10le"
+		"hevc-8bit|-c:v libx265 -preset veryfast -x265-params log-level=error:keyint=60 -pix_fmt yuv420p"
+		"hevc-10bit|-c:v libx265 -preset veryfast -x265-params log-level=error:keyint=60 -pix_fmt yuv420p10le"
+		"vp9-8bit|-c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 2M -g 60 -pix_fmt yuv420p"
+		"av1-8bit|-c:v libaom-av1 -usage realtime -cpu-used 8 -b:v 2M -g 60 -pix_fmt yuv420p"
+	)
+	local spec name enc clip expect src json verdict rc
+	for spec in "${clips[@]}"; do
+		IFS='|' read -r name enc <<<"$spec"
+		clip="$OUT/$name.mkv"
+		# shellcheck disable=SC2086
+		timeout 60 ffmpeg -hide_banner -loglevel error -nostdin -y -f lavfi -i "testsrc2=size=$size:rate=30" -t "$secs" $enc "$clip" ||
+			{ fail "$name: ffmpeg could not encode the clip"; continue; }
+		expect="$(trial "$clip" "$OUT/$name.trial")"
+		src="ffmpeg trial decoded on the device"
+		[[ $expect == gpu ]] || src="ffmpeg trial: $(tail -n1 "$OUT/$name.trial" 2>/dev/null | cut -c1-100)"
+		json="$OUT/$name.json"
+		if ! timeout 60 "$BIN" bench decode --video "$clip" --threads 0 --hwaccel cuda --compare 16 --json --quiet >"$json" 2>"$OUT/$name.err"; then
+			[[ -s "$json" ]] || { fail "$name: framesweep bench decode: $(tail -n1 "$OUT/$name.err")"; continue; }
+		fi
+		set +e
+		verdict="$("$PY" "$HERE/verdict.py" decode "$json" "$name" "$expect" "$src" "$PSNR_MIN")"
+		rc=$?
+		set -e
+		note "$verdict"
+		[[ $rc -eq 0 ]] || FAILED=1
+		[[ "$verdict" == WARN* ]] && warn=1
+	done
+	[[ $SELFTEST -eq 1 ]] && return
+	local big
+	big="$(big_clip)" || { fail "no 60 s clip"; return; }
+	if timeout 120 "$BIN" bench decode --video "$big" --threads 0 --hwaccel cuda --compare 32 --format benchstat --quiet >"$OUT/timing.txt" 2>"$OUT/timing.err"; then
+		note "timing (60 s 1080p30 H.264, cuda vs CPU): $(grep -E '^Benchmark.*variant=decode/hwaccel=cuda' "$OUT/timing.txt" | tr '\t' ' ' | sed 's/  */ /g')"
 	else
-		source_="ffmpeg trial: $(tail -n1 "$OUT/$name.trial" 2>/dev/null | cut -c1-120)"
-		[[ "$source_" == "ffmpeg trial: " ]] && source_="ffmpeg trial fell back to the CPU"
+		fail "timing: $(tail -n1 "$OUT/timing.err")"
 	fi
-	json="$OUT/$name.json"
-	if ! timeout 120 "$BIN" bench decode --video "$clip" --threads 0 --hwaccel cuda --compare 16 --json --quiet >"$json" 2>"$OUT/$name.err"; then
-		# bench decode exits 1 on a frame-count or comparison failure but still prints its rows.
-		[[ -s "$json" ]] || { note "FAIL $name: framesweep bench decode: $(tail -n1 "$OUT/$name.err")"; FAIL=1; continue; }
+}
+
+# big_clip prints the path of the 60 s 1080p30 H.264 clip (bench.BenchClip(250), shared with bench grid).
+big_clip() {
+	local cache="${FRAMESWEEP_BENCH_CACHE:-$HOME/.cache/framesweep/bench}" big
+	mkdir -p "$cache"
+	big="$cache/testsrc2-1920x1080-30fps-60s-h264-8bit-gop250.mkv"
+	if [[ ! -s "$big" ]]; then
+		timeout 100 ffmpeg -hide_banner -loglevel error -nostdin -y -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 60 \
+			-c:v libx264 -preset veryfast -g 250 -pix_fmt yuv420p "$big.part.mkv" && mv "$big.part.mkv" "$big"
+	fi
+	[[ -s "$big" ]] && echo "$big"
+}
+
+section_model() {
+	local tm="$OUT/tiny-qwen25vl" clip="$OUT/model-clip.mkv" verdict rc
+	"$BIN" testmodel --arch qwen25vl --out "$tm" >/dev/null || { fail "framesweep testmodel"; return; }
+	timeout 30 ffmpeg -hide_banner -loglevel error -nostdin -y -f lavfi -i testsrc2=size=320x180:rate=30 -t 1 -c:v libx264 -pix_fmt yuv420p "$clip" ||
+		{ fail "ffmpeg could not encode the clip"; return; }
+	local spec="llamacpp:model=$tm/tiny-qwen25vl.gguf,mmproj=$tm/tiny-qwen25vl-mmproj.gguf,threads=1"
+	ask() { # ask DEVICE OUT.json
+		timeout 40 "$BIN" ask --runtime "$spec,device=$1" "$clip" --question "Which pattern comes first?" \
+			--options "A. circles" "B. bars" "C. text" "D. noise" --preset qwen2.5-vl --frames 8 --json >"$2" 2>"$2.err"
+	}
+	ask cpu "$OUT/llama-cpu.json" || { fail "llama.cpp on the CPU: $(tail -n1 "$OUT/llama-cpu.json.err")"; return; }
+	if [[ $SELFTEST -eq 0 ]]; then
+		ask cuda0 "$OUT/llama-cuda.json" || { fail "llama.cpp on CUDA: $(tail -n1 "$OUT/llama-cuda.json.err")"; return; }
+	else
+		# No GPU: the comparison runs on two CPU answers, and device=cuda0 on the stand-in CUDA 12 host
+		# must be refused naming the build the loader chose.
+		ask cpu "$OUT/llama-cuda.json" || { fail "the second CPU answer: $(tail -n1 "$OUT/llama-cuda.json.err")"; return; }
+		"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); r["runtime_backend"]="CUDA0 (self-test stand-in)"; json.dump(r,open(sys.argv[1],"w"))' "$OUT/llama-cuda.json"
+		if ( standin_host12; ask cuda0 "$OUT/llama-standin.json" ) || ! grep -q 'cuda/12/libggml-cuda.so' "$OUT/llama-standin.json.err"; then
+			fail "device=cuda0 on the stand-in CUDA 12 host: $(tail -n1 "$OUT/llama-standin.json.err")"
+		else
+			note "device=cuda0 on the stand-in CUDA 12 host refused by name: $(tail -n1 "$OUT/llama-standin.json.err" | grep -o 'cuda/12/libggml-cuda.so.*' | cut -c1-120)"
+		fi
 	fi
 	set +e
-	verdict="$("$PY" "$HERE/verdict.py" decode "$json" "$name" "$expect" "$source_" "$PSNR_MIN")"
+	verdict="$("$PY" "$HERE/verdict.py" llama "$OUT/llama-cuda.json" "$OUT/llama-cpu.json" "$LLAMA_TOL")"
 	rc=$?
 	set -e
 	note "$verdict"
-	[[ $rc -eq 0 ]] || FAIL=1
-	[[ "$verdict" == WARN* ]] && WARN=1
-done
+	[[ $rc -eq 0 ]] || FAILED=1
+}
 
-# --- 4. the 60 s 1080p30 clip: cuda vs CPU, parallel streams, decoder creation, peers ------------------
-CACHE="${FRAMESWEEP_BENCH_CACHE:-$HOME/.cache/framesweep/bench}"
-mkdir -p "$CACHE"
-if [[ $SELFTEST -eq 1 ]]; then
-	BIG="$OUT/h264-8bit.mkv"
-	STREAMS="${STREAMS:-1 4}"
-	REPS=2
-else
-	BIG="$CACHE/testsrc2-1920x1080-30fps-60s-h264-8bit-gop250.mkv" # bench.BenchClip(250), shared with bench grid
-	if [[ ! -s "$BIG" ]]; then
-		timeout 240 ffmpeg -hide_banner -loglevel error -nostdin -y -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 60 \
-			-c:v libx264 -preset veryfast -g 250 -pix_fmt yuv420p "$BIG.part.mkv" && mv "$BIG.part.mkv" "$BIG"
-	fi
-	STREAMS="${STREAMS:-1 4 16}"
-	REPS=5
-fi
-[[ -s "$BIG" ]] || die "no clip $BIG"
-
-if [[ $SELFTEST -eq 0 ]]; then
-	TIMING="$OUT/timing.txt"
-	if timeout 240 "$BIN" bench decode --video "$BIG" --threads 0 --hwaccel cuda --compare 32 --format benchstat --quiet >"$TIMING" 2>"$OUT/timing.err"; then
-		note "timing (60 s 1080p30 H.264, cuda vs CPU): $(grep -E '^Benchmark.*variant=decode/hwaccel=cuda' "$TIMING" | tr '\t' ' ' | sed 's/  */ /g')"
+section_streams() {
+	local big streams reps gop=250
+	if [[ $SELFTEST -eq 1 ]]; then
+		big="$OUT/streams-clip.mkv" gop=30
+		timeout 30 ffmpeg -hide_banner -loglevel error -nostdin -y -f lavfi -i testsrc2=size=320x180:rate=30 -t 2 -c:v libx264 -g $gop -pix_fmt yuv420p "$big" ||
+			{ fail "ffmpeg could not encode the clip"; return; }
+		streams="${STREAMS:-1 4}" reps=2
 	else
-		note "timing: FAIL ($(tail -n1 "$OUT/timing.err"))"
-		FAIL=1
+		big="$(big_clip)" || { fail "no 60 s clip"; return; }
+		streams="${STREAMS:-1 4 16}" reps=5
 	fi
-fi
-
-# Parallel streams: N processes at once, each decoding every frame (one served index per GOP end forces
-# the whole clip through the decoder; only those few are converted and written, at 64x64).
-FRAMES="$("$BIN" probe "$BIG" --json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["frames"])')"
-IDX="$("$PY" -c "n=$FRAMES; print(','.join(str(i) for i in sorted(set(list(range(249, n, 250)) + [n - 1]))))")"
-for hw in cuda none; do
-	for n in $STREAMS; do
-		d="$OUT/streams-$hw-$n"
-		mkdir -p "$d"
-		t0="$(now)"
-		pids=()
-		for i in $(seq 1 "$n"); do
-			"$BIN" frames "$BIG" --indices "$IDX" --size 64x64 --out "$d/$i" --hwaccel "$hw" >"$d/$i.json" 2>"$d/$i.err" &
-			pids+=($!)
+	local frames idx hw n d i p ok line rc
+	frames="$("$BIN" probe "$big" --json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["frames"])')"
+	# One served index per GOP end forces every frame through the decoder; only those few are written.
+	idx="$("$PY" -c "n=$frames; print(','.join(str(i) for i in sorted(set(list(range($gop - 1, n, $gop)) + [n - 1]))))")"
+	for hw in cuda none; do
+		for n in $streams; do
+			d="$OUT/streams-$hw-$n"
+			mkdir -p "$d"
+			local t0 pids=()
+			t0="$(now)"
+			for i in $(seq 1 "$n"); do
+				( s="$(now)"; "$BIN" frames "$big" --indices "$idx" --size 64x64 --out "$d/$i" --hwaccel "$hw" >"$d/$i.json" 2>"$d/$i.err"
+				  rc=$?; elapsed "$s" "$(now)" >"$d/$i.json.wall"; exit $rc ) &
+				pids+=($!)
+			done
+			ok=1
+			for p in "${pids[@]}"; do wait "$p" || ok=0; done
+			[[ $ok -eq 1 ]] || { fail "streams hw=$hw n=$n: $(cat "$d"/*.err | tail -n1)"; continue; }
+			set +e
+			line="$("$PY" "$HERE/verdict.py" streams "$hw" "$n" "$(elapsed "$t0" "$(now)")" "$frames" "$d"/[0-9]*.json)"
+			rc=$?
+			set -e
+			note "$line"
+			[[ $rc -eq 0 ]] || FAILED=1
 		done
-		ok=1
-		for p in "${pids[@]}"; do wait "$p" || ok=0; done
-		wall="$(elapsed "$t0" "$(now)")"
-		if [[ $ok -eq 0 ]]; then
-			note "FAIL streams hw=$hw n=$n: $(cat "$d"/*.err | tail -n1)"
-			FAIL=1
-			continue
-		fi
-		outs=()
-		for i in $(seq 1 "$n"); do outs+=("$d/$i.json"); done
-		set +e
-		line="$("$PY" "$HERE/verdict.py" streams "$hw" "$n" "$wall" "$FRAMES" "${outs[@]}")"
-		rc=$?
-		set -e
-		note "$line"
-		[[ $rc -eq 0 ]] || FAIL=1
 	done
-done
-
-# Decoder creation: first-frame latency (open, device and decoder creation, one frame) cuda vs CPU.
-declare -A FIRST=()
-for hw in cuda none; do
-	ts=()
-	for r in $(seq 1 "$REPS"); do
-		t0="$(now)"
-		"$BIN" frames "$BIG" --indices 0 --out "$OUT/first-$hw-$r" --hwaccel "$hw" >"$OUT/first-$hw-$r.json" 2>&1 || { FAIL=1; break; }
-		ts+=("$(elapsed "$t0" "$(now)")")
+	# Decoder creation: first-frame latency (open, device and decoder creation, one frame).
+	local first_cuda first_none ts r
+	for hw in cuda none; do
+		ts=()
+		for r in $(seq 1 "$reps"); do
+			local s
+			s="$(now)"
+			"$BIN" frames "$big" --indices 0 --out "$OUT/first-$hw-$r" --hwaccel "$hw" >"$OUT/first-$hw-$r.json" 2>&1 || { fail "first frame hw=$hw"; break; }
+			ts+=("$(elapsed "$s" "$(now)")")
+		done
+		[[ $hw == cuda ]] && first_cuda="$(printf '%s\n' "${ts[@]}" | median)" || first_none="$(printf '%s\n' "${ts[@]}" | median)"
 	done
-	FIRST[$hw]="$(printf '%s\n' "${ts[@]}" | median)"
-done
-used="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["hwaccel"])' "$OUT/first-cuda-1.json" 2>/dev/null || echo unknown)"
-note "decoder creation: first frame cuda ${FIRST[cuda]} s vs CPU ${FIRST[none]} s (median of $REPS; difference $(elapsed "${FIRST[none]}" "${FIRST[cuda]}") s; device used: $used)"
+	note "decoder creation: first frame cuda ${first_cuda:-?} s vs CPU ${first_none:-?} s (median of $reps; device used: $("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["hwaccel"])' "$OUT/first-cuda-1.json" 2>/dev/null || echo unknown))"
+}
 
-if [[ $SELFTEST -eq 0 && $PEERS -eq 1 ]]; then
-	PEERSOUT="$OUT/peers.txt"
-	if timeout 300 "$BIN" bench peers --video "$BIG" --reps 1 --python "$PY" --format benchstat --quiet >"$PEERSOUT" 2>"$OUT/peers.err"; then
-		note "peers (CPU path): $(grep -E '^# Benchmark.*summary' "$PEERSOUT" | sed 's/^# //')"
+section_peers() {
+	local big ts=() r s
+	big="$(big_clip)" || { fail "no 60 s clip"; return; }
+	if timeout 200 "$BIN" bench peers --video "$big" --reps 1 --python "$PY" --format benchstat --quiet >"$OUT/peers.txt" 2>"$OUT/peers.err"; then
+		note "peers (CPU path): $(grep -E '^# Benchmark.*summary' "$OUT/peers.txt" | sed 's/^# //')"
 	else
-		note "peers: FAIL ($(tail -n1 "$OUT/peers.err"))"
-		FAIL=1
+		fail "peers: $(tail -n1 "$OUT/peers.err")"
 	fi
-	ts=()
 	for r in 1 2 3; do
-		t0="$(now)"
-		ffmpeg -hide_banner -loglevel error -nostdin -hwaccel cuda -hwaccel_output_format cuda -i "$BIG" -f null - 2>>"$OUT/ffmpeg-cuda.err" || break
-		ts+=("$(elapsed "$t0" "$(now)")")
+		s="$(now)"
+		timeout 60 ffmpeg -hide_banner -loglevel error -nostdin -hwaccel cuda -hwaccel_output_format cuda -i "$big" -f null - 2>>"$OUT/ffmpeg-cuda.err" || break
+		ts+=("$(elapsed "$s" "$(now)")")
 	done
 	[[ ${#ts[@]} -gt 0 ]] && note "ffmpeg -hwaccel cuda bare decode of the 60 s clip: $(printf '%s\n' "${ts[@]}" | median) s (median of ${#ts[@]})"
-fi
-
-# --- 5. in process: llama.cpp on CUDA vs the CPU -----------------------------------------------------
-TM="$OUT/tiny-qwen25vl"
-"$BIN" testmodel --arch qwen25vl --out "$TM" >/dev/null || die "framesweep testmodel failed"
-LLSPEC="llamacpp:model=$TM/tiny-qwen25vl.gguf,mmproj=$TM/tiny-qwen25vl-mmproj.gguf,threads=1"
-ask() { # ask DEVICE OUT.json
-	timeout 120 "$BIN" ask --runtime "$LLSPEC,device=$1" "$OUT/h264-8bit.mkv" --question "Which pattern comes first?" \
-		--options "A. circles" "B. bars" "C. text" "D. noise" --preset qwen2.5-vl --frames 8 --json >"$2" 2>"$2.err"
 }
-if ask cpu "$OUT/llama-cpu.json"; then
-	if [[ $SELFTEST -eq 1 ]]; then
-		# No GPU: the comparison runs on two CPU answers, and asking for CUDA must be refused by name.
-		ask cpu "$OUT/llama-cpu2.json" || die "the second CPU answer failed: $(tail -n1 "$OUT/llama-cpu2.json.err")"
-		"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); r["runtime_backend"]="CUDA0 (self-test stand-in)"; json.dump(r,open(sys.argv[1],"w"))' "$OUT/llama-cpu2.json"
-		set +e
-		verdict="$("$PY" "$HERE/verdict.py" llama "$OUT/llama-cpu2.json" "$OUT/llama-cpu.json" "$LLAMA_TOL")"
-		rc=$?
-		set -e
-		note "$verdict"
-		[[ $rc -eq 0 ]] || FAIL=1
-		if ask cuda0 "$OUT/llama-cuda.json" || ! grep -q 'device=cuda0' "$OUT/llama-cuda.json.err"; then
-			note "FAIL llama.cpp device=cuda0 without a CUDA backend: $(tail -n1 "$OUT/llama-cuda.json.err")"
-			FAIL=1
-		else
-			note "llama.cpp device=cuda0 refused by name: $(tail -n1 "$OUT/llama-cuda.json.err" | cut -c1-160)"
-		fi
-	elif ask cuda0 "$OUT/llama-cuda.json"; then
-		set +e
-		verdict="$("$PY" "$HERE/verdict.py" llama "$OUT/llama-cuda.json" "$OUT/llama-cpu.json" "$LLAMA_TOL")"
-		rc=$?
-		set -e
-		note "$verdict"
-		[[ $rc -eq 0 ]] || FAIL=1
-	else
-		note "FAIL llama.cpp on CUDA: $(tail -n1 "$OUT/llama-cuda.json.err")"
-		FAIL=1
-	fi
-else
-	note "FAIL llama.cpp on the CPU: $(tail -n1 "$OUT/llama-cpu.json.err")"
-	FAIL=1
+
+# section_overrun exists for the self-test: it sleeps past its box, which must cut it off.
+section_overrun() { sleep 60; }
+
+if [[ $SECTION_MODE -eq 1 ]]; then
+	: >"$OUT/$SECTION.notes"
+	"section_$SECTION"
+	exit "$FAILED"
 fi
 
-echo
-echo "bench/gpu summary ($GPU; PSNR threshold $PSNR_MIN dB; work dir $OUT)"
-for line in "${SUMMARY[@]}"; do echo "  $line"; done
-[[ -s "${TIMING:-}" ]] && { echo; cat "$TIMING"; }
-[[ -s "${PEERSOUT:-}" ]] && { echo; cat "$PEERSOUT"; }
-if [[ $FAIL -ne 0 ]]; then
-	echo "bench/gpu: FAILED" >&2
+# --- the driver: each section under its box, then the summary ------------------------------------------
+
+declare -a ROWS=()
+declare -a FAILED_SECTIONS=()
+# run NAME BOX: one section under timeout; its status is ok, FAIL or TIMEOUT.
+run() {
+	local name="$1" box="$2" t0 rc status detail
+	echo "bench/gpu: $name (box $box s)"
+	t0="$(now)"
+	set +e
+	timeout --kill-after=5 "$box" bash "$SELF" --section "$name"
+	rc=$?
+	set -e
+	case $rc in
+	0) status=ok ;;
+	124 | 137) status=TIMEOUT ;;
+	*) status=FAIL ;;
+	esac
+	detail="$(grep -m1 '^FAIL' "$OUT/$name.notes" 2>/dev/null || tail -n1 "$OUT/$name.notes" 2>/dev/null || true)"
+	[[ $status == TIMEOUT ]] && detail="cut off after $box s; last: ${detail:-nothing}"
+	ROWS+=("$(printf '%-10s %-8s %8.1f %6s  %s' "$name" "$status" "$(elapsed "$t0" "$(now)")" "$box" "${detail:0:150}")")
+	[[ $status == ok ]] || FAILED_SECTIONS+=("$name")
+	return 0
+}
+
+summary() {
+	echo
+	echo "bench/gpu summary (work dir $OUT; PSNR threshold $PSNR_MIN dB; self-test $SELFTEST)"
+	printf '%-10s %-8s %8s %6s  %s\n' section status seconds box detail
+	printf '%s\n' "${ROWS[@]}"
+}
+
+if [[ -n "${FRAMESWEEP_BIN:-}" ]]; then
+	export BIN="$FRAMESWEEP_BIN"
+else
+	export BIN="$OUT/framesweep"
+	run build 240
+fi
+"$BIN" version >/dev/null 2>&1 || { summary; echo "bench/gpu: $BIN does not run" >&2; exit 1; }
+run preflight 30
+if [[ -f "$OUT/preflight.stop" ]]; then
+	summary
+	echo "bench/gpu: no NVIDIA driver on this host (see the preflight); run it on a GPU host, or --self-test" >&2
+	exit 3
+fi
+run nvdec 240
+run model 120
+run streams 240
+[[ $PEERS -eq 1 && $SELFTEST -eq 0 ]] && run peers 300
+if [[ $SELFTEST -eq 1 ]]; then
+	"$PY" "$HERE/verdict.py" self-test >"$OUT/verdict.txt" || { cat "$OUT/verdict.txt"; FAILED_SECTIONS+=(verdict); }
+	# The boxes themselves: a section that overruns is cut off and named.
+	run overrun 2
+	if [[ "${FAILED_SECTIONS[*]: -1}" == overrun ]] && [[ "${ROWS[*]: -1}" == *TIMEOUT* ]]; then
+		unset 'FAILED_SECTIONS[-1]'
+		ROWS[-1]="${ROWS[-1]/TIMEOUT /cut-ok  }"
+	else
+		FAILED_SECTIONS+=(boxes)
+	fi
+fi
+summary
+if [[ ${#FAILED_SECTIONS[@]} -gt 0 ]]; then
+	echo "bench/gpu: FAILED sections: ${FAILED_SECTIONS[*]}" >&2
 	exit 1
 fi
-[[ $WARN -ne 0 ]] && echo "bench/gpu: passed with warnings (framesweep's device choice differs from the trial; see WARN lines)"
-echo "bench/gpu: all checks passed"
+echo "bench/gpu: all sections passed"

@@ -8,8 +8,9 @@
       Whether framesweep used the GPU where the device can decode (or not) is recorded, and reported as
       WARN when it disagrees with the trial, never as a failure.
   verdict.py streams HW N WALL_S FRAMES_PER_STREAM OUT1.json ...
-      One line for N parallel `framesweep frames --hwaccel HW` processes: aggregate decoded frames/s and
-      how many of them really decoded on the device (stats.hwaccel), with the first fallback reason.
+      One line for N parallel `framesweep frames --hwaccel HW` processes: aggregate decoded frames/s, each
+      stream's latency (OUTi.json.wall, seconds, when present: median and max), and how many of them
+      really decoded on the device (stats.hwaccel), with the first fallback reason.
   verdict.py llama GPU.json CPU.json TOL
       The tiny model asked the same question in process on CUDA and on the CPU (`framesweep ask --json`
       with device=cuda0 and device=cpu): FAIL when the choice differs, when an option's probability differs
@@ -57,7 +58,7 @@ def decode_verdict(rows, name, expect, source, psnr_min):
 
 
 def streams_line(hw, n, wall, frames, outs):
-    on_dev, reasons = 0, []
+    on_dev, reasons, walls = 0, [], []
     for p in outs:
         try:
             st = json.load(open(p))["stats"]
@@ -67,8 +68,15 @@ def streams_line(hw, n, wall, frames, outs):
             on_dev += 1
         elif st.get("hwaccel_fallback"):
             reasons.append(st["hwaccel_fallback"])
+        try:
+            walls.append(float(open(p + ".wall").read()))
+        except (OSError, ValueError):
+            pass
     line = "streams hw=%s n=%d: %.2f s wall, %.0f frames/s aggregate, %d/%d on the device" % (
         hw, n, wall, n * frames / wall if wall > 0 else 0, on_dev, n)
+    if walls:
+        walls.sort()
+        line += ", latency per stream median %.2f s, max %.2f s" % (walls[len(walls) // 2], walls[-1])
     if reasons:
         line += " (fallback: %s)" % reasons[0]
     return "ok", line

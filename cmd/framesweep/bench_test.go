@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/framesweep/framesweep/bench"
 	"github.com/framesweep/framesweep/internal/testenv"
@@ -323,7 +325,10 @@ func TestBenchPeersStream(t *testing.T) {
 // TestGPUScript checks bench/gpu/run.sh without a GPU: its syntax, its usage error, the decisions in
 // verdict.py on synthetic outcomes (GPU used and matching, AV1 decoded by the device but not by
 // framesweep, frame-count and PSNR mismatches), and, unless -short, the whole script in --self-test
-// mode (tiny clips, every step; on this host every trial and every decode falls back to the CPU).
+// mode within 2 minutes: every section under its box (the preflight naming each missing piece, then
+// finding a stand-in CUDA 12 host; every decode falling back to the CPU with exact frames; the model
+// refused on the stand-in GPU by its CUDA 12 build; concurrent streams), a section that overruns its
+// box cut off, and the summary table.
 func TestGPUScript(t *testing.T) {
 	const script = "../../bench/gpu/run.sh"
 	if out, err := exec.Command("bash", "-n", script).CombinedOutput(); err != nil {
@@ -342,22 +347,33 @@ func TestGPUScript(t *testing.T) {
 		t.Fatalf("verdict.py self-test: %v: %s", err, out)
 	}
 	if testing.Short() {
-		t.Skip("the --self-test run encodes six clips and runs the binary (about a minute on 2 cores)")
+		t.Skip("the --self-test run encodes clips and runs the binary (about 20 s on 2 cores)")
 	}
 	_, err = exec.LookPath("ffmpeg")
 	needOracle(t, "the ffmpeg CLI", err)
+	testenv.Need(t, "gcc") // the stand-in CUDA libraries
 	cmd = exec.Command("bash", script, "--self-test")
 	cmd.Env = append(os.Environ(), "FRAMESWEEP_BIN="+peersBinary(t), "OUT="+t.TempDir(), "FRAMESWEEP_BENCH_CACHE="+t.TempDir(), "PYTHON="+py)
+	start := time.Now()
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("run.sh --self-test: %v\n%s", err, b)
 	}
+	if took := time.Since(start); took > 2*time.Minute {
+		t.Errorf("--self-test took %s, want ≤ 2 min", took)
+	}
 	s := string(b)
-	for _, want := range []string{"verdict decisions: self-test passed", "streams hw=cuda n=4", "streams hw=none n=1",
-		"decoder creation: first frame cuda", "ok llama.cpp in process: choice cuda=", "llama.cpp device=cuda0 refused by name",
-		"bench/gpu: all checks passed"} {
+	for _, want := range []string{"doctor without a GPU: exit 1", "doctor on the stand-in CUDA 12 host: exit 0, CUDA 12 build",
+		"streams hw=cuda n=4", "streams hw=none n=1", "latency per stream median", "decoder creation: first frame cuda",
+		"ok llama.cpp in process: choice cuda=", "device=cuda0 on the stand-in CUDA 12 host refused by name: cuda/12/libggml-cuda.so",
+		"overrun    cut-ok", "section    status    seconds    box  detail", "bench/gpu: all sections passed"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	for _, sec := range []string{"preflight", "nvdec", "model", "streams"} {
+		if !regexp.MustCompile(`(?m)^` + sec + ` +ok `).MatchString(s) {
+			t.Errorf("no passing summary row for %s:\n%s", sec, s)
 		}
 	}
 	for _, codec := range []string{"h264-8bit", "h264-10bit", "hevc-8bit", "hevc-10bit", "vp9-8bit", "av1-8bit"} {

@@ -57,6 +57,7 @@ var flagRanges = map[string]map[string]num.Range{
 		"lru-mb": rMiB, "share-window": num.Range{Lo: 0, Hi: 60, Unit: "s"}, "worker-memory-mb": rMiB, "worker-timeout": rTimeout},
 	"ask":       {"frames": rFrames, "sample-fps": rSampleFPS, "seed": rAnySeed, "max-tokens": rTokens, "temperature": rTemp, "stream": rStream},
 	"testmodel": {"seed": rAnySeed},
+	"doctor":    {"timeout": num.Range{Lo: 0, Hi: 60, LoOpen: true, Unit: "s"}},
 	"sweep": {"jobs": rJobs, "limit": num.In(0, math.MaxInt32), "max-tokens": rTokens, "temperature": rTemp, "seed": rAnySeed,
 		"threshold": num.In(0, 1), "folds": rFolds, "chunk-records": rChunks, "chunk-interval": num.Range{Lo: 0, Hi: 86400, LoOpen: true, Unit: "s"},
 		"stream": rStream, "stop-grace": num.Range{Lo: 0, Hi: 3600, Unit: "s"}},

@@ -51,6 +51,7 @@ var commands = map[string]command{
 
 	"bench":   {"benchmarks as ratios against baselines in the same run: grid, decode, memory, resize, peers", runBench},
 	"version": {"print the engine and library versions", runVersion},
+	"doctor":  {"GPU preflight: driver, CUDA runtime and cuBLAS, the llama.cpp CUDA build, NVDEC per codec, devices", runDoctor},
 }
 
 func main() {

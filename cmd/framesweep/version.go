@@ -13,8 +13,9 @@ import (
 
 // versionReport is `framesweep version --json`: the libraries this process runs with, read from
 // the linked code (shared-object versions, OpenCV's and ONNX Runtime's own version strings, the
-// version and commit libggml reports and the ggml backends loaded: the CPU level's library, any GPU),
-// beside the versions the build pins.
+// version and commit libggml reports and the ggml backends loaded: the CPU level's library, any GPU;
+// the backend libraries skipped as damaged; the CUDA build that would load and its runtime), beside
+// the versions the build pins.
 type versionReport struct {
 	Engine    string            `json:"engine"`
 	Go        string            `json:"go"`
@@ -49,8 +50,20 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return flagParseStatus(err)
 	}
+	libs := libraryVersions()
+	// What the checks before dlopen refused, and the CUDA build device=cudaN would load (found without
+	// loading it; `framesweep doctor` asks the driver too). Here only, not in a RUN's libraries: they
+	// hold this host's paths.
+	var skipped []string
+	for _, s := range llamacpp.Skipped() {
+		skipped = append(skipped, s.File+": "+s.Why)
+	}
+	if len(skipped) > 0 {
+		libs["llama_cpp_skipped"] = strings.Join(skipped, "; ")
+	}
+	libs["llama_cpp_cuda"] = llamacpp.ResolveCUDA(0).String()
 	rep := versionReport{
-		Engine: version.Engine, Go: runtime.Version(), Libraries: libraryVersions(),
+		Engine: version.Engine, Go: runtime.Version(), Libraries: libs,
 		Pinned: map[string]string{
 			"ffmpeg": version.FFmpeg, "go-astiav": version.GoAstiav, "opencv": version.OpenCV, "gocv": version.Gocv,
 			"llama_cpp": version.LlamaCpp, "node-llama-cpp": version.NodeLlamaCpp, "ggml": version.GGML + " " + version.GGMLCommit,

@@ -3,7 +3,6 @@ package llamacpp
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -123,18 +122,24 @@ func clipOf(g *gguf.File) (*clipFile, error) {
 	if c.P == 0 || c.I == 0 || c.N == 0 || c.N > 1024 {
 		return nil, fmt.Errorf("vision projector: patch size %d, image size %d or block count %d out of range", c.P, c.I, c.N)
 	}
+	if eps, _ := kv["clip.vision.attention.layer_norm_epsilon"].(float32); !(eps >= 0 && eps < float32(math.Inf(1))) {
+		return nil, fmt.Errorf("vision projector: clip.vision.attention.layer_norm_epsilon = %v (ggml's norms assert a finite epsilon >= 0)", eps)
+	}
 	for _, t := range g.Tensors {
 		c.shapes[t.Name] = t.Shape
 	}
-	// clip.cpp's choice: clip.projector_type, else clip.vision.projector_type, else "mlp".
-	c.proj = kv.String("clip.projector_type")
-	if c.proj == "" {
-		c.proj = kv.String("clip.vision.projector_type")
-	}
-	if c.proj == "" {
-		c.proj = "mlp"
-	}
+	c.proj = projectorType(kv)
 	return c, nil
+}
+
+// projectorType is clip.cpp's choice: clip.projector_type, else clip.vision.projector_type, else "mlp".
+func projectorType(kv gguf.KV) string {
+	for _, k := range []string{"clip.projector_type", "clip.vision.projector_type"} {
+		if p := kv.String(k); p != "" {
+			return p
+		}
+	}
+	return "mlp"
 }
 
 // has reports whether the projector holds tensor name.
@@ -154,13 +159,7 @@ func (c *clipFile) opt(name string, shape ...uint64) error {
 	if !ok || len(shape) == 0 {
 		return nil
 	}
-	trim := func(s []uint64) []uint64 {
-		for len(s) > 1 && s[len(s)-1] == 1 {
-			s = s[:len(s)-1]
-		}
-		return s
-	}
-	if !slices.Equal(trim(slices.Clone(got)), trim(slices.Clone(shape))) {
+	if !sameShape(got, shape) {
 		return fmt.Errorf("vision projector (%s): tensor %s has shape %v, want %v", c.proj, name, got, shape)
 	}
 	return nil
@@ -267,7 +266,7 @@ func (c *clipFile) checkProj(w0, b0, w1, b1 string, in uint64) (out uint64, err 
 
 // checkMLP: LLaVA-1.5/1.6 style (models/llava.cpp): learned positions for every patch (+ class),
 // q/k/v in every block the graph runs (up to the second-to-last, or the deepest feature layer),
-// mm.0 (+bias) and optional mm.2 (+bias); mm.3 makes it the Yi-style MLP_NORM with mm.1/3/4.
+// mm.0 and mm.2 (each with its bias; clip_n_mmproj_embd reads mm.2); mm.3 makes it the Yi-style MLP_NORM with mm.1/3/4.
 func checkMLP(c *clipFile) error {
 	if c.I%c.P != 0 {
 		return fmt.Errorf("vision projector (mlp): image size %d is not a multiple of patch size %d", c.I, c.P)
@@ -332,16 +331,15 @@ func checkMLP(c *clipFile) error {
 	if err := c.need("mm.0.bias", h); err != nil {
 		return err
 	}
-	if c.has("mm.2.weight") {
-		o := c.dim("mm.2.weight", 1)
-		if err := c.need("mm.2.weight", h, o); err != nil {
-			return err
-		}
-		if err := c.need("mm.2.bias", o); err != nil {
-			return err
-		}
+	// clip_n_mmproj_embd reads mm.2's output width unconditionally for "mlp" (a segfault without it).
+	if err := c.need("mm.2.weight"); err != nil {
+		return err
 	}
-	return nil
+	o := c.dim("mm.2.weight", 1)
+	if err := c.need("mm.2.weight", h, o); err != nil {
+		return err
+	}
+	return c.need("mm.2.bias", o)
 }
 
 // checkMRoPE: the Qwen ViTs' M-RoPE head split, no class token, both Conv3D slices.
@@ -369,6 +367,11 @@ func checkQwen2VL(c *clipFile) error {
 		if _, ok := c.kv["clip.vision.n_wa_pattern"]; !ok {
 			return fmt.Errorf("vision projector (%s) lacks clip.vision.n_wa_pattern", c.proj)
 		}
+	}
+	// Block b attends fully when (b+1) % n_wa_pattern == 0: with 1 no block reads the window mask,
+	// which the graph then lacks and clip.cpp aborts setting it ("Failed to get tensor window_mask").
+	if kvUint(c.kv, "clip.vision.n_wa_pattern") == 1 {
+		return fmt.Errorf("vision projector (%s): clip.vision.n_wa_pattern 1 makes every block full attention and leaves the window mask out of the graph, which clip.cpp aborts on", c.proj)
 	}
 	for b := uint64(0); b < c.N; b++ {
 		if c.has(c.blk(b, "attn_qkv.weight")) {

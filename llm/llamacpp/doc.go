@@ -10,14 +10,23 @@
 // device=cpu|cudaN,gpu_layers=N]
 //
 // device=cudaN runs the model and the projector on that CUDA device (gpu_layers= of the text model's
-// layers, all by default); the CUDA backend comes from `scripts/deps.sh cuda`, and a GPU that cannot be
-// had is an error naming the missing library (ErrNoGPU), never a fall-back to the CPU. Describe names
-// the release and the devices actually loaded (the CPU backend's variant, the GPU), and the sweep
-// records it as runtime_backend.
+// layers, all by default); `scripts/deps.sh cuda` installs a CUDA 13 and a CUDA 12 build of the CUDA
+// backend, and the one whose runtime this host resolves is loaded (ResolveCUDA: LD_LIBRARY_PATH, the
+// system, EnvCUDAPython's NVIDIA wheels; cuda.go). A GPU that cannot be had is an error naming what is
+// missing (ErrNoGPU), never a fall-back to the CPU. Describe names the release and the devices actually
+// loaded (the CPU backend's variant, the GPU and its CUDA build), and the sweep records it as
+// runtime_backend.
 //
-// Model files are checked in Go (GGUF magic, header, tensor extents, architecture; for projectors the
-// keys, tensors and shapes the projector type's clip graph needs) before llama.cpp sees them, because
-// llama.cpp aborts the process on some malformed files. Projector types are mlp (LLaVA), qwen2vl_merger,
+// Libraries come from the install: the run path is $ORIGIN-relative only, and every CPU backend beside
+// libllama is checked before dlopen (ELF extents, exports, the release's SHA256SUMS when installed); a
+// damaged one is skipped and named (Skipped), never mapped (libcheck.go).
+//
+// Model files are checked in Go (GGUF magic, header, tensor extents, architecture; for text models the
+// hyperparameters llama.cpp asserts on and, for llama/qwen2/qwen2vl/qwen3vl, what their graphs assert
+// and every tensor's shape; for projectors the keys, tensors and shapes the projector type's clip graph
+// needs) before llama.cpp sees them, because llama.cpp aborts the process on some malformed files. The
+// first load of a pair then runs in a child process (probe.go): an abort there is an error naming the
+// file, not the end of this process. Projector types are mlp (LLaVA), qwen2vl_merger,
 // qwen2.5vl_merger, qwen3vl_merger and internvl; any other is refused at load with its name.
 //
 // Frames go to mtmd as raw RGB bitmaps (mtmd_bitmap_init), so C never decodes image bytes; a frame that

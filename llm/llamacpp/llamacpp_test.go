@@ -19,8 +19,9 @@ import (
 )
 
 var (
-	tiny  testmodel.Paths                        // the default (llama + mlp) pair, testmodel.Write
-	archs = map[testmodel.Arch]testmodel.Paths{} // every family's pair, testmodel.WriteArch
+	tiny    testmodel.Paths                        // the default (llama + mlp) pair, testmodel.Write
+	archs   = map[testmodel.Arch]testmodel.Paths{} // every family's pair, testmodel.WriteArch
+	testTmp string                                 // removed after the tests
 )
 
 func TestMain(m *testing.M) {
@@ -28,6 +29,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	testTmp = dir
 	tiny, err = testmodel.Write(dir, testmodel.DefaultSeed)
 	if err != nil {
 		panic(err)

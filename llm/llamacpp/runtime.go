@@ -148,8 +148,16 @@ type Options struct {
 	System string
 }
 
-// New loads model (and mmproj when not "") after checking both files in Go.
+// New loads model (and mmproj when not "") after checking both files in Go and, the first time this
+// pair is seen, loading it in a child process (probe.go), so that a file llama.cpp aborts on is an
+// error here, not the end of this process.
 func New(model, mmproj string, o Options) (*Runtime, error) {
+	return newRuntime(model, mmproj, o, true, func(string, string) {})
+}
+
+// newRuntime is New; parent is false in the load probe's child, which neither checks nor probes
+// again, and stage is told each file before llama.cpp loads it.
+func newRuntime(model, mmproj string, o Options, parent bool, stage func(stage, path string)) (*Runtime, error) {
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
@@ -165,14 +173,14 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	if o.System != "" && o.System != SystemAuto && o.System != SystemNone {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: system=%q (want auto or none)", o.System)
 	}
-	if _, err := CheckGGUF(model, false); err != nil {
+	if _, _, _, err := inspectGGUF(model, false, parent); err != nil {
 		return nil, err
 	}
 	r := &Runtime{path: model, mmproj: mmproj, nctx: o.Context, chat: o.Chat, input: o.Input, tps: o.TokensPerSecond}
 	if mmproj != "" {
 		var err error
 		var kv gguf.KV
-		if _, r.proj, kv, err = inspectGGUF(mmproj, true); err != nil {
+		if _, r.proj, kv, err = inspectGGUF(mmproj, true, parent); err != nil {
 			return nil, err
 		}
 		r.tile = int(kvUint(kv, "clip.vision.image_size"))
@@ -187,14 +195,20 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 	} else if o.Input == llm.InputVideo {
 		return nil, llm.Errorf("parse spec", "", llm.ErrBadSpec, "llamacpp: input=video needs mmproj=")
 	}
+	if parent {
+		if err := probe(model, mmproj); err != nil {
+			return nil, err
+		}
+	}
 	if err := backendInit(); err != nil {
 		return nil, llm.Errorf("load model", model, llm.ErrModel, "%v", err)
 	}
-	gpu, err := openDevice(o.Device, cudaLib())
+	gpu, err := openDevice(o.Device)
 	if err != nil {
 		return nil, err // ErrBadSpec or ErrDevice, naming the device and the library
 	}
 	r.backend = describeBackend(gpu, o.GPULayers)
+	stage("model", model)
 	m, cause, err := loadModel(model, gpu, o.GPULayers)
 	if err != nil {
 		if cause == "" {
@@ -219,6 +233,7 @@ func New(model, mmproj string, o Options) (*Runtime, error) {
 		return fail(err)
 	}
 	if mmproj != "" {
+		stage("mmproj", mmproj)
 		if err := r.loadProjector(o, gpu); err != nil {
 			return fail(err)
 		}

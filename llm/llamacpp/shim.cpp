@@ -135,23 +135,18 @@ int native_lib_dir(char * buf, size_t n) {
 	}
 }
 
-int native_backend_init(int log_level, char * err, size_t n) {
+int native_backend_init(int log_level, const char * cpu_lib, char * err, size_t n) {
 	try {
 		log_min = log_level;
 		ggml_log_set(quiet_log, nullptr);
 		llama_log_set(capture_log, nullptr);
 		mtmd_log_set(quiet_log, nullptr); // the projector logs every image at info level otherwise
-		// The prebuilt libggml loads its CPU backend at run time, one library per CPU level: ggml scores
-		// each libggml-cpu-*.so beside it against this CPU and registers the best. GPU backends are
-		// loaded only when asked for (native_gpu_load), so a CPU run never initialises CUDA.
-		std::string dir = lib_dir();
-		if (dir.empty()) {
-			put(err, n, "cannot locate the loaded libllama");
-			return -1;
-		}
-		ggml_backend_load_all_from_path(dir.c_str());
-		if (ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU) == nullptr) {
-			put(err, n, "no ggml CPU backend (libggml-cpu-*.so) in " + dir + " loads on this CPU");
+		// The prebuilt libggml loads its CPU backend at run time, one library per CPU level; Go chose
+		// cpu_lib among the checked ones (backend.go; ggml's own loader would dlopen every file beside
+		// libllama unchecked). GPU backends are loaded only when asked for (native_gpu_load), so a CPU
+		// run never initialises CUDA.
+		if (ggml_backend_load(cpu_lib) == nullptr || ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU) == nullptr) {
+			put(err, n, std::string("ggml could not register the CPU backend ") + cpu_lib);
 			return -1;
 		}
 		llama_backend_init();

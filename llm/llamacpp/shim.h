@@ -14,10 +14,10 @@ extern "C" {
 #endif
 
 // native_backend_init: llama.cpp's, ggml's and mtmd's logs routed through ours (errors on stderr, the
-// rest only at FRAMESWEEP_LLAMA_LOG's level; the load-error capture below chained in front), the best
-// ggml CPU backend of the directory libllama was loaded from registered, and llama_backend_init. It
-// returns 0, or -1 with the reason in err (NUL-terminated) when no CPU backend loads.
-int native_backend_init(int log_level, char * err, size_t n);
+// rest only at FRAMESWEEP_LLAMA_LOG's level; the load-error capture below chained in front), the ggml
+// CPU backend library cpu_lib registered (chosen in Go among the checked ones), and
+// llama_backend_init. It returns 0, or -1 with the reason in err (NUL-terminated).
+int native_backend_init(int log_level, const char * cpu_lib, char * err, size_t n);
 // native_lib_dir writes the directory libllama was loaded from (NUL-terminated); 0 on success.
 int native_lib_dir(char * buf, size_t n);
 // native_backends writes the loaded backends, one "name\tdetail" line each (detail: the CPU backend's
