@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/cache"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // npyBytes writes what numpy.save writes for a C-order uint8 array (format 1.0).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/asticode/go-astiav"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/sampler"
 )
 

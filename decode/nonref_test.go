@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/asticode/go-astiav"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // TestNonRefSkipIdentical: frames read with unneeded non-reference pictures left out of the decoder are

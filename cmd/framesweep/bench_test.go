@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/bench"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func TestBenchUsage(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 const module = "github.com/framesweep/framesweep/"
@@ -153,23 +153,23 @@ func TestImportsFollowTheMap(t *testing.T) {
 // the map, a row for nothing, and test support imported by code.
 func TestCheckFindsBackDoors(t *testing.T) {
 	m := map[string]rule{
-		"record":           {allowed: map[string]bool{}},
-		"audit":            {allowed: map[string]bool{"record": true}},
-		"sweep":            {allowed: map[string]bool{"record": true}},
-		"internal/testenv": {allowed: map[string]bool{}, testsOnly: true},
-		"gone":             {allowed: map[string]bool{}},
+		"record":                       {allowed: map[string]bool{}},
+		"audit":                        {allowed: map[string]bool{"record": true}},
+		"sweep":                        {allowed: map[string]bool{"record": true}},
+		"internal/testsupport/testenv": {allowed: map[string]bool{}, testsOnly: true},
+		"gone":                         {allowed: map[string]bool{}},
 	}
 	ps := []pkg{
 		{ImportPath: "record"},
 		{ImportPath: "audit", Imports: []string{module + "record", "fmt"}},
-		{ImportPath: "sweep", Imports: []string{module + "record", module + "audit", module + "internal/testenv"}},
-		{ImportPath: "internal/testenv"},
+		{ImportPath: "sweep", Imports: []string{module + "record", module + "audit", module + "internal/testsupport/testenv"}},
+		{ImportPath: "internal/testsupport/testenv"},
 		{ImportPath: "newpkg"},
 	}
 	got := strings.Join(check(m, ps), "\n")
 	for _, want := range []string{
 		"sweep imports audit, which its row of the map does not allow",
-		"sweep imports internal/testenv outside its tests",
+		"sweep imports internal/testsupport/testenv outside its tests",
 		"newpkg is not on the map",
 		"the map names gone, which is not a package",
 	} {

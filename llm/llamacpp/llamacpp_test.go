@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/gguf"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/llm/testmodel"

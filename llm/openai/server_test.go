@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/internal/ollamatest"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
 )
