@@ -17,7 +17,7 @@ import (
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/grid"
-	"github.com/framesweep/framesweep/internal/ollamatest"
+	"github.com/framesweep/framesweep/internal/testsupport/ollamatest"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/ollamatest"
+	"github.com/framesweep/framesweep/internal/testsupport/ollamatest"
 	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/internal/testframes"
