@@ -11,7 +11,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/procfd"
+	"github.com/framesweep/framesweep/internal/engine/procfd"
 	"github.com/framesweep/framesweep/internal/worker"
 )
 

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/procfd"
+	"github.com/framesweep/framesweep/internal/engine/procfd"
 	"github.com/framesweep/framesweep/internal/worker"
 	"github.com/framesweep/framesweep/pipeline"
 )
