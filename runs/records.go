@@ -121,19 +121,9 @@ func openRecords(path string, done pairSet) (*recordsFile, int64, error) {
 	return &recordsFile{f: f, path: path, last: time.Now()}, cut, nil
 }
 
-// scanRecords reads every complete line of r: the pairs recorded, and the length of the part that
-// ends with the last newline (the rest is a torn tail).
-func scanRecords(r io.Reader, path string) (pairSet, int64, error) {
-	done := pairSet{}
-	_, good, err := scanRecordsInto(r, path, done)
-	if err != nil {
-		return nil, 0, err
-	}
-	return done, good, nil
-}
-
-// scanRecordsInto is scanRecords adding to done; it also returns the bytes read in all, so a caller
-// can tell a torn tail (n > good). Every line is held to the record validator (record.DecodeFull),
+// scanRecordsInto reads every complete line of r into done (the pairs recorded): it returns the bytes
+// read in all and the length of the part that ends with the last newline, so a caller can tell a torn
+// tail (n > good). Every line is held to the record validator (record.DecodeFull),
 // as the audit and merge hold it: a RUN they would refuse is not resumed either.
 func scanRecordsInto(r io.Reader, path string, done pairSet) (n, good int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
