@@ -54,7 +54,7 @@ test: deps
 	# The kernels again without SIMD (-tags noasm) and without cgo (pure-Go references, pure-Go packages),
 	# and the resize tests with gocv's Mat leak profile (fails on an unclosed Mat).
 	$(STEP) noasm 'FRAMESWEEP_GENERIC_ONLY=1 go test -tags noasm ./native/'
-	$(STEP) nocgo 'FRAMESWEEP_GENERIC_ONLY=1 CGO_ENABLED=0 go test ./native/ ./sampler/... ./grid/... ./loader/ ./audit/... ./ingest/... ./resize/geom/'
+	$(STEP) nocgo 'FRAMESWEEP_GENERIC_ONLY=1 CGO_ENABLED=0 go test ./native/ ./sampler/... ./grid/... ./loader/ ./audit/... ./ingest/... ./resize/geom/ ./decode/internal/h26x/'
 	$(STEP) matprofile 'go test -tags matprofile ./resize/'
 	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7); decode/ also
 	# counts its live FFmpeg handles (-tags leakcheck: TestMain fails when one is left, STYLE.md B6).

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"

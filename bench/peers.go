@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"embed"
 	"encoding/binary"
@@ -17,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/record"
 )
 
 // peersFS holds the Python baselines and the default grid, so `framesweep bench peers` runs from any
@@ -670,7 +672,9 @@ func parsePeerOutput(b []byte) (*peerOutput, error) {
 
 // readPeerManifest reads the configs of an extract run from its manifest: every object must be a plain
 // resize of whole frames to [N, H, W, 3] (what the Python peers reproduce with Pillow); a grid with crops
-// or tiles is refused, naming the config.
+// or tiles is refused, naming the config. Lines are read by record.ReadLine: one over
+// record.MaxLineBytes, or one that does not decode, is an error naming the line; a last line without
+// its newline is read as a line (an interrupted extract's, cut inside, does not decode).
 func readPeerManifest(path string) ([]peerConfig, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -679,38 +683,55 @@ func readPeerManifest(path string) ([]peerConfig, error) {
 	defer f.Close()
 	var out []peerConfig
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var m struct {
-			Object   string `json:"object"`
-			Config   string `json:"config"`
-			Pipeline string `json:"pipeline"`
-			Shape    []int  `json:"shape"`
-			Indices  []int  `json:"indices"`
+	br := bufio.NewReaderSize(f, 1<<16)
+	for line := 1; ; line++ {
+		b, err := record.ReadLine(br, record.MaxLineBytes)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			pc, perr := peerConfigOf(t, seen)
+			if perr != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, line, perr)
+			}
+			if pc != nil {
+				out = append(out, *pc)
+			}
 		}
-		if seen[m.Config] || len(m.Indices) == 0 {
-			continue
+		if err == io.EOF {
+			break
 		}
-		seen[m.Config] = true
-		if len(m.Shape) != 4 || m.Shape[3] != 3 || m.Shape[0] != len(m.Indices) {
-			return nil, fmt.Errorf("config %s: shape %v is not [N, H, W, 3] (tiled geometries are not compared)", m.Config, m.Shape)
-		}
-		if err := checkPlainResize(m.Object, m.Shape[2], m.Shape[1]); err != nil {
-			return nil, fmt.Errorf("config %s: %w", m.Config, err)
-		}
-		out = append(out, peerConfig{ID: m.Config, Indices: m.Indices, Width: m.Shape[2], Height: m.Shape[1], object: m.Object})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no frame objects (a text-only grid?)", path)
 	}
 	return out, nil
+}
+
+// peerConfigOf reads one manifest line: the config's frames object, or nil for a config seen before
+// or one without frames.
+func peerConfigOf(line []byte, seen map[string]bool) (*peerConfig, error) {
+	var m struct {
+		Object   string `json:"object"`
+		Config   string `json:"config"`
+		Pipeline string `json:"pipeline"`
+		Shape    []int  `json:"shape"`
+		Indices  []int  `json:"indices"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, err
+	}
+	if seen[m.Config] || len(m.Indices) == 0 {
+		return nil, nil
+	}
+	seen[m.Config] = true
+	if len(m.Shape) != 4 || m.Shape[3] != 3 || m.Shape[0] != len(m.Indices) {
+		return nil, fmt.Errorf("config %s: shape %v is not [N, H, W, 3] (tiled geometries are not compared)", m.Config, m.Shape)
+	}
+	if err := checkPlainResize(m.Object, m.Shape[2], m.Shape[1]); err != nil {
+		return nil, fmt.Errorf("config %s: %w", m.Config, err)
+	}
+	return &peerConfig{ID: m.Config, Indices: m.Indices, Width: m.Shape[2], Height: m.Shape[1], object: m.Object}, nil
 }
 
 // checkPlainResize reads an object's safetensors header and checks that its layout is a resize of the

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/cache"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // npyBytes writes what numpy.save writes for a C-order uint8 array (format 1.0).
@@ -162,6 +162,29 @@ func TestCheckPlainResize(t *testing.T) {
 	crop := writeObject(t, dir, []int{1, 2, 2, 3}, append(fr, fr...)[:12], `{"src":{"w":8,"h":8},"resize":{"w":4,"h":4},"crop":{"x":1,"y":1,"w":2,"h":2},"token_frames":1}`)
 	if err := checkPlainResize(crop, 2, 2); err == nil || !strings.Contains(err.Error(), "plain resize") {
 		t.Errorf("crop accepted: %v", err)
+	}
+}
+
+// TestReadPeerManifestLines: the manifest's lines go through record.ReadLine: a blank line is no
+// line, a plain-resize object is read with its config, a config seen before is not read twice, and a
+// line that does not decode is an error naming file:line, never skipped.
+func TestReadPeerManifestLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	obj := writeObject(t, dir, []int{1, 2, 2, 3}, make([]byte, 12), `{"src":{"w":8,"h":8},"resize":{"w":2,"h":2},"token_frames":1}`)
+	line := fmt.Sprintf(`{"object":%q,"config":"c1","shape":[1,2,2,3],"indices":[0]}`, obj)
+	m := filepath.Join(dir, "m.jsonl")
+	if err := os.WriteFile(m, []byte(line+"\n\n"+line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readPeerManifest(m); err != nil || len(got) != 1 || got[0].ID != "c1" || got[0].Width != 2 {
+		t.Errorf("a manifest of one config: %+v, %v", got, err)
+	}
+	if err := os.WriteFile(m, []byte(line+"\n\n{\"object\":\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readPeerManifest(m); err == nil || !strings.Contains(err.Error(), "m.jsonl:3") {
+		t.Errorf("an undecodable line: %v", err)
 	}
 }
 

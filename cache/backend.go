@@ -23,14 +23,35 @@ type backend interface {
 	// putObject publishes a content-addressed object (name = its digest) that body yields, once: an
 	// object store never overwrites an intact one.
 	putObject(ctx context.Context, name, digest string, body func() io.Reader) error
-	putFrom(ctx context.Context, name string, r io.Reader) error // publishes what r yields atomically
 	get(ctx context.Context, name string, max int64) ([]byte, error)
 	open(ctx context.Context, name string) (io.ReadCloser, int64, error) // a reader and the size; ErrNotFound when absent
 	list(ctx context.Context, prefix string) ([]string, error)
 	remove(ctx context.Context, name string) error // ErrNotFound when absent
 	where(name string) string
 	close() error
+
+	// openAppend creates name for appending, each write durable once synced (the new name and any new
+	// directory synced too), or returns a nil file when the backend cannot append (an object store:
+	// the caller keeps what it writes and puts it whole).
+	openAppend(name string) (*os.File, error)
+	// spoolPlace is where a spool of an object on its way in is created (createTemp's dir and
+	// pattern): beside the objects of a directory, in os.TempDir for an object store. dir is set even
+	// with an error.
+	spoolPlace() (dir, pattern string, err error)
+	// leftovers lists the temp files of interrupted writes that lie in the store, dead (no live writer
+	// holds them) and live; an object store holds none (a write is published whole).
+	leftovers() (dead, live []TempFile, err error)
+	// removeDeadTemps deletes the temp files dead writers through this backend left on this machine
+	// (a directory's own; an object store's spools in os.TempDir) and returns them.
+	removeDeadTemps() ([]TempFile, error)
 }
+
+// Both backends carry every method the Store needs, so no caller asks which one it has
+// (TestNoBackendAssertions).
+var (
+	_ backend = (*dirBackend)(nil)
+	_ backend = (*blobBackend)(nil)
+)
 
 // dirBackend writes a local directory with the crash-safe protocol
 // temp file → fsync → rename → fsync(dir). fileblob does temp+rename without any fsync (and puts its
@@ -54,13 +75,9 @@ func (d *dirBackend) put(_ context.Context, name string, parts ...[]byte) error 
 
 // putObject writes through the temp-file protocol, as every other name: a concurrent writer of the same
 // object renames identical bytes, and a rebuild replaces a damaged one.
-func (d *dirBackend) putObject(ctx context.Context, name, _ string, body func() io.Reader) error {
-	return d.putFrom(ctx, name, body())
-}
-
-func (d *dirBackend) putFrom(_ context.Context, name string, r io.Reader) error {
+func (d *dirBackend) putObject(_ context.Context, name, _ string, body func() io.Reader) error {
 	return d.publish(name, func(f *os.File) error {
-		_, err := io.Copy(f, r)
+		_, err := io.Copy(f, body()) // a MultiReader of parts (Store.Put) is one write(2) per part
 		return err
 	})
 }
@@ -275,10 +292,6 @@ func (b *blobBackend) put(ctx context.Context, name string, parts ...[]byte) err
 		rs[i] = bytes.NewReader(p)
 	}
 	return b.b.Write(ctx, name, io.MultiReader(rs...), octets, false)
-}
-
-func (b *blobBackend) putFrom(ctx context.Context, name string, r io.Reader) error {
-	return b.b.Write(ctx, name, r, octets, false)
 }
 
 func (b *blobBackend) get(ctx context.Context, name string, max int64) ([]byte, error) {

@@ -31,29 +31,39 @@ type Manifest struct {
 func (s *Store) NewManifest(ctx context.Context, run string) (*Manifest, error) {
 	s.beforeWrite()
 	m := &Manifest{s: s, name: path.Join("manifests", run+".jsonl")}
-	if d, ok := s.be.(*dirBackend); ok {
-		full := d.where(m.name)
-		created := missingDirs(d.root, filepath.Dir(full))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return nil, &Error{Path: full, Op: "manifest", Err: err}
-		}
-		f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_EXCL, 0o644)
-		if err != nil {
-			return nil, &Error{Path: full, Op: "manifest", Err: err}
-		}
-		// The new name (and a new manifests/ directory) must survive a crash too.
-		err = atomicfile.SyncDir(filepath.Dir(full))
-		if len(created) > 0 && err == nil {
-			err = atomicfile.SyncDir(d.root)
-		}
-		if err != nil {
-			f.Close()
-			return nil, &Error{Path: full, Op: "manifest", Err: err}
-		}
-		m.f = f
+	f, err := s.be.openAppend(m.name)
+	if err != nil {
+		return nil, &Error{Path: s.be.where(m.name), Op: "manifest", Err: err}
 	}
+	m.f = f // nil for a bucket: the lines are kept in buf and put whole
 	return m, nil
 }
+
+// openAppend creates the file name (O_EXCL: a run's manifest is new) for appending; the new name (and a
+// new manifests/ directory) must survive a crash too.
+func (d *dirBackend) openAppend(name string) (*os.File, error) {
+	full := d.where(name)
+	created := missingDirs(d.root, filepath.Dir(full))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	err = atomicfile.SyncDir(filepath.Dir(full))
+	if len(created) > 0 && err == nil {
+		err = atomicfile.SyncDir(d.root)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openAppend: an object store cannot append.
+func (b *blobBackend) openAppend(string) (*os.File, error) { return nil, nil }
 
 // Where is the manifest's path (a file path, or a URL for buckets).
 func (m *Manifest) Where() string { return m.s.be.where(m.name) }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/s3test"
 )
 
 // TestStoreS3: a store on an S3 bucket through the real S3 client over HTTP (gofakes3 on 127.0.0.1):

@@ -26,18 +26,26 @@ type Spool struct {
 // NewSpool creates an empty spool for an object of s.
 func (s *Store) NewSpool() (*Spool, error) {
 	s.beforeWrite()
-	dir, pattern := "", bucketSpoolPrefix+"*"
-	if d, ok := s.be.(*dirBackend); ok {
-		dir, pattern = d.where("cas"), tempPrefix+"spool-*"
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, &Error{Path: dir, Op: "spool", Err: err}
-		}
+	dir, pattern, err := s.be.spoolPlace()
+	if err != nil {
+		return nil, &Error{Path: dir, Op: "spool", Err: err}
 	}
 	f, err := createTemp(dir, pattern)
 	if err != nil {
 		return nil, &Error{Path: filepath.Join(dir, pattern), Op: "spool", Err: err}
 	}
 	return &Spool{f: f}, nil
+}
+
+// spoolPlace: a spool sits in cas/, on the objects' filesystem, so publishing it is a rename.
+func (d *dirBackend) spoolPlace() (dir, pattern string, err error) {
+	dir = d.where("cas")
+	return dir, tempPrefix + "spool-*", os.MkdirAll(dir, 0o755)
+}
+
+// spoolPlace: a bucket's spools sit in os.TempDir ("" to createTemp), named so RemoveDeadTemps finds them.
+func (b *blobBackend) spoolPlace() (dir, pattern string, err error) {
+	return "", bucketSpoolPrefix + "*", nil
 }
 
 // Write appends p. After a failed write every later call fails with the same error.

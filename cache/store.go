@@ -113,13 +113,7 @@ func (s *Store) PutParts(ctx context.Context, key string, parts [][]byte) (Ref, 
 		}
 		return io.MultiReader(rs...)
 	}
-	var err error
-	if _, local := s.be.(*dirBackend); local {
-		err = s.be.put(ctx, name, parts...) // unchanged: write(2) of each part, no copy through a reader
-	} else {
-		err = s.be.putObject(ctx, name, ref.Digest, body)
-	}
-	if err != nil {
+	if err := s.be.putObject(ctx, name, ref.Digest, body); err != nil {
 		return Ref{}, &Error{Path: s.be.where(name), Op: "write", Err: err}
 	}
 	return ref, s.putRef(ctx, ref)

@@ -109,32 +109,43 @@ func classifyTemps(roots []string, match func(name string) bool, remove bool) (d
 
 func isTempName(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 
-// temps lists (or, with remove, deletes) the leftover temps of the store: for a local directory those
-// under its own subtrees, for a bucket the spools in os.TempDir (top level only).
-func (s *Store) temps(remove bool) (dead, live []TempFile, err error) {
-	if d, ok := s.be.(*dirBackend); ok {
-		roots := make([]string, len(tempSubtrees))
-		for i, sub := range tempSubtrees {
-			roots[i] = d.where(sub)
-		}
-		return classifyTemps(roots, isTempName, remove)
+// leftovers: a directory's temps lie under its own subtrees.
+func (d *dirBackend) leftovers() (dead, live []TempFile, err error) { return d.temps(false) }
+
+func (d *dirBackend) removeDeadTemps() ([]TempFile, error) {
+	dead, _, err := d.temps(true)
+	return dead, err
+}
+
+// temps lists (or, with remove, deletes) the temps under the store's subtrees.
+func (d *dirBackend) temps(remove bool) (dead, live []TempFile, err error) {
+	roots := make([]string, len(tempSubtrees))
+	for i, sub := range tempSubtrees {
+		roots[i] = d.where(sub)
 	}
+	return classifyTemps(roots, isTempName, remove)
+}
+
+// leftovers: an object store publishes each write whole, so it holds no temp file.
+func (b *blobBackend) leftovers() (dead, live []TempFile, err error) { return nil, nil, nil }
+
+// removeDeadTemps deletes the dead spools of bucket stores in os.TempDir (top level only): this
+// machine's, whichever bucket they were meant for.
+func (b *blobBackend) removeDeadTemps() ([]TempFile, error) {
 	tmp := os.TempDir()
 	ents, err := os.ReadDir(tmp)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var found []TempFile
+	var dead []TempFile
 	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), bucketSpoolPrefix) {
-			found = append(found, TempFile{Path: filepath.Join(tmp, e.Name())})
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), bucketSpoolPrefix) {
+			continue
 		}
+		d, _, cerr := classifyTemps([]string{filepath.Join(tmp, e.Name())}, func(string) bool { return true }, true)
+		dead, err = append(dead, d...), errors.Join(err, cerr)
 	}
-	for _, t := range found {
-		d, l, cerr := classifyTemps([]string{t.Path}, func(string) bool { return true }, remove)
-		dead, live, err = append(dead, d...), append(live, l...), errors.Join(err, cerr)
-	}
-	return dead, live, err
+	return dead, err
 }
 
 // RemoveDeadTemps deletes the temp files that interrupted writes left (a process killed while writing
@@ -148,7 +159,7 @@ func (s *Store) RemoveDeadTemps(ctx context.Context) ([]TempFile, error) {
 			return
 		}
 		var err error
-		s.swept, _, err = s.temps(true)
+		s.swept, err = s.be.removeDeadTemps()
 		if err != nil {
 			s.sweepErr = &Error{Path: s.loc, Op: "remove temps", Err: err}
 		}

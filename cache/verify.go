@@ -110,18 +110,16 @@ func (s *Store) Verify(ctx context.Context) (*Report, error) {
 			rep.Unreferred++
 		}
 	}
-	if _, ok := s.be.(*dirBackend); ok {
-		dead, live, err := s.temps(false)
-		if err != nil {
-			return nil, &Error{Path: s.loc, Op: "verify", Err: err}
-		}
-		for _, t := range dead {
-			rep.Problems = append(rep.Problems, Problem{Kind: "leftover", Path: t.Path,
-				Cause: fmt.Sprintf("temp file of an interrupted write (%d bytes, no live writer holds it); the next extract into this cache removes it", t.Size)})
-		}
-		for _, t := range live {
-			rep.InFlight = append(rep.InFlight, t.Path)
-		}
+	dead, live, err := s.be.leftovers()
+	if err != nil {
+		return nil, &Error{Path: s.loc, Op: "verify", Err: err}
+	}
+	for _, t := range dead {
+		rep.Problems = append(rep.Problems, Problem{Kind: "leftover", Path: t.Path,
+			Cause: fmt.Sprintf("temp file of an interrupted write (%d bytes, no live writer holds it); the next extract into this cache removes it", t.Size)})
+	}
+	for _, t := range live {
+		rep.InFlight = append(rep.InFlight, t.Path)
 	}
 	return rep, nil
 }

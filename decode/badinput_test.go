@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func oneLine(t *testing.T, err error) {

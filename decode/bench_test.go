@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // BenchmarkOpen measures Open (probe + demux scan of every packet) on the 6-minute, 21766-frame AV1 video.

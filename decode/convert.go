@@ -36,10 +36,9 @@ type convKey struct {
 
 const swsFlagsCLI = "bicubic" // fftools/ffmpeg_opt.c (5.1): av_dict_set(&ost->sws_dict, "flags", "bicubic", 0)
 
-func newConverter(orient string) *converter { return newConverterMode(orient, ColourStream) }
-
-// newConverterMode is newConverter for a colour mode (Options.Colour); ColourSwsDefault ignores
-// orient (Options refuses it without NoAutorotate).
+// newConverterMode is an RGB conversion through the orientation filter orient ("" for none) in a
+// colour mode (Options.Colour; "" is ColourStream); ColourSwsDefault ignores orient (Options refuses
+// it without NoAutorotate).
 func newConverterMode(orient string, mode ColourMode) *converter {
 	if mode == "" {
 		mode = ColourStream

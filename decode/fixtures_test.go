@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // Self-identifying fixtures: a lavfi source draws the frame number N as a 10-bit barcode (stripe b,

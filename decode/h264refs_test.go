@@ -6,13 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/asticode/go-astiav"
-
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/sampler"
 )
 
-// Fixtures for the reference analysis (h264refs.go): x264's fast presets make reference B-frames no
+// Fixtures for the reference analysis (h26x/h264refs.go): x264's fast presets make reference B-frames no
 // P-frame uses (ref=1, B-pyramid), also with several slices per picture and a strict pyramid; an
 // interlaced stream is outside the model.
 var refFixtures = []fixture{
@@ -104,54 +102,4 @@ func lmmsIndices(n int) []int {
 		}
 	}
 	return out
-}
-
-// FuzzH264Refs: any extradata and packets go through the scan's collector and the reference model
-// without a panic, and what is left out is always a reference picture inside the segment, never its
-// IDR start nor the frame asked for. Seeded with the first packets of the veryfast fixture.
-func FuzzH264Refs(f *testing.F) {
-	p := fixturePath(f, refFixtures[0])
-	v, err := Open(p, Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	extradata := bytes.Clone(v.stream().CodecParameters().ExtraData())
-	fc, err := v.openDemuxer()
-	if err != nil {
-		f.Fatal(err)
-	}
-	var pkts [][]byte
-	pkt := astiav.AllocPacket()
-	for len(pkts) < 8 && fc.ReadFrame(pkt) == nil {
-		if pkt.StreamIndex() == v.streamIndex {
-			pkts = append(pkts, bytes.Clone(pkt.Data()))
-		}
-		pkt.Unref()
-	}
-	pkt.Free()
-	closeDemuxer(fc)
-	v.Close()
-	f.Add(extradata, pkts[0], pkts[1], pkts[2], pkts[3])
-	f.Add(extradata, pkts[0], pkts[4], pkts[5], pkts[6])
-	f.Fuzz(func(t *testing.T, extradata, a, b, c, d []byte) {
-		col := newH264Collector(extradata)
-		if col == nil {
-			return
-		}
-		packets := [][]byte{a, b, c, d}
-		for _, p := range packets {
-			whole := wholePacket(p)
-			col.add(packetView{head: p[:min(len(p), packetHeadBytes)], size: len(p)}, func() packetView { return whole })
-		}
-		refs := col.result(len(packets))
-		if refs == nil {
-			return
-		}
-		need := []bool{false, false, false, true}
-		for _, d := range refs.leaveOut(0, 3, need) {
-			if d <= 0 || d >= 3 || !refs.pics[d].ref {
-				t.Fatalf("left out packet %d (ref %v) of a segment [0, 3] wanting 3", d, refs.pics[d].ref)
-			}
-		}
-	})
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // clip generates a small H.264 MP4 with the ffmpeg CLI (the oracle and the tool that crafts inputs).

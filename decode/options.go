@@ -31,7 +31,7 @@ type Options struct {
 	MaxCores int       `json:",omitempty"`
 	// DecodeAll sends every packet to the decoder; by default the packets of H.264 and HEVC pictures that no
 	// picture references and no one asked for are dropped (nonref.go; Stats.Skipped counts them), and so
-	// are H.264 reference pictures none of the frames asked for uses (h264refs.go; Stats.SkippedReferences).
+	// are H.264 reference pictures none of the frames asked for uses (h26x/h264refs.go; Stats.SkippedReferences).
 	// OnDamaged keep decodes them all too: FFmpeg conceals a damaged picture from the last one
 	// decoded, so a delivered damaged frame is then the same whatever else was asked for.
 	DecodeAll bool

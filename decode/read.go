@@ -38,7 +38,7 @@ type Stats struct {
 	// needs them: the next segment starts a fresh decoder at its keyframe).
 	Skipped int `json:"packets_skipped"`
 	// SkippedReferences: of Skipped, H.264 reference pictures that none of the frames asked for uses,
-	// directly or through other pictures (h264refs.go).
+	// directly or through other pictures (h26x/h264refs.go).
 	SkippedReferences int `json:"references_skipped,omitempty"`
 	// SingleThreadRedecodes: times the pass restarted from a keyframe with one decoder thread because
 	// a frame-threaded decoder logged an error (its frames' damage flags are exact only then).

@@ -643,7 +643,7 @@ func (r *reader) checkDamage(f *astiav.Frame, j int) (damaged, deliver bool) {
 	v := r.v
 	damaged, cause := frameDamage(f)
 	if damaged && r.drop && r.sched.skip != nil {
-		// Reference pictures were left out (h264refs.go): decode again from the keyframe with every
+		// Reference pictures were left out (h26x/h264refs.go): decode again from the keyframe with every
 		// reference picture before believing the damage, and keep doing so for the rest of the pass.
 		r.drop = false
 		r.forceKey = v.seekKey(j)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // segmentPaths lists every generated fixture (the first nFixtures paths), every video in

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/asticode/go-astiav"
+	"github.com/framesweep/framesweep/decode/internal/h26x"
 	"github.com/framesweep/framesweep/native/ffmpeg"
 )
 
@@ -67,9 +68,9 @@ type Video struct {
 	frameDpos []int // decode position (index into pkts) of each frame's packet
 	ptsFrame  map[int64]int
 	posDpos   map[int64]int
-	// h264 is the reference structure of an H.264 stream (h264refs.go); nil for other codecs and for
+	// h264 is the reference structure of an H.264 stream (h26x.H264Refs); nil for other codecs and for
 	// streams the model does not cover.
-	h264 *h264Refs
+	h264 *h26x.H264Refs
 	// refCum[d] counts the packets before decode position d that a decoder must be sent whatever is
 	// asked (all of them, but the non-reference pictures when they can be left out): schedule.go's costs.
 	refCum   []int32
@@ -369,11 +370,11 @@ func (v *Video) scan() error {
 	v.pkts = v.pkts[:0]
 	codec := v.stream().CodecParameters().CodecID()
 	extradata := v.stream().CodecParameters().ExtraData()
-	nalLenSize, _ := hevcConfig(extradata)
+	nalLenSize, _ := h26x.HEVCConfig(extradata)
 	disposable := disposableFunc(codec, extradata) // non-reference pictures (nonref.go)
-	var refs *h264Collector                        // reference pictures nobody uses (h264refs.go)
+	var refs *h26x.H264Collector                   // reference pictures nobody uses (h26x/h264refs.go)
 	if codec == astiav.CodecIDH264 {
-		refs = newH264Collector(extradata)
+		refs = h26x.NewH264Collector(extradata)
 	}
 	sawBVOP := false
 	for {
@@ -388,7 +389,7 @@ func (v *Video) scan() error {
 			fl := pkt.Flags()
 			p := packetInfo{pts: pkt.Pts(), dts: pkt.Dts(), pos: pkt.Pos(),
 				key: fl.Has(astiav.PacketFlagKey), discard: fl.Has(astiav.PacketFlagDiscard), cut: fl.Has(astiav.PacketFlagCorrupt), frames: 1}
-			var head packetView
+			var head h26x.View
 			if codec == astiav.CodecIDH264 || codec == astiav.CodecIDHevc {
 				head = packetHead(pkt)
 			}
@@ -401,19 +402,19 @@ func (v *Video) scan() error {
 			case codec == astiav.CodecIDVp8:
 				p.frames = vp8ShownFrames(pkt.Data())
 			case codec == astiav.CodecIDHevc && !p.key:
-				p.rasl = decide(pkt, head, func(pv packetView) (bool, bool) { return hevcIsRASLIn(pv, nalLenSize) })
+				p.rasl = decide(pkt, head, func(pv h26x.View) (bool, bool) { return h26x.HEVCIsRASL(pv, nalLenSize) })
 			case codec == astiav.CodecIDMpeg4 && !sawBVOP:
 				sawBVOP = mpeg4HasBVOP(pkt.Data())
 			}
 			p.nonref = disposable != nil && decide(pkt, head, disposable)
 			if refs != nil {
-				refs.add(head, func() packetView { return wholePacket(pkt.Data()) })
+				refs.Add(head, func() h26x.View { return h26x.Whole(pkt.Data()) })
 			}
 			v.pkts = append(v.pkts, p)
 		}
 		pkt.Unref()
 	}
-	v.h264 = refs.result(len(v.pkts))
+	v.h264 = refs.Result(len(v.pkts))
 	v.decodeOrderTS = decodeOrderTimestamps(v.fc.InputFormat(), codec, sawBVOP, v.pkts)
 	switch codec {
 	case astiav.CodecIDH264, astiav.CodecIDHevc:

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -134,21 +135,18 @@ func samplesFile(br *bufio.Reader) bool {
 	return json.Unmarshal(head[:i], &first) == nil && first.DocID != nil && first.Logs == nil
 }
 
-// stream reads a samples file line by line: each line checked (record.CheckLine: the line limit,
-// UTF-8, no lone surrogate, no key twice) and converted; blank lines are skipped.
+// stream reads a samples file line by line (record.ReadLine): each line checked (record.CheckLine:
+// UTF-8, no lone surrogate, no key twice) and converted; blank lines are skipped, a line over
+// record.MaxLineBytes or one that does not convert is an error naming it, and a last line without its
+// newline is read as the others (harness logs are written whole; a cut one does not decode).
 func (b *lmmsBuild) stream(br *bufio.Reader) error {
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
 	for line := 1; ; line++ {
-		raw, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), raw...)
-			for err == bufio.ErrBufferFull && len(long) <= record.MaxLineBytes {
-				raw, err = br.ReadSlice('\n')
-				long = append(long, raw...)
-			}
-			raw = long
+		raw, err := record.ReadLine(br, record.MaxLineBytes)
+		if errors.Is(err, record.ErrTooLong) {
+			return record.Errorf(b.path, line, "read", record.ErrTooLong, "over %d bytes", record.MaxLineBytes)
 		}
 		if err != nil && err != io.EOF {
 			return &record.Error{Path: b.path, Line: line, Op: "read", Err: err}

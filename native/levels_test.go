@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // fastLevels returns the levels above Generic that this build and CPU run: the ones a differential test
@@ -25,7 +25,7 @@ func cpuHasFastLevel() bool { return cpu.X86.HasAVX2 && cpu.X86.HasF16C }
 
 // skipNoFastLevels ends tb, naming the reason, when fastLevels is empty. Call it after any checks that
 // do not need a fast level (they still count: a test that failed and then skipped has failed). A CPU
-// level the machine lacks is not an oracle (internal/testenv): that is a skip, under CI as well. But
+// level the machine lacks is not an oracle (internal/testsupport/testenv): that is a skip, under CI as well. But
 // under CI a machine whose CPU has a C level fails when none ran (a build that lost its C kernels by
 // accident: CGO_ENABLED=0 when no C compiler is found, a stray noasm tag), unless the run says it
 // leaves them out on purpose (genericOnly).

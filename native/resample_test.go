@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/rgb"
 )
 

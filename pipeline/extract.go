@@ -253,9 +253,9 @@ func (r *videoRun) run(ctx context.Context) error {
 	digest := ""
 	if o.Shard.N > 1 {
 		// The shard key is the content digest (hashed once: the video is opened with it); a video that
-		// cannot be read is assigned by its path, so exactly one shard reports it.
+		// cannot be read is assigned by its path, so exactly one shard reports it (OpenVideo says why).
 		var key string
-		digest, key = ShardKey(r.path)
+		digest, key, _ = ShardKey(r.path)
 		if !o.Shard.Owns(key) {
 			r.other = true
 			return nil

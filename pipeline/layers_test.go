@@ -28,8 +28,8 @@ var openers = map[string]bool{"Open": true, "Probe": true}
 // layer, and the worker child that decodes for it in another process.
 var mayOpen = map[string]bool{
 	decodePkg: true,
-	"github.com/framesweep/framesweep/pipeline":        true,
-	"github.com/framesweep/framesweep/internal/worker": true,
+	"github.com/framesweep/framesweep/pipeline":               true,
+	"github.com/framesweep/framesweep/internal/engine/worker": true,
 }
 
 // TestOneSourceLayer: no package of the module outside mayOpen calls decode.Open or decode.Probe in

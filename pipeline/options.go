@@ -9,7 +9,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/native"
 	"github.com/framesweep/framesweep/resize"
 )

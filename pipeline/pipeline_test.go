@@ -17,7 +17,7 @@ import (
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/shard"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/resize"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/loader/load"
 )
 
@@ -213,17 +213,23 @@ type detailed struct{ *decode.Video }
 
 func (d *detailed) Info() decode.Info { return d.WithFramesDetail() }
 
-// ShardKey is what a video is sharded by: its content digest (returned too), or, for a file that
-// cannot be read (digest ""), the sha256 of its path, so exactly one shard reports it. The sweep and
-// extract use it alike.
-func ShardKey(path string) (digest, key string) {
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		if d, err := cache.FileSHA256(path); err == nil {
-			return d, d
+// ShardKey is what a video is sharded by (internal/shard assigns the key to a shard): its content
+// digest (returned too), or, for a file that cannot be read (digest "", err saying why: missing, not a
+// regular file, unreadable), the sha256 of its path, so exactly one shard reports it. `framesweep
+// sweep` and `framesweep extract` both call it, so every video lands on the same machine in both.
+func ShardKey(path string) (digest, key string, err error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+	case !st.Mode().IsRegular():
+		err = fmt.Errorf("%s: not a regular file", path)
+	default:
+		if digest, err = cache.FileSHA256(path); err == nil {
+			return digest, digest, nil
 		}
 	}
 	sum := sha256.Sum256([]byte(path))
-	return "", hex.EncodeToString(sum[:])
+	return "", hex.EncodeToString(sum[:]), err
 }
 
 // workerSource decodes in a supervised child process per Read: the file at path, or, with file set,

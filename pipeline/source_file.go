@@ -11,8 +11,8 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/procfd"
-	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/internal/engine/procfd"
+	"github.com/framesweep/framesweep/internal/engine/worker"
 )
 
 // Opening a video by its descriptor (VideoRef.File). A caller that opened a file and checked it (serve:

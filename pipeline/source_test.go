@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/framesweep/framesweep/cache"
@@ -125,4 +126,37 @@ func mustStore(t *testing.T) *cache.Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// TestShardKey: the key sweep and extract shard by is a readable file's content digest, the same for
+// two paths to the same bytes; a missing file and a directory are keyed by their path's digest (so
+// exactly one shard reports them), with the reason as the error.
+func TestShardKey(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.mp4"), filepath.Join(dir, "b.mp4")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("same bytes"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := cache.FileSHA256(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{a, b} {
+		if d, k, err := ShardKey(p); err != nil || d != want || k != want {
+			t.Errorf("%s: digest %q, key %q, %v; want the content digest %s twice", p, d, k, err, want)
+		}
+	}
+	missing := filepath.Join(dir, "missing.mp4")
+	d1, k1, err := ShardKey(missing)
+	if d1 != "" || len(k1) != 64 || k1 == want || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: digest %q, key %q, %v", d1, k1, err)
+	}
+	if _, k2, _ := ShardKey(missing); k2 != k1 {
+		t.Errorf("missing file: key %q, then %q", k1, k2)
+	}
+	if d, k, err := ShardKey(dir); d != "" || len(k) != 64 || k == k1 || err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("directory: digest %q, key %q, %v", d, k, err)
+	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // TestRecordCoreLayers holds the layers of the record core to their imports (go list -deps, the

@@ -164,8 +164,15 @@ func decodeFull(b []byte, f *Full) error {
 // is left (maybe nothing) and io.EOF. A line of more than max bytes, its newline not counted, is
 // ErrTooLong, and no more than max bytes and one buffer of br are held for it, so a corrupt file cannot
 // make a reader hold unbounded memory. The line is a view of br's buffer when it fits there (valid
-// until the next read from br), else a copy: a caller that keeps it copies it. It is the one bounded
-// line reader of the records, items, RUN and export files.
+// until the next read from br), else a copy: a caller that keeps it copies it.
+//
+// Every reader that streams a JSON Lines file reads through it: records files (Read), items, the
+// export's files, a RUN's records sources (runs), lmms-eval sample logs (ingest) and extract manifests
+// (bench); the importers that take a whole file into memory first (a JSON lines table) bound the file
+// instead (ingest.MaxFileBytes). The rule they share: a line over the limit and a line that does not decode are
+// errors naming file and line, never skipped; blank lines are no lines; a last line without its newline
+// is read as a line, except in a RUN, where it is the torn tail of an interrupted write: resume cuts
+// it, merge drops and counts it, and a chunk (published whole) that has one is refused.
 func ReadLine(br *bufio.Reader, max int) ([]byte, error) {
 	frag, err := br.ReadSlice('\n')
 	line := frag

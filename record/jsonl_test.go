@@ -115,7 +115,7 @@ func TestHarnessValidate(t *testing.T) {
 	}
 }
 
-// TestReadLine: the one bounded line reader returns each line with its newline (a last line without
+// TestReadLine: the bounded line reader returns each line with its newline (a last line without
 // one with io.EOF), takes a line of exactly max bytes however long, in the reader's buffer or across
 // it, and refuses one byte more with ErrTooLong.
 func TestReadLine(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/rgb"
 )
 

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"sort"
@@ -478,7 +477,7 @@ func unionShards(sets []shard.Set, runs []string) (shard.Set, error) {
 
 // mergeSource reads one records file of a RUN and hands each record line on, validated and decoded,
 // with the digest of its comparable fields. A torn last line of records.jsonl (a crash) is no record:
-// it is dropped and its length returned; a chunk must be whole.
+// it is dropped and its length returned; a chunk must be whole (eachLine's rule).
 func mergeSource(ctx context.Context, rr *Reader, src string, fn func(line int, b []byte, f *record.Full, fp [32]byte) error) (int64, error) {
 	rc, err := rr.OpenSource(ctx, src)
 	if err != nil {
@@ -486,37 +485,21 @@ func mergeSource(ctx context.Context, rr *Reader, src string, fn func(line int, 
 	}
 	defer rc.Close()
 	where := rr.Where(src)
-	br := bufio.NewReaderSize(rc, 1<<16)
-	for line := 1; ; line++ {
-		b, err := readRecordLine(br)
-		if err == io.EOF {
-			if len(b) > 0 && src != recordsName {
-				return 0, fmt.Errorf("%s: ends with %d bytes without a newline: not published whole by a sweep", where, len(b))
-			}
-			return int64(len(b)), nil
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%s:%d: %w", where, line, err)
-		}
-		t := bytes.TrimSpace(b)
-		if len(t) == 0 {
-			continue
-		}
+	_, torn, err := eachLine(rc, where, src == recordsName, func(line int, t []byte) error {
 		f, err := record.DecodeFull(t, record.Source{Path: where, Line: line})
 		if err != nil {
-			return 0, fmt.Errorf("not a sweep record: %w", err)
+			return fmt.Errorf("not a sweep record: %w", err)
 		}
 		if f.Status != record.StatusOK && f.Status != record.StatusError {
-			return 0, fmt.Errorf("%s:%d: not a sweep record (status %q)", where, line, f.Status)
+			return fmt.Errorf("%s:%d: not a sweep record (status %q)", where, line, f.Status)
 		}
 		fp, err := recordDigest(t)
 		if err != nil {
-			return 0, fmt.Errorf("%s:%d: %v", where, line, err)
+			return fmt.Errorf("%s:%d: %v", where, line, err)
 		}
-		if err := fn(line, append(t, '\n'), f, fp); err != nil {
-			return 0, err
-		}
-	}
+		return fn(line, append(t, '\n'), f, fp)
+	})
+	return torn, err
 }
 
 // recordDigest is the sha256 of a record line's fields but the volatile ones, each key with its
@@ -555,12 +538,16 @@ func differingFields(ctx context.Context, rr *Reader, src string, line int, b []
 		return ""
 	}
 	defer rc.Close()
-	br := bufio.NewReaderSize(rc, 1<<16)
 	var first []byte
-	for l := 1; l <= line; l++ {
-		if first, err = br.ReadBytes('\n'); err != nil && l < line {
-			return ""
+	_, _, err = eachLine(rc, rr.Where(src), true, func(l int, t []byte) error {
+		if l < line {
+			return nil
 		}
+		first = bytes.Clone(t)
+		return errStopLines
+	})
+	if err != nil || first == nil {
+		return ""
 	}
 	var x, y map[string]json.RawMessage
 	if json.Unmarshal(first, &x) != nil || json.Unmarshal(b, &y) != nil {

@@ -1,8 +1,6 @@
 package runs
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -247,7 +245,7 @@ func (r *Reader) Find(ctx context.Context, item, config string) (*record.Full, e
 		if err != nil {
 			return nil, err
 		}
-		found, err = findIn(rc, r.Where(s), item, config, found)
+		found, err = findIn(rc, r.Where(s), s == recordsName, item, config, found)
 		rc.Close()
 		if err != nil {
 			return nil, err
@@ -259,42 +257,36 @@ func (r *Reader) Find(ctx context.Context, item, config string) (*record.Full, e
 	return found, nil
 }
 
-// findIn scans one records file for the pair, keeping an answer over an error record (prev: what
-// earlier files gave).
-func findIn(rd io.Reader, where, item, config string, prev *record.Full) (*record.Full, error) {
-	br := bufio.NewReaderSize(rd, 1<<16)
-	for line := 1; ; line++ {
-		b, err := record.ReadLine(br, record.MaxLineBytes)
-		if errors.Is(err, record.ErrTooLong) {
-			return nil, record.Errorf(where, line, "read", record.ErrTooLong, "over %d bytes", record.MaxLineBytes)
+// findIn scans one records source for the pair, keeping an answer over an error record (prev: what
+// earlier sources gave). tornOK: the source is records.jsonl, whose torn last line is no record
+// (eachLine's rule, as resume and merge read it).
+func findIn(rd io.Reader, where string, tornOK bool, item, config string, prev *record.Full) (*record.Full, error) {
+	_, _, err := eachLine(rd, where, tornOK, func(line int, t []byte) error {
+		var key struct {
+			ItemID string `json:"item_id"`
+			Config string `json:"config"`
 		}
-		if err != nil && err != io.EOF {
-			return nil, &record.Error{Path: where, Line: line, Op: "read", Err: err}
+		if derr := json.Unmarshal(t, &key); derr != nil {
+			return record.Errorf(where, line, "parse", record.ErrSyntax, "%v", derr)
 		}
-		if t := bytes.TrimSpace(record.TrimBOM(b)); len(t) > 0 {
-			var key struct {
-				ItemID string `json:"item_id"`
-				Config string `json:"config"`
-			}
-			if derr := json.Unmarshal(t, &key); derr != nil {
-				return nil, record.Errorf(where, line, "parse", record.ErrSyntax, "%v", derr)
-			}
-			if key.ItemID == item && key.Config == config {
-				f := &record.Full{}
-				if derr := json.Unmarshal(t, f); derr != nil {
-					return nil, record.Errorf(where, line, "parse", record.ErrSyntax, "%v", derr)
-				}
-				f.Source = record.Source{Path: where, Line: line}
-				if verr := f.Validate(); verr != nil {
-					return nil, verr
-				}
-				if prev == nil || prev.Failed() || !f.Failed() {
-					prev = f
-				}
-			}
+		if key.ItemID != item || key.Config != config {
+			return nil
 		}
-		if err == io.EOF {
-			return prev, nil
+		f := &record.Full{}
+		if derr := json.Unmarshal(t, f); derr != nil {
+			return record.Errorf(where, line, "parse", record.ErrSyntax, "%v", derr)
 		}
+		f.Source = record.Source{Path: where, Line: line}
+		if verr := f.Validate(); verr != nil {
+			return verr
+		}
+		if prev == nil || prev.Failed() || !f.Failed() {
+			prev = f
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return prev, nil
 }

@@ -1,9 +1,6 @@
 package runs
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -121,57 +118,28 @@ func openRecords(path string, done pairSet) (*recordsFile, int64, error) {
 	return &recordsFile{f: f, path: path, last: time.Now()}, cut, nil
 }
 
-// scanRecords reads every complete line of r: the pairs recorded, and the length of the part that
-// ends with the last newline (the rest is a torn tail).
-func scanRecords(r io.Reader, path string) (pairSet, int64, error) {
-	done := pairSet{}
-	_, good, err := scanRecordsInto(r, path, done)
-	if err != nil {
-		return nil, 0, err
-	}
-	return done, good, nil
-}
-
-// scanRecordsInto is scanRecords adding to done; it also returns the bytes read in all, so a caller
-// can tell a torn tail (n > good). Every line is held to the record validator (record.DecodeFull),
+// scanRecordsInto reads every complete line of r into done (the pairs recorded): it returns the bytes
+// read in all and the length of the part that ends with the last newline, so a caller can tell a torn
+// tail (n > good; eachLine's rule). Every line is held to the record validator (record.DecodeFull),
 // as the audit and merge hold it: a RUN they would refuse is not resumed either.
 func scanRecordsInto(r io.Reader, path string, done pairSet) (n, good int64, err error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	for line := 1; ; line++ {
-		b, err := readRecordLine(br)
-		n += int64(len(b))
-		if err == io.EOF {
-			return n, good, nil // b, if any, is the torn tail
-		}
-		if err != nil {
-			return n, 0, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		good += int64(len(b))
-		t := bytes.TrimSpace(b)
-		if len(t) == 0 {
-			continue
-		}
+	n, torn, err := eachLine(r, path, true, func(line int, t []byte) error {
 		f, err := record.DecodeFull(t, record.Source{Path: path, Line: line})
 		if err != nil {
-			return n, 0, fmt.Errorf("not a sweep record: %w", err)
+			return fmt.Errorf("not a sweep record: %w", err)
 		}
 		if f.Status != record.StatusOK && f.Status != record.StatusError {
-			return n, 0, fmt.Errorf("%s:%d: not a sweep record (status %q)", path, line, f.Status)
+			return fmt.Errorf("%s:%d: not a sweep record (status %q)", path, line, f.Status)
 		}
 		if err := done.add(f.Key(), f); err != nil {
-			return n, 0, fmt.Errorf("%s:%d: %w", path, line, err)
+			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return n, 0, err
 	}
-}
-
-// readRecordLine is record.ReadLine on a records file (the line with its newline: a torn tail has
-// none), its error saying how long a line may be.
-func readRecordLine(br *bufio.Reader) ([]byte, error) {
-	b, err := record.ReadLine(br, record.MaxLineBytes)
-	if errors.Is(err, record.ErrTooLong) {
-		return nil, fmt.Errorf("%w: over %d bytes", record.ErrTooLong, record.MaxLineBytes)
-	}
-	return b, err
+	return n, n - torn, nil
 }
 
 // writeLine appends one line (newline included) with one write.
@@ -239,17 +207,17 @@ func lockRun(dir string) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// scanFull hands every record line of r to fn, decoded whole. A line that does not decode is skipped:
-// it can only be the torn tail the writer cut (whole lines were validated when it opened).
-func scanFull(r io.Reader, fn func(*record.Full)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<26)
-	for sc.Scan() {
-		var f record.Full
-		if json.Unmarshal(sc.Bytes(), &f) != nil {
-			continue
+// scanFull hands every record of one RUN source to fn, decoded whole and validated (record.DecodeFull).
+// Its lines were validated when the writer opened, which cut a torn tail of records.jsonl (tornOK);
+// eachLine's rule holds all the same: a line that does not decode is an error, never skipped.
+func scanFull(r io.Reader, where string, tornOK bool, fn func(*record.Full)) error {
+	_, _, err := eachLine(r, where, tornOK, func(line int, t []byte) error {
+		f, err := record.DecodeFull(t, record.Source{Path: where, Line: line})
+		if err != nil {
+			return err
 		}
-		fn(&f)
-	}
-	return sc.Err()
+		fn(f)
+		return nil
+	})
+	return err
 }

@@ -17,7 +17,8 @@ func FuzzScanRecords(f *testing.F) {
 	f.Add([]byte(`{"item_id":"a","config":"f8","status":"error","error":"x"}` + "\n" + `{"item_id":"a","config":"f8","status":"ok"}` + "\n"))
 	f.Add([]byte("\n\n garbage \n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		done, good, err := scanRecords(bytes.NewReader(b), "r.jsonl")
+		done := pairSet{}
+		_, good, err := scanRecordsInto(bytes.NewReader(b), "r.jsonl", done)
 		if err != nil {
 			return
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/internal/bucket"
-	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/s3test"
 )
 
 func writeLease(t testing.TB, url string, l lease) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/bucket"
-	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/s3test"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sweep"
 )

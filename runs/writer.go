@@ -191,8 +191,9 @@ func (w *Writer) Write(r *record.Full) error {
 func (w *Writer) ScratchDir() (string, error) { return w.rs.scratchDir() }
 
 // Scan hands every record the RUN held when the session began to fn, in reading order (a resume
-// rebuilding its state). The lines were validated when the writer opened; the torn tail it cut is
-// gone.
+// rebuilding its state), decoded and validated. The lines were validated when the writer opened; the
+// torn tail it cut is gone (a last line of records.jsonl without its newline would be a write in
+// flight, no record; in a chunk it is an error, as every line that does not decode).
 func (w *Writer) Scan(ctx context.Context, fn func(r *record.Full)) error {
 	names, err := w.rs.sources(ctx)
 	if err != nil {
@@ -207,10 +208,10 @@ func (w *Writer) Scan(ctx context.Context, fn func(r *record.Full)) error {
 		if err != nil {
 			return err
 		}
-		err = scanFull(rc, fn)
+		err = scanFull(rc, w.rs.where(name), name == recordsName, fn)
 		rc.Close()
 		if err != nil {
-			return fmt.Errorf("%s: %w", w.rs.where(name), err)
+			return err
 		}
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // pyReference re-states the upstream Python (as quoted in SAMPLING.md) on real numpy; it reads the

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // pyTorchLinspace prints, for each [N, n] on stdin, torch.linspace(0, N-1, n).round().long() (the

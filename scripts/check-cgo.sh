@@ -8,5 +8,6 @@ if [ -n "$bad" ]; then echo "check-cgo: import \"C\" outside native/ and llm/<en
 pure=()
 for d in sampler grid audit ingest record runs items internal/atomicfile internal/gguf resize/geom native internal/version rgb internal/splitmix; do [ -d "$d" ] && pure+=("./$d/..."); done
 pure+=(./loader/) # not loader/load, which runs a loader through decode
+pure+=(./decode/internal/h26x/) # the bitstream analysis, not decode itself
 [ ${#pure[@]} -gt 0 ] && CGO_ENABLED=0 go build "${pure[@]}"
 echo "check-cgo: ok" >&2

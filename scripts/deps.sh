@@ -142,7 +142,7 @@ fi
 # SDKs) compiles in the background while apt works, into the Go build cache with the flags of
 # scripts/env.sh, where `go build` finds it. For the tests, the ollama server that llm/openai's and
 # sweep's real-server tests talk to is built once per machine, also in the background
-# (internal/ollamatest; never part of the binary or of `make demo`).
+# (internal/testsupport/ollamatest; never part of the binary or of `make demo`).
 if [ -f go.mod ]; then
   # For the binary, `go list` below fetches just the modules it needs; the tests need every module
   # (the ollama test server is a tool in go.mod, deploy/k8s a module of its own).

@@ -6,6 +6,9 @@
 # A failure leaves the failing input in that package's testdata/fuzz/<target>/ and fails the run.
 # Targets build with -tags nocloud (FUZZTAGS): a fuzz build instruments every package it links, and the
 # cloud SDKs that cache/ (and what imports it) would link are most of the build and none of the targets.
+# A package whose test build links no cgo (go list -deps -test finds no CgoFiles: the pure parsers, such
+# as decode/internal/h26x, record, the importers) is fuzzed with CGO_ENABLED=0: no cgo package is
+# compiled or instrumented for it, and the target runs as the pure-Go code it is.
 # Usage: [FUZZTIME=10s] [FUZZ_PKGS="./audit/ ./sampler/"] [FUZZTAGS=…] bash scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,19 +25,23 @@ fi
 n=0
 start=$SECONDS
 for pkg in "${pkgs[@]}"; do
-	mapfile -t targets < <(go test -tags "$tags" -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
+	cgo=1 how=""
+	if [[ -z "$(go list -tags "$tags" -deps -test -f '{{if .CgoFiles}}{{.ImportPath}}{{end}}' "$pkg")" ]]; then
+		cgo=0 how=", no cgo"
+	fi
+	mapfile -t targets < <(CGO_ENABLED=$cgo go test -tags "$tags" -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
 	for target in "${targets[@]}"; do
 		t0=$SECONDS
 		corpus="$pkg/testdata/fuzz/$target"
 		before=$(ls "$corpus" 2>/dev/null | sort || true)
-		if go test -tags "$tags" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "$pkg" >/tmp/fuzz.$$.log 2>&1; then
-			echo "fuzz: $pkg $target ok ($((SECONDS - t0)) s)"
+		if CGO_ENABLED=$cgo go test -tags "$tags" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "$pkg" >/tmp/fuzz.$$.log 2>&1; then
+			echo "fuzz: $pkg $target ok ($((SECONDS - t0)) s$how)"
 		elif [[ "$(ls "$corpus" 2>/dev/null | sort || true)" == "$before" ]] && grep -q '^    context deadline exceeded$' /tmp/fuzz.$$.log &&
 			! grep -q 'Failing input written' /tmp/fuzz.$$.log; then
 			# Go 1.26's fuzz coordinator can report its own -fuzztime deadline as a failure when a worker
 			# is mid-call as it expires (golang/go#75804, fixed in Go 1.27): no input failed, none was
 			# written. A real failure, a panic or a hang writes its input to testdata/fuzz/<target>/.
-			echo "fuzz: $pkg $target ok ($((SECONDS - t0)) s; the run ended on golang/go#75804's deadline race, no failing input)"
+			echo "fuzz: $pkg $target ok ($((SECONDS - t0)) s$how; the run ended on golang/go#75804's deadline race, no failing input)"
 		else
 			cat /tmp/fuzz.$$.log
 			rm -f /tmp/fuzz.$$.log

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the ollama server (github.com/ollama/ollama, the version go.mod pins as a tool) once per machine
 # into ${XDG_CACHE_HOME:-~/.cache}/framesweep/ollama-VERSION/ollama and prints that path. Test support
-# only: internal/ollamatest serves the tiny test model with it for the real-server tests of llm/openai
+# only: internal/testsupport/ollamatest serves the tiny test model with it for the real-server tests of llm/openai
 # and sweep; it is never part of the binary or of `make demo`. Its llama.cpp (ollama's own copy) needs
 # the nlohmann/stb headers (Debian's, from scripts/deps.sh) and miniaudio.h (from the malgo module).
 # Concurrent callers wait on one lock, so parallel test packages build it once.

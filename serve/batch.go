@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/procfd"
+	"github.com/framesweep/framesweep/internal/engine/procfd"
 	"github.com/framesweep/framesweep/pipeline"
 )
 

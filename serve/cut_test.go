@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // TestTruncatedFilePlanAgreesWithFrames: for a file cut short (an MP4 whose moov comes first, cut

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/pipeline"

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/framesweep/framesweep/internal/procfd"
+	"github.com/framesweep/framesweep/internal/engine/procfd"
 )
 
 // root is one --root: the absolute path as given and where it resolves.

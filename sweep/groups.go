@@ -2,14 +2,10 @@ package sweep
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
 
-	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/items"
+	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 )
@@ -78,25 +74,13 @@ func (s *session) groups(ctx context.Context) ([]*group, error) {
 	return out, nil
 }
 
-// hash digests the group's video and returns its shard key: the digest, or for a file that cannot be
-// read the sha256 of its path, so exactly one shard reports it.
+// hash digests the group's video and returns its shard key (pipeline.ShardKey, which extract uses
+// too): the digest, or for a file that cannot be read the sha256 of its path, so exactly one shard
+// reports it; why it cannot be read is the group's error.
 func (g *group) hash() string {
-	st, err := os.Stat(g.path)
-	switch {
-	case err != nil:
-		g.err = err
-	case !st.Mode().IsRegular():
-		g.err = fmt.Errorf("%s: not a regular file", g.path)
-	default:
-		if g.sha, err = cache.FileSHA256(g.path); err != nil {
-			g.err = err
-		}
-	}
-	if g.sha != "" {
-		return g.sha
-	}
-	sum := sha256.Sum256([]byte(g.path))
-	return hex.EncodeToString(sum[:])
+	var key string
+	g.sha, key, g.err = pipeline.ShardKey(g.path)
+	return key
 }
 
 // count sets the summary's items, pairs, pairs already recorded and failed pairs asked again.

@@ -17,7 +17,7 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/framesweep/framesweep/internal/bucket"
-	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/s3test"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/cache"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/onnx"

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/worker"
+	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/testmodel"

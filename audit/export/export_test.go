@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/audit"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/record"
 )
 

@@ -168,25 +168,6 @@ func costLabel(c *dataset.Config) string {
 	return s
 }
 
-// shortCost fits under a chart column: "128 fr · 448²" or "32 fr · 880×600".
-func shortCost(c *dataset.Config) string {
-	switch {
-	case c.TextOnly:
-		return "text only"
-	case c.Frames == nil:
-		return "?"
-	}
-	s := fmt.Sprintf("%d fr", *c.Frames)
-	if c.Width != nil && c.Height != nil {
-		if *c.Width == *c.Height {
-			s += fmt.Sprintf(" · %d²", *c.Width)
-		} else {
-			s += fmt.Sprintf(" · %d×%d", *c.Width, *c.Height)
-		}
-	}
-	return s
-}
-
 func humanCost(v float64) string {
 	switch {
 	case v >= 1e9:

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/audit"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/record"
 )
 

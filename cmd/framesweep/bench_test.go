@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/bench"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func TestBenchUsage(t *testing.T) {

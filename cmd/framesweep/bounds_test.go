@@ -25,7 +25,7 @@ func TestNumericFlagsHaveRanges(t *testing.T) {
 	}
 	var cmds [][]string
 	for n := range commands {
-		if n != "worker" && n != "bench" { // worker parses its own flags (internal/worker)
+		if n != "worker" && n != "bench" { // worker parses its own flags (internal/engine/worker)
 			cmds = append(cmds, []string{n})
 		}
 	}
@@ -76,7 +76,7 @@ func TestNumericFlagsHaveRanges(t *testing.T) {
 			t.Errorf("%s: no numeric flag found in its help, but flagRanges has %d", name, len(flagRanges[name]))
 		}
 	}
-	// worker parses its own one flag (internal/worker): a negative limit is refused, not "unchanged".
+	// worker parses its own one flag (internal/engine/worker): a negative limit is refused, not "unchanged".
 	if rc, _, errs := run("worker", "--rlimit-data", "-5"); rc != exitUsage || !strings.Contains(errs, "--rlimit-data -5: out of range (want an integer ≥ 0)") {
 		t.Errorf("worker --rlimit-data -5: rc %d %q", rc, errs)
 	}

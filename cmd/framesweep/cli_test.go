@@ -47,7 +47,7 @@ func TestFlagErrorsEveryCommand(t *testing.T) {
 				flag, kind := m[1], m[2]
 				want := map[string]string{"int": "want an integer", "uint": "want a non-negative integer", "float": "want a number", "duration": "want a duration"}[kind]
 				if name == "worker" {
-					want = "parse error" // internal/worker parses its own flags (one line, the flag package's words)
+					want = "parse error" // internal/engine/worker parses its own flags (one line, the flag package's words)
 				}
 				rc, out, errs := run(name, "--"+flag, "x9")
 				if rc != exitUsage || out != "" || !oneLine(errs) || !strings.Contains(errs, `invalid value "x9" for flag -`+flag+": "+want) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func runDecodeCLI(args ...string) (int, string, string) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/bench"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // memGrid is a grid of n configs: budgets 32 and 64 × n/2 distinct square sizes (224² upwards), raw

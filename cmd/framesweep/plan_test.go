@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func runPlanCLI(args ...string) (int, string, string) {

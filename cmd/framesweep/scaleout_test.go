@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/s3test"
 	"github.com/framesweep/framesweep/runs"
 )
 

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // binary is the framesweep binary: $FRAMESWEEP_BIN (as `make test` sets), or one built for the test.

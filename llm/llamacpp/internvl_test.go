@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/gguf"
+	"github.com/framesweep/framesweep/internal/testsupport/vlref"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/llm/internal/vlref"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/resize/geom"
 )
@@ -66,7 +66,7 @@ func refTokens(t *testing.T, rt *Runtime, query, ctx string) []int32 {
 // and tiles=4 (the engine's geometry internvl3:max_num=4, lmms-eval's candidate order, thumbnail:
 // 4 tiles + thumbnail per frame of a 4:3 source) equals, token for token and as text, what
 // InternVL's chat() with template internvl2_5 makes of lmms-eval's video question for the same
-// frames (llm/internal/vlref: conversation.py's MPT prompt, chat()'s <image> replacement,
+// frames (internal/testsupport/vlref: conversation.py's MPT prompt, chat()'s <image> replacement,
 // internvl3.py's "Frame{i}: <image>\n" prefix), every tile's tokens inside its frame's one
 // <img>…</img> block, at consecutive 1-D positions.
 func TestInternVLTiles4MatchesUpstream(t *testing.T) {

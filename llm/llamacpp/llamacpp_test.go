@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/gguf"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testframes"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/rgb"
 )

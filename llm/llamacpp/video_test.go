@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/gguf"
+	"github.com/framesweep/framesweep/internal/testsupport/vlref"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/llm/internal/vlref"
 	"github.com/framesweep/framesweep/llm/testmodel"
 	"github.com/framesweep/framesweep/rgb"
 )

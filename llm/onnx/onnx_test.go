@@ -22,9 +22,9 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/grid"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testframes"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/rgb"

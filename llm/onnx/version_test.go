@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func TestLibraryVersion(t *testing.T) {

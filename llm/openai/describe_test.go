@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/ollamatest"
+	"github.com/framesweep/framesweep/internal/testsupport/ollamatest"
 	"github.com/framesweep/framesweep/llm"
 )
 

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/internal/ollamatest"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/ollamatest"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testframes"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/llm/internal/testframes"
 )
 
 // TestRealServer answers a multiple-choice question about real video frames through a real

@@ -19,9 +19,9 @@ import (
 
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/encode"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testframes"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/rgb"
 )
 

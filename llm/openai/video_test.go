@@ -17,9 +17,9 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/internal/piloracle"
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testframes"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/llm/internal/testframes"
 	"github.com/framesweep/framesweep/rgb"
 )
 

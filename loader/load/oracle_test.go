@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/loader"
 	"github.com/framesweep/framesweep/loader/load"
 	"github.com/framesweep/framesweep/rgb"

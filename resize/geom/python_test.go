@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // The differential tests run reference Python (written here from SAMPLING.md's formulas, not copied)

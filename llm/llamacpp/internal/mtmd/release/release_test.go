@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framesweep/framesweep/internal/testenv"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 const pkgDir = ".." // package mtmd

@@ -95,7 +95,7 @@ func NeedPython(tb testing.TB, modules ...string) string {
 // file's own place in the repository, so every test finds it whatever its package's depth.
 func sharedRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared")
 }
 
 // Shared returns the path of elem under ../shared (the shared test videos and the upstream oracles),

@@ -17,7 +17,7 @@ import (
 func repoVideo(t *testing.T, name string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "videos", name)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "videos", name)
 }
 
 func copyTo(t *testing.T, from, to string) {

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/internal/procfd"
+	"github.com/framesweep/framesweep/internal/engine/procfd"
 	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/rgb"
 )

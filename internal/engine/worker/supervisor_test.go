@@ -38,7 +38,7 @@ func workerBin(t *testing.T) string {
 		}
 		binPath = filepath.Join(dir, "framesweep")
 		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
+		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/framesweep")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {

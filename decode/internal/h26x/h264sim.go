@@ -1,4 +1,4 @@
-package decode
+package h26x
 
 // A model of FFmpeg 5.1's H.264 reference handling for progressive frames (h264refs.go says why).
 // It follows libavcodec: h264_field_start (frame_num gaps), ff_h264_init_poc (POC type 0),

@@ -68,7 +68,7 @@ func TestSharedVideos(t *testing.T) {
 		dir = abs
 	}
 	wd, _ := os.Getwd()
-	root := filepath.Dir(filepath.Dir(wd)) // this package is internal/testenv
+	root := filepath.Dir(filepath.Dir(filepath.Dir(wd))) // this package is internal/testsupport/testenv
 	if want, _ := filepath.Abs(filepath.Join(root, "..", "shared", "testdata", "videos")); filepath.Clean(dir) != want {
 		t.Errorf("SharedVideos = %s, want %s", dir, want)
 	}

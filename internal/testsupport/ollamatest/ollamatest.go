@@ -29,7 +29,7 @@ func Build(t testing.TB) string {
 		return p
 	}
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	start := time.Now()
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", "ollama-server.sh"))
 	cmd.Dir = root

@@ -1,4 +1,4 @@
-package decode
+package h26x
 
 import "errors"
 

@@ -1,13 +1,13 @@
-package decode
+package h26x
 
 import "slices"
 
-// Reference pictures nobody needs. nonref.go leaves out the pictures no other picture references;
+// Reference pictures nobody needs. decode leaves out the pictures no other picture references (nal.go);
 // x264's B-pyramid (its default) also makes reference B-frames, which P-frames do not use: in the
 // 600 s bench clip a third of the pictures up to each wanted frame are such B-frames. Which pictures
-// a picture uses is in its slice headers (the reference lists and their modifications), so the index
-// scan reads them (h264hdr.go) and the schedule decodes, per segment, only the pictures its frames use,
-// directly or through others.
+// a picture uses is in its slice headers (the reference lists and their modifications), so decode's
+// index scan reads them (h264hdr.go, through H264Collector) and its schedule decodes, per segment, only
+// the pictures its frames use, directly or through others (H264Refs.LeaveOut).
 //
 // Leaving a reference picture out is not free of consequences in the decoder: FFmpeg fills the
 // frame_num gap with a made-up picture (a copy of the previous reference, POC + 2, sliding-window
@@ -22,30 +22,30 @@ import "slices"
 // unmarking, POC types 1 and 2, SP/SI slices, slice groups, segments that do not start at an IDR
 // picture) are decoded as before.
 
-// h264Refs is a stream's reference structure: the picture in each packet, by decode position.
-type h264Refs struct {
+// H264Refs is a stream's reference structure: the picture in each packet, by decode position.
+type H264Refs struct {
 	sps  h264SPS
 	pics []h264Pic
 	has  []bool // the packet holds a picture (slices)
 }
 
-// h264Collector builds h264Refs during the index scan.
-type h264Collector struct {
+// H264Collector builds H264Refs during the index scan.
+type H264Collector struct {
 	nalLen int
 	params h264Params
-	refs   h264Refs
+	refs   H264Refs
 	spsSet bool
 	off    bool // the stream uses something the model does not cover: no analysis
 }
 
-// newH264Collector starts the analysis from the stream's extradata (an avcC box, or Annex-B
+// NewH264Collector starts the analysis from the stream's extradata (an avcC box, or Annex-B
 // parameter sets); nil when the framing is unknown.
-func newH264Collector(extradata []byte) *h264Collector {
-	n := h264NALLength(extradata)
+func NewH264Collector(extradata []byte) *H264Collector {
+	n := H264NALLength(extradata)
 	if n < 0 {
 		return nil
 	}
-	c := &h264Collector{nalLen: n, params: h264Params{sps: map[int]h264SPS{}, pps: map[int]h264PPS{}}}
+	c := &H264Collector{nalLen: n, params: h264Params{sps: map[int]h264SPS{}, pps: map[int]h264PPS{}}}
 	for _, nal := range extradataNALs(extradata) {
 		c.paramSet(nal)
 	}
@@ -85,7 +85,7 @@ func extradataNALs(b []byte) [][]byte {
 }
 
 // paramSet records an SPS or PPS. Every slice must use SPS fields equal to the first SPS's.
-func (c *h264Collector) paramSet(nal []byte) {
+func (c *H264Collector) paramSet(nal []byte) {
 	if len(nal) < 2 {
 		return
 	}
@@ -110,13 +110,13 @@ func (c *h264Collector) paramSet(nal []byte) {
 	}
 }
 
-// add reads the next packet (its view; whole gives the whole packet when the view is cut short).
-func (c *h264Collector) add(pv packetView, whole func() packetView) {
+// Add reads the next packet (its view; whole gives the whole packet when the view is cut short).
+func (c *H264Collector) Add(pv View, whole func() View) {
 	if c.off {
 		return
 	}
 	pic, has, err := c.picture(pv)
-	if err == errH264Short && len(pv.head) < pv.size {
+	if err == errH264Short && len(pv.Head) < pv.Size {
 		pic, has, err = c.picture(whole())
 	}
 	if err != nil {
@@ -128,7 +128,7 @@ func (c *h264Collector) add(pv packetView, whole func() packetView) {
 }
 
 // picture reads one packet's NAL units: parameter sets, then the slices of one picture.
-func (c *h264Collector) picture(pv packetView) (h264Pic, bool, error) {
+func (c *H264Collector) picture(pv View) (h264Pic, bool, error) {
 	var pic h264Pic
 	var err error
 	nSlices := 0
@@ -168,8 +168,8 @@ func (c *h264Collector) picture(pv packetView) (h264Pic, bool, error) {
 	return pic, nSlices > 0, nil
 }
 
-// result is the stream's analysis, or nil when it is off or the packets do not line up.
-func (c *h264Collector) result(packets int) *h264Refs {
+// Result is the stream's analysis, or nil when it is off or the packets do not line up.
+func (c *H264Collector) Result(packets int) *H264Refs {
 	if c == nil || c.off || !c.spsSet || len(c.refs.pics) != packets {
 		return nil
 	}
@@ -183,12 +183,12 @@ const (
 	maxTakeBacks   = 256
 )
 
-// leaveOut returns the reference pictures in the segment [key, end] that the frames at the decode
+// LeaveOut returns the reference pictures in the segment [key, end] that the frames at the decode
 // positions marked in need do not use, directly or through other pictures, and whose absence leaves
 // every decoded picture as it is in a full decode (checked by the model): by decode position,
 // ascending. nil when there are none, or when the segment does not start at an IDR picture or the
 // model does not cover it.
-func (h *h264Refs) leaveOut(key, end int, need []bool) []int {
+func (h *H264Refs) LeaveOut(key, end int, need []bool) []int {
 	if key < 0 || end >= len(h.pics) || !h.has[key] || !h.pics[key].idr {
 		return nil
 	}
@@ -237,7 +237,7 @@ func (h *h264Refs) leaveOut(key, end int, need []bool) []int {
 }
 
 // takeBack marks picture d as decoded, with the pictures it uses (transitively, in the full decode).
-func (h *h264Refs) takeBack(feed []bool, key, d int, full map[int]picRefs) {
+func (h *H264Refs) takeBack(feed []bool, key, d int, full map[int]picRefs) {
 	stack := []int{d}
 	for len(stack) > 0 {
 		d := stack[len(stack)-1]
@@ -256,7 +256,7 @@ func (h *h264Refs) takeBack(feed []bool, key, d int, full map[int]picRefs) {
 
 // firstDifference simulates the decode of the fed pictures and returns the first whose POC or
 // references differ from the full decode's, or at which FFmpeg would log an error; -1 when none.
-func (h *h264Refs) firstDifference(feed []bool, key, end int, full map[int]picRefs, budget *int) int {
+func (h *H264Refs) firstDifference(feed []bool, key, end int, full map[int]picRefs, budget *int) int {
 	s := newRefSim(h.sps)
 	for d := key; d <= end; d++ {
 		if !feed[d-key] || !h.has[d] {
