@@ -1,3 +1,8 @@
+//go:build cgo
+
+// These tests sweep through llama.cpp (cgo): a CGO_ENABLED=0 build of the package, such as
+// scripts/fuzz.sh makes for FuzzScanRecords, leaves them out.
+
 package runs_test
 
 import (

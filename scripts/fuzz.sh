@@ -6,9 +6,12 @@
 # A failure leaves the failing input in that package's testdata/fuzz/<target>/ and fails the run.
 # Targets build with -tags nocloud (FUZZTAGS): a fuzz build instruments every package it links, and the
 # cloud SDKs that cache/ (and what imports it) would link are most of the build and none of the targets.
-# A package whose test build links no cgo (go list -deps -test finds no CgoFiles: the pure parsers, such
-# as decode/internal/h26x, record, the importers) is fuzzed with CGO_ENABLED=0: no cgo package is
-# compiled or instrumented for it, and the target runs as the pure-Go code it is.
+# A package whose own build links no cgo outside the standard library (go list -deps finds CgoFiles only
+# in std's net and os/user, which have pure-Go twins: the pure parsers, such as decode/internal/h26x,
+# record, runs, cache's safetensors, the importers) is fuzzed with CGO_ENABLED=0: no cgo package is
+# compiled or instrumented for it, and the target runs as the pure-Go code it is. Its test files that
+# need cgo (runs' sweeps through llama.cpp) say `//go:build cgo` and drop out of that build; one that
+# needs cgo and does not say so fails the build here, loudly.
 # Usage: [FUZZTIME=10s] [FUZZ_PKGS="./audit/ ./sampler/"] [FUZZTAGS=…] bash scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +29,7 @@ n=0
 start=$SECONDS
 for pkg in "${pkgs[@]}"; do
 	cgo=1 how=""
-	if [[ -z "$(go list -tags "$tags" -deps -test -f '{{if .CgoFiles}}{{.ImportPath}}{{end}}' "$pkg")" ]]; then
+	if [[ -z "$(go list -tags "$tags" -deps -f '{{if and .CgoFiles (not .Standard)}}{{.ImportPath}}{{end}}' "$pkg")" ]]; then
 		cgo=0 how=", no cgo"
 	fi
 	mapfile -t targets < <(CGO_ENABLED=$cgo go test -tags "$tags" -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
