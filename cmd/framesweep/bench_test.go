@@ -95,20 +95,6 @@ func needOracle(t *testing.T, what string, err error) {
 	t.Skipf("%s missing: %v", what, err)
 }
 
-// peersBinary is the framesweep binary the peers bench runs extract with: $FRAMESWEEP_BIN (make test
-// sets it), else one built into the test's temp dir.
-func peersBinary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("FRAMESWEEP_BIN"); b != "" {
-		return b
-	}
-	bin := filepath.Join(t.TempDir(), "framesweep")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestBenchPeers runs `bench peers` once (--reps 1) on a tiny generated clip and a 4-config grid (two
 // budgets × two sizes) and checks the structure: a row per peer and a summary, every Python peer
 // serving the plan's indices with its frames compared against framesweep's (PSNR), ratios against
@@ -119,7 +105,7 @@ func TestBenchPeers(t *testing.T) {
 		t.Skip("builds the binary and runs Python peers")
 	}
 	py := peersOracles(t)
-	bin := peersBinary(t)
+	bin := testenv.Binary(t)
 	dir := t.TempDir()
 	clip, err := bench.EnsureClip(context.Background(), dir, bench.Clip{Seconds: 2, Width: 160, Height: 96, FPS: 30, GOP: 12, Codec: "h264", Bits: 8})
 	if err != nil {
@@ -263,7 +249,7 @@ func TestBenchPeersStream(t *testing.T) {
 		t.Skip("builds the binary and runs Python peers")
 	}
 	py := peersOracles(t)
-	bin := peersBinary(t)
+	bin := testenv.Binary(t)
 	video, err := filepath.Abs("../../testdata/videos/nasa_13013.mp4")
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +339,7 @@ func TestGPUScript(t *testing.T) {
 	needOracle(t, "the ffmpeg CLI", err)
 	testenv.Need(t, "gcc") // the stand-in CUDA libraries
 	cmd = exec.Command("bash", script, "--self-test")
-	cmd.Env = append(os.Environ(), "FRAMESWEEP_BIN="+peersBinary(t), "OUT="+t.TempDir(), "FRAMESWEEP_BENCH_CACHE="+t.TempDir(), "PYTHON="+py)
+	cmd.Env = append(os.Environ(), "FRAMESWEEP_BIN="+testenv.Binary(t), "OUT="+t.TempDir(), "FRAMESWEEP_BENCH_CACHE="+t.TempDir(), "PYTHON="+py)
 	start := time.Now()
 	b, err := cmd.CombinedOutput()
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // BenchmarkCascade compares an online cascade (nested 2 → 4 → 8 frames at 112², threshold chosen on a
@@ -15,7 +17,7 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkCascade -benchtime 1x ./cmd/framesweep/
 func BenchmarkCascade(b *testing.B) {
-	bin := exBinary(b)
+	bin := testenv.Binary(b)
 	rc, out, errs := askCLI("testmodel", "--out", b.TempDir())
 	if rc != 0 {
 		b.Fatalf("testmodel: %s", errs)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/audit/cascade"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // TestSweepCascadeCLI: a full sweep of a ladder, an online cascade whose threshold is chosen on it
@@ -18,7 +19,7 @@ func TestSweepCascadeCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	spec := swModel(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "ladder.yaml")

@@ -145,7 +145,7 @@ func TestFramesCLI(t *testing.T) {
 // here): FFmpeg writes to the process's stderr directly, so only a real process shows that a handled
 // error is exactly one line.
 func TestBinaryOneLineErrors(t *testing.T) {
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	broken := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	for _, args := range [][]string{
 		{"probe", testenv.SharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4")},

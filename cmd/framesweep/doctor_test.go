@@ -160,7 +160,7 @@ func TestVersionSkipsDamagedBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(root, "bin", "framesweep")
-	b, err := os.ReadFile(peersBinary(t))
+	b, err := os.ReadFile(testenv.Binary(t))
 	if err != nil {
 		t.Fatal(err)
 	}

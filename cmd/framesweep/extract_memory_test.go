@@ -54,7 +54,7 @@ func TestExtractMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	bin, clip := exBinary(t), memClip(t, 5)
+	bin, clip := testenv.Binary(t), memClip(t, 5)
 	rss := map[int]float64{}
 	for _, n := range []int{4, 32} {
 		rss[n] = peakRSS(t, bin, "extract", "--grid", memGrid(t, n), "--out", t.TempDir(), "--videos", clip)
@@ -69,7 +69,7 @@ func TestExtractMemoryFlat(t *testing.T) {
 // the number of configs on a 20 s 1080p30 H.264 clip: go test -run '^$' -bench BenchmarkExtractMemory
 // -benchtime 1x ./cmd/framesweep/
 func BenchmarkExtractMemory(b *testing.B) {
-	bin, clip := exBinary(b), memClip(b, 20)
+	bin, clip := testenv.Binary(b), memClip(b, 20)
 	base := 0.0
 	for _, n := range []int{4, 8, 16, 32} {
 		b.Run(fmt.Sprintf("configs=%d", n), func(b *testing.B) {

@@ -250,20 +250,6 @@ func mustGlob(t testing.TB, pat string) string {
 	return m[0]
 }
 
-// exBinary returns the framesweep binary: $FRAMESWEEP_BIN (as `make test` sets), or one built into the
-// test's temp dir.
-func exBinary(t testing.TB) string {
-	t.Helper()
-	if b := os.Getenv("FRAMESWEEP_BIN"); b != "" {
-		return b
-	}
-	bin := filepath.Join(t.TempDir(), "framesweep")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestExtractSIGKILL kills a real extract process at random moments, repeatedly, checking after each
 // kill that the cache holds no corrupt or dangling object; a final run completes the cache, which then
 // equals the cache of an uninterrupted run byte for byte.
@@ -271,7 +257,7 @@ func TestExtractSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	grid := exWriteGrid(t, "frames: [4, 8, 16]\npolicies: [uniform]\nresolutions: [\"96x64\", \"64x64\"]\npipelines: [raw, cached]\n")
 	videos := []string{
 		testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4"),
@@ -781,7 +767,7 @@ func TestExtractWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	grid := exWriteGrid(t, "frames: [4, 8]\npolicies: [uniform]\nresolutions: [\"40x24\"]\npipelines: [raw, cached]\n")
 	good := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	bad := testenv.SharedVideo(t, "mp4ff/vvc_400kbps_2s.mp4") // no decoder in FFmpeg 5.1

@@ -2,37 +2,24 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/pipeline"
 )
 
 // malformedBound is how long one command may take on one damaged file (the clips are ≤ 0.7 MB and
 // 13 s; a healthy run takes well under a second): past it the file hangs something.
 const malformedBound = 2 * time.Minute
-
-// leakBinary builds the CLI with -tags leakcheck: every process (and every worker child) exits 3 with
-// a line saying so if an FFmpeg object of decode is still live when its command returns.
-func leakBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "framesweep-leakcheck")
-	if out, err := exec.Command("go", "build", "-tags", "leakcheck", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags leakcheck: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // malformedVideos writes damaged copies of the repository's sample videos (testdata/videos): cut at
 // 1, 10, 50 % and one byte short of the end, bytes flipped in the header and in the middle, ranges
@@ -95,50 +82,24 @@ func malformedVideos(t *testing.T, dir string) (originals, damaged []string) {
 	return originals, damaged
 }
 
-type runResult struct {
-	code           int
-	stdout, stderr string
-	took           time.Duration
-}
-
 // runBounded runs the binary and fails the test on a hang (past malformedBound) or a crash (a signal).
-func runBounded(t *testing.T, bin string, args ...string) runResult {
+func runBounded(t *testing.T, bin string, args ...string) testenv.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), malformedBound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "FRAMESWEEP_FFMPEG_LOG=")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	t0 := time.Now()
-	err := cmd.Run()
-	res := runResult{stdout: out.String(), stderr: errb.String(), took: time.Since(t0)}
-	if ctx.Err() != nil {
-		t.Fatalf("%v: still running after %v (hang)", args, malformedBound)
-	}
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		t.Fatalf("%v: killed by %v (crash)\n%s", args, ws.Signal(), res.stderr)
-	}
-	if err != nil && cmd.ProcessState == nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	res.code = cmd.ProcessState.ExitCode()
-	return res
+	return testenv.Run(t, malformedBound, []string{"FRAMESWEEP_FFMPEG_LOG="}, bin, args...)
 }
 
 // checkOutcome: exit 0, or exit 1 with exactly one stderr line from the command (no FFmpeg log line, no
 // leakcheck line, no panic).
-func checkOutcome(t *testing.T, cmd string, args []string, res runResult) {
+func checkOutcome(t *testing.T, cmd string, args []string, res testenv.Result) {
 	t.Helper()
-	switch res.code {
+	switch res.Code {
 	case exitOK:
 	case exitError:
-		if strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 || !strings.HasPrefix(res.stderr, "framesweep "+cmd+": ") {
-			t.Errorf("%v: exit 1 without a one-line error:\n%s", args, res.stderr)
+		if strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 || !strings.HasPrefix(res.Stderr, "framesweep "+cmd+": ") {
+			t.Errorf("%v: exit 1 without a one-line error:\n%s", args, res.Stderr)
 		}
 	default:
-		t.Errorf("%v: exit %d:\n%s", args, res.code, res.stderr)
+		t.Errorf("%v: exit %d:\n%s", args, res.Code, res.Stderr)
 	}
 }
 
@@ -150,7 +111,7 @@ func TestMalformedVideosReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary and runs about 80 processes")
 	}
-	bin := leakBinary(t)
+	bin := testenv.LeakcheckBinary(t)
 	dir := t.TempDir()
 	originals, damaged := malformedVideos(t, dir)
 	var (
@@ -165,9 +126,9 @@ func TestMalformedVideosReplay(t *testing.T) {
 				probe := runBounded(t, bin, "probe", v, "--json")
 				checkOutcome(t, "probe", []string{"probe", v}, probe)
 				indices := "0,1,2"
-				if probe.code == exitOK {
+				if probe.Code == exitOK {
 					var info struct{ Frames int }
-					if err := json.Unmarshal([]byte(probe.stdout), &info); err != nil {
+					if err := json.Unmarshal([]byte(probe.Stdout), &info); err != nil {
 						t.Fatalf("probe %s: exit 0 with bad JSON: %v", v, err)
 					}
 					if n := info.Frames; n > 0 {
@@ -178,8 +139,8 @@ func TestMalformedVideosReplay(t *testing.T) {
 				frames := runBounded(t, bin, args...)
 				checkOutcome(t, "frames", args, frames)
 				mu.Lock()
-				outcomes[fmt.Sprintf("probe %d, frames %d", probe.code, frames.code)]++
-				slowest = max(slowest, probe.took, frames.took)
+				outcomes[fmt.Sprintf("probe %d, frames %d", probe.Code, frames.Code)]++
+				slowest = max(slowest, probe.Took, frames.Took)
 				mu.Unlock()
 			})
 		}
@@ -192,17 +153,17 @@ func TestMalformedVideosReplay(t *testing.T) {
 	grid := exWriteGrid(t, "frames: [4]\npolicies: [uniform]\nresolutions: [\"32x24\"]\npipelines: [raw]\n")
 	args := append([]string{"extract", "--grid", grid, "--out", filepath.Join(dir, "cache"), "--worker", "--worker-timeout", "2m", "--jobs", "2", "--videos"}, append(originals, damaged...)...)
 	res := runBounded(t, bin, args...)
-	if res.code != exitOK && res.code != exitError {
-		t.Fatalf("extract --worker: exit %d:\n%s", res.code, res.stderr)
+	if res.Code != exitOK && res.Code != exitError {
+		t.Fatalf("extract --worker: exit %d:\n%s", res.Code, res.Stderr)
 	}
-	for _, l := range strings.Split(strings.TrimSpace(res.stderr), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(res.Stderr), "\n") {
 		if l != "" && !strings.HasPrefix(l, "framesweep extract: ") || strings.Contains(l, "leakcheck") {
 			t.Errorf("extract --worker: stray stderr line %q", l)
 		}
 	}
 	var sum pipeline.Summary
-	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
-		t.Fatalf("extract --worker: bad summary: %v\n%s", err, res.stdout)
+	if err := json.Unmarshal([]byte(res.Stdout), &sum); err != nil {
+		t.Fatalf("extract --worker: bad summary: %v\n%s", err, res.Stdout)
 	}
 	if sum.Videos != len(originals)+len(damaged) || sum.VideosFailed == 0 || sum.ObjectsWritten < len(originals) {
 		t.Errorf("extract --worker: %d videos, %d failed, %d objects written", sum.Videos, sum.VideosFailed, sum.ObjectsWritten)
@@ -217,5 +178,5 @@ func TestMalformedVideosReplay(t *testing.T) {
 			t.Errorf("%s: %s", f.Path, f.Error)
 		}
 	}
-	t.Logf("extract --worker: %d videos, %d failed, %d pairs failed, %d objects, %v", sum.Videos, sum.VideosFailed, sum.PairsFailed, sum.ObjectsWritten, res.took.Round(time.Millisecond))
+	t.Logf("extract --worker: %d videos, %d failed, %d pairs failed, %d objects, %v", sum.Videos, sum.VideosFailed, sum.PairsFailed, sum.ObjectsWritten, res.Took.Round(time.Millisecond))
 }

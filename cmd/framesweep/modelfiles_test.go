@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/llm/testmodel"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestAskModelFilesCannotCrash(t *testing.T) {
 	bin := ""
 	if !testing.Short() {
-		bin = peersBinary(t) // before XDG_CACHE_HOME moves: go build keeps its cache there
+		bin = testenv.Binary(t) // before XDG_CACHE_HOME moves: go build keeps its cache there
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the load probe's records
 	var first []string

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/record/synth"
 )
@@ -25,7 +26,7 @@ import (
 //	go test -run '^$' -bench BenchmarkScale -benchtime 1x ./cmd/framesweep/
 //	FRAMESWEEP_SCALE=1e7 go test -run '^$' -bench BenchmarkScale -benchtime 1x -timeout 60m ./cmd/framesweep/
 func BenchmarkScale(b *testing.B) {
-	bin := exBinary(b)
+	bin := testenv.Binary(b)
 	sizes := []int{1_000_000}
 	if os.Getenv("FRAMESWEEP_SCALE") == "1e7" {
 		sizes = append(sizes, 10_000_000)

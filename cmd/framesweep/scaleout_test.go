@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/internal/testsupport/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/runs"
 )
 
@@ -88,7 +89,7 @@ func TestSweepKill9ObjectStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	srv := s3test.Start(t)
 	spec := swModel(t)
 	dir := t.TempDir()

@@ -205,7 +205,7 @@ func TestServeBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	videos, err := filepath.EvalSymlinks(filepath.Join(repoDir(t), "testdata", "videos"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/grid"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/items"
 )
 
@@ -21,7 +22,7 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkSweep -benchtime 1x ./cmd/framesweep/
 func BenchmarkSweep(b *testing.B) {
-	bin := exBinary(b)
+	bin := testenv.Binary(b)
 	rc, out, errs := askCLI("testmodel", "--out", b.TempDir())
 	if rc != 0 {
 		b.Fatalf("testmodel: %s", errs)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // stallServer is an OpenAI-compatible server on 127.0.0.1 that lists model "m" and never answers a
@@ -65,7 +67,7 @@ func TestSweepSignalStalledServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.yaml")
 	swWrite(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw]\ntext_only: true\n"))

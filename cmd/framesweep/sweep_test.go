@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // swRecord is the part of a sweep record the CLI tests compare.
@@ -77,7 +79,7 @@ func TestSweepKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	spec := swModel(t)
 	dir := t.TempDir()
 	clean := filepath.Join(dir, "clean")
@@ -171,7 +173,7 @@ func TestSweepSIGINT(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	bin := exBinary(t)
+	bin := testenv.Binary(t)
 	spec := swModel(t)
 	run := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, swArgs(spec, run)...)

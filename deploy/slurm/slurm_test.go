@@ -19,19 +19,6 @@ import (
 	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
-// binary is the framesweep binary: $FRAMESWEEP_BIN (as `make test` sets), or one built for the test.
-func binary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("FRAMESWEEP_BIN"); b != "" {
-		return b
-	}
-	bin := filepath.Join(t.TempDir(), "framesweep")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/framesweep").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -236,7 +223,7 @@ func TestSlurmJobArray(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a Slurm cluster")
 	}
-	bin := binary(t)
+	bin := testenv.Binary(t)
 	c := startCluster(t)
 	root, _ := filepath.Abs("../..")
 	work := t.TempDir()
