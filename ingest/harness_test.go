@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/record"
 )
 
@@ -267,7 +268,7 @@ func TestVLMEvalKitRatings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// get_dimension_rating: overall = mean of the scores ≥ 0 = 2/3, stored as "0.67".
-	mustWrite(t, filepath.Join(dir, "Qwen2-VL-7B-Instruct_Video-MME_64frame_rating.json"),
+	testenv.WriteFile(t, filepath.Join(dir, "Qwen2-VL-7B-Instruct_Video-MME_64frame_rating.json"),
 		[]byte(`{"short": {"overall": "1.00"}, "medium": {"overall": "0.00"}, "long": {"overall": "1.00"}, "overall": {"overall": "0.67", "domain": {}, "sub_category": {}, "task_type": {}}}`))
 	f := mustOpen(t, p)
 	res, err := VLMEvalKit(f, p, Options{Config: "f64"})
@@ -316,7 +317,7 @@ func TestVLMEvalKitRatings(t *testing.T) {
 		{"3", "Object Shuffle", `['left', 'right']`, "Where?", "right", "(B) right", "1"},
 	}
 	pm := filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame.tsv")
-	mustWrite(t, pm, []byte(tsvQuoteAll(hm, mrows)))
+	testenv.WriteFile(t, pm, []byte(tsvQuoteAll(hm, mrows)))
 	f = mustOpen(t, pm)
 	res, err = VLMEvalKit(f, pm, Options{Config: "f8"})
 	f.Close()
@@ -335,14 +336,14 @@ func TestVLMEvalKitRatings(t *testing.T) {
 	if ok != 2 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "counts 1 rows whose score is -1 or missing as hits") {
 		t.Errorf("%d correct, notes %q", ok, res.Notes)
 	}
-	mustWrite(t, filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame_rating.json"), []byte(`{"Action Count": [1, 2, "50.00%"], "Object Shuffle": [2, 2, "100.00%"], "overall": [3, 4, "75.00%"]}`))
+	testenv.WriteFile(t, filepath.Join(dir, "InternVL2-8B_MVBench_MP4_8frame_rating.json"), []byte(`{"Action Count": [1, 2, "50.00%"], "Object Shuffle": [2, 2, "100.00%"], "overall": [3, 4, "75.00%"]}`))
 	rp, data, _ = FindReport("vlmevalkit", pm)
 	if rep, err := CheckReport("vlmevalkit", rp, data, res, ""); err != nil || rep.Mismatch {
 		t.Errorf("MVBench check: %+v %v", rep, err)
 	}
 	// Another dataset: verdicts from the score column, no rating rule.
 	po := filepath.Join(dir, "m_TempCompass_score.tsv")
-	mustWrite(t, po, []byte(tsvQuoteAll([]string{"index", "answer", "prediction", "score"}, [][]string{{"0", "A", "A", "1"}})))
+	testenv.WriteFile(t, po, []byte(tsvQuoteAll([]string{"index", "answer", "prediction", "score"}, [][]string{{"0", "A", "A", "1"}})))
 	f = mustOpen(t, po)
 	res, err = VLMEvalKit(f, po, Options{Config: "x"})
 	f.Close()
@@ -377,14 +378,6 @@ func TestVideoMMMUOpenAnswer(t *testing.T) {
 }
 
 func jsonNumber(s string) any { return json.Number(s) }
-
-// mustWrite writes a test file; a failure stops the test.
-func mustWrite(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // mustMkdir makes a test directory (and its parents).
 func mustMkdir(t testing.TB, dir string) {

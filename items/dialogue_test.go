@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // avsdValid is a valid-set file in AVSD's release form: two dialogs of three turns.
@@ -25,10 +27,10 @@ func TestImportAVSD(t *testing.T) {
 	dir := t.TempDir()
 	videos := filepath.Join(dir, "Charades_v1_480")
 	mustMkdir(t, videos)
-	mustWrite(t, filepath.Join(videos, "3MSZA.mp4"), []byte("x"))
-	mustWrite(t, filepath.Join(videos, "YSE1G.mp4"), []byte("x"))
+	testenv.WriteFile(t, filepath.Join(videos, "3MSZA.mp4"), []byte("x"))
+	testenv.WriteFile(t, filepath.Join(videos, "YSE1G.mp4"), []byte("x"))
 	src := filepath.Join(dir, "valid_set4DSTC7-AVSD.json")
-	mustWrite(t, src, []byte(avsdValid))
+	testenv.WriteFile(t, src, []byte(avsdValid))
 	its, res, err := Import(src, ImportOptions{Format: "avsd", Videos: videos})
 	if err != nil || len(its) != 2 || len(res.MissingVideos) != 0 {
 		t.Fatalf("%+v %+v %v", its, res, err)
@@ -52,12 +54,12 @@ func TestImportAVSD(t *testing.T) {
 	}
 
 	test := filepath.Join(dir, "test_set4DSTC7-AVSD.json")
-	mustWrite(t, test, []byte(strings.Replace(avsdValid, `"no , there is no sound ."`, `"__UNDISCLOSED__"`, 1)))
+	testenv.WriteFile(t, test, []byte(strings.Replace(avsdValid, `"no , there is no sound ."`, `"__UNDISCLOSED__"`, 1)))
 	if _, _, err := Import(test, ImportOptions{Format: "avsd", Videos: videos}); err == nil || !strings.Contains(err.Error(), "--references") {
 		t.Fatalf("undisclosed without references: %v", err)
 	}
 	refs := filepath.Join(dir, "test_set4DSTC7-AVSD_multiref.json")
-	mustWrite(t, refs, []byte(`{"images": [{"id": 1, "name": "3MSZA_2"}], "annotations": [
+	testenv.WriteFile(t, refs, []byte(`{"images": [{"id": 1, "name": "3MSZA_2"}], "annotations": [
 		{"image_id": 1, "caption": "no , he is silent ."}, {"image_id": 1, "caption": "he says nothing ."}, {"image_id": 1, "caption": "no ."}]}`))
 	got, _, err := Import(test, ImportOptions{Format: "avsd", Videos: videos, References: refs})
 	if err != nil || got[0].Answer != "no , he is silent ." || !slices.Equal(got[0].References, []string{"he says nothing .", "no ."}) || got[1].References != nil {
@@ -69,7 +71,7 @@ func TestImportAVSD(t *testing.T) {
 		`{"dialogs": [{"image_id": "3MSZA", "dialog": [{"question": "q", "answer": "__UNDISCLOSED__"}, {"question": "q", "answer": "a"}]}]}`: "not the last",
 		`[1, 2]`: "not AVSD",
 	} {
-		mustWrite(t, src, []byte(body))
+		testenv.WriteFile(t, src, []byte(body))
 		if _, _, err := Import(src, ImportOptions{Format: "avsd", Videos: videos}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "valid_set4DSTC7") {
 			t.Errorf("%s: %v (want %q)", body, err, want)
 		}
@@ -81,7 +83,7 @@ func TestImportAVSD(t *testing.T) {
 func TestImportMLVUGen(t *testing.T) {
 	dir, videos := importDir(t)
 	src := filepath.Join(dir, "8_sub_scene.json")
-	mustWrite(t, src, []byte(`[{"video": "movie101_66.mp4", "duration": 246, "question": "Describe the scene where the man runs.", "answer": "A man in a red coat runs down a street.", "question_type": "subPlot"}]`))
+	testenv.WriteFile(t, src, []byte(`[{"video": "movie101_66.mp4", "duration": 246, "question": "Describe the scene where the man runs.", "answer": "A man in a red coat runs down a street.", "question_type": "subPlot"}]`))
 	its, _, err := Import(src, ImportOptions{Format: "mlvu-gen", Videos: videos})
 	if err != nil || len(its) != 1 {
 		t.Fatal(its, err)
@@ -96,7 +98,7 @@ func TestImportMLVUGen(t *testing.T) {
 		`[{"video": "a.mkv", "question": "Q", "question_type": "summary"}]`:                                         `no "answer"`,
 		`[{"video": "a.mkv", "question": "Q", "answer": "x"}]`:                                                      `no "question_type"`,
 	} {
-		mustWrite(t, src, []byte(body))
+		testenv.WriteFile(t, src, []byte(body))
 		if _, _, err := Import(src, ImportOptions{Format: "mlvu-gen", Videos: videos}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "row 1") {
 			t.Errorf("%s: %v (want %q)", body, err, want)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // TestImportRefusesWhatTheSweepMisreads: what a sweep would refuse or misread is refused at import,
@@ -30,7 +32,7 @@ func TestImportRefusesWhatTheSweepMisreads(t *testing.T) {
 	})
 	// Just under the limit imports, and the sweep's reader takes what Write wrote.
 	src := filepath.Join(dir, "ok.csv")
-	mustWrite(t, src, []byte("item_id,video,question,answer\nq,a.mkv,"+long[:MaxLine-4096]+",free\n"))
+	testenv.WriteFile(t, src, []byte("item_id,video,question,answer\nq,a.mkv,"+long[:MaxLine-4096]+",free\n"))
 	its, _, err := Import(src, ImportOptions{Format: "csv", Videos: videos})
 	if err != nil || len(its) != 1 {
 		t.Fatalf("under the limit: %v", err)
@@ -63,13 +65,13 @@ func TestItemsFileRefusesEmptyOptions(t *testing.T) {
 		`{"item_id":"a","video":"v.mp4","question":"Q","answer":"A","duration_s":-1}`: "duration_s -1: out of range",
 	} {
 		p := filepath.Join(dir, "items.jsonl")
-		mustWrite(t, p, []byte(body+"\n"))
+		testenv.WriteFile(t, p, []byte(body+"\n"))
 		if _, err := Read(p); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: %v, want %q", body, err, want)
 		}
 	}
 	p := filepath.Join(dir, "items.jsonl")
-	mustWrite(t, p, []byte(`{"item_id":"a","video":"v.mp4","question":"Q","options":null,"answer":"free"}`+"\n"))
+	testenv.WriteFile(t, p, []byte(`{"item_id":"a","video":"v.mp4","question":"Q","options":null,"answer":"free"}`+"\n"))
 	if f, err := Read(p); err != nil || f.Items[0].MultipleChoice() {
 		t.Errorf("options null: %v", err)
 	}

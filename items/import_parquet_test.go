@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // videoMMERow is a row of Video-MME's release as its parquet has it (lmms-lab/Video-MME on the hub:
@@ -40,7 +42,7 @@ func TestImportVideoMME(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(dir, "videomme.json")
-	mustWrite(t, js, []byte(`[{"video_id":"001","duration":"short","videoID":"fFjv93ACGo8","question_id":"001-1","task_type":"Counting Problem","question":"How many?","options":["A. 1.","B. 2.","C. 3.","D. 4."],"answer":"C"},
+	testenv.WriteFile(t, js, []byte(`[{"video_id":"001","duration":"short","videoID":"fFjv93ACGo8","question_id":"001-1","task_type":"Counting Problem","question":"How many?","options":["A. 1.","B. 2.","C. 3.","D. 4."],"answer":"C"},
 {"video_id":"002","duration":"long","videoID":"nothere","question_id":"002-1","task_type":"OCR Problems","question":"What?","options":["A. x","B. y","C. z","D. w"],"answer":"A"}]`))
 	for _, src := range []string{pq, js} {
 		items, res, err := Import(src, ImportOptions{Format: "videomme", Videos: videos})
@@ -71,12 +73,12 @@ func TestImportVideoMME(t *testing.T) {
 	}
 	// Not a Video-MME file: an error naming it.
 	bad := filepath.Join(dir, "bad.json")
-	mustWrite(t, bad, []byte(`[{"foo":1}]`))
+	testenv.WriteFile(t, bad, []byte(`[{"foo":1}]`))
 	if _, _, err := Import(bad, ImportOptions{Format: "videomme", Videos: videos}); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("bad file: %v", err)
 	}
 	junk := filepath.Join(dir, "junk.parquet")
-	mustWrite(t, junk, []byte("PAR1 this is not a parquet file PAR1"))
+	testenv.WriteFile(t, junk, []byte("PAR1 this is not a parquet file PAR1"))
 	if _, _, err := Import(junk, ImportOptions{Format: "videomme", Videos: videos}); err == nil || !strings.Contains(err.Error(), junk) {
 		t.Fatalf("junk parquet: %v", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func importDir(t *testing.T) (dir, videos string) {
@@ -13,7 +15,7 @@ func importDir(t *testing.T) (dir, videos string) {
 	videos = filepath.Join(dir, "videos")
 	mustMkdir(t, filepath.Join(videos, "1_plotQA"))
 	for _, n := range []string{"fFjv93ACGo8.mp4", "1_plotQA/movie101_66.mp4", "a.mkv"} {
-		mustWrite(t, filepath.Join(videos, n), []byte("x"))
+		testenv.WriteFile(t, filepath.Join(videos, n), []byte("x"))
 	}
 	return dir, videos
 }
@@ -23,7 +25,7 @@ func importDir(t *testing.T) (dir, videos string) {
 func TestImportMLVU(t *testing.T) {
 	dir, videos := importDir(t)
 	src := filepath.Join(dir, "1_plotQA.json")
-	mustWrite(t, src, []byte(`[{"video":"movie101_66.mp4","duration":246,"question":"What color is the main male character in the video?","candidates":["Yellow","Red","Green","Blue"],"answer":"Yellow","question_type":"plotQA"},
+	testenv.WriteFile(t, src, []byte(`[{"video":"movie101_66.mp4","duration":246,"question":"What color is the main male character in the video?","candidates":["Yellow","Red","Green","Blue"],"answer":"Yellow","question_type":"plotQA"},
 {"video":"movie101_66.mp4","duration":246,"question":"Summarise.","answer":"A man walks.","question_type":"sub_scene"}]`))
 	items, res, err := Import(src, ImportOptions{Format: "mlvu", Videos: videos})
 	if err != nil || len(res.MissingVideos) != 0 || len(items) != 2 {
@@ -36,7 +38,7 @@ func TestImportMLVU(t *testing.T) {
 	if gen.MultipleChoice() || gen.Answer != "A man walks." {
 		t.Fatalf("generation %+v", gen)
 	}
-	mustWrite(t, src, []byte(`[{"video":"movie101_66.mp4","question":"Q","candidates":["a","b"],"answer":"c","question_type":"plotQA"}]`))
+	testenv.WriteFile(t, src, []byte(`[{"video":"movie101_66.mp4","question":"Q","candidates":["a","b"],"answer":"c","question_type":"plotQA"}]`))
 	if _, _, err := Import(src, ImportOptions{Format: "mlvu", Videos: videos}); err == nil || !strings.Contains(err.Error(), "none of the candidates") {
 		t.Fatalf("answer not a candidate: %v", err)
 	}
@@ -47,12 +49,12 @@ func TestImportMLVU(t *testing.T) {
 func TestImportCSV(t *testing.T) {
 	dir, videos := importDir(t)
 	src := filepath.Join(dir, "items.csv")
-	mustWrite(t, src, []byte("\xef\xbb\xbfitem_id,video,question,A,B,C,answer,category\nq1,a.mkv,Which?,x,y,z,B,Counting\nq2,a.mkv,Open?,,,,free text,\n"))
+	testenv.WriteFile(t, src, []byte("\xef\xbb\xbfitem_id,video,question,A,B,C,answer,category\nq1,a.mkv,Which?,x,y,z,B,Counting\nq2,a.mkv,Open?,,,,free text,\n"))
 	items, _, err := Import(src, ImportOptions{Format: "csv", Videos: videos})
 	if err != nil || len(items) != 2 || items[0].Options[1] != "B. y" || items[0].Answer != "B" || items[1].MultipleChoice() {
 		t.Fatalf("%+v %v", items, err)
 	}
-	mustWrite(t, src, []byte("item_id,video,question,options,answer\nq1,a.mkv,Which?,\"[\"\"A. x\"\",\"\"B. y\"\"]\",A\n"))
+	testenv.WriteFile(t, src, []byte("item_id,video,question,options,answer\nq1,a.mkv,Which?,\"[\"\"A. x\"\",\"\"B. y\"\"]\",A\n"))
 	if items, _, err := Import(src, ImportOptions{Format: "csv", Videos: videos}); err != nil || len(items[0].Options) != 2 {
 		t.Fatalf("options column: %+v %v", items, err)
 	}
@@ -61,7 +63,7 @@ func TestImportCSV(t *testing.T) {
 		"item_id,video,question,A,B,answer\nq,a.mkv,Q,x,y,E\n":      "items.csv:2",
 		"item_id,video,question,answer\nq,a.mkv,Q,A\nq,a.mkv,Q,A\n": "twice",
 	} {
-		mustWrite(t, src, []byte(body))
+		testenv.WriteFile(t, src, []byte(body))
 		if _, _, err := Import(src, ImportOptions{Format: "csv", Videos: videos}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v (want %q)", body, err, want)
 		}
@@ -76,7 +78,7 @@ func TestImportVideoMMEJSON(t *testing.T) {
 {"video_id":"002","duration":"long","videoID":"nothere","question_id":"002-1","task_type":"OCR Problems","question":"What?","options":["A. x","B. y","C. z","D. w"],"answer":"A"}`
 	for name, body := range map[string]string{"lines.jsonl": rows, "array.json": "[" + strings.Replace(rows, "}\n{", "},\n{", 1) + "]"} {
 		src := filepath.Join(dir, name)
-		mustWrite(t, src, []byte(body))
+		testenv.WriteFile(t, src, []byte(body))
 		items, res, err := Import(src, ImportOptions{Format: "videomme", Videos: videos})
 		if err != nil || len(items) != 1 || items[0].ItemID != "001-1" || items[0].Answer != "C" || res.MissingItems != 1 {
 			t.Fatalf("%s: %+v %+v %v", name, items, res, err)
@@ -94,14 +96,6 @@ func TestImportVideoMMEJSON(t *testing.T) {
 		if _, _, err := Import(src, ImportOptions{Format: "videomme", Videos: videos, Template: "bogus", Templates: []string{"generic", "videomme"}}); err == nil || !strings.Contains(err.Error(), `"bogus"`) {
 			t.Errorf("%s --template bogus: %v", name, err)
 		}
-	}
-}
-
-// mustWrite writes a test file; a failure stops the test.
-func mustWrite(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

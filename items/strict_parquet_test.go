@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // TestImportParquetColumns: a Parquet release is checked column by column: a column the format does
@@ -68,7 +70,7 @@ func TestImportParquetColumns(t *testing.T) {
 	}
 	i += foot
 	b[i+6] ^= 1
-	mustWrite(t, flip, b)
+	testenv.WriteFile(t, flip, b)
 	for _, c := range []struct{ src, want string }{
 		{ren, `column "choices"`},
 		{flip, "optionr"},

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 const vmmeRow = `{"video_id":"001","duration":"short","domain":"Knowledge","sub_category":"History","url":"https://www.youtube.com/watch?v=fFjv93ACGo8","videoID":"fFjv93ACGo8","question_id":"001-1","task_type":"Counting Problem","question":"How many?","options":["A. 1.","B. 2.","C. 3.","D. 4."],"answer":"C"}`
@@ -16,7 +18,7 @@ func refuseImports(t *testing.T, dir, videos string, cases []refusal) {
 	t.Helper()
 	for _, c := range cases {
 		src := filepath.Join(dir, c.file)
-		mustWrite(t, src, []byte(c.body))
+		testenv.WriteFile(t, src, []byte(c.body))
 		its, _, err := Import(src, ImportOptions{Format: c.format, Videos: videos})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), src) {
 			t.Errorf("%s: imported %d items, %v (want an error naming %s and %q)", c.name, len(its), err, src, c.want)
@@ -44,7 +46,7 @@ func TestImportStrictSchemas(t *testing.T) {
 	})
 	// The release as it is published (url, domain, sub_category are known keys) imports.
 	src := filepath.Join(dir, "v.jsonl")
-	mustWrite(t, src, []byte(vmmeRow))
+	testenv.WriteFile(t, src, []byte(vmmeRow))
 	if its, _, err := Import(src, ImportOptions{Format: "videomme", Videos: videos}); err != nil || len(its) != 1 || len(its[0].Options) != 4 {
 		t.Fatalf("the release itself: %+v %v", its, err)
 	}
@@ -55,15 +57,15 @@ func TestImportStrictSchemas(t *testing.T) {
 func TestImportPathsLeavingVideos(t *testing.T) {
 	dir, videos := importDir(t)
 	outside := filepath.Join(dir, "outside.mp4")
-	mustWrite(t, outside, []byte("x"))
+	testenv.WriteFile(t, outside, []byte("x"))
 	src := filepath.Join(dir, "c.csv")
-	mustWrite(t, src, []byte("item_id,video,question,answer\nin,a.mkv,Q,free\nup,../outside.mp4,Q,free\nabs,"+outside+",Q,free\n"))
+	testenv.WriteFile(t, src, []byte("item_id,video,question,answer\nin,a.mkv,Q,free\nup,../outside.mp4,Q,free\nabs,"+outside+",Q,free\n"))
 	its, res, err := Import(src, ImportOptions{Format: "csv", Videos: videos})
 	if err != nil || len(its) != 1 || its[0].ItemID != "in" || res.MissingItems != 2 || len(res.MissingVideos) != 1 {
 		t.Fatalf("%+v %+v %v", its, res, err)
 	}
 	vm := filepath.Join(dir, "v.jsonl")
-	mustWrite(t, vm, []byte(strings.Replace(vmmeRow, `"videoID":"fFjv93ACGo8"`, `"videoID":"../outside"`, 1)))
+	testenv.WriteFile(t, vm, []byte(strings.Replace(vmmeRow, `"videoID":"fFjv93ACGo8"`, `"videoID":"../outside"`, 1)))
 	if its, res, err := Import(vm, ImportOptions{Format: "videomme", Videos: videos}); err != nil || len(its) != 0 || res.MissingItems != 1 {
 		t.Fatalf("videoID ../outside: %+v %+v %v", its, res, err)
 	}
@@ -74,7 +76,7 @@ func TestImportPathsLeavingVideos(t *testing.T) {
 func TestImportMapIgnoreTemplates(t *testing.T) {
 	dir, videos := importDir(t)
 	src := filepath.Join(dir, "v.jsonl")
-	mustWrite(t, src, []byte(strings.Replace(strings.Replace(vmmeRow, `"options"`, `"choices"`, 1), `"url"`, `"link"`, 1)))
+	testenv.WriteFile(t, src, []byte(strings.Replace(strings.Replace(vmmeRow, `"options"`, `"choices"`, 1), `"url"`, `"link"`, 1)))
 	its, _, err := Import(src, ImportOptions{Format: "videomme", Videos: videos, Map: map[string]string{"options": "choices"}, Ignore: []string{"link"}})
 	if err != nil || len(its) != 1 || len(its[0].Options) != 4 {
 		t.Fatalf("--map options=choices --ignore link: %+v %v", its, err)
@@ -90,11 +92,11 @@ func TestImportMapIgnoreTemplates(t *testing.T) {
 		}
 	}
 	csv := filepath.Join(dir, "c.csv")
-	mustWrite(t, csv, []byte("item_id,video,question,answer,template\nq,a.mkv,Q,free,nonesuch\n"))
+	testenv.WriteFile(t, csv, []byte("item_id,video,question,answer,template\nq,a.mkv,Q,free,nonesuch\n"))
 	if _, _, err := Import(csv, ImportOptions{Format: "csv", Videos: videos, Templates: []string{"generic", "mlvu", "videomme"}}); err == nil || !strings.Contains(err.Error(), `template "nonesuch"`) {
 		t.Fatalf("an unknown template: %v", err)
 	}
-	mustWrite(t, csv, []byte("id,video,question,answer\nq,a.mkv,Q,free\n"))
+	testenv.WriteFile(t, csv, []byte("id,video,question,answer\nq,a.mkv,Q,free\n"))
 	if its, _, err := Import(csv, ImportOptions{Format: "csv", Videos: videos, Map: map[string]string{"item_id": "id"}}); err != nil || len(its) != 1 {
 		t.Fatalf("csv --map item_id=id: %+v %v", its, err)
 	}
@@ -118,12 +120,12 @@ func TestImportStrictDialogue(t *testing.T) {
 	})
 	// --map and --ignore read a release that names a field otherwise or carries a key to leave out.
 	src := filepath.Join(dir, "9_summary.json")
-	mustWrite(t, src, []byte("["+strings.Replace(gen, `"answer"`, `"reference"`, 1)+"]"))
+	testenv.WriteFile(t, src, []byte("["+strings.Replace(gen, `"answer"`, `"reference"`, 1)+"]"))
 	if its, _, err := Import(src, ImportOptions{Format: "mlvu-gen", Videos: videos, Map: map[string]string{"answer": "reference"}}); err != nil || len(its) != 1 || its[0].Answer != "A man runs." {
 		t.Errorf("mlvu-gen --map answer=reference: %+v %v", its, err)
 	}
 	src = filepath.Join(dir, "valid_set4DSTC7-AVSD.json")
-	mustWrite(t, src, []byte(strings.Replace(avsd, `"summary"`, `"extra":1,"summary"`, 1)))
+	testenv.WriteFile(t, src, []byte(strings.Replace(avsd, `"summary"`, `"extra":1,"summary"`, 1)))
 	if its, _, err := Import(src, ImportOptions{Format: "avsd", Videos: filepath.Join(dir), Ignore: []string{"extra"}}); err != nil || len(its) != 1 {
 		t.Errorf("avsd --ignore extra: %+v %v", its, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sweep"
@@ -26,7 +27,7 @@ func variantRun(t *testing.T, from string, edit func(lines []string) []string) s
 	copyRun(t, from, to)
 	b := mustRead(t, filepath.Join(to, "records.jsonl"))
 	lines := edit(strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"))
-	mustWrite(t, filepath.Join(to, "records.jsonl"), []byte(strings.Join(lines, "\n")+"\n"))
+	testenv.WriteFile(t, filepath.Join(to, "records.jsonl"), []byte(strings.Join(lines, "\n")+"\n"))
 	return to
 }
 

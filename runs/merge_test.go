@@ -16,6 +16,7 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/internal/testsupport/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sweep"
@@ -38,7 +39,7 @@ func rewriteLines(t testing.TB, path string, fn func(i int, m map[string]any)) {
 		nb, _ := json.Marshal(m)
 		out = append(append(out, nb...), '\n')
 	}
-	mustWrite(t, path, out)
+	testenv.WriteFile(t, path, out)
 }
 
 func copyRun(t testing.TB, from, to string) {
@@ -49,7 +50,7 @@ func copyRun(t testing.TB, from, to string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustWrite(t, filepath.Join(to, f), b)
+		testenv.WriteFile(t, filepath.Join(to, f), b)
 	}
 }
 

@@ -144,14 +144,6 @@ func sameProbs(a, b map[string]float64) bool {
 	return true
 }
 
-// mustWrite writes a test file; a failure stops the test.
-func mustWrite(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // mustMkdir makes a test directory (and its parents).
 func mustMkdir(t testing.TB, dir string) {
 	t.Helper()

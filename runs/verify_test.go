@@ -19,6 +19,7 @@ import (
 
 	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/internal/testsupport/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sweep"
 )
@@ -148,13 +149,13 @@ func TestChunkDigests(t *testing.T) {
 	mustMkdir(t, filepath.Join(cp, "records"))
 	for name, b := range objs {
 		if name != "lock.json" {
-			mustWrite(t, filepath.Join(cp, filepath.FromSlash(name)), b)
+			testenv.WriteFile(t, filepath.Join(cp, filepath.FromSlash(name)), b)
 		}
 	}
 	if _, err := runs.Merge(ctx, runs.MergeOptions{Runs: []string{cp}, Out: filepath.Join(dir, "m-copy")}); err != nil {
 		t.Fatalf("merge of the copy: %v", err)
 	}
-	mustWrite(t, filepath.Join(cp, filepath.FromSlash(victim.Name)), flipped)
+	testenv.WriteFile(t, filepath.Join(cp, filepath.FromSlash(victim.Name)), flipped)
 	wantMsg[0] = filepath.Join(cp, filepath.FromSlash(victim.Name))
 	_, err = runs.ReadAll(ctx, []string{cp})
 	refused("the audit's reader of the copy", err)
@@ -169,11 +170,11 @@ func TestChunkDigests(t *testing.T) {
 	old := filepath.Join(dir, "old")
 	mustMkdir(t, filepath.Join(old, "records"))
 	for i, c := range man {
-		mustWrite(t, filepath.Join(old, "records", "0000-00000"+itoa(i)+".jsonl"), objs[c.Name])
+		testenv.WriteFile(t, filepath.Join(old, "records", "0000-00000"+itoa(i)+".jsonl"), objs[c.Name])
 	}
 	ri.Sessions[0].Chunks = nil
 	b, _ := json.Marshal(ri)
-	mustWrite(t, filepath.Join(old, "run.json"), b)
+	testenv.WriteFile(t, filepath.Join(old, "run.json"), b)
 	sum, err = runs.Merge(ctx, runs.MergeOptions{Runs: []string{old}, Out: filepath.Join(dir, "m-old")})
 	if err != nil || len(sum.Notes) != 1 || !strings.Contains(sum.Notes[0], "read unverified") {
 		t.Fatalf("an older RUN: %+v %v", sum, err)

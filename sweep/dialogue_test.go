@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/record"
@@ -20,7 +21,7 @@ import (
 func TestSweepDialogue(t *testing.T) {
 	rt, sp := tinyRuntime(t)
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	mustWrite(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\ntext_only: true\n"))
+	testenv.WriteFile(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
 	video := ""
 	for _, it := range o.Items.Items {

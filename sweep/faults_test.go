@@ -132,7 +132,7 @@ func flipObjectByte(t testing.TB, dir string) int {
 			t.Fatal(err)
 		}
 		b[len(b)-len(b)/4] ^= 0x40
-		mustWrite(t, p, b)
+		testenv.WriteFile(t, p, b)
 	}
 	return len(objs)
 }

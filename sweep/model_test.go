@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
@@ -34,7 +35,7 @@ func TestSweepRecordsModel(t *testing.T) {
 	}
 	defer rt.Close()
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	mustWrite(t, grid, []byte("frames: [2, 64]\npolicies: [uniform]\nresolutions: [\"64x48\"]\ntext_only: true\n"))
+	testenv.WriteFile(t, grid, []byte("frames: [2, 64]\npolicies: [uniform]\nresolutions: [\"64x48\"]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
 	var nasa = o.Items.Items[:0]
 	for _, it := range o.Items.Items {

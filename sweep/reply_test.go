@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/openai"
@@ -290,7 +291,7 @@ func TestSweepDecodingIdentity(t *testing.T) {
 	}
 	delete(raw, "decoding")
 	b, _ := json.Marshal(raw)
-	mustWrite(t, path, b)
+	testenv.WriteFile(t, path, b)
 	o.Limit = 4
 	if _, err := Run(context.Background(), nil, o); err != nil {
 		t.Fatalf("resume of an older run.json: %v", err)

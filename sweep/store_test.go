@@ -18,6 +18,7 @@ import (
 
 	"github.com/framesweep/framesweep/internal/bucket"
 	"github.com/framesweep/framesweep/internal/testsupport/s3test"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/runs"
 )
@@ -210,7 +211,7 @@ func TestRunCopiedBetweenStores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustWrite(t, filepath.Join(dir, filepath.FromSlash(name)), data)
+		testenv.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), data)
 	}
 	got, _ := readAny(t, dir)
 	sameAnswers(t, got, want)
@@ -233,7 +234,7 @@ func TestRunCopiedBetweenStores(t *testing.T) {
 	// A chunk without its newline is no chunk a sweep published.
 	bad := filepath.Join(dir, "records", "9999-000000.jsonl")
 	line, _ := json.Marshal(record.Record{ItemID: "zz", Config: "zz", Status: "ok"})
-	mustWrite(t, bad, line)
+	testenv.WriteFile(t, bad, line)
 	if _, err := Run(ctx, nil, lo); err == nil || !strings.Contains(err.Error(), "9999-000000.jsonl") {
 		t.Fatalf("a torn chunk: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/testsupport/ollamatest"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
@@ -256,7 +257,7 @@ func TestSweepPairFailures(t *testing.T) {
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	mustWrite(t, grid, []byte("frames: [2, 8]\npolicies: [uniform]\nresolutions: [\"32x32\"]\ntext_only: true\n"))
+	testenv.WriteFile(t, grid, []byte("frames: [2, 8]\npolicies: [uniform]\nresolutions: [\"32x32\"]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
 	o.Items.Items = append(o.Items.Items, items.Item{ItemID: "missing-1", Video: filepath.Join(t.TempDir(), "gone.mp4"), Question: "Q?", Options: []string{"A. a", "B. b"}, Answer: "A"})
 	sum, err := Run(ctx, nil, o)
@@ -310,7 +311,7 @@ func TestSweepTornTail(t *testing.T) {
 	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
 	last := lines[len(lines)-1]
 	torn := strings.Join(lines[:len(lines)-1], "") + last[:len(last)/2] // the last record half written
-	mustWrite(t, path, []byte(torn))
+	testenv.WriteFile(t, path, []byte(torn))
 	o.Resume = true
 	sum, err := Run(ctx, nil, o)
 	if err != nil {
@@ -323,7 +324,7 @@ func TestSweepTornTail(t *testing.T) {
 		t.Fatal("records after the repair")
 	}
 	// A line in the middle that is no record: the file is not a sweep's, refused.
-	mustWrite(t, path, []byte("hello\n"+string(b)))
+	testenv.WriteFile(t, path, []byte("hello\n"+string(b)))
 	if _, err := Run(ctx, nil, o); err == nil || !strings.Contains(err.Error(), "records.jsonl:1") {
 		t.Fatalf("foreign records file: %v", err)
 	}
@@ -453,7 +454,7 @@ func TestSweepOpenAI(t *testing.T) {
 	}
 	defer rt.Close()
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
-	mustWrite(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw, cached]\ntext_only: true\n"))
+	testenv.WriteFile(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw, cached]\ntext_only: true\n"))
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, grid)
 	o.Concurrency = 2
 	o.Limit = 4
@@ -548,14 +549,6 @@ func TestSweepInputPaths(t *testing.T) {
 	}
 	if visual == 0 {
 		t.Fatal("no visual record: the comparison proves nothing")
-	}
-}
-
-// mustWrite writes a test file; a failure stops the test.
-func mustWrite(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -51,7 +51,7 @@ func TestSweepTensorRuntime(t *testing.T) {
 		fmt.Fprintf(&lines, `{"item_id":%q,"video":%q,"question":"Upside down?","options":["A. no","B. yes"],"answer":"A"}`+"\n", id, video)
 	}
 	itemsPath := filepath.Join(dir, "items.jsonl")
-	mustWrite(t, itemsPath, []byte(lines.String()))
+	testenv.WriteFile(t, itemsPath, []byte(lines.String()))
 	its, err := items.Read(itemsPath)
 	if err != nil {
 		t.Fatal(err)

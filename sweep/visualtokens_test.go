@@ -22,6 +22,7 @@ import (
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/openai"
@@ -306,7 +307,7 @@ func nasaItems(t *testing.T) *items.File {
 	for i, q := range []string{"What is shown?", "Where is the camera?"} {
 		fmt.Fprintf(&b, `{"item_id":"nasa-%d","video":%q,"question":%q,"options":["A. space","B. a lake"],"answer":"A"}`+"\n", i, video, q)
 	}
-	mustWrite(t, p, []byte(b.String()))
+	testenv.WriteFile(t, p, []byte(b.String()))
 	f, err := items.Read(p)
 	if err != nil {
 		t.Fatal(err)
@@ -468,7 +469,7 @@ func TestSweepVisualTokensBaselines(t *testing.T) {
 			keep = append(keep, l)
 		}
 	}
-	mustWrite(t, filepath.Join(run, "records.jsonl"), []byte(strings.Join(keep, "")))
+	testenv.WriteFile(t, filepath.Join(run, "records.jsonl"), []byte(strings.Join(keep, "")))
 	sum, recs, warns := tokenSweepIn(t, cacheDir, run, true, cs, grid, ",input=video", false)
 	if sum.PairsDone != 4 || len(recs) != 6 {
 		t.Fatalf("resume: %+v, %d records", sum, len(recs))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // writeModelRecords writes one records file per model: text, f16, f32 (and f64 for all but the
@@ -68,7 +70,7 @@ func TestAuditModelsCLI(t *testing.T) {
 			Model, Config, Source string
 		} `json:"over_ceiling"`
 	}
-	_ = json.Unmarshal(got["matched_grid"], &mg)
+	testenv.DecodeJSON(t, got["matched_grid"], &mg)
 	if strings.Join(mg.Configs, ",") != "f0,f16" || len(mg.OverCeiling) != 2 || mg.OverCeiling[0].Model != "beta" || mg.OverCeiling[0].Source != "ceiling" {
 		t.Errorf("matched grid %+v", mg)
 	}
@@ -157,13 +159,13 @@ func TestAuditExportDemoRun(t *testing.T) {
 	}
 	two := roundTrip("two", runs["llama"], runs["internvl"], "--ceiling", "tiny-internvl=2")
 	var models []string
-	_ = json.Unmarshal(two["models"], &models)
+	testenv.DecodeJSON(t, two["models"], &models)
 	var mg struct {
 		Configs     []string                         `json:"configs"`
 		OverCeiling []struct{ Model, Config string } `json:"over_ceiling"`
 		Items       int                              `json:"items"`
 	}
-	_ = json.Unmarshal(two["matched_grid"], &mg)
+	testenv.DecodeJSON(t, two["matched_grid"], &mg)
 	if strings.Join(models, ",") != "tiny-llama,tiny-internvl" || len(mg.Configs) != 5 || mg.Configs[0] != "text-only" || len(mg.OverCeiling) != 4 || mg.Items != 12 {
 		t.Errorf("two models %v, matched grid %+v", models, mg)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // studyRec is one record line of the fixtures below.
@@ -175,7 +177,7 @@ func TestAuditSplitsAndModels(t *testing.T) {
 		alone := auditRaw(t, append(append([]string{}, args...), "--task", task)...)
 		want, _ := json.Marshal(alone)
 		var in map[string]json.RawMessage
-		_ = json.Unmarshal(tasks[task], &in)
+		testenv.DecodeJSON(t, tasks[task], &in)
 		have, _ := json.Marshal(in)
 		if string(have) != string(want) {
 			t.Errorf("tasks.%s differs from --task %s", task, task)
@@ -183,8 +185,8 @@ func TestAuditSplitsAndModels(t *testing.T) {
 	}
 	var v2Grid struct{ Configs []string }
 	var v2 map[string]json.RawMessage
-	_ = json.Unmarshal(tasks["v2"], &v2)
-	_ = json.Unmarshal(v2["matched_grid"], &v2Grid)
+	testenv.DecodeJSON(t, tasks["v2"], &v2)
+	testenv.DecodeJSON(t, v2["matched_grid"], &v2Grid)
 	if strings.Join(v2Grid.Configs, ",") != "text,f8,f16" {
 		t.Errorf("v2 matched grid %v", v2Grid.Configs)
 	}
@@ -263,7 +265,7 @@ func TestAuditUnknownCostIsUndefined(t *testing.T) {
 		Confused    map[string]int    `json:"confused"`
 		Undefined   map[string]string `json:"undefined"`
 	}
-	_ = json.Unmarshal(got["cross_model"], &cm)
+	testenv.DecodeJSON(t, got["cross_model"], &cm)
 	if cm.ConfusedInK != nil || cm.Confused != nil || !strings.Contains(cm.Undefined["confused_in_k"], "unknown cost") {
 		t.Errorf("cross_model %s", got["cross_model"])
 	}
@@ -274,7 +276,7 @@ func TestAuditUnknownCostIsUndefined(t *testing.T) {
 		Transitions            []any             `json:"transitions"`
 		Undefined              map[string]string `json:"undefined"`
 	}
-	_ = json.Unmarshal(got["per_model"], &per)
+	testenv.DecodeJSON(t, got["per_model"], &per)
 	for m, r := range per {
 		if r.VisualConfusionRate != nil || r.TerminalRegressionRate != nil || r.OracleHeadroom == nil || len(r.Transitions) != 0 {
 			t.Errorf("%s: confusion %v terminal %v headroom %v transitions %v", m, r.VisualConfusionRate, r.TerminalRegressionRate, r.OracleHeadroom, r.Transitions)

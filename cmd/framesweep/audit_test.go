@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 func runAuditCLI(args ...string) (int, string, string) {
@@ -43,14 +45,14 @@ func TestAuditJSONKeys(t *testing.T) {
 		}
 	}
 	var pairs []map[string]any
-	_ = json.Unmarshal(got["pairs"], &pairs)
+	testenv.DecodeJSON(t, got["pairs"], &pairs)
 	for _, k := range []string{"from", "to", "rescued", "harmed", "churn", "net", "state_change_rate", "mcnemar_p"} {
 		if _, ok := pairs[0][k]; !ok {
 			t.Errorf("pairs lack %q", k)
 		}
 	}
 	var cfgs []map[string]any
-	_ = json.Unmarshal(got["configs"], &cfgs)
+	testenv.DecodeJSON(t, got["configs"], &cfgs)
 	for _, k := range []string{"id", "cost", "frames", "text_only"} {
 		if _, ok := cfgs[0][k]; !ok {
 			t.Errorf("configs lack %q", k)

@@ -29,8 +29,8 @@ func BenchmarkCascade(b *testing.B) {
 	spec := tm.Spec + ",threads=1"
 	dir := b.TempDir()
 	ladder, top := filepath.Join(dir, "ladder.yaml"), filepath.Join(dir, "top.yaml")
-	swWrite(b, ladder, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"))
-	swWrite(b, top, []byte("frames: [8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"))
+	testenv.WriteFile(b, ladder, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"))
+	testenv.WriteFile(b, top, []byte("frames: [8]\npolicies: [nested]\nresolutions: [\"112x112\"]\n"))
 	type summary struct {
 		PairsDone     int `json:"pairs_done"`
 		FramesDecoded int `json:"frames_decoded"`

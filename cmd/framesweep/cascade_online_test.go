@@ -23,7 +23,7 @@ func TestSweepCascadeCLI(t *testing.T) {
 	spec := swModel(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "ladder.yaml")
-	swWrite(t, grid, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"64x48\"]\n"))
+	testenv.WriteFile(t, grid, []byte("frames: [2, 4, 8]\npolicies: [nested]\nresolutions: [\"64x48\"]\n"))
 	base := func(run string) []string {
 		return []string{"sweep", "--grid", grid, "--items", "../../examples/items.jsonl", "--runtime", spec, "--out", run, "--limit", "9", "--log-format", "json"}
 	}

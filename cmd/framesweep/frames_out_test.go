@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/rgb"
 )
 
@@ -20,7 +21,7 @@ func TestFramesOutConfined(t *testing.T) {
 	video := filepath.Join("..", "..", "testdata", "videos", "nasa_13013.mp4")
 	tmp := t.TempDir()
 	outside := filepath.Join(tmp, "outside.txt")
-	swWrite(t, outside, []byte("not a PNG\n"))
+	testenv.WriteFile(t, outside, []byte("not a PNG\n"))
 	dir := filepath.Join(tmp, "out")
 	swMkdir(t, dir)
 	if err := os.Symlink(outside, filepath.Join(dir, "000005.png")); err != nil {
@@ -38,7 +39,7 @@ func TestFramesOutConfined(t *testing.T) {
 	}
 	unchanged := func() {
 		t.Helper()
-		if b := swRead(t, outside); string(b) != "not a PNG\n" {
+		if b := testenv.ReadFile(t, outside); string(b) != "not a PNG\n" {
 			t.Fatalf("the file outside --out was overwritten (%d bytes)", len(b))
 		}
 	}
@@ -60,7 +61,7 @@ func TestFramesOutConfined(t *testing.T) {
 		t.Fatalf("again into its own DIR: rc %d %s", rc, errs)
 	}
 	// Another input's outputs: refused; --force writes beside them and says which they are.
-	swWrite(t, filepath.Join(dir, "000007.png"), []byte("stale"))
+	testenv.WriteFile(t, filepath.Join(dir, "000007.png"), []byte("stale"))
 	if rc, _, errs = frames(dir); rc != exitError || !strings.Contains(errs, "000007.png") || !strings.Contains(errs, "--force") {
 		t.Fatalf("a DIR with another input's outputs: rc %d %q", rc, errs)
 	}
@@ -113,7 +114,7 @@ func TestFramesRecordBounded(t *testing.T) {
 	if rc, _, errs := runCLI(append(swArgs(swModel(t), run), "--limit", "1")...); rc != exitOK {
 		t.Fatalf("sweep: rc %d %s", rc, errs)
 	}
-	lines := strings.SplitAfter(strings.TrimSpace(string(swRead(t, filepath.Join(run, "records.jsonl")))), "\n")
+	lines := strings.SplitAfter(strings.TrimSpace(string(testenv.ReadFile(t, filepath.Join(run, "records.jsonl")))), "\n")
 	var target map[string]any
 	at := -1
 	for i, l := range lines {
@@ -132,15 +133,15 @@ func TestFramesRecordBounded(t *testing.T) {
 	item, config := target["item_id"].(string), target["config"].(string)
 	variant := func(edit func(meta map[string]any, rec map[string]any)) string {
 		var m map[string]any
-		json.Unmarshal([]byte(lines[at]), &m)
+		testenv.DecodeJSON(t, []byte(lines[at]), &m)
 		edit(m["config_meta"].(map[string]any), m)
 		b, _ := json.Marshal(m)
 		out := append([]string(nil), lines...)
 		out[at] = string(b) + "\n"
 		dir := filepath.Join(t.TempDir(), "run")
 		swMkdir(t, dir)
-		swWrite(t, filepath.Join(dir, "run.json"), swRead(t, filepath.Join(run, "run.json")))
-		swWrite(t, filepath.Join(dir, "records.jsonl"), []byte(strings.Join(out, "")))
+		testenv.WriteFile(t, filepath.Join(dir, "run.json"), testenv.ReadFile(t, filepath.Join(run, "run.json")))
+		testenv.WriteFile(t, filepath.Join(dir, "records.jsonl"), []byte(strings.Join(out, "")))
 		return dir
 	}
 	indices := func(n int) []any {

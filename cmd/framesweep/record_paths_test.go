@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // absPathRe finds an absolute path in text: a "/" starting a word, a name, and another "/" (a URL's
@@ -28,10 +30,10 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 	videos := filepath.Join(study, "videos")
 	swMkdir(t, videos)
 	for _, v := range []string{"h265_video.mp4", "video_90.mov"} {
-		swWrite(t, filepath.Join(videos, v), swRead(t, filepath.Join(repoDir(t), "testdata", "videos", v)))
+		testenv.WriteFile(t, filepath.Join(videos, v), testenv.ReadFile(t, filepath.Join(repoDir(t), "testdata", "videos", v)))
 	}
 	release := filepath.Join(study, "release.csv")
-	swWrite(t, release, []byte("item_id,video,question,A,B,answer\n"+
+	testenv.WriteFile(t, release, []byte("item_id,video,question,A,B,answer\n"+
 		"h1,h265_video.mp4,What is the background colour?,Blue,Red,A\n"+
 		"v1,video_90.mov,Is it rotated?,Yes,No,A\n"+
 		"m1,missing.mp4,Is this video here?,Yes,No,B\n"))
@@ -39,7 +41,7 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 	if rc, out, errs := runCLI("items", "import", "csv", release, "--videos", videos, "--out", itemsFile, "--keep-missing"); rc != exitOK {
 		t.Fatalf("items import: rc %d %s %s", rc, out, errs)
 	}
-	if b := string(swRead(t, itemsFile)); strings.Contains(b, home) || !strings.Contains(b, `"video":"videos/h265_video.mp4"`) {
+	if b := string(testenv.ReadFile(t, itemsFile)); strings.Contains(b, home) || !strings.Contains(b, `"video":"videos/h265_video.mp4"`) {
 		t.Fatalf("the imported items file is not portable:\n%s", b)
 	}
 	rc, out, errs := runCLI("testmodel", "--out", filepath.Join(study, "model"))
@@ -51,13 +53,13 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 		t.Fatalf("testmodel spec %q: %v", tm.Spec, err)
 	}
 	grid := filepath.Join(study, "grid.yaml")
-	swWrite(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"32x24\"]\ntext_only: true\n"))
+	testenv.WriteFile(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"32x24\"]\ntext_only: true\n"))
 	run := filepath.Join(study, "run")
 	// The missing video's pairs are error records (exit 1): their messages name the video too.
 	if rc, _, errs := runCLI("sweep", "--grid", grid, "--items", itemsFile, "--runtime", tm.Spec+",threads=1", "--out", run, "--log-format", "json"); rc != exitError {
 		t.Fatalf("sweep: rc %d %s", rc, errs)
 	}
-	if b := string(swRead(t, filepath.Join(run, "records.jsonl"))); strings.Contains(b, home) || !strings.Contains(b, `"video":"videos/missing.mp4"`) ||
+	if b := string(testenv.ReadFile(t, filepath.Join(run, "records.jsonl"))); strings.Contains(b, home) || !strings.Contains(b, `"video":"videos/missing.mp4"`) ||
 		!strings.Contains(b, `"runtime":"llamacpp:model=tiny-llama.gguf,mmproj=tiny-mmproj.gguf,threads=1"`) {
 		t.Fatalf("the records hold local paths:\n%s", b)
 	}
@@ -65,7 +67,7 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 	// names such a video relative to the root, climbing out of it); the RUN is given as a file:// URL.
 	elsewhere := filepath.Join(study, "elsewhere.jsonl")
 	var extra strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(string(swRead(t, filepath.Join(run, "records.jsonl")))), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(string(testenv.ReadFile(t, filepath.Join(run, "records.jsonl")))), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatal(err)
@@ -77,7 +79,7 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 		b, _ := json.Marshal(m)
 		extra.Write(append(b, '\n'))
 	}
-	swWrite(t, elsewhere, []byte(extra.String()))
+	testenv.WriteFile(t, elsewhere, []byte(extra.String()))
 	publish := func(keep bool) map[string][]byte {
 		dir := filepath.Join(study, fmt.Sprintf("release-%v", keep))
 		args := []string{"audit", "file://" + run, elsewhere, "--export", filepath.Join(dir, "export"), "--html", filepath.Join(dir, "report.html"),
@@ -93,7 +95,7 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 		files := map[string][]byte{"audit --json": []byte(out)}
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
-				files[p] = swRead(t, p)
+				files[p] = testenv.ReadFile(t, p)
 			}
 			return err
 		})
@@ -156,7 +158,7 @@ func TestFramesRecordReproducesDemoSweep(t *testing.T) {
 		InputSHA256 string `json:"input_sha256"`
 	}
 	var recs []rec
-	for _, line := range strings.Split(strings.TrimSpace(string(swRead(t, filepath.Join(run, "records.jsonl")))), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(string(testenv.ReadFile(t, filepath.Join(run, "records.jsonl")))), "\n") {
 		var r rec
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
@@ -207,14 +209,14 @@ func TestFramesRecordReproducesDemoSweep(t *testing.T) {
 	// A record whose input differs from what it names: exit 1, the JSON says so.
 	tampered := filepath.Join(t.TempDir(), "run")
 	swMkdir(t, tampered)
-	swWrite(t, filepath.Join(tampered, "run.json"), swRead(t, filepath.Join(run, "run.json")))
-	lines := strings.SplitAfter(string(swRead(t, filepath.Join(run, "records.jsonl"))), "\n")
+	testenv.WriteFile(t, filepath.Join(tampered, "run.json"), testenv.ReadFile(t, filepath.Join(run, "run.json")))
+	lines := strings.SplitAfter(string(testenv.ReadFile(t, filepath.Join(run, "records.jsonl"))), "\n")
 	for i, l := range lines {
 		if strings.Contains(l, fmt.Sprintf(`"item_id":%q,"config":%q`, r.ItemID, r.Config)) {
 			lines[i] = strings.Replace(l, r.InputSHA256, strings.Repeat("0", 64), 1)
 		}
 	}
-	swWrite(t, filepath.Join(tampered, "records.jsonl"), []byte(strings.Join(lines, "")))
+	testenv.WriteFile(t, filepath.Join(tampered, "records.jsonl"), []byte(strings.Join(lines, "")))
 	rc, out, errs := runCLI("frames", "--record", tampered, r.ItemID, r.Config, "--out", t.TempDir())
 	if rc != exitError || !strings.Contains(out, `"match": false`) || !strings.Contains(errs, "differs from the record's") || !singleLine(errs) {
 		t.Errorf("tampered record: rc %d %q %q", rc, out, errs)
@@ -239,7 +241,7 @@ func TestFramesRecordReproducesDemoSweep(t *testing.T) {
 	// Another file under the same name is refused by its digest.
 	other := t.TempDir()
 	swMkdir(t, filepath.Join(other, "..", "testdata", "videos"))
-	swWrite(t, filepath.Join(other, filepath.FromSlash(r.Video)), swRead(t, filepath.Join(repoDir(t), "testdata", "videos", "nasa_13013.mp4")))
+	testenv.WriteFile(t, filepath.Join(other, filepath.FromSlash(r.Video)), testenv.ReadFile(t, filepath.Join(repoDir(t), "testdata", "videos", "nasa_13013.mp4")))
 	if rc, _, errs := runCLI("frames", "--record", run, r.ItemID, r.Config, "--out", t.TempDir(), "--video-root", other); rc != exitError || !strings.Contains(errs, "not the record's video") {
 		t.Errorf("another video: rc %d %q", rc, errs)
 	}
@@ -266,25 +268,25 @@ func TestSweepResumesRunWithoutVideoRoot(t *testing.T) {
 	// Make it an old RUN: no video_root, paths in the spec, the items file's resolved video paths;
 	// keep the first half of its records.
 	var info map[string]any
-	if err := json.Unmarshal(swRead(t, filepath.Join(run, "run.json")), &info); err != nil {
+	if err := json.Unmarshal(testenv.ReadFile(t, filepath.Join(run, "run.json")), &info); err != nil {
 		t.Fatal(err)
 	}
 	delete(info, "video_root")
 	info["runtime"].(map[string]any)["spec"] = spec
 	b, _ := json.MarshalIndent(info, "", "  ")
-	swWrite(t, filepath.Join(run, "run.json"), b)
-	lines := strings.SplitAfter(strings.TrimSpace(string(swRead(t, filepath.Join(run, "records.jsonl")))), "\n")
+	testenv.WriteFile(t, filepath.Join(run, "run.json"), b)
+	lines := strings.SplitAfter(strings.TrimSpace(string(testenv.ReadFile(t, filepath.Join(run, "records.jsonl")))), "\n")
 	lines = lines[:len(lines)/2]
 	legacy := "../../testdata/videos/" // examples/items.jsonl's "../testdata/videos/…" as items.Read resolved it from here
 	var kept strings.Builder
 	for _, l := range lines {
 		kept.WriteString(strings.Replace(strings.TrimSpace(l), `"video":"../testdata/videos/`, `"video":"`+legacy, 1) + "\n")
 	}
-	swWrite(t, filepath.Join(run, "records.jsonl"), []byte(kept.String()))
+	testenv.WriteFile(t, filepath.Join(run, "records.jsonl"), []byte(kept.String()))
 	if rc, _, errs := runCLI(append(swArgs(spec, run), "--resume")...); rc != exitOK {
 		t.Fatalf("resume of an old RUN: rc %d %s", rc, errs)
 	}
-	all := strings.Split(strings.TrimSpace(string(swRead(t, filepath.Join(run, "records.jsonl")))), "\n")
+	all := strings.Split(strings.TrimSpace(string(testenv.ReadFile(t, filepath.Join(run, "records.jsonl")))), "\n")
 	if len(all) != 108 {
 		t.Fatalf("%d records after the resume, want 108", len(all))
 	}
@@ -297,7 +299,7 @@ func TestSweepResumesRunWithoutVideoRoot(t *testing.T) {
 			t.Fatalf("a resumed record of an old RUN: video %q runtime %q", r.Video, r.Runtime)
 		}
 	}
-	if strings.Contains(string(swRead(t, filepath.Join(run, "run.json"))), `"video_root"`) {
+	if strings.Contains(string(testenv.ReadFile(t, filepath.Join(run, "run.json"))), `"video_root"`) {
 		t.Error("the resume gave an old RUN a video root its old records are not relative to")
 	}
 	var r struct {
@@ -305,7 +307,7 @@ func TestSweepResumesRunWithoutVideoRoot(t *testing.T) {
 		Config string `json:"config"`
 	}
 	for _, l := range all {
-		if json.Unmarshal([]byte(l), &r); r.Config != "text-only" {
+		if testenv.DecodeJSON(t, []byte(l), &r); r.Config != "text-only" {
 			break
 		}
 	}

@@ -193,7 +193,7 @@ func extractOne(t *testing.T, path string, r serve.Request) extracted {
 	fr := f.Tensors["frames"]
 	fs, os := sha256.Sum256(fr.Data), sha256.Sum256(b)
 	var idx []int
-	json.Unmarshal([]byte(f.Metadata["indices"]), &idx)
+	testenv.DecodeJSON(t, []byte(f.Metadata["indices"]), &idx)
 	return extracted{Key: f.Metadata["key"], FramesSHA256: hex.EncodeToString(fs[:]), ObjectSHA256: hex.EncodeToString(os[:]),
 		Shape: fr.Shape, Indices: idx, Config: f.Metadata["config"]}
 }

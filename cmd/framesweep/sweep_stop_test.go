@@ -70,7 +70,7 @@ func TestSweepSignalStalledServer(t *testing.T) {
 	bin := testenv.Binary(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.yaml")
-	swWrite(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw]\ntext_only: true\n"))
+	testenv.WriteFile(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\npipelines: [raw]\ntext_only: true\n"))
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
 		signalStalledSweep(t, bin, grid, filepath.Join(dir, "run-"+sig.String()), sig)
 	}
@@ -123,7 +123,7 @@ func signalStalledSweep(t *testing.T, bin, grid, run string, sig os.Signal) {
 	var ri struct {
 		Sessions []struct{ Stopped string } `json:"sessions"`
 	}
-	if err := json.Unmarshal(swRead(t, filepath.Join(run, "run.json")), &ri); err != nil || len(ri.Sessions) != 1 || ri.Sessions[0].Stopped != "signal" {
+	if err := json.Unmarshal(testenv.ReadFile(t, filepath.Join(run, "run.json")), &ri); err != nil || len(ri.Sessions) != 1 || ri.Sessions[0].Stopped != "signal" {
 		t.Errorf("%v: run.json sessions %+v %v", sig, ri.Sessions, err)
 	}
 }

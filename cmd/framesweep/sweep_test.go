@@ -145,7 +145,7 @@ func TestSweepKill9(t *testing.T) {
 // swRecordsLoose checks a killed run's records: only the last line may be torn.
 func swRecordsLoose(t *testing.T, run string) {
 	t.Helper()
-	b := swRead(t, filepath.Join(run, "records.jsonl"))
+	b := testenv.ReadFile(t, filepath.Join(run, "records.jsonl"))
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 		b = b[:i+1]
 	} else {
@@ -236,9 +236,9 @@ func TestSweepUsage(t *testing.T) {
 	// An --out that holds a sweep (or records) is refused before the model is loaded: the model here
 	// does not exist, so loading it first would fail with another message.
 	held := t.TempDir()
-	swWrite(t, filepath.Join(held, "run.json"), []byte(`{"format":"framesweep.run/1"}`))
+	testenv.WriteFile(t, filepath.Join(held, "run.json"), []byte(`{"format":"framesweep.run/1"}`))
 	stray := t.TempDir()
-	swWrite(t, filepath.Join(stray, "records.jsonl"), []byte(`{"item_id":"a","config":"c","correct":true}`+"\n"))
+	testenv.WriteFile(t, filepath.Join(stray, "records.jsonl"), []byte(`{"item_id":"a","config":"c","correct":true}`+"\n"))
 	for dir, want := range map[string]string{held: "already holds a sweep", stray: "records without run.json"} {
 		rc, _, errs = runCLI("sweep", "--grid", "../../examples/sweep-grid.yaml", "--items", "../../examples/items.jsonl",
 			"--runtime", "llamacpp:model=/nonexistent/model.gguf", "--out", dir)
@@ -248,28 +248,10 @@ func TestSweepUsage(t *testing.T) {
 	}
 }
 
-// swWrite writes a test file; a failure stops the test.
-func swWrite(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // swMkdir makes a test directory (and its parents).
 func swMkdir(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// swRead reads a test file.
-func swRead(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
