@@ -200,20 +200,36 @@ func extractOne(t *testing.T, path string, r serve.Request) extracted {
 
 // TestServeBinary runs the built binary's `serve` and talks to it: Debian's python3 + numpy through
 // the framesweep_client package (the frames equal extract's), the harness adapters through an
-// installed copy of the package, and a bounded load test.
+// installed copy of the package, the worker and cache flags, and records given back. In `make test`
+// the binary is race-built (docs/testing.md): the race detector watches the server under these
+// concurrent clients.
 func TestServeBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := testenv.Binary(t)
+	bin, videos := testenv.Binary(t), serveVideos(t)
+	t.Run("python", func(t *testing.T) { servePython(t, bin, videos) })
+	t.Run("worker+cache", func(t *testing.T) { serveWorkerCache(t, bin, videos) })
+	t.Run("records", func(t *testing.T) { serveRecords(t, bin, videos) })
+}
+
+// TestServeLoad: the bounded load test of the built binary's `serve`, and its memory under large
+// objects. It measures the process (requests per second, peak RSS), so `make test` runs it on the
+// plain binary, in the integration step (docs/testing.md).
+func TestServeLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	serveLoad(t, testenv.Binary(t), serveVideos(t))
+}
+
+func serveVideos(t *testing.T) string {
+	t.Helper()
 	videos, err := filepath.EvalSymlinks(filepath.Join(repoDir(t), "testdata", "videos"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("python", func(t *testing.T) { servePython(t, bin, videos) })
-	t.Run("load", func(t *testing.T) { serveLoad(t, bin, videos) })
-	t.Run("worker+cache", func(t *testing.T) { serveWorkerCache(t, bin, videos) })
-	t.Run("records", func(t *testing.T) { serveRecords(t, bin, videos) })
+	return videos
 }
 
 // serveRecords: a sweep of the demo grid whose records name videos relative to the served root
