@@ -113,28 +113,26 @@ func TestAuditModelsCLI(t *testing.T) {
 	}
 }
 
-// TestAuditExportDemoRun: the README's sweep (examples/items.jsonl × examples/sweep-grid.yaml through
-// the tiny llama model) exported by `audit RUN --export DIR` audits again to the same JSON from DIR;
-// with a second model's RUN (the tiny InternVL model) and a ceiling, the multi-model export does too.
+// TestAuditExportDemoRun: the README's sweep (the shared demo RUN: examples/items.jsonl ×
+// examples/sweep-grid.yaml through the tiny llama model) exported by `audit RUN --export DIR` audits
+// again to the same JSON from DIR; with a second model's RUN (the tiny InternVL model, the same sweep)
+// and a ceiling, the multi-model export does too.
 func TestAuditExportDemoRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: two sweeps")
 	}
-	runs := map[string]string{}
-	for _, arch := range []string{"llama", "internvl"} {
-		rc, out, errs := askCLI("testmodel", "--out", t.TempDir(), "--arch", arch)
-		if rc != exitOK {
-			t.Fatalf("testmodel: %s", errs)
-		}
-		var tm struct{ Spec string }
-		if err := json.Unmarshal([]byte(out), &tm); err != nil {
-			t.Fatal(err)
-		}
-		run := filepath.Join(t.TempDir(), "run-"+arch)
-		if rc, _, errs := askCLI(append(swArgs(tm.Spec+",threads=1", run), "--template", "videomme")...); rc != exitOK {
-			t.Fatalf("sweep %s: %s", arch, errs)
-		}
-		runs[arch] = run
+	t.Parallel()
+	_, llama := demoRun(t)
+	runs := map[string]string{"llama": llama}
+	rc, out, errs := askCLI("testmodel", "--out", t.TempDir(), "--arch", "internvl")
+	if rc != exitOK {
+		t.Fatalf("testmodel: %s", errs)
+	}
+	var tm struct{ Spec string }
+	testenv.DecodeJSON(t, []byte(out), &tm)
+	runs["internvl"] = filepath.Join(t.TempDir(), "run-internvl")
+	if rc, _, errs := askCLI(swArgs(tm.Spec+",threads=1", runs["internvl"])...); rc != exitOK {
+		t.Fatalf("sweep internvl: %s", errs)
 	}
 	roundTrip := func(name string, args ...string) map[string]json.RawMessage {
 		t.Helper()

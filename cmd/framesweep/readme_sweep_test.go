@@ -19,18 +19,16 @@ type auditUnparsed struct {
 	Warnings []string `json:"warnings"`
 }
 
-// TestReadmeSweepParses runs the README's sweep as written (the tiny test model, examples/sweep-grid.yaml,
-// examples/items.jsonl, the default template): the tiny model's replies parse to letters (its accuracy is
+// TestReadmeSweepParses reads the README's sweep (the shared demo RUN: the tiny test model,
+// examples/sweep-grid.yaml, examples/items.jsonl, the default template; its --jobs 2 and --log-format
+// json change no record): the tiny model's replies parse to letters (its accuracy is
 // noise, but not 0 because of parsing) and no config is mostly unparsed. The same sweep with a template whose
 // official scorer finds no letter in those replies (mlvu: no ")") gives configs of unparsed answers only,
 // and the audit warns (every config, 100%), without failing.
 func TestReadmeSweepParses(t *testing.T) {
-	spec := swModel(t)
+	t.Parallel()
+	spec, run := demoRun(t)
 	dir := t.TempDir()
-	run := filepath.Join(dir, "RUN")
-	if rc, _, e := askCLI("sweep", "--grid", "../../examples/sweep-grid.yaml", "--items", "../../examples/items.jsonl", "--runtime", spec, "--out", run); rc != 0 {
-		t.Fatalf("sweep: rc %d: %s", rc, e)
-	}
 	recs := swRecords(t, run)
 	parsed := 0
 	for _, r := range recs {

@@ -147,10 +147,8 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 // printed; a text-only record has no input (exit 1, one line); the video of another root is refused
 // by its digest.
 func TestFramesRecordReproducesDemoSweep(t *testing.T) {
-	run := filepath.Join(t.TempDir(), "run")
-	if rc, _, errs := runCLI(swArgs(swModel(t), run)...); rc != exitOK {
-		t.Fatalf("sweep: rc %d %s", rc, errs)
-	}
+	t.Parallel()
+	_, run := demoRun(t)
 	type rec struct {
 		ItemID      string `json:"item_id"`
 		Config      string `json:"config"`
@@ -260,11 +258,9 @@ func singleLine(s string) bool { return s != "" && strings.Count(strings.TrimSpa
 // as the items file resolved them) still resumes: the new records name videos as its old ones do and
 // the model files by name, and `frames --record` rebuilds its records' inputs.
 func TestSweepResumesRunWithoutVideoRoot(t *testing.T) {
-	spec := swModel(t)
-	run := filepath.Join(t.TempDir(), "run")
-	if rc, _, errs := runCLI(swArgs(spec, run)...); rc != exitOK {
-		t.Fatalf("sweep: %s", errs)
-	}
+	t.Parallel()
+	spec, demo := demoRun(t)
+	run := copyRun(t, demo)
 	// Make it an old RUN: no video_root, paths in the spec, the items file's resolved video paths;
 	// keep the first half of its records.
 	var info map[string]any
