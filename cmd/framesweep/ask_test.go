@@ -52,6 +52,7 @@ func TestSplitOptions(t *testing.T) {
 }
 
 func TestTestModelAndAsk(t *testing.T) {
+	t.Parallel()
 	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	rc, out, errs := askCLI("testmodel", "--out", dir)
@@ -152,6 +153,7 @@ func TestAskErrors(t *testing.T) {
 // --preset reports), --size overrides it, and the frames fed are byte for byte extract's object for
 // the same config (input_sha256 = sha256 of the object's frames tensor).
 func TestAskFeedsWhatExtractStores(t *testing.T) {
+	t.Parallel()
 	video := filepath.Join("..", "..", "testdata", "videos", "nasa_13013.mp4")
 	dir := t.TempDir()
 	rc, out, errs := askCLI("testmodel", "--out", dir)

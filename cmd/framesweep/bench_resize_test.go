@@ -11,6 +11,7 @@ import (
 // TestBenchResizeCLI runs `framesweep bench resize` once per row (the issue's three cases) and checks
 // the JSON rows carry the baselines and the ratios.
 func TestBenchResizeCLI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the 1080p benchmark cases")
 	}

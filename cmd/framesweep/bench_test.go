@@ -101,6 +101,7 @@ func needOracle(t *testing.T, what string, err error) {
 // framesweep on every peer row, rusage figures. Not timed. Then a peer that cannot start is a failed
 // row and exit status 1 with one line.
 func TestBenchPeers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and runs Python peers")
 	}
@@ -245,6 +246,7 @@ func peersRows(t *testing.T, want int, args ...string) map[string]bench.Row {
 // passes; with --stream 0 every peer, OpenCV included, decodes stream 0. The plan's last frame, 389,
 // exists only in stream 3, so a PyAV peer reading stream 0 fails its check run.
 func TestBenchPeersStream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and runs Python peers")
 	}

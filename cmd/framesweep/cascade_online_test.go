@@ -16,6 +16,7 @@ import (
 // (--threshold-from), and `framesweep cascade ONLINE --offline FULL`: every item stops where the
 // offline replay predicts, and the comparison with the fixed budgets is reported.
 func TestSweepCascadeCLI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short")
 	}

@@ -71,6 +71,7 @@ func TestProbeCLI(t *testing.T) {
 }
 
 func TestFramesCLI(t *testing.T) {
+	t.Parallel()
 	v := testenv.SharedVideo(t, "torchcodec/h265_video.mp4")
 	dir := t.TempDir()
 	code, out, errs := runDecodeCLI("frames", v, "--indices", "5,0,5,9", "--out", dir)
@@ -145,6 +146,7 @@ func TestFramesCLI(t *testing.T) {
 // here): FFmpeg writes to the process's stderr directly, so only a real process shows that a handled
 // error is exactly one line.
 func TestBinaryOneLineErrors(t *testing.T) {
+	t.Parallel()
 	bin := testenv.Binary(t)
 	broken := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	for _, args := range [][]string{
@@ -171,6 +173,7 @@ func TestBinaryOneLineErrors(t *testing.T) {
 // TestProbeFramesStreamCLI: the default stream is FFmpeg's best (stream 3 of the NASA clip, 480x270);
 // --stream picks another; a stream that is audio is exit 1 naming the file, a negative one bad usage.
 func TestProbeFramesStreamCLI(t *testing.T) {
+	t.Parallel()
 	v := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	probe := func(args ...string) decode.Info {
 		t.Helper()
@@ -222,6 +225,7 @@ func TestProbeFramesStreamCLI(t *testing.T) {
 // that does not decode at all). By default it is refused: exit 1 naming the file and the frame, not
 // written, the others written, stats.damaged lists it; --on-damaged keep writes it and exits 0.
 func TestFramesOnDamagedCLI(t *testing.T) {
+	t.Parallel()
 	v := testenv.SharedVideo(t, "decord/corrupted.mp4")
 	dir := t.TempDir()
 	code, out, errs := runDecodeCLI("frames", v, "--indices", "31,32,33", "--out", dir)

@@ -38,6 +38,7 @@ func demoSweep(t *testing.T) (arch, grid, itemsPath, template string) {
 // Its HTML report names every confused item with its question's first words (the tags: the export's
 // trajectories).
 func TestDemoSweepShowsInstability(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: a sweep")
 	}

@@ -51,6 +51,7 @@ func memClip(t testing.TB, seconds int) string {
 // The engine once held every config's outputs until the pass ended (870 MB for 32 configs on a 20 s
 // clip).
 func TestExtractMemoryFlat(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short")
 	}

@@ -44,6 +44,7 @@ type pinObject struct {
 // file. The object digests themselves also cover machine-dependent metadata (the SIMD dispatch level,
 // the source path), so the tensor bytes are pinned instead; they are the same at every level.
 func TestExtractPinnedDigests(t *testing.T) {
+	t.Parallel()
 	videos, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "videos", "*"))
 	sort.Strings(videos)
 	if len(videos) < 4 {

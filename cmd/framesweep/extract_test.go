@@ -95,6 +95,7 @@ func exSameTree(t testing.TB, a, b map[string][]byte) {
 // bytes; a second run into the same cache verifies and skips everything; bad videos are reported
 // and skipped while the others are written.
 func TestExtractReproducible(t *testing.T) {
+	t.Parallel()
 	grid := exWriteGrid(t, exGrid)
 	videos := []string{
 		testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4"),
@@ -254,6 +255,7 @@ func mustGlob(t testing.TB, pat string) string {
 // kill that the cache holds no corrupt or dangling object; a final run completes the cache, which then
 // equals the cache of an uninterrupted run byte for byte.
 func TestExtractSIGKILL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
 	}
@@ -383,6 +385,7 @@ json.dump({"shape": list(f.shape), "dtype": str(f.dtype), "indices": tensors["in
 // TestExtractPythonReadsObject reads extracted objects (uint8 and float16) with Debian's python3 +
 // numpy and compares the tensor with what Go reads.
 func TestExtractPythonReadsObject(t *testing.T) {
+	t.Parallel()
 	py := testenv.NeedPython(t, "numpy")
 	video := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	grid := exWriteGrid(t, "frames: [6]\npolicies: [uniform]\nresolutions: [\"48x32\"]\npipelines: [cached]\n")
@@ -612,6 +615,7 @@ func exCPUSeconds() float64 {
 // frames: resize (fixed size), resize + centre crop, and InternVL-style tiles + thumbnail, through the
 // raw and the cached (JPEG q75) pipeline.
 func TestExtractContent(t *testing.T) {
+	t.Parallel()
 	video := testenv.SharedVideo(t, "torchcodec/nasa_13013.mp4")
 	for _, res := range []string{"40x24", "short:30+crop:24", "internvl3:max_num=4,tile=16"} {
 		t.Run(res, func(t *testing.T) {
@@ -771,6 +775,7 @@ func TestCacheURLMissingDir(t *testing.T) {
 // TestExtractWorker: with --worker every video is decoded in a supervised child process; the objects
 // are byte-identical to in-process decoding and a bad video still fails alone.
 func TestExtractWorker(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

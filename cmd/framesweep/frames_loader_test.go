@@ -41,6 +41,7 @@ func framesLoader(t *testing.T, args ...string) (loaderFramesResult, string) {
 // frame, whatever the budget); `--loader qwen-vl-utils` the frames and resized tensors of fetch_video
 // with the torchvision reader, the resized ones under OUT/resized/.
 func TestFramesLoaderMatchesOracle(t *testing.T) {
+	t.Parallel()
 	vids := []string{testdataVideo(t, "nasa_13013.mp4"), testdataVideo(t, "video_90.mov"), testdataVideo(t, "bear-vp9-odd-dimensions.webm")}
 	lm := runLoaderOracle(t, "lmms-eval", 8, vids...)
 	for _, v := range vids {

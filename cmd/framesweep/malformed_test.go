@@ -108,6 +108,7 @@ func checkOutcome(t *testing.T, cmd string, args []string, res testenv.Result) {
 // one-line error, nothing crashes, and every process (workers included) ends with no FFmpeg object of
 // decode live (leakExit). The undamaged originals still extract.
 func TestMalformedVideosReplay(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a binary and runs about 80 processes")
 	}

@@ -39,6 +39,7 @@ func treeFiles(t *testing.T, dir string) []string {
 // the venv, and the source tree holds exactly the files it held: no build/, no *.egg-info (setuptools
 // runs in a temporary copy, _build/framesweep_build.py). pip's --target install is TestServeBinary/python's.
 func TestPythonClientInstallsOffline(t *testing.T) {
+	t.Parallel()
 	py := needPython(t, "pip", "setuptools", "numpy", "ensurepip")
 	var line string
 	for _, doc := range []string{"README.md", filepath.Join("docs", "serve.md"), filepath.Join("integrations", "python", "README.md")} {

@@ -204,6 +204,7 @@ func extractOne(t *testing.T, path string, r serve.Request) extracted {
 // the binary is race-built (docs/testing.md): the race detector watches the server under these
 // concurrent clients.
 func TestServeBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -217,6 +218,7 @@ func TestServeBinary(t *testing.T) {
 // objects. It measures the process (requests per second, peak RSS), so `make test` runs it on the
 // plain binary, in the integration step (docs/testing.md).
 func TestServeLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -64,6 +64,7 @@ func (ss *stallServer) count(t time.Time) (all, after int) {
 // --stop-grace, and the process exits 1 naming --resume well within the grace plus a generous slack
 // (a loaded CI machine), with run.json noting the stop.
 func TestSweepSignalStalledServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -76,6 +76,7 @@ func swArgs(spec, run string) []string {
 // a --resume (itself killed but for the last); the RUN ends with exactly one record per pair, no torn
 // line, and the same predictions, probabilities and inputs as a run never killed.
 func TestSweepKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short")
 	}
@@ -170,6 +171,7 @@ func swRecordsLoose(t *testing.T, run string) {
 // TestSweepSIGINT: SIGINT lets the answers in flight finish, exits 1 naming --resume, and leaves a RUN
 // that --resume completes.
 func TestSweepSIGINT(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short")
 	}

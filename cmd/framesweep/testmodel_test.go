@@ -14,6 +14,7 @@ import (
 // TestTestmodelArchs: `testmodel --arch A` writes each family's pair, and `ask` answers a 4-frame and
 // a text-only question through it in process, with probabilities summing to 1.
 func TestTestmodelArchs(t *testing.T) {
+	t.Parallel()
 	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	opts := []string{"--options", "A. a rabbit", "B. a bird", "C. a cat", "D. a dog"}
@@ -79,6 +80,7 @@ func TestTestmodelUsage(t *testing.T) {
 // group per frame. The tokens and positions themselves are checked against an independent reference in
 // llm/llamacpp (TestVideoPositionsMatchReference).
 func TestAskVideoForm(t *testing.T) {
+	t.Parallel()
 	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
 	dir := t.TempDir()
 	opts := []string{"--options", "A. a rabbit", "B. a bird", "C. a cat", "D. a dog"}

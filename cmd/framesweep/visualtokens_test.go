@@ -37,6 +37,7 @@ func vtLines(t *testing.T, path string) map[string]string {
 // record's visual_tokens into the release unchanged, and `audit` of the release reads them back: every
 // visual config checked, none warned about.
 func TestSweepVisualTokensExport(t *testing.T) {
+	t.Parallel()
 	spec := swModel(t)
 	dir := t.TempDir()
 	run, exp := filepath.Join(dir, "RUN"), filepath.Join(dir, "release")
