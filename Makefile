@@ -30,13 +30,16 @@ build: deps-build
 	$(STEP) build 'go build -o $(BIN) ./cmd/framesweep'
 
 # Static checks: gofmt, vet, a tidy go.mod (and deploy/k8s's), the binary without the cloud drivers,
-# cgo only at the edges, pure-Go packages build without cgo. `vet -tags nocloud` covers the packages
-# whose own files that tag changes (internal/bucket); every package above it compiles and type-checks
-# under the tag in the nocloud build just after, and vet already read its files, which are the same.
+# cgo only at the edges, pure-Go packages build without cgo. Vet reads every package with the default
+# tags, then, for each tag some file is built with (VET_TAGS), the packages whose own files that tag
+# changes (the race step's -tags leakcheck among them, which runs its tests with -vet=off): a package
+# whose files a tag does not change is the same code, already vetted (and the nocloud build just after
+# type-checks every importer of internal/bucket under that tag).
+VET_TAGS := nocloud leakcheck matprofile noasm noparquet
 check:
 	@$(ENV) out=$$(gofmt -l $$(git ls-files '*.go')) && { test -z "$$out" || { echo "$$out"; echo "gofmt: files above need formatting"; exit 1; }; }
 	$(ENV) go vet ./...
-	$(ENV) go vet -tags nocloud $$(git grep -l '^//go:build.*nocloud' -- '*.go' | xargs -n1 dirname | sort -u | sed 's|^|./|')
+	$(ENV) for tag in $(VET_TAGS); do go vet -tags $$tag $$(git grep -l "^//go:build.*\b$$tag\b" -- '*.go' | xargs -n1 dirname | sort -u | sed 's|^|./|') || exit 1; done
 	$(ENV) go build -tags nocloud -o /dev/null ./cmd/framesweep
 	@$(ENV) go mod tidy -diff >/dev/null || { go mod tidy -diff; echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	$(ENV) cd deploy/k8s && go vet ./...
@@ -47,6 +50,8 @@ check:
 # detector, the strict cgo pointer checks (GOEXPERIMENT=cgocheck2, STYLE.md B7) and decode's count of
 # live FFmpeg handles (-tags leakcheck: its TestMain fails when one is left, STYLE.md B6) at once, and
 # its subprocess tests run a binary built the same way (RACE_BIN), so the detector sees their work too.
+# Its go test does not vet (-vet=off): `make check` vets the same files with every analyzer go test's
+# subset has.
 # The integration tier, the subprocess tests that measure or kill the process (INTEGRATION: their
 # names), runs on the plain binary in a step of its own, beside the race step; the malformed-input
 # replay runs a -tags leakcheck build (LEAK_BIN). TestTiersNameRealTests keeps INTEGRATION true.
@@ -69,7 +74,7 @@ test: deps
 
 test-race:
 	$(STEP) race '$(call RACE_BUILD,build) -o $(RACE_BIN) ./cmd/framesweep && \
-		FRAMESWEEP_BIN=$(CURDIR)/$(RACE_BIN) $(call RACE_BUILD,test) -count=1 -timeout $(GO_TEST_TIMEOUT) -skip "^($(INTEGRATION))$$" ./...'
+		FRAMESWEEP_BIN=$(CURDIR)/$(RACE_BIN) $(call RACE_BUILD,test) -vet=off -count=1 -timeout $(GO_TEST_TIMEOUT) -skip "^($(INTEGRATION))$$" ./...'
 test-integration:
 	$(STEP) integration 'go build -tags leakcheck -o $(LEAK_BIN) ./cmd/framesweep && \
 		FRAMESWEEP_BIN=$(CURDIR)/$(BIN) FRAMESWEEP_LEAKCHECK_BIN=$(CURDIR)/$(LEAK_BIN) \
