@@ -33,6 +33,7 @@ func writeGrid(t *testing.T, text string) string {
 // inputs and answers. Frames decoded per video never exceed the union of the ladder (the top budget:
 // nested), each decoded once, and the frames held for later steps never exceed the top budget's.
 func TestCascadeOnlineMatchesOffline(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	grid := writeGrid(t, cascadeGrid)
@@ -107,6 +108,7 @@ func TestCascadeOnlineMatchesOffline(t *testing.T) {
 // TestCascadeResume: a stopped online cascade resumes where each item stands and ends as an
 // uninterrupted one.
 func TestCascadeResume(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	grid := writeGrid(t, cascadeGrid)
@@ -151,6 +153,7 @@ func TestCascadeResume(t *testing.T) {
 
 // TestCascadeGridRefusals: the grid must be exactly one chain at the cascade's budgets.
 func TestCascadeGridRefusals(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	for grid, want := range map[string]string{
@@ -170,6 +173,7 @@ func TestCascadeGridRefusals(t *testing.T) {
 // TestCascadeWithCache: an online cascade with --cache writes each step's input to the store as it
 // builds it; a second cascade on the store decodes nothing and asks the same items the same inputs.
 func TestCascadeWithCache(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	grid := writeGrid(t, cascadeGrid)

@@ -19,6 +19,7 @@ import (
 // model: the prompt each pair was asked is the one with the history (its digest is recomputed here
 // from llm.Render), and the score is Token-F1 against the answer and every reference, the best.
 func TestSweepDialogue(t *testing.T) {
+	t.Parallel()
 	rt, sp := tinyRuntime(t)
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
 	testenv.WriteFile(t, grid, []byte("frames: [2]\npolicies: [uniform]\nresolutions: [\"64x48\"]\ntext_only: true\n"))

@@ -142,6 +142,7 @@ func flipObjectByte(t testing.TB, dir string) int {
 // and written again, as serve rebuilds one; the answers and inputs are those of the sweep that wrote
 // the cache.
 func TestSweepCorruptCacheObject(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	dir := t.TempDir()
@@ -202,6 +203,7 @@ func (f *faultRuntime) Answer(ctx context.Context, req *llm.Request) (*llm.Respo
 // server that was down), --retry-errors every failed pair; the new records supersede the errors
 // for the audit and merge, and a last resume has nothing to do.
 func TestSweepRetryErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	down, tooLong := "What is between the camera", "Is the scene indoors"
@@ -265,6 +267,7 @@ func TestSweepRetryErrors(t *testing.T) {
 // signal), or a runtime that reports a cancellation of its own — is no record: the session says so
 // and --resume answers those pairs.
 func TestSweepCancelled(t *testing.T) {
+	t.Parallel()
 	rt, sp := tinyRuntime(t)
 	for _, how := range []string{"context", "runtime"} {
 		t.Run(how, func(t *testing.T) {
@@ -304,6 +307,7 @@ func TestSweepCancelled(t *testing.T) {
 // TestSweepRefusesUnknownTemplate: an items file whose item names a template no runtime renders is
 // refused before the RUN is written (every pair of it would fail alike).
 func TestSweepRefusesUnknownTemplate(t *testing.T) {
+	t.Parallel()
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), &faultRuntime{}, llm.Spec{}, testGrid)
 	o.Items.Items[1].Template = "nonesuch"
 	if _, err := Run(context.Background(), nil, o); err == nil || !strings.Contains(err.Error(), `template "nonesuch"`) || !strings.Contains(err.Error(), o.Items.Path) {

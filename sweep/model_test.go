@@ -19,6 +19,7 @@ import (
 // whose prompt does not fit the context is an error record marked over_context, the others are
 // answered and unmarked.
 func TestSweepRecordsModel(t *testing.T) {
+	t.Parallel()
 	tm, err := testmodel.Write(t.TempDir(), testmodel.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)

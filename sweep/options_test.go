@@ -10,6 +10,7 @@ import (
 // TestCheckDecodingSettings: Options.Check refuses a temperature or a generation bound out of range,
 // NaN included, naming the flag (the library guard behind the CLI's parse-time check).
 func TestCheckDecodingSettings(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		temp float64
 		max  int

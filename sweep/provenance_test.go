@@ -11,6 +11,7 @@ import (
 // The record validator's provenance value sets are the runtimes' (record does not import llm): a mode
 // or fps source added to llm and not to record would make every sweep record of it refused at write.
 func TestProvenanceValueSets(t *testing.T) {
+	t.Parallel()
 	if want := []string{llm.InputImages, llm.InputVideo}; !slices.Equal(record.InputModes, want) {
 		t.Errorf("record.InputModes %v, llm's %v", record.InputModes, want)
 	}

@@ -101,6 +101,7 @@ func questionOf(its []items.Item, body string) string {
 // goes on and exits with the other pairs answered; every record passes the validator; --resume then
 // proceeds (it does not ask those pairs again: the same request gets the same reply).
 func TestSweepBadReplies(t *testing.T) {
+	t.Parallel()
 	hostile := map[string]struct{ body, want string }{
 		"bear-1": {`{"choices":[{"text":"A","index":0}]}`, "has a text and no message"},
 		"bear-2": {`{"choices":[{}]}`, "has no message"},
@@ -161,6 +162,7 @@ func (b *badRuntime) Close() error { return nil }
 // it (llm.Response.Check): a negative count, a probability outside [0,1] or of a letter no option has
 // is the pair's error record (one the validator accepts), not a session stopped by the validator.
 func TestSweepChecksResponses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		resp llm.Response
 		want string
@@ -195,6 +197,7 @@ func TestSweepChecksResponses(t *testing.T) {
 // leaves transient error records, which --resume asks again; the client waited as asked between its
 // attempts.
 func TestSweepRateLimitedResume(t *testing.T) {
+	t.Parallel()
 	var limited atomic.Bool
 	limited.Store(true)
 	var mu sync.Mutex
@@ -243,6 +246,7 @@ func TestSweepRateLimitedResume(t *testing.T) {
 // asked); the same settings resume; a run.json written before they were recorded resumes with a
 // warning in its session.
 func TestSweepDecodingIdentity(t *testing.T) {
+	t.Parallel()
 	rs := newReplyServer(t, func(context.Context, string) reply { return reply{body: okReply} })
 	o := openaiOptions(t, rs, "")
 	o.Limit, o.Temperature, o.Seed, o.MaxTokens = 2, 0.5, 7, 0
@@ -307,6 +311,7 @@ func TestSweepDecodingIdentity(t *testing.T) {
 // TestSweepOpenAIConcurrencyDefault: an openai spec without concurrency= keeps the client's default
 // of 4 requests in flight (as docs/runtimes.md says), not 1.
 func TestSweepOpenAIConcurrencyDefault(t *testing.T) {
+	t.Parallel()
 	var inflight, peak atomic.Int64
 	rs := newReplyServer(t, func(ctx context.Context, _ string) reply {
 		n := inflight.Add(1)
@@ -333,6 +338,7 @@ func TestSweepOpenAIConcurrencyDefault(t *testing.T) {
 // stalls) have StopGrace and are then cancelled and left to --resume; Run returns soon after the
 // grace; the resume answers every pair once.
 func TestSweepStopGrace(t *testing.T) {
+	t.Parallel()
 	var stalled atomic.Bool
 	stalled.Store(true)
 	var mu sync.Mutex
@@ -411,6 +417,7 @@ func TestSweepStopGrace(t *testing.T) {
 // /v1/models, which this server never answers) ends that question too: Run returns at once with the
 // pairs left to --resume, not after the client's 120 s timeout, and no chat request is sent.
 func TestSweepStopWhileDescribing(t *testing.T) {
+	t.Parallel()
 	asked := make(chan struct{}, 1)
 	var chats atomic.Int64
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

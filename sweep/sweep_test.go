@@ -98,6 +98,7 @@ func readRun(t testing.TB, dir string) map[record.Pair]record.Full {
 // decoded once (frames decoded = the union); the frames fed are extract's objects for the same grid;
 // the RUN audits; a resume does nothing; another sweep on the RUN is refused.
 func TestSweepEndToEnd(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	run := filepath.Join(t.TempDir(), "run")
@@ -191,6 +192,7 @@ func TestSweepEndToEnd(t *testing.T) {
 // TestSweepAfterExtractDecodesNothing: with --cache holding extract's objects, a sweep decodes no
 // frame and feeds the same inputs (same predictions) as a sweep that builds its own.
 func TestSweepAfterExtractDecodesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	dir := t.TempDir()
@@ -254,6 +256,7 @@ func sameProbs(a, b map[string]float64) bool {
 // clip) gets an error record per item with the reason; every other pair is answered; audit counts
 // the error records and leaves them out.
 func TestSweepPairFailures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	grid := filepath.Join(t.TempDir(), "grid.yaml")
@@ -299,6 +302,7 @@ func TestSweepPairFailures(t *testing.T) {
 // TestSweepTornTail: a crash can leave a last line without its newline; resume cuts it (and only it)
 // and answers that pair again, once.
 func TestSweepTornTail(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, testGrid)
@@ -333,6 +337,7 @@ func TestSweepTornTail(t *testing.T) {
 // TestSweepShards: two shards of the same sweep cover every pair exactly once between them, each
 // holding whole videos.
 func TestSweepShards(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	seen := map[record.Pair]int{}
@@ -365,6 +370,7 @@ func TestSweepShards(t *testing.T) {
 // TestSweepStop: closing stop ends the session with ErrInterrupted after the answers in flight,
 // leaving a RUN that --resume completes with exactly one record per pair.
 func TestSweepStop(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	o := testOptions(t, filepath.Join(t.TempDir(), "run"), rt, sp, testGrid)
@@ -439,6 +445,7 @@ func sha(b []byte) string {
 // TestSweepOpenAI: the same items through the openai runtime against a real OpenAI-compatible server
 // (ollama built from the pinned module, serving the tiny model on 127.0.0.1), two answers in flight.
 func TestSweepOpenAI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and starts the ollama server")
 	}
@@ -498,6 +505,7 @@ func TestSweepOpenAI(t *testing.T) {
 // objects extract writes, and a second sweep on it decodes nothing. The scratch store is gone after
 // each session.
 func TestSweepInputPaths(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, sp := tinyRuntime(t)
 	dir := t.TempDir()

@@ -37,6 +37,7 @@ func onnxRuntime(t *testing.T) (llm.Runtime, llm.Spec) {
 // extract of the same config stores holds those bytes. A grid at another resolution is refused by
 // name before anything runs.
 func TestSweepTensorRuntime(t *testing.T) {
+	t.Parallel()
 	rt, sp := onnxRuntime(t)
 	grid := writeGrid(t, "frames: [2]\npolicies: [uniform]\nresolutions: [\"pad:192x48\"]\n")
 	dir := t.TempDir()

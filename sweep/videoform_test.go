@@ -18,6 +18,7 @@ import (
 // the model: input_mode, input_form, the fps its processor was told, the visual tokens and their groups (4 frames:
 // 2 pairs); text-only records say nothing of it.
 func TestSweepRecordsVideoForm(t *testing.T) {
+	t.Parallel()
 	tm, err := testmodel.WriteArch(t.TempDir(), testmodel.ArchQwen25VL, testmodel.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestSweepRecordsVideoForm(t *testing.T) {
 // thumbnail, and each record says so (input_form internvl-frames, images_per_frame, a visual group per
 // image with the label on each frame's first).
 func TestSweepTiledInternVL(t *testing.T) {
+	t.Parallel()
 	tm, err := testmodel.WriteArch(t.TempDir(), testmodel.ArchInternVL, testmodel.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +124,7 @@ func TestSweepTiledInternVL(t *testing.T) {
 // config_meta (the audit and the export say which reader made the frames); a loader grid under worker
 // isolation, which loaders cannot run in, fails once at the start, not per pair.
 func TestSweepRecordsLoader(t *testing.T) {
+	t.Parallel()
 	rt, sp := tinyRuntime(t)
 	grid := writeGrid(t, "frames: [2]\nloader: lmms-eval\nresolutions: [\"64x48\"]\ntext_only: true\n")
 	dir := t.TempDir()

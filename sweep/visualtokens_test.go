@@ -343,6 +343,7 @@ func namedConfigs(t *testing.T, sum *Summary, warns []string, recs map[record.Pa
 // double sampling): every visual config is named. Each visual record carries the counts, found by the
 // text-only difference; the sweep goes on and records every pair.
 func TestSweepVisualTokens(t *testing.T) {
+	t.Parallel()
 	cacheDir := t.TempDir() // one input store: the frames decoded once
 	forms := []struct {
 		name, extra string
@@ -398,6 +399,7 @@ func TestSweepVisualTokens(t *testing.T) {
 // frames names the 64-frame config either way; --strict-tokens makes its pairs error records that
 // keep the counts.
 func TestSweepVisualTokensWithoutTextOnly(t *testing.T) {
+	t.Parallel()
 	cacheDir := t.TempDir() // one input store: the frames decoded once
 	grid := "frames: [16, 64]\npolicies: [uniform]\nresolutions: [\"112x84\"]\npipelines: [raw]\n"
 	for _, tc := range []struct {
@@ -442,6 +444,7 @@ func TestSweepVisualTokensWithoutTextOnly(t *testing.T) {
 // (no seen count, why named) and is written all the same; a resumed RUN finds an item's text-only
 // prompt tokens in the records of the sessions before (here: the visual records dropped, asked again).
 func TestSweepVisualTokensBaselines(t *testing.T) {
+	t.Parallel()
 	cacheDir := t.TempDir() // one input store: the frames decoded once
 	grid := "frames: [16, 64]\npolicies: [uniform]\nresolutions: [\"112x84\"]\npipelines: [raw]\ntext_only: true\n"
 	cs := newCountServer(t, "all", false)

@@ -86,7 +86,6 @@ func sameRecords(t *testing.T, what string, got, want map[string]swRecord) {
 // record per pair, in whole chunks, equal to a local run never killed, and the cache verifies clean. `framesweep audit` reads the RUN from the bucket, and `framesweep merge`
 // copies it into a local RUN that audits too.
 func TestSweepKill9ObjectStore(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short")
 	}
