@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/llm/llamacpp"
+	"github.com/framesweep/framesweep/pipeline"
 )
 
 // nvdecClips are 2-frame 256×256 clips of each codec NVDEC may take, made with the ffmpeg CLI from
@@ -268,13 +270,14 @@ func (d *doctor) probeNVDEC() []doctorLine {
 }
 
 func nvdecLine(clip, path string) []doctorLine {
-	v, err := decode.Open(path, decode.Options{HWAccel: string(decode.HWCUDA), Threads: 1})
+	// Through the source layer, as every video is opened (pipeline's TestOneSourceLayer).
+	_, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{HWAccel: string(decode.HWCUDA), Threads: 1})
 	if err != nil {
 		return []doctorLine{{"nvdec", clip, "missing", err.Error()}}
 	}
-	defer v.Close()
+	defer src.Close()
 	n := 0
-	st, err := v.Read([]int{0, 1}, func(*decode.Frame) error { n++; return nil })
+	st, err := src.Read([]int{0, 1}, func(*decode.Frame) error { n++; return nil })
 	switch {
 	case err != nil:
 		return []doctorLine{{"nvdec", clip, "missing", err.Error()}}
