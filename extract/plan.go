@@ -64,7 +64,9 @@ func (p *planVideo) Close() {
 // or the counts as they are.
 func openPlan(ctx context.Context, s Subject, o pipeline.Options) (*planVideo, error) {
 	if s.Path == "" {
-		return &planVideo{v: pipeline.Video{Info: decode.Info{Frames: s.Frames, FPS: s.FPS, DurationS: s.DurationS, OutWidth: s.Width, OutHeight: s.Height}}}, nil
+		// Path names the counts in the planner's messages (a config's error begins with it).
+		info := decode.Info{Frames: s.Frames, FPS: s.FPS, DurationS: s.DurationS, OutWidth: s.Width, OutHeight: s.Height}
+		return &planVideo{v: pipeline.Video{Path: s.Where(), Info: info}}, nil
 	}
 	v, src, err := pipeline.OpenLocal(ctx, pipeline.VideoRef{Path: s.Path}, pipeline.Options{Stream: o.Stream, NoAutorotate: o.NoAutorotate})
 	if err != nil {
