@@ -764,11 +764,11 @@ func (s *Server) send(w http.ResponseWriter, o *object, format, served, config s
 	var parts [][]byte
 	ext := ".safetensors"
 	if format == FormatNPY {
-		head, err := npy.Header(string(o.DType), o.Shape)
-		if err != nil {
+		var err error
+		if parts, err = npy.Encode(string(o.DType), o.Shape, o.Data); err != nil {
 			return err
 		}
-		parts, ext = [][]byte{head, o.Data}, ".npy"
+		ext = ".npy"
 	} else {
 		parts = [][]byte{o.Header, o.Data, o.Tail}
 	}

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/llm/llamacpp"
-	"github.com/framesweep/framesweep/pipeline"
 )
 
 // nvdecClips are 2-frame 256×256 clips of each codec NVDEC may take, made with the ffmpeg CLI from
@@ -245,7 +244,7 @@ func (d *doctor) probeDevices() []doctorLine {
 }
 
 // probeNVDEC decodes each clip with --hwaccel cuda: ok when its frames came from the device; "cpu"
-// when framesweep's policy keeps that stream on the CPU (decode.SelectHW); missing otherwise, with
+// when framesweep's policy keeps that stream on the CPU (extract.ProbeNVDEC); missing otherwise, with
 // FFmpeg's reason.
 func (d *doctor) probeNVDEC() []doctorLine {
 	dir, err := os.MkdirTemp("", "framesweep-doctor-")
@@ -270,25 +269,6 @@ func (d *doctor) probeNVDEC() []doctorLine {
 }
 
 func nvdecLine(clip, path string) []doctorLine {
-	// Through the source layer, as every video is opened (pipeline's TestOneSourceLayer).
-	_, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: path}, pipeline.Options{HWAccel: string(decode.HWCUDA), Threads: 1})
-	if err != nil {
-		return []doctorLine{{"nvdec", clip, "missing", err.Error()}}
-	}
-	defer src.Close()
-	n := 0
-	st, err := src.Read([]int{0, 1}, func(*decode.Frame) error { n++; return nil })
-	switch {
-	case err != nil:
-		return []doctorLine{{"nvdec", clip, "missing", err.Error()}}
-	case st.HWAccel == string(decode.HWCUDA):
-		return []doctorLine{{"nvdec", clip, "ok", fmt.Sprintf("%d frames decoded on the device", n)}}
-	case strings.Contains(st.HWFallback, "NVDEC cannot") || strings.Contains(st.HWFallback, "NVDEC decodes"):
-		return []doctorLine{{"nvdec", clip, "cpu", "kept on the CPU by framesweep's policy: " + st.HWFallback}}
-	}
-	why := "decoded on the CPU: " + st.HWFallback
-	if strings.Contains(st.HWFallback, "device creation failed") {
-		why += " (FFmpeg's cuda hwaccel needs the driver's libcuda.so.1 and a GPU)"
-	}
-	return []doctorLine{{"nvdec", clip, "missing", why}}
+	p := extract.ProbeNVDEC(context.Background(), path)
+	return []doctorLine{{"nvdec", clip, p.Status, p.Detail}}
 }

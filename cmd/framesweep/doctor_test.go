@@ -129,7 +129,7 @@ func TestCUDAStandInHosts(t *testing.T) {
 				t.Errorf("--check driver,cuda,llama: exit %d, want 0", code)
 			}
 			var out bytes.Buffer
-			if code := dispatch([]string{"version"}, &out, &bytes.Buffer{}); code != exitOK {
+			if code := dispatch([]string{"version", "--json"}, &out, &bytes.Buffer{}); code != exitOK {
 				t.Fatalf("version: exit %d", code)
 			}
 			var rep versionReport
@@ -185,7 +185,7 @@ func TestVersionSkipsDamagedBackend(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "version")
+	cmd := exec.Command(bin, "version", "--json")
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "LD_LIBRARY_PATH=") {
 			cmd.Env = append(cmd.Env, kv)

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/extract"
 )
 
 // malformedBound is how long one command may take on one damaged file (the clips are ≤ 0.7 MB and
@@ -200,7 +200,7 @@ func TestMalformedVideosReplay(t *testing.T) {
 			t.Errorf("extract --worker: stray stderr line %q", l)
 		}
 	}
-	var sum pipeline.Summary
+	var sum extract.Summary
 	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
 		t.Fatalf("extract --worker: bad summary: %v\n%s", err, res.stdout)
 	}
