@@ -58,15 +58,16 @@ test: deps
 	$(STEP) matprofile 'go test -tags matprofile ./resize/'
 	# Every package that hands memory to C, under the strict cgo pointer checks (STYLE.md B7); decode/ also
 	# counts its live FFmpeg handles (-tags leakcheck: TestMain fails when one is left, STYLE.md B6).
-	$(STEP) cgocheck2 'GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./resize/ ./llm/llamacpp/ ./llm/onnx/'
+	$(STEP) cgocheck2 'GOEXPERIMENT=cgocheck2 go test -count=1 ./native/ ./native/opencv/ ./resize/ ./llm/llamacpp/ ./llm/onnx/'
 	$(STEP) leakcheck 'GOEXPERIMENT=cgocheck2 go test -count=1 -tags leakcheck ./decode/'
 	# AddressSanitizer + LeakSanitizer over our own C (STYLE.md C12): native/ (the SIMD kernels),
-	# native/ffmpeg and llm/llamacpp (our shims and mtmd; the prebuilt libllama/ggml run uninstrumented
+	# native/ffmpeg, native/opencv (our libjpeg and cv::resize edge) and llm/llamacpp (our shims and mtmd;
+	# the prebuilt libllama/ggml and Debian's OpenCV and libjpeg run uninstrumented
 	# under the same runtime, so LeakSanitizer sees their allocations too). scripts/lsan.supp is where a
 	# third-party leak would be named by function: full stacks, and -o keeps the test binaries' symbols
 	# (go test strips them otherwise, and nothing would match).
 	$(STEP) asan 'd=$$(mktemp -d) && ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
-		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./llm/llamacpp/ && rm -rf $$d'
+		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./native/opencv/ ./llm/llamacpp/ && rm -rf $$d'
 	# Every Fuzz* target, found by scripts/fuzz.sh, for FUZZTIME each (5 s: about 3 minutes in all).
 	$(STEP) fuzz 'bash scripts/fuzz.sh'
 
