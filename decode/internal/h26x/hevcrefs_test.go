@@ -144,8 +144,8 @@ func specRPS(ref hevcRPS, deltaRps int32, used, useDelta []bool) hevcRPS {
 // reference sets, deltas and flags, in the SPS and in a slice header.
 func TestShortTermRPS(t *testing.T) {
 	var w bitWriter
-	w.ue(2) // num_negative_pics
-	w.ue(1) // num_positive_pics
+	w.ue(2)                                              // num_negative_pics
+	w.ue(1)                                              // num_positive_pics
 	for _, e := range [][2]int{{0, 1}, {1, 0}, {2, 1}} { // deltas -1, -3, +3
 		w.ue(e[0])
 		w.u(1, e[1])
