@@ -57,11 +57,12 @@ type HEVCCollector struct {
 	off             bool
 }
 
-// NewHEVCCollector starts the analysis from the stream's extradata (an hvcC box, or Annex-B parameter
-// sets); nil when the framing is one FFmpeg reads another way (a length size of 3).
+// NewHEVCCollector starts the analysis from the stream's hvcC box; nil without one (raw Annex-B HEVC,
+// MPEG-TS: decode drops nothing there, so nothing would be left out, and reading start codes would copy
+// every packet whole) and for a length size of 3 (FFmpeg reads such packets another way).
 func NewHEVCCollector(extradata []byte) *HEVCCollector {
 	n, maxTid := HEVCConfig(extradata)
-	if n == 3 {
+	if n <= 0 || n == 3 {
 		return nil
 	}
 	c := &HEVCCollector{lenSize: n, maxTid: maxTid, params: hevcParams{sps: map[int]hevcSPS{}, pps: map[int]hevcPPS{}}}
@@ -73,13 +74,11 @@ func NewHEVCCollector(extradata []byte) *HEVCCollector {
 	return c
 }
 
-// hvccNALs lists the NAL units of an hvcC box's arrays (ISO/IEC 14496-15 §8.3.3.1), or of Annex-B
-// extradata.
+// hvccNALs lists the NAL units of an hvcC box's arrays (ISO/IEC 14496-15 §8.3.3.1).
 func hvccNALs(b []byte) [][]byte {
 	var out [][]byte
 	if len(b) < 23 || b[0] != 1 {
-		eachAnnexB(b, func(nal []byte) bool { out = append(out, nal); return true })
-		return out
+		return nil
 	}
 	i, arrays := 23, int(b[22])
 	for a := 0; a < arrays; a++ {
