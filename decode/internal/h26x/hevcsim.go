@@ -137,10 +137,8 @@ func (s *hevcSim) lookUp(p *hevcPic, poc, maxLsb int32) (sets [3][]hevcFrame, ke
 		if i >= 0 {
 			f = s.frames[i]
 		} else {
-			for g := range s.gone {
-				if g&mask == target {
-					s.bad = true // FFmpeg finds it if it waits for output: its output timing decides
-				}
+			if s.gone[target] || (mask != -1 && s.goneLSB(target, mask)) {
+				s.bad = true // FFmpeg finds it if it waits for output: its output timing decides
 			}
 			f = hevcFrame{id: s.nextGen, poc: target} // made up (generate_missing_ref)
 			s.nextGen--
@@ -173,6 +171,16 @@ func (s *hevcSim) lookUp(p *hevcPic, poc, maxLsb int32) (sets [3][]hevcFrame, ke
 		add(int32(v), -1, e.used, 2)
 	}
 	return sets, keep
+}
+
+// goneLSB reports whether a released picture's POC has the LSBs target (a long-term entry without MSBs).
+func (s *hevcSim) goneLSB(target, mask int32) bool {
+	for g := range s.gone {
+		if g&mask == target {
+			return true
+		}
+	}
+	return false
 }
 
 // find returns the index of the one frame whose POC (masked) is target, or -1. Two candidates would
