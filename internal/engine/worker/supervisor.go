@@ -19,8 +19,9 @@ import (
 	"github.com/framesweep/framesweep/rgb"
 )
 
-// EnvTestOps enables the test-only ops (hang, crash, partial, abort, alloc, spawn, linger, exit, garbage) in a
-// worker when set to "1". Only tests set it; without it those ops are rejected as unknown.
+// EnvTestOps enables the test-only ops (hang, crash, partial, abort, alloc, touch, retain, spawn, linger,
+// exit, garbage) and the start log (EnvStartLog) in a worker when set to "1". Only tests set it; without
+// it those ops are rejected as unknown.
 const EnvTestOps = "FRAMESWEEP_WORKER_TESTOPS"
 
 // Limits bound one job.
