@@ -114,7 +114,7 @@ func (r *Runner) runPooled(ctx context.Context, req *Request, handle func(*heade
 				return &Error{Path: req.Path, Op: req.Op, Kind: ErrStart, Err: err}
 			}
 		}
-		err, keep, silent := r.pooledJob(ctx, c, req, handle)
+		keep, silent, err := r.pooledJob(ctx, c, req, handle)
 		if keep {
 			p.put(c)
 		}
@@ -243,7 +243,7 @@ func resetPeak(pid int) bool {
 
 // pooledJob runs one job in c. keep: c answered completely and may serve another job. silent: c ended
 // without sending anything for this job (it was already dead, or died at once).
-func (r *Runner) pooledJob(ctx context.Context, c *proc, req *Request, handle func(*header, []byte) error) (err error, keep, silent bool) {
+func (r *Runner) pooledJob(ctx context.Context, c *proc, req *Request, handle func(*header, []byte) error) (keep, silent bool, err error) {
 	jctx, cancel := ctx, context.CancelFunc(func() {})
 	if r.Limits.Timeout > 0 {
 		jctx, cancel = context.WithTimeout(ctx, r.Limits.Timeout)
@@ -285,16 +285,16 @@ func (r *Runner) pooledJob(ctx context.Context, c *proc, req *Request, handle fu
 			c.kill()
 		}
 		if remote != nil {
-			return remote, keep, false
+			return keep, false, remote
 		}
-		return nil, keep, false
+		return keep, false, nil
 	}
 	err = r.endJob(ctx, jctx, c, j, started, peakOwn, terminal, remote, protoErr, handleErr)
 	// Nothing reached the caller and the process died or broke down by itself: it may have been dead
 	// before the job began (runPooled then tries a fresh one). A deadline, a cancellation or a memory
 	// kill (the watchdog saw this job's process over the limit) is the job's own.
 	silent = !delivered && handleErr == nil && (errors.Is(err, ErrWorkerCrashed) || errors.Is(err, ErrProtocol))
-	return err, false, silent
+	return false, silent, err
 }
 
 // endJob ends a job that did not answer completely: the process is done for. It is killed when the
