@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options, videos []string) (*Summary, error) {
 		return nil, err
 	}
 	// With --worker, one pool of at most Jobs worker processes decodes every video (not a process per
-	// job: each start costs about half a CPU-second).
+	// job: each start costs a few tenths of a CPU-second).
 	var endWorkers func()
 	o.Options, endWorkers = o.Options.WithWorkerPool(max(o.Jobs, 1))
 	defer endWorkers()

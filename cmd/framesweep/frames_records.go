@@ -16,7 +16,7 @@ import (
 )
 
 // `framesweep frames --record RUN --records FILE --out DIR`: many records of a RUN rebuilt in one
-// process (a start costs about half a CPU-second; the Python client's reproduce_records uses it). Each
+// process (a start costs a few tenths of a CPU-second; the Python client's reproduce_records uses it). Each
 // record is held to what `frames --record` holds it to — checked before its video is decoded (its
 // indices are its frames, --max-memory-mb) — and written into its own subdirectory of --out
 // (extract.InputDir: 000001, 000002, … in FILE's order), whose input.npy is checked against the

@@ -16,9 +16,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Pooled workers (Runner.Pool > 0). Starting the binary costs about half a CPU-second (it loads every
-// shared library it links), so a run over many videos keeps its worker processes: each serves one job
-// after another (`framesweep worker --loop`). What isolation needs stays per job:
+// Pooled workers (Runner.Pool > 0). Starting the binary costs a few tenths of a CPU-second (it loads
+// every shared library it links), so a run over many videos keeps its worker processes: each serves one
+// job after another (`framesweep worker --loop`). What isolation needs stays per job:
 //   - a deadline, a cancellation, an abandoned answer (the caller's error) or a protocol error kills the
 //     process group, as in a one-shot worker, and the job's error is the same;
 //   - the memory limit is the job's: before each job the parent resets the process's high-water mark
