@@ -135,6 +135,11 @@ func Run(ctx context.Context, o Options, videos []string) (*Summary, error) {
 	if err := pipeline.CheckConfigs(o.Grid.Configs, o.Options); err != nil {
 		return nil, err
 	}
+	// With --worker, one pool of at most Jobs worker processes decodes every video (not a process per
+	// job: each start costs a few tenths of a CPU-second).
+	var endWorkers func()
+	o.Options, endWorkers = o.Options.WithWorkerPool(max(o.Jobs, 1))
+	defer endWorkers()
 	run := time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + strconv.Itoa(os.Getpid())
 	man, err := o.Store.NewManifest(ctx, run)
 	if err != nil {

@@ -46,6 +46,8 @@ type FramesResult struct {
 // could be written), with the decoder's own error. out is claimed (outDir.claim) once the jobs say
 // what is written.
 func Frames(ctx context.Context, video string, indices []int, g geom.Geometry, o pipeline.Options, out Out) (*FramesResult, error) {
+	o, endWorkers := o.WithWorkerPool(1) // --worker: the probe and the read in one process
+	defer endWorkers()
 	v, src, err := pipeline.OpenSource(ctx, pipeline.VideoRef{Path: video}, o)
 	if err != nil {
 		return nil, err
@@ -239,32 +241,53 @@ type InputFiles struct {
 // NNN-FFFFFF.png (feeding position, frame index; tiles add _KK, the thumbnail last), into a directory
 // claimed first. On a failure the files written before it are listed.
 func WriteInput(out Out, o *pipeline.Object) (*InputFiles, error) {
-	j := o.Result.Job
-	per := 3 * j.Width * j.Height
-	if j.DType != cache.U8 || per*j.Images*j.Frames() != len(o.Data) {
-		return nil, errors.New("the input is not uint8 frames")
-	}
-	name := func(p, k int) string {
-		if j.Images > 1 {
-			return fmt.Sprintf("%03d-%06d_%02d.png", p, j.Selection.Indices[p], k)
-		}
-		return fmt.Sprintf("%03d-%06d.png", p, j.Selection.Indices[p])
-	}
-	names := []string{"input.npy"}
-	for p := range j.Selection.Indices {
-		for k := range j.Images {
-			names = append(names, name(p, k))
-		}
+	l, err := layoutInput(o)
+	if err != nil {
+		return nil, err
 	}
 	d, err := openOut(out.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Close()
-	if err := d.claim(names, out.Force); err != nil {
+	return writeInput(d, out.Force, o, l)
+}
+
+// inputLayout is what writeInput writes of an input: every file's name, and the PNG of each image.
+type inputLayout struct {
+	names []string
+	png   func(p, k int) string
+}
+
+// layoutInput names the files of o's input; an input that is not uint8 frames is an error.
+func layoutInput(o *pipeline.Object) (inputLayout, error) {
+	j := o.Result.Job
+	if j.DType != cache.U8 || 3*j.Width*j.Height*j.Images*j.Frames() != len(o.Data) {
+		return inputLayout{}, errors.New("the input is not uint8 frames")
+	}
+	l := inputLayout{names: []string{"input.npy"}, png: func(p, k int) string {
+		if j.Images > 1 {
+			return fmt.Sprintf("%03d-%06d_%02d.png", p, j.Selection.Indices[p], k)
+		}
+		return fmt.Sprintf("%03d-%06d.png", p, j.Selection.Indices[p])
+	}}
+	for p := range j.Selection.Indices {
+		for k := range j.Images {
+			l.names = append(l.names, l.png(p, k))
+		}
+	}
+	return l, nil
+}
+
+// writeInput writes o's input as l says into the open directory d, claimed first.
+func writeInput(d *outDir, force bool, o *pipeline.Object, l inputLayout) (*InputFiles, error) {
+	j := o.Result.Job
+	per := 3 * j.Width * j.Height
+	if err := d.claim(l.names, force); err != nil {
 		return nil, err
 	}
 	res := &InputFiles{Written: []string{}, Others: d.otherPaths()}
+	var err error
 	if res.Tensor, err = d.create("input.npy", func(w io.Writer) error {
 		_, err := npy.Write(w, string(j.DType), j.Shape(), o.Data)
 		return err
@@ -274,7 +297,7 @@ func WriteInput(out Out, o *pipeline.Object) (*InputFiles, error) {
 	for p := range j.Selection.Indices {
 		for k := range j.Images {
 			off := (p*j.Images + k) * per
-			file, err := d.writePNG(name(p, k), &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: o.Data[off : off+per]})
+			file, err := d.writePNG(l.png(p, k), &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: o.Data[off : off+per]})
 			if err != nil {
 				return res, err
 			}

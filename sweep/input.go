@@ -71,18 +71,21 @@ func (in *Input) Fill(req *llm.Request, v *pipeline.Video) {
 // OneVideo is one video opened for a single question (`framesweep ask`): opened first, so that a bad
 // video is reported before the model is loaded. Close releases it.
 type OneVideo struct {
-	v   pipeline.Video
-	src pipeline.Source
-	o   pipeline.Options
+	v          pipeline.Video
+	src        pipeline.Source
+	o          pipeline.Options
+	endWorkers func() // o's worker process (with o.Worker): the description and the builds in one
 }
 
 // OpenOne opens the video at path through the engine's source layer with o.
 func OpenOne(ctx context.Context, path string, o pipeline.Options) (*OneVideo, error) {
+	o, end := o.WithWorkerPool(1)
 	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: path}, o)
 	if err != nil {
+		end()
 		return nil, err
 	}
-	return &OneVideo{v: v, src: src, o: o}, nil
+	return &OneVideo{v: v, src: src, o: o, endWorkers: end}, nil
 }
 
 // Close releases the video; idempotent.
@@ -92,6 +95,7 @@ func (ov *OneVideo) Close() error {
 	}
 	err := ov.src.Close()
 	ov.src = nil
+	ov.endWorkers()
 	return err
 }
 

@@ -25,6 +25,7 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	lf := addLoaderFlags(fs) // --loader and its request (frames_loader.go)
 	recordRun := fs.String("record", "", "RUN: rebuild the input of the RUN's record of ITEM CONFIG (positional) and check its input_sha256")
 	videoRoot := fs.String("video-root", "", "with --record: the directory the record's relative video names are under (default: run.json's video_root)")
+	records := fs.String("records", "", "with --record RUN: rebuild every record a JSON-lines FILE names (item_id, config: the RUN's records.jsonl as it is; - for stdin) in this one process, each into its own subdirectory of --out")
 	maxMem := fs.Int64("max-memory-mb", sweep.DefaultRebuildBytes>>20, "with --record: refuse, before decoding, a record whose input takes more memory than this (MiB)")
 	force := fs.Bool("force", false, "write into an --out that holds files this run does not write (they stay; the JSON lists them as others)")
 	addJSON(fs, true)
@@ -32,6 +33,7 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: framesweep frames VIDEO --indices 0,5,99 --out DIR [--force] [--size WxH | --preset NAME] [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto] [--worker]")
 		fmt.Fprintln(stderr, "       framesweep frames VIDEO --loader NAME [--frames N | --sample-fps F] --out DIR [--force] [--force-last] [--min-frames N] [--max-frames N] [--torch T] [--image-patch-size 14|16] [--min-pixels P] [--max-pixels P] [--total-pixels P]")
 		fmt.Fprintln(stderr, "       framesweep frames --record RUN ITEM CONFIG --out DIR [--force] [--video-root DIR] [--max-memory-mb N]")
+		fmt.Fprintln(stderr, "       framesweep frames --record RUN --records FILE --out DIR [--force] [--video-root DIR] [--max-memory-mb N]")
 		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -41,8 +43,8 @@ func runFrames(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	dest := extract.Out{Dir: *out, Force: *force}
-	if *recordRun != "" || set["video-root"] {
-		return framesRecordArgs(recordArgs{run: *recordRun, pos: pos, out: dest, videoRoot: *videoRoot, maxBytes: *maxMem << 20}, set, stdout, stderr)
+	if *recordRun != "" || set["video-root"] || set["records"] {
+		return framesRecordArgs(recordArgs{run: *recordRun, pos: pos, out: dest, videoRoot: *videoRoot, maxBytes: *maxMem << 20, records: *records}, set, stdout, stderr)
 	}
 	switch {
 	case set["max-memory-mb"]:

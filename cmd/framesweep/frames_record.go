@@ -42,7 +42,8 @@ type recordArgs struct {
 	pos       []string    // ITEM CONFIG
 	out       extract.Out // --out, --force
 	videoRoot string
-	maxBytes  int64 // --max-memory-mb in bytes
+	maxBytes  int64  // --max-memory-mb in bytes
+	records   string // --records FILE: a batch (frames_records.go)
 }
 
 // runFramesRecord: framesweep frames --record RUN ITEM CONFIG --out DIR [--video-root DIR]
@@ -64,11 +65,8 @@ func runFramesRecord(a recordArgs, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
-	j, rec := b.Object.Result.Job, b.Record
-	res := recordFramesResult{Run: a.run, ItemID: rec.ItemID, Config: rec.Config, Video: b.Video, RecordVideo: rec.Video,
-		VideoSHA256: rec.VideoSHA256, StreamIndex: *rec.StreamIndex, Indices: j.Selection.Indices, Geometry: j.Geometry, Kernel: j.Spec.Kernel,
-		Pipeline: j.Pipeline, Width: j.Width, Height: j.Height, Images: j.Images, Out: a.out.Dir, Written: []string{},
-		InputSHA256: b.Object.DataSHA256, RecordInputSHA256: rec.InputSHA256, Match: b.Match()}
+	rec := b.Record
+	res := newRecordResult(a.run, b, a.out.Dir)
 	files, err := extract.WriteInput(a.out, b.Object)
 	if files != nil {
 		res.Tensor, res.Written, res.Others = files.Tensor, files.Written, files.Others
@@ -88,10 +86,23 @@ func runFramesRecord(a recordArgs, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// newRecordResult is what frames --record says of b, rebuilt from run, written into out.
+func newRecordResult(run string, b *sweep.Rebuilt, out string) recordFramesResult {
+	j, rec := b.Object.Result.Job, b.Record
+	return recordFramesResult{Run: run, ItemID: rec.ItemID, Config: rec.Config, Video: b.Video, RecordVideo: rec.Video,
+		VideoSHA256: rec.VideoSHA256, StreamIndex: *rec.StreamIndex, Indices: j.Selection.Indices, Geometry: j.Geometry, Kernel: j.Spec.Kernel,
+		Pipeline: j.Pipeline, Width: j.Width, Height: j.Height, Images: j.Images, Out: out, Written: []string{},
+		InputSHA256: b.Object.DataSHA256, RecordInputSHA256: rec.InputSHA256, Match: b.Match()}
+}
+
 // framesRecordArgs checks `frames --record`'s usage: the record decides the frames, so no flag that
 // chooses them applies.
 func framesRecordArgs(a recordArgs, set map[string]bool, stdout, stderr io.Writer) int {
 	switch {
+	case set["records"] && a.records == "":
+		return usageErr(stderr, "frames", "--records: want a FILE (- for stdin)")
+	case a.run == "" && set["records"]:
+		return usageErr(stderr, "frames", "--records needs --record RUN")
 	case a.run == "":
 		return usageErr(stderr, "frames", "--video-root needs --record RUN")
 	case a.out.Dir == "":
@@ -99,10 +110,13 @@ func framesRecordArgs(a recordArgs, set map[string]bool, stdout, stderr io.Write
 	}
 	for f := range set {
 		switch f {
-		case "record", "video-root", "out", "force", "max-memory-mb", "json":
+		case "record", "records", "video-root", "out", "force", "max-memory-mb", "json":
 		default:
 			return usageErr(stderr, "frames", "--%s does not apply with --record (the record names its frames, geometry, kernel, pipeline and stream)", f)
 		}
+	}
+	if a.records != "" {
+		return runFramesRecords(a, stdout, stderr)
 	}
 	return runFramesRecord(a, stdout, stderr)
 }
