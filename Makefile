@@ -97,13 +97,13 @@ test-nocgo:
 test-matprofile:
 	$(STEP) matprofile 'go test -tags matprofile ./resize/'
 # AddressSanitizer + LeakSanitizer over our own C (STYLE.md C12): native/ (the SIMD kernels),
-# native/ffmpeg and llm/llamacpp (our shims and mtmd; the prebuilt libllama/ggml run uninstrumented
-# under the same runtime, so LeakSanitizer sees their allocations too). scripts/lsan.supp is where a
+# native/ffmpeg, native/opencv (our libjpeg and cv::resize edge) and llm/llamacpp (our shims and mtmd;
+# the prebuilt libllama/ggml and Debian's OpenCV and libjpeg run uninstrumented under the same runtime, so LeakSanitizer sees their allocations too). scripts/lsan.supp is where a
 # third-party leak would be named by function: full stacks, and -o keeps the test binaries' symbols
 # (go test strips them otherwise, and nothing would match).
 test-asan:
 	$(STEP) asan 'd=$$(mktemp -d) && ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
-		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./llm/llamacpp/ && rm -rf $$d'
+		go test -asan -count=1 -o $$d/ ./native/ ./native/ffmpeg/ ./native/opencv/ ./llm/llamacpp/ && rm -rf $$d'
 # Every Fuzz* target, found by scripts/fuzz.sh, for FUZZTIME each (5 s), the pure parsers without cgo.
 test-fuzz:
 	$(STEP) fuzz 'bash scripts/fuzz.sh'

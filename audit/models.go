@@ -31,7 +31,7 @@ func Models(recs []record.Record) []string {
 
 // SplitModels groups the records by model, in first-seen order. Records that name no model are one
 // model when no record names one; beside named records they are an error naming their files (which
-// model answered them is unknown: `framesweep import --model` names it). One model name with two
+// model answered them is unknown: `framesweep ingest --model` names it). One model name with two
 // weights digests is an error naming both files: two sets of weights are two models.
 func SplitModels(recs []record.Record) ([]ModelRecords, error) {
 	names := Models(recs)
@@ -49,7 +49,7 @@ func SplitModels(recs []record.Record) ([]ModelRecords, error) {
 			}
 		}
 		return nil, record.Errorf(dataset.SourcePaths(files), 0, "models", record.ErrInvalid,
-			"these records name no model while others name %s: name every record's model (framesweep import --model NAME)", strings.Join(named, ", "))
+			"these records name no model while others name %s: name every record's model (framesweep ingest --model NAME)", strings.Join(named, ", "))
 	}
 	idx := map[string]int{}
 	out := make([]ModelRecords, len(names))

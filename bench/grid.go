@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/pipeline"
@@ -164,26 +165,16 @@ func sum(xs []int) int {
 	return s
 }
 
-// ParseInts parses "16,32,64" (used by the CLI's flags).
+// ParseInts parses a list of positive integers, "250,60" (bench grid's --gops; budgets are ladders,
+// sampler.ParseLadder): an empty field is an error, as in every list the CLI takes.
 func ParseInts(s string) ([]int, error) {
 	var out []int
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			f := s[start:i]
-			start = i + 1
-			if f == "" {
-				continue
-			}
-			n, err := strconv.Atoi(f)
-			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("bad positive integer %q", f)
-			}
-			out = append(out, n)
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad positive integer %q in %q", f, s)
 		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty list %q", s)
+		out = append(out, n)
 	}
 	return out, nil
 }

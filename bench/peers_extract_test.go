@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/pipeline"
 )
 
 // BenchmarkPeersExtract is framesweep's side of `bench peers` on the long clip, in process: the same
-// pipeline.Extract that `framesweep extract --grid bench/peers/grid.yaml --pipeline raw --kernel
+// extract.Run that `framesweep extract --grid bench/peers/grid.yaml --pipeline raw --kernel
 // pil-bicubic --no-autorotate` runs (hashing the video, the index scan, decoding, conversion, resize,
 // writing and fsyncing the objects), into a fresh store per iteration; what the process adds on top is
 // loading the binary (`framesweep version`). For the profile in docs/bench.md:
@@ -41,10 +42,10 @@ func BenchmarkPeersExtract(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		o := pipeline.ExtractOptions{Jobs: 1, Grid: grid, Store: store, Options: pipeline.Options{
+		o := extract.Options{Jobs: 1, Grid: grid, Store: store, Options: pipeline.Options{
 			Pipelines: []string{cache.PipelineRaw}, Kernel: "pil-bicubic", NoAutorotate: true}}
 		b.StartTimer()
-		sum, err := pipeline.Extract(context.Background(), o, []string{path})
+		sum, err := extract.Run(context.Background(), o, []string{path})
 		b.StopTimer()
 		if err != nil || sum.VideosFailed > 0 || sum.PairsFailed > 0 {
 			b.Fatalf("extract: %v %+v", err, sum)

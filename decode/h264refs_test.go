@@ -43,7 +43,7 @@ func TestRefSkipIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, modelled := v.NumFrames(), v.h264 != nil
+			n, modelled := v.NumFrames(), v.refs != nil
 			v.Close()
 			rng := rand.New(rand.NewSource(int64(n)))
 			sets := [][]int{{n - 1}, lmmsIndices(n)}

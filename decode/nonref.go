@@ -62,3 +62,47 @@ func decide(pkt *astiav.Packet, pv h26x.View, test func(h26x.View) (bool, bool))
 	r, _ := test(h26x.Whole(pkt.Data()))
 	return r
 }
+
+// refModel is a stream's reference structure (h26x.H264Refs, h26x.HEVCRefs): which reference pictures
+// of a segment the wanted frames can do without.
+type refModel interface {
+	LeaveOut(key, end int, need []bool) []int
+}
+
+// refCollector reads a stream's reference structure during the index scan.
+type refCollector struct {
+	h264 *h26x.H264Collector
+	hevc *h26x.HEVCCollector
+}
+
+// newRefCollector starts the analysis for an H.264 or HEVC stream (nothing for other codecs).
+func newRefCollector(codec astiav.CodecID, extradata []byte) refCollector {
+	switch codec {
+	case astiav.CodecIDH264:
+		return refCollector{h264: h26x.NewH264Collector(extradata)}
+	case astiav.CodecIDHevc:
+		return refCollector{hevc: h26x.NewHEVCCollector(extradata)}
+	}
+	return refCollector{}
+}
+
+// Add reads the next packet (see h26x's Add).
+func (c refCollector) Add(pv h26x.View, whole func() h26x.View) {
+	switch {
+	case c.h264 != nil:
+		c.h264.Add(pv, whole)
+	case c.hevc != nil:
+		c.hevc.Add(pv, whole)
+	}
+}
+
+// result is the analysis, or nil (a nil interface, not a typed nil) when there is none.
+func (c refCollector) result(packets int) refModel {
+	if r := c.h264.Result(packets); r != nil {
+		return r
+	}
+	if r := c.hevc.Result(packets); r != nil {
+		return r
+	}
+	return nil
+}

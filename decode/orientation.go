@@ -1,8 +1,10 @@
 package decode
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 )
 
@@ -21,6 +23,46 @@ func (o Orientation) IsIdentity() bool { return o.filter == "" }
 
 // Filter returns the libavfilter chain that applies the transform ("" for none).
 func (o Orientation) Filter() string { return o.filter }
+
+// orientationWire is Orientation as JSON: its fields and the filter chain, so that a description that
+// crosses a process boundary (a worker's Info, internal/engine/worker) keeps what IsIdentity and Filter
+// say, and with them the objects' rotation_applied and orientation metadata.
+type orientationWire struct {
+	RotationDeg int    `json:"rotation_deg"`
+	HFlip       bool   `json:"hflip"`
+	VFlip       bool   `json:"vflip"`
+	Applied     bool   `json:"applied"`
+	Filter      string `json:"filter,omitempty"`
+}
+
+// MarshalJSON writes the fields and the filter chain ("filter", omitted when none).
+func (o Orientation) MarshalJSON() ([]byte, error) {
+	return json.Marshal(orientationWire{o.RotationDeg, o.HFlip, o.VFlip, o.Applied, o.filter})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; a filter orientationFromMatrix never makes is an error.
+func (o *Orientation) UnmarshalJSON(b []byte) error {
+	var w orientationWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if !knownFilter(w.Filter) {
+		return fmt.Errorf("orientation: unknown filter %q", w.Filter)
+	}
+	*o = Orientation{RotationDeg: w.RotationDeg, HFlip: w.HFlip, VFlip: w.VFlip, Applied: w.Applied, filter: w.Filter}
+	return nil
+}
+
+var rotateFilter = regexp.MustCompile(`^rotate=-?[0-9]+\.[0-9]+\*PI/180$`)
+
+// knownFilter reports whether f is a chain orientationFromMatrix makes.
+func knownFilter(f string) bool {
+	switch f {
+	case "", "transpose=clock", "transpose=cclock", "transpose=clock_flip", "transpose=cclock_flip", "hflip", "vflip", "hflip,vflip":
+		return true
+	}
+	return rotateFilter.MatchString(f)
+}
 
 // orientationFromMatrix mirrors the ffmpeg 5.1 CLI's autorotate (fftools get_rotation and
 // configure_input_video_filter), so frames match `ffmpeg -i V` exactly: the same angle rounding, the same

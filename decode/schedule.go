@@ -33,7 +33,7 @@ type schedule struct {
 	need  []bool // by decode position: the packet of a target
 	drop  bool   // non-reference pictures nobody asked for are left out
 	// skip marks, by decode position, the reference pictures left out too: those no target uses
-	// (h26x.H264Refs.LeaveOut; nil when there are none).
+	// (refModel.LeaveOut; nil when there are none).
 	skip []bool
 	why  string // the cost model's choice, for Stats.Plan
 }
@@ -175,17 +175,17 @@ func ForwardCost(frames []int) ReadCost {
 	return c
 }
 
-// leaveOutReferences marks the H.264 reference pictures no target of a segment uses
-// (h26x.H264Refs.LeaveOut), and takes them off the segments' sends and the floor. Not with hardware
-// decoding (a device decoder's handling of frame_num gaps is not FFmpeg's software one) nor when
-// nothing is dropped.
+// leaveOutReferences marks the H.264 and HEVC reference pictures no target of a segment uses
+// (refModel.LeaveOut), and takes them off the segments' sends and the floor. Not with hardware
+// decoding (a device decoder's handling of frame_num gaps and missing references is not FFmpeg's
+// software one) nor when nothing is dropped.
 func (v *Video) leaveOutReferences(p *schedule) {
-	if !p.drop || v.h264 == nil || v.hw.Device != "" || v.counting {
+	if !p.drop || v.refs == nil || v.hw.Device != "" || v.counting {
 		return
 	}
 	for i := range p.segments {
 		s := &p.segments[i]
-		for _, d := range v.h264.LeaveOut(s.key, s.end, p.need) {
+		for _, d := range v.refs.LeaveOut(s.key, s.end, p.need) {
 			if p.skip == nil {
 				p.skip = make([]bool, len(v.pkts))
 			}

@@ -68,9 +68,9 @@ type Video struct {
 	frameDpos []int // decode position (index into pkts) of each frame's packet
 	ptsFrame  map[int64]int
 	posDpos   map[int64]int
-	// h264 is the reference structure of an H.264 stream (h26x.H264Refs); nil for other codecs and for
-	// streams the model does not cover.
-	h264 *h26x.H264Refs
+	// refs is the reference structure of an H.264 or HEVC stream (h26x.H264Refs, h26x.HEVCRefs); nil
+	// for other codecs and for streams the model does not cover.
+	refs refModel
 	// refCum[d] counts the packets before decode position d that a decoder must be sent whatever is
 	// asked (all of them, but the non-reference pictures when they can be left out): schedule.go's costs.
 	refCum   []int32
@@ -372,10 +372,7 @@ func (v *Video) scan() error {
 	extradata := v.stream().CodecParameters().ExtraData()
 	nalLenSize, _ := h26x.HEVCConfig(extradata)
 	disposable := disposableFunc(codec, extradata) // non-reference pictures (nonref.go)
-	var refs *h26x.H264Collector                   // reference pictures nobody uses (h26x/h264refs.go)
-	if codec == astiav.CodecIDH264 {
-		refs = h26x.NewH264Collector(extradata)
-	}
+	refs := newRefCollector(codec, extradata)      // reference pictures nobody uses (h26x/h264refs.go, hevcrefs.go)
 	sawBVOP := false
 	for {
 		err := v.fc.ReadFrame(pkt)
@@ -407,14 +404,12 @@ func (v *Video) scan() error {
 				sawBVOP = mpeg4HasBVOP(pkt.Data())
 			}
 			p.nonref = disposable != nil && decide(pkt, head, disposable)
-			if refs != nil {
-				refs.Add(head, func() h26x.View { return h26x.Whole(pkt.Data()) })
-			}
+			refs.Add(head, func() h26x.View { return h26x.Whole(pkt.Data()) })
 			v.pkts = append(v.pkts, p)
 		}
 		pkt.Unref()
 	}
-	v.h264 = refs.Result(len(v.pkts))
+	v.refs = refs.result(len(v.pkts))
 	v.decodeOrderTS = decodeOrderTimestamps(v.fc.InputFormat(), codec, sawBVOP, v.pkts)
 	switch codec {
 	case astiav.CodecIDH264, astiav.CodecIDHevc:

@@ -10,7 +10,7 @@ import (
 	"github.com/framesweep/framesweep/record"
 )
 
-// Table imports the per-item tables studies publish (`framesweep import table`), as CSV, TSV, JSON
+// Table imports the per-item tables studies publish (`framesweep ingest table`), as CSV, TSV, JSON
 // (a list of rows or a pandas orient), JSON lines, or xlsx:
 //
 //   - long (default): one row per item × config (× model), with the columns of tableFields under
@@ -92,9 +92,9 @@ func (o TableOptions) check(path string) error {
 	}
 	switch {
 	case o.Wide && o.Meta != nil:
-		return bad("a wide table's configs are its columns: give each its budget with --config-meta CONFIG=frames:N[,max_pixels:N] or a --config-meta-file table, not --frames, --width/--height, --max-pixels or --text-only")
+		return bad("a wide table's configs are its columns: give each its budget with --config-meta CONFIG=frames:N[,max_pixels:N] or a --config-meta-file table, not --frames, --size, --max-pixels or --text-only")
 	case o.Meta != nil && len(o.ConfigMeta) > 0:
-		return bad("--frames, --width/--height, --max-pixels and --text-only describe a table's one config; --config-meta describes configs by id: give one or the other")
+		return bad("--frames, --size, --max-pixels and --text-only describe a table's one config; --config-meta describes configs by id: give one or the other")
 	case !o.Wide && o.EmptyMissing:
 		return bad("empty prediction cells are a wide table's")
 	case o.Rescore != "" || o.CorrectFrom != "" || o.PredField != "":
@@ -284,7 +284,7 @@ func (t *tableCols) need() error {
 	case !has("config") && t.opt.Config == "":
 		return colErr("no config column: name the file's one config with --config ID, or --map config=COLUMN")
 	case has("config") && t.opt.Meta != nil:
-		return colErr("--frames, --width/--height, --max-pixels and --text-only describe the one config of a table without a config column; give this table's configs theirs with --config-meta CONFIG=frames:N,… (or --config-meta-file), or in frames, size or max_pixels columns")
+		return colErr("--frames, --size, --max-pixels and --text-only describe the one config of a table without a config column; give this table's configs theirs with --config-meta CONFIG=frames:N,… (or --config-meta-file), or in frames, size or max_pixels columns")
 	case has("config") && t.opt.Config != "":
 		return colErr("--config names the config of a table without a config column; this one has one")
 	case has("model") && t.opt.Model != "":

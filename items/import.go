@@ -29,7 +29,7 @@ type ImportResult struct {
 	Source        string   `json:"source"`
 	Out           string   `json:"out"`
 	Items         int      `json:"items"`          // written to Out
-	MissingVideos []string `json:"missing_videos"` // videos not found under --videos (their items are left out, listed here)
+	MissingVideos []string `json:"missing_videos"` // videos not found under --video-dir (their items are left out, listed here)
 	MissingItems  int      `json:"missing_items"`  // items whose video is missing (left out unless --keep-missing)
 }
 
@@ -68,7 +68,7 @@ func Import(src string, o ImportOptions) ([]Item, *ImportResult, error) {
 		return nil, nil, fmt.Errorf("%s: %d bytes, over the %d-byte cap of an items release file", src, st.Size(), MaxImportBytes)
 	}
 	if o.Videos == "" {
-		return nil, nil, errors.New("--videos DIR is required")
+		return nil, nil, errors.New("--video-dir DIR is required")
 	}
 	videos, err := filepath.Abs(o.Videos)
 	if err != nil {
@@ -151,7 +151,7 @@ func keepFound(src, videos string, items []Item, o ImportOptions) ([]Item, *Impo
 }
 
 // within reports whether path lies below dir, by name (the videos of a release may be symbolic
-// links to elsewhere; what is checked is that the release's names do not climb out of --videos).
+// links to elsewhere; what is checked is that the release's names do not climb out of --video-dir).
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)

@@ -52,7 +52,7 @@ func TestImportStrictSchemas(t *testing.T) {
 	}
 }
 
-// TestImportPathsLeavingVideos: a video named by a release that climbs out of --videos (".." or an
+// TestImportPathsLeavingVideos: a video named by a release that climbs out of --video-dir (".." or an
 // absolute path elsewhere) is listed as missing and its items left out, even where the file exists.
 func TestImportPathsLeavingVideos(t *testing.T) {
 	dir, videos := importDir(t)

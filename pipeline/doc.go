@@ -21,7 +21,7 @@
 // Run by another, its frames then taking the same per-frame path. OpenLocal gives such a source to any
 // caller (plan: the union's ReadCost, decode's own schedule of that Read).
 //
-// Callers: extract (Extract), the sweep, serve, ask, frames, probe, plan and the benchmarks; each
+// Callers: package extract (extract.Run), the sweep, serve, ask, frames, probe, plan and the benchmarks; each
 // reaches the decoder only through the source layer (TestOneSourceLayer).
 //
 // Memory holds the frames in flight, never a whole configuration's tensor (except in a MemorySink,

@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -627,3 +628,6 @@ func psnrOrNil(a, b *rgb.Image) *float64 {
 	v := math.Round(db*1e4) / 1e4
 	return &v
 }
+
+// OneLine is err's message on one line (joined errors are separated by "; ").
+func OneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }

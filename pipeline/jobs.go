@@ -125,6 +125,55 @@ func PlanJobsContext(ctx context.Context, v Video, configs []grid.Config, o Opti
 	return p.jobs, p.fails, nil
 }
 
+// ConfigPlan is what PlanJobs decides for one config of one video: the frames its sampler (or its
+// harness loader's reader) picks, what the model sees of each, and the jobs that build it (one per
+// pipeline), or why it cannot be planned.
+type ConfigPlan struct {
+	Config    *grid.Config
+	Selection sampler.Selection // set once the frames are picked (also when the layout then fails)
+	// Layout is what the model sees of each frame; nil when the video's size is unknown (a plan from
+	// counts), or when Err says why there is none.
+	Layout *geom.Layout
+	// Size is the size of the frames the layout is computed from: the video's displayed size, or a
+	// harness loader's frames (qwen-vl-utils: its resized frames).
+	Width, Height int
+	Jobs          []*Job // shared with the configs of the same bytes; their Key is "" when v has no digest
+	Err           error  // the Failure's error: what extract and serve report for this pair
+}
+
+// PlanConfigs plans configs for v exactly as PlanJobsContext does (the same selection, layout and
+// tensor checks, the same harness loader runs) and reports it per config, in the configs' order:
+// what `framesweep plan --grid` prints is what extract and serve then build or refuse. v may lack a
+// digest (the jobs then have no content key) and a size (Info.OutWidth 0, a plan from a frame count:
+// the configs then get their frames only, no layout and no jobs). Text-only configs are reported with
+// nothing planned. It errors only on bad options.
+func PlanConfigs(ctx context.Context, v Video, configs []grid.Config, o Options) ([]ConfigPlan, error) {
+	ro, err := o.resolve()
+	if err == nil {
+		err = ro.keyable()
+	}
+	if err == nil {
+		err = ro.checkLoaderOptions(configs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ConfigPlan, len(configs))
+	p := &planner{v: v, o: ro, byKey: map[string]*Job{}, report: map[*grid.Config]*ConfigPlan{}}
+	for i := range configs {
+		out[i].Config = &configs[i]
+		p.report[&configs[i]] = &out[i]
+	}
+	for i := range configs {
+		if configs[i].TextOnly {
+			out[i].Selection = sampler.Selection{Policy: "text-only", Indices: []int{}, TimestampsS: []float64{}}
+		}
+		p.config(&configs[i])
+	}
+	p.loaders(ctx)
+	return out, nil
+}
+
 // planner collects one video's jobs and failures.
 type planner struct {
 	v     Video
@@ -134,14 +183,67 @@ type planner struct {
 	byKey map[string]*Job
 	// loaderConfigs wait for their loaders' plan-only runs (loaders.go).
 	loaderConfigs []*grid.Config
+	// report, when set (PlanConfigs), gets each config's plan as it is made.
+	report map[*grid.Config]*ConfigPlan
 }
 
 func (p *planner) fail(c *grid.Config, pl string, err error) {
 	if strings.HasPrefix(err.Error(), c.ID+":") { // the sampler's errors name the config already
-		p.fails = append(p.fails, Failure{Config: c, Pipeline: pl, Err: fmt.Errorf("%s: %w", p.v.Path, err)})
+		p.addFailure(Failure{Config: c, Pipeline: pl, Err: fmt.Errorf("%s: %w", p.v.Path, err)})
 		return
 	}
-	p.fails = append(p.fails, Failure{Config: c, Pipeline: pl, Err: fmt.Errorf("%s: config %s: %w", p.v.Path, c.ID, err)})
+	p.addFailure(Failure{Config: c, Pipeline: pl, Err: fmt.Errorf("%s: config %s: %w", p.v.Path, c.ID, err)})
+}
+
+func (p *planner) addFailure(f Failure) {
+	p.fails = append(p.fails, f)
+	if r := p.report[f.Config]; r != nil && r.Err == nil {
+		r.Err = f.Err
+	}
+}
+
+// picked notes a config's frames, and the layout and frame size when there is one (PlanConfigs).
+func (p *planner) picked(c *grid.Config, plan sampler.Selection, lay *geom.Layout, w, h int) {
+	if r := p.report[c]; r != nil {
+		r.Selection, r.Layout, r.Width, r.Height = plan, lay, w, h
+	}
+}
+
+// add makes the job of spec for config c, or joins the job of the same bytes: by content key, or,
+// for a video without a digest (PlanConfigs' plan from counts or an unhashed file), per config.
+func (p *planner) add(c *grid.Config, pl string, spec cache.KeySpec, plan sampler.Selection, g geom.Geometry, lay geom.Layout) *Job {
+	key := ""
+	if p.v.SHA256 != "" {
+		key = spec.Key()
+		if j := p.byKey[key]; j != nil {
+			j.Configs = append(j.Configs, c)
+			p.addJob(c, j)
+			return j
+		}
+	}
+	j := p.o.newJob(c, pl, spec, plan, g, lay)
+	j.Key = key
+	if key != "" {
+		p.byKey[key] = j
+	}
+	p.jobs = append(p.jobs, j)
+	p.addJob(c, j)
+	return j
+}
+
+func (p *planner) addJob(c *grid.Config, j *Job) {
+	if r := p.report[c]; r != nil {
+		r.Jobs = append(r.Jobs, j)
+	}
+}
+
+// validate checks spec as a content key; without a digest (PlanConfigs) there is no key to check
+// but the rest of it.
+func (p *planner) validate(spec cache.KeySpec) error {
+	if p.v.SHA256 == "" {
+		spec.VideoSHA256 = strings.Repeat("0", 64)
+	}
+	return spec.Validate()
 }
 
 // config plans one config: its frames, its layout, then a job per pipeline (shared by key).
@@ -163,6 +265,10 @@ func (p *planner) config(c *grid.Config) {
 		p.fail(c, "", fmt.Errorf("the plan has no frames for this video (%d frames, %.3f s)", info.Frames, info.DurationS))
 		return
 	}
+	p.picked(c, plan, nil, 0, 0)
+	if info.OutWidth == 0 && p.report != nil {
+		return // a plan from counts (PlanConfigs): the frames are all there is to know
+	}
 	var g geom.Geometry = geom.Native{}
 	if c.Geometry() != nil {
 		g = c.Geometry()
@@ -172,21 +278,14 @@ func (p *planner) config(c *grid.Config) {
 		p.fail(c, "", err)
 		return
 	}
+	p.picked(c, plan, &lay, info.OutWidth, info.OutHeight)
 	for _, pl := range p.o.pipelinesOf(c) {
 		spec := p.o.keySpec(p.v, g, plan.Indices, pl)
-		if err := spec.Validate(); err != nil {
+		if err := p.validate(spec); err != nil {
 			p.fail(c, pl, err)
 			continue
 		}
-		key := spec.Key()
-		if j := p.byKey[key]; j != nil {
-			j.Configs = append(j.Configs, c)
-			continue
-		}
-		j := p.o.newJob(c, pl, spec, plan, g, lay)
-		j.Key = key
-		p.byKey[key] = j
-		p.jobs = append(p.jobs, j)
+		p.add(c, pl, spec, plan, g, lay)
 	}
 }
 

@@ -77,7 +77,7 @@ func LoaderRequest(c *grid.Config) loader.Request {
 
 // CheckConfigs validates o for configs before any video is opened: what PlanJobs would refuse for every
 // video (bad options, hardware decoding, options a harness loader decides itself or cannot honour).
-// Extract calls it first; the sweep and other callers of PlanJobs may too.
+// extract.Run calls it first; the sweep and other callers of PlanJobs may too.
 func CheckConfigs(configs []grid.Config, o Options) error {
 	ro, err := o.resolve()
 	if err == nil {
@@ -158,7 +158,7 @@ func loaderPlan(res *load.Result) sampler.Selection {
 
 // failLoader records a loader config's failure; the loader's errors name the video already.
 func (p *planner) failLoader(c *grid.Config, err error) {
-	p.fails = append(p.fails, Failure{Config: c, Err: &configError{path: p.v.Path, config: c.ID, err: err}})
+	p.addFailure(Failure{Config: c, Err: &configError{path: p.v.Path, config: c.ID, err: err}})
 }
 
 // configError is "path: config ID: cause" for a cause that may begin with the path itself.
@@ -187,29 +187,25 @@ func (p *planner) loaderJob(c *grid.Config, lj *LoaderJob) {
 	if c.Geometry() != nil {
 		g = c.Geometry()
 	}
+	plan := loaderPlan(res)
+	p.picked(c, plan, nil, w, h)
 	lay, err := layoutFor(g, decode.Info{OutWidth: w, OutHeight: h}, len(res.Frames))
 	if err != nil {
 		p.fail(c, "", err)
 		return
 	}
-	plan := loaderPlan(res)
+	p.picked(c, plan, &lay, w, h)
 	spec, err := p.o.loaderKeySpec(p.v, g, lj, plan.Indices)
 	if err == nil {
-		err = spec.Validate()
+		err = p.validate(spec)
 	}
 	if err != nil {
 		p.fail(c, cache.PipelineRaw, err)
 		return
 	}
-	key := spec.Key()
-	if j := p.byKey[key]; j != nil {
-		j.Configs = append(j.Configs, c)
-		return
+	if j := p.add(c, cache.PipelineRaw, spec, plan, g, lay); j.Loader == nil {
+		j.Loader = lj
 	}
-	j := p.o.newJob(c, cache.PipelineRaw, spec, plan, g, lay)
-	j.Key, j.Loader = key, lj
-	p.byKey[key] = j
-	p.jobs = append(p.jobs, j)
 }
 
 // loaderKeySpec is everything that decides a loader job's bytes: the video, the loader and its

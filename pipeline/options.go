@@ -43,6 +43,8 @@ type Options struct {
 	// WorkerUsage, when set with Worker, is called after every worker job with what its process used
 	// (the memory benchmark reports the worker's peak).
 	WorkerUsage func(worker.Usage)
+	// workers, set by WithWorkerPool, runs the worker jobs in processes that serve many videos.
+	workers *worker.Runner
 
 	// What follows changes how a video is decoded or described, not an input's bytes.
 
@@ -182,4 +184,26 @@ func (o Options) decodeOptions() decode.Options {
 func (o Options) Check() error {
 	_, err := o.resolve()
 	return err
+}
+
+// WithWorkerPool returns o whose worker jobs (o.Worker set) run in one pool of at most size worker
+// processes, each serving one video's jobs after another's (worker.Runner.Pool: a process is replaced
+// when it dies, goes over the memory limit, a job times out or is abandoned), and the function that
+// ends the processes: call it once every video is done. Without o.Worker, o and a no-op. Without a
+// pool each job starts a process of its own: a probe and a read per video.
+func (o Options) WithWorkerPool(size int) (Options, func()) {
+	if o.Worker == nil {
+		return o, func() {}
+	}
+	r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage, Pool: max(size, 1)}
+	o.workers = r
+	return o, func() { r.Close() }
+}
+
+// runner is what runs o's worker jobs: its pool, else a Runner that starts a process per job.
+func (o Options) runner() *worker.Runner {
+	if o.workers != nil {
+		return o.workers
+	}
+	return &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
 }

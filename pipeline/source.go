@@ -47,7 +47,8 @@ type VideoRef struct {
 var ErrChanged = errors.New("the video changed since it was described")
 
 // OpenVideo opens ref for building inputs as o says: in process, or (o.Worker set) through supervised
-// worker processes, one for the index scan and one per Read. The file is hashed unless ref carries its
+// worker processes: a job for the index scan and one per Read, each in a process of its own, or in
+// o's pool of processes (WithWorkerPool). The file is hashed unless ref carries its
 // digest: Video.SHA256 is the content digest every cache key names. The caller closes the Source.
 func OpenVideo(ctx context.Context, ref VideoRef, o Options) (Video, Source, error) {
 	v := Video{Path: ref.Path, SHA256: ref.SHA256}
@@ -148,7 +149,7 @@ func openDecoder(ctx context.Context, ref VideoRef, o Options) (Source, error) {
 		return openWorkerFile(ctx, ref, o)
 	}
 	if o.Worker != nil {
-		r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
+		r := o.runner()
 		if ref.Info != nil {
 			return &workerSource{ctx: ctx, r: r, path: ref.Path, opts: opts, info: *ref.Info}, nil
 		}
@@ -232,8 +233,8 @@ func ShardKey(path string) (digest, key string, err error) {
 	return "", hex.EncodeToString(sum[:]), err
 }
 
-// workerSource decodes in a supervised child process per Read: the file at path, or, with file set,
-// the file that descriptor holds (the child inherits it; path only names it).
+// workerSource decodes in a supervised worker job per Read: the file at path, or, with file set,
+// the file that descriptor holds (the worker gets a copy of it; path only names it).
 type workerSource struct {
 	ctx  context.Context
 	r    *worker.Runner

@@ -12,7 +12,6 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/engine/procfd"
-	"github.com/framesweep/framesweep/internal/engine/worker"
 )
 
 // Opening a video by its descriptor (VideoRef.File). A caller that opened a file and checked it (serve:
@@ -42,7 +41,7 @@ func openWorkerFile(ctx context.Context, ref VideoRef, o Options) (Source, error
 		return nil, err
 	}
 	opts := o.decodeOptions()
-	r := &worker.Runner{Limits: *o.Worker, Usage: o.WorkerUsage}
+	r := o.runner()
 	ws := &workerSource{ctx: ctx, r: r, path: ref.Path, file: f, opts: opts}
 	if ref.Info != nil {
 		ws.info = *ref.Info

@@ -12,10 +12,9 @@ type Target struct {
 	Kernel string
 }
 
-// FanOut makes every target from one source frame. The source is prepared at most once per kernel
-// family and reused for all its targets (OpenCV: one Mat copy; the Pillow and torch kernels read the
-// bytes directly and convert on the fly), and Resizers come from New's cache, so a grid of configs on
-// the same video costs one preparation plus the resizes. A target equal to the source size comes out as
+// FanOut makes every target from one source frame. Every kernel reads the source's bytes in place (the
+// Pillow and torch kernels convert on the fly, cv::resize reads the same buffer), and Resizers come
+// from New's cache, so a grid of configs on the same video costs the resizes alone. A target equal to the source size comes out as
 // a copy with every kernel (Pillow, torchvision and cv::resize all short-circuit it).
 func FanOut(src *rgb.Image, targets []Target) ([]*rgb.Image, error) {
 	return FanOutInto(src, targets, nil)
@@ -29,8 +28,6 @@ func FanOutInto(src *rgb.Image, targets []Target, reuse []*rgb.Image) ([]*rgb.Im
 		return nil, &Error{Op: "fanout", Err: ErrBadSize, Msg: "source: " + err.Error()}
 	}
 	out := make([]*rgb.Image, len(targets))
-	var mat *cvMat
-	defer func() { _ = mat.Close() }()
 	for i, t := range targets {
 		kernel := t.Kernel
 		if kernel == "" {
@@ -46,18 +43,7 @@ func FanOutInto(src *rgb.Image, targets []Target, reuse []*rgb.Image) ([]*rgb.Im
 		} else {
 			dst = rgb.New(t.W, t.H)
 		}
-		switch rr := r.(type) {
-		case *cvResizer:
-			if mat == nil {
-				if mat, err = newCVMat(src); err != nil {
-					return nil, &Error{Op: "fanout", Kernel: kernel, Err: ErrOpenCV, Msg: err.Error()}
-				}
-			}
-			err = rr.resizeMat(dst, mat)
-		default:
-			err = r.Resize(dst, src)
-		}
-		if err != nil {
+		if err := r.Resize(dst, src); err != nil {
 			return nil, fmt.Errorf("target %d: %w", i, err)
 		}
 		out[i] = dst

@@ -1,28 +1,23 @@
 package resize
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
-	"gocv.io/x/gocv"
-
+	"github.com/framesweep/framesweep/native/opencv"
 	"github.com/framesweep/framesweep/rgb"
 )
 
 // The cached pipeline's JPEG codec: what VLMEvalKit's frame cache does with Pillow's default
 // Image.save(format='JPEG') — quality 75, 4:2:0 chroma subsampling, baseline, no optimisation — encoded
-// and decoded here with OpenCV's libjpeg-turbo (the library Pillow links too), so the bytes and the
-// decoded pixels match Pillow's (resize/jpeg_test.go checks both against /usr/bin/python3 PIL).
+// and decoded with libjpeg-turbo (the library Pillow and OpenCV's imgcodecs link) with OpenCV 4.6's
+// settings, through native/opencv: the bytes and the decoded pixels match Pillow's (resize/jpeg_test.go
+// checks both against /usr/bin/python3 PIL) and cv2.imencode/imdecode's (resize/opencv_test.go, also
+// against gocv's IMEncode/IMDecode).
 
 // PillowJPEGQuality is Pillow's default JPEG quality.
 const PillowJPEGQuality = 75
-
-// imwriteJpegSamplingFactor and its 4:2:0 value (OpenCV ≥ 4.5.5 IMWRITE_JPEG_SAMPLING_FACTOR,
-// not exported by gocv v0.32.0). libjpeg already defaults to 4:2:0; saying so pins it.
-const (
-	imwriteJpegSamplingFactor    = 7
-	imwriteJpegSamplingFactor420 = 0x221111
-)
 
 // ErrJPEG reports a JPEG that could not be encoded or decoded.
 var ErrJPEG = errors.New("jpeg")
@@ -35,57 +30,107 @@ func EncodeJPEG(img *rgb.Image, quality int) ([]byte, error) {
 	if quality < 1 || quality > 100 {
 		return nil, fmt.Errorf("%w: encode: quality %d outside 1..100", ErrJPEG, quality)
 	}
-	m := gocv.NewMatWithSize(img.H, img.W, gocv.MatTypeCV8UC3)
-	defer m.Close()
-	dst, err := m.DataPtrUint8()
+	out, err := opencv.EncodeJPEG(img.Pix, img.W, img.H, img.Stride, quality)
 	if err != nil {
 		return nil, fmt.Errorf("%w: encode: %v", ErrJPEG, err)
 	}
-	// Copy into C memory (C never holds Go memory), swapping RGB → OpenCV's BGR order.
-	for y := 0; y < img.H; y++ {
-		src := img.Row(y)
-		row := dst[y*3*img.W : (y+1)*3*img.W]
-		for i := 0; i < len(src); i += 3 {
-			row[i], row[i+1], row[i+2] = src[i+2], src[i+1], src[i]
-		}
-	}
-	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, m, []int{
-		gocv.IMWriteJpegQuality, quality,
-		imwriteJpegSamplingFactor, imwriteJpegSamplingFactor420,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: encode: %v", ErrJPEG, err)
-	}
-	defer buf.Close()
-	out := append([]byte(nil), buf.GetBytes()...)
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: encode: OpenCV returned no bytes", ErrJPEG)
+		return nil, fmt.Errorf("%w: encode: libjpeg returned no bytes", ErrJPEG)
 	}
 	return out, nil
 }
 
-// DecodeJPEG decodes a JPEG to RGB24 (libjpeg's default fancy upsampling and integer IDCT, as Pillow).
+// DecodeJPEG decodes a JPEG to RGB24 (libjpeg's default fancy upsampling and integer IDCT, as Pillow
+// and cv::imdecode). It refuses what it would not decode as cv::imdecode(IMREAD_COLOR) does rather than
+// return other pixels: a 4-component (CMYK) JPEG, an EXIF orientation other than "normal" (imdecode
+// would rotate), a picture over MaxPixels, and corrupt or truncated data.
 func DecodeJPEG(b []byte) (*rgb.Image, error) {
 	if len(b) < 4 || b[0] != 0xFF || b[1] != 0xD8 {
 		return nil, fmt.Errorf("%w: decode: not a JPEG (no SOI marker)", ErrJPEG)
 	}
-	m, err := gocv.IMDecode(b, gocv.IMReadColor)
+	w, h, comps, err := opencv.JPEGInfo(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: decode: %v", ErrJPEG, err)
 	}
-	defer m.Close()
-	if m.Empty() || m.Type() != gocv.MatTypeCV8UC3 {
-		return nil, fmt.Errorf("%w: decode: OpenCV could not decode %d bytes", ErrJPEG, len(b))
+	if comps != 1 && comps != 3 {
+		return nil, fmt.Errorf("%w: decode: %d colour components (only grey and YCbCr/RGB JPEGs are read)", ErrJPEG, comps)
 	}
-	src, err := m.DataPtrUint8()
-	if err != nil {
+	if w > MaxSide || h > MaxSide || w*h > MaxPixels {
+		return nil, fmt.Errorf("%w: decode: %dx%d is larger than %d pixels per side or %d in all", ErrJPEG, w, h, MaxSide, MaxPixels)
+	}
+	if o := exifOrientation(b); o >= 2 && o <= 8 {
+		return nil, fmt.Errorf("%w: decode: EXIF orientation %d (cv::imdecode would rotate or flip the picture; not applied here)", ErrJPEG, o)
+	}
+	img := rgb.New(w, h)
+	if err := opencv.DecodeJPEG(b, img.Pix, w, h, img.Stride); err != nil {
 		return nil, fmt.Errorf("%w: decode: %v", ErrJPEG, err)
-	}
-	img := rgb.New(m.Cols(), m.Rows())
-	for i := 0; i+2 < len(img.Pix); i += 3 {
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2] = src[i+2], src[i+1], src[i]
 	}
 	return img, nil
+}
+
+// exifOrientation returns the Orientation tag (0x0112) of IFD0 in a JPEG's Exif APP1 segment, or 0
+// when there is none (or the segment cannot be read: then there is no orientation to apply either).
+// Only the markers before the first scan are read.
+func exifOrientation(b []byte) int {
+	for i := 2; i+4 <= len(b); {
+		if b[i] != 0xFF {
+			return 0
+		}
+		m := b[i+1]
+		if m == 0xFF { // fill byte
+			i++
+			continue
+		}
+		if m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7) { // no length
+			i += 2
+			continue
+		}
+		if m == 0xDA || m == 0xD9 { // start of scan, end of image
+			return 0
+		}
+		n := int(binary.BigEndian.Uint16(b[i+2:]))
+		if n < 2 || i+2+n > len(b) {
+			return 0
+		}
+		if seg := b[i+4 : i+2+n]; m == 0xE1 && len(seg) >= 6 && string(seg[:6]) == "Exif\x00\x00" {
+			if o := tiffOrientation(seg[6:]); o != 0 {
+				return o
+			}
+		}
+		i += 2 + n
+	}
+	return 0
+}
+
+// tiffOrientation reads tag 0x0112 (a SHORT) from IFD0 of a TIFF header, or 0.
+func tiffOrientation(t []byte) int {
+	if len(t) < 8 {
+		return 0
+	}
+	var bo binary.ByteOrder
+	switch string(t[:4]) {
+	case "II*\x00":
+		bo = binary.LittleEndian
+	case "MM\x00*":
+		bo = binary.BigEndian
+	default:
+		return 0
+	}
+	off := int(bo.Uint32(t[4:]))
+	if off < 8 || off+2 > len(t) {
+		return 0
+	}
+	n := int(bo.Uint16(t[off:]))
+	for k := 0; k < n; k++ {
+		e := off + 2 + 12*k
+		if e+12 > len(t) {
+			return 0
+		}
+		if bo.Uint16(t[e:]) == 0x0112 && bo.Uint16(t[e+2:]) == 3 { // SHORT
+			return int(bo.Uint16(t[e+8:]))
+		}
+	}
+	return 0
 }
 
 // JPEGRoundTrip is the cached pipeline's frame step: encode at quality, then decode.

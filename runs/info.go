@@ -149,7 +149,7 @@ func decodingDiffs(prev, cur *record.Decoding) []string {
 		out = append(out, fmt.Sprintf("--temperature %v vs %v", prev.Temperature, cur.Temperature))
 	}
 	if prev.Seed != cur.Seed {
-		out = append(out, fmt.Sprintf("--seed %d vs %d", prev.Seed, cur.Seed))
+		out = append(out, fmt.Sprintf("--llm-seed %d vs %d", prev.Seed, cur.Seed))
 	}
 	if prev.MaxTokens != cur.MaxTokens {
 		out = append(out, fmt.Sprintf("--max-tokens %d vs %d", prev.MaxTokens, cur.MaxTokens))
@@ -164,7 +164,7 @@ func DecodingWarning(prev, cur *Info) string {
 		return ""
 	}
 	d := cur.Decoding
-	return fmt.Sprintf("run.json records no sampling settings (written before framesweep recorded them): this session's (--temperature %v --seed %d --max-tokens %d) cannot be checked against the earlier sessions'; each record now carries its own", d.Temperature, d.Seed, d.MaxTokens)
+	return fmt.Sprintf("run.json records no sampling settings (written before framesweep recorded them): this session's (--temperature %v --llm-seed %d --max-tokens %d) cannot be checked against the earlier sessions'; each record now carries its own", d.Temperature, d.Seed, d.MaxTokens)
 }
 
 func intp(p *int) string {

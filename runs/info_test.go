@@ -21,7 +21,7 @@ func TestSameSweepDecoding(t *testing.T) {
 	if !errors.Is(err, ErrMismatch) {
 		t.Fatalf("other settings: %v", err)
 	}
-	for _, want := range []string{"--temperature 0 vs 0.7", "--seed 1 vs 2", "--max-tokens 32 vs 3"} {
+	for _, want := range []string{"--temperature 0 vs 0.7", "--llm-seed 1 vs 2", "--max-tokens 32 vs 3"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: does not name %q", err, want)
 		}
@@ -29,7 +29,7 @@ func TestSameSweepDecoding(t *testing.T) {
 	if err := SameSweep(info(nil), info(base)); err != nil {
 		t.Errorf("an older run.json: %v", err)
 	}
-	if w := DecodingWarning(info(nil), info(base)); !strings.Contains(w, "records no sampling settings") || !strings.Contains(w, "--seed 1") {
+	if w := DecodingWarning(info(nil), info(base)); !strings.Contains(w, "records no sampling settings") || !strings.Contains(w, "--llm-seed 1") {
 		t.Errorf("warning %q", w)
 	}
 	if w := DecodingWarning(info(base), info(base)); w != "" {

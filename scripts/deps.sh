@@ -12,14 +12,17 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 # Slurm; the ASan runtime; the nlohmann/stb headers the ollama test server's llama.cpp needs).
 # `deps.sh build` installs the first set, `deps.sh` (make test) both, `deps.sh cuda` the first set and
 # llama.cpp's CUDA backend (its CUDA 13 and CUDA 12 builds).
+# The binary links OpenCV's core and imgproc and libjpeg-turbo only (native/opencv); all of OpenCV
+# (libopencv-dev, for gocv) is what resize's tests compare against, so it is a test package.
 BUILD_PKGS=(
   python3 python3-numpy pkg-config ccache
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libavfilter-dev libavdevice-dev libswresample-dev
-  libopencv-dev
+  libopencv-core-dev libopencv-imgproc-dev libjpeg62-turbo-dev
 )
 # Installed first, with ccache, so the background builds below can start before the long apt run.
 EARLY_TEST_PKGS=(nlohmann-json3-dev libstb-dev)
 TEST_PKGS=(
+  libopencv-dev
   ffmpeg
   python3-pil python3-av python3-opencv python3-pip python3-setuptools python3-venv
   python3-torch python3-torchvision python3-packaging python3-requests
@@ -152,10 +155,10 @@ if [ -f go.mod ]; then
   fi
   warm_log=$(mktemp)
   # shellcheck disable=SC1091
-  # Every package of the binary that needs no apt package: all but go-astiav (FFmpeg), gocv (OpenCV)
-  # and what imports them.
+  # Every package of the binary that needs no apt package: all but go-astiav (FFmpeg), native/opencv
+  # (OpenCV and libjpeg headers) and what imports them.
   (source scripts/env.sh && go build $(go list -deps -f '{{.ImportPath}} {{join .Deps " "}}' ./cmd/framesweep |
-    awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(github.com\/asticode\/go-astiav|gocv.io\/x\/gocv)/) next; print $1 }')) >"$warm_log" 2>&1 &
+    awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(github.com\/asticode\/go-astiav|github.com\/framesweep\/framesweep\/native\/opencv)/) next; print $1 }')) >"$warm_log" 2>&1 &
   warm=$!
   if [ "$MODE" = test ]; then
     ollama_log=$(mktemp)

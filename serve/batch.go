@@ -113,12 +113,14 @@ func (s *Server) build(ctx context.Context, k passKey, v pipeline.Video, job *pi
 
 // leave drops one waiter of b; when none is left before b is done, b is cancelled and forgotten so
 // that later requests start afresh. A batch that has not started never will (run finds it done): its
-// builds end now.
+// builds end now. A running batch whose every build is settled is left to end by itself: only the
+// decoder's end is left, and cancelling it would kill a worker process that is about to answer (the
+// pool would then start another).
 func (s *Server) leave(b *batch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b.refs--
-	if b.refs > 0 || b.state == batchDone {
+	if b.refs > 0 || b.state == batchDone || b.state == batchRunning && len(b.futs) == 0 {
 		return
 	}
 	if b.state == batchOpen {

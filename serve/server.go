@@ -92,8 +92,9 @@ type Server struct {
 	log     *log.Logger
 	mux     *http.ServeMux
 
-	ctx    context.Context // passes and requests derive from it; Close cancels it
-	cancel context.CancelFunc
+	ctx        context.Context // passes and requests derive from it; Close cancels it
+	cancel     context.CancelFunc
+	endWorkers func() // ends the worker processes (Config.Worker); Close calls it
 
 	mu       sync.Mutex
 	open     map[passKey]*batch
@@ -182,9 +183,11 @@ func New(cfg Config) (*Server, error) {
 	if err := procfd.Check(); err != nil {
 		return nil, err // videos are decoded through the descriptors serve opens
 	}
+	// With Worker, one pool of at most MaxInflight worker processes decodes for every request.
+	base, endWorkers := pipeline.Options{Worker: cfg.Worker}.WithWorkerPool(cfg.MaxInflight)
 	s := &Server{cfg: cfg, roots: rs, hosts: hs, window: cfg.Window, sem: make(chan struct{}, cfg.MaxInflight),
-		bodies: make(chan struct{}, cfg.MaxBodies), clients: newClients(cfg.MaxPerClient),
-		videos: newVideos(cfg.Worker, videoEntries), open: map[passKey]*batch{}, building: map[buildKey]building{}}
+		bodies: make(chan struct{}, cfg.MaxBodies), clients: newClients(cfg.MaxPerClient), endWorkers: endWorkers,
+		videos: newVideos(base, videoEntries), open: map[passKey]*batch{}, building: map[buildKey]building{}}
 	switch {
 	case s.window == 0:
 		s.window = DefaultWindow
@@ -209,9 +212,10 @@ func New(cfg Config) (*Server, error) {
 
 func (s *Server) logf(format string, a ...any) { s.log.Printf(format, a...) }
 
-// Close cancels every pass and request in progress. It is idempotent.
+// Close cancels every pass and request in progress and ends the worker processes. It is idempotent.
 func (s *Server) Close() error {
 	s.cancel()
+	s.endWorkers()
 	return nil
 }
 
@@ -764,11 +768,11 @@ func (s *Server) send(w http.ResponseWriter, o *object, format, served, config s
 	var parts [][]byte
 	ext := ".safetensors"
 	if format == FormatNPY {
-		head, err := npy.Header(string(o.DType), o.Shape)
-		if err != nil {
+		var err error
+		if parts, err = npy.Encode(string(o.DType), o.Shape, o.Data); err != nil {
 			return err
 		}
-		parts, ext = [][]byte{head, o.Data}, ".npy"
+		ext = ".npy"
 	} else {
 		parts = [][]byte{o.Header, o.Data, o.Tail}
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/framesweep/framesweep/decode"
 	"github.com/framesweep/framesweep/internal/engine/procfd"
-	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/pipeline"
 )
 
@@ -68,9 +67,10 @@ func keyFor(path string, id fileID, o pipeline.Options) passKey {
 }
 
 // options are the engine options that open k's video (the request's other options decide only the
-// bytes of its object).
-func (k passKey) options(limits *worker.Limits) pipeline.Options {
-	o := pipeline.Options{NoAutorotate: k.NoRot, OnDamaged: k.OnDamaged, Worker: limits}
+// bytes of its object), on base: the server's decoding (its worker pool with --worker).
+func (k passKey) options(base pipeline.Options) pipeline.Options {
+	o := base
+	o.NoAutorotate, o.OnDamaged = k.NoRot, k.OnDamaged
 	if k.Stream >= 0 {
 		o.Stream = decode.StreamAt(k.Stream)
 	}
@@ -81,13 +81,13 @@ func (k passKey) options(limits *worker.Limits) pipeline.Options {
 // keeps the descriptions in an LRU; concurrent requests for a video being described share one
 // description (singleflight).
 type videos struct {
-	worker *worker.Limits
+	base   pipeline.Options // how the server decodes: in process, or in its pool of worker processes
 	cache  *lru[videoKey, pipeline.Video]
 	flight singleflight.Group
 }
 
-func newVideos(limits *worker.Limits, entries int) *videos {
-	return &videos{worker: limits, cache: newLRU[videoKey, pipeline.Video](int64(entries), func(pipeline.Video) int64 { return 1 })}
+func newVideos(base pipeline.Options, entries int) *videos {
+	return &videos{base: base, cache: newLRU[videoKey, pipeline.Video](int64(entries), func(pipeline.Video) int64 { return 1 })}
 }
 
 // flightKey names a description in the single flight (a videoKey as a string).
@@ -138,7 +138,7 @@ func (vs *videos) forget(k videoKey) { vs.cache.delete(k) }
 // describe hashes the opened file and runs the decoder's index scan on it through the engine's source
 // layer (in a worker process when configured); the file must be the same version before and after.
 func (vs *videos) describe(ctx context.Context, k passKey, f *os.File) (pipeline.Video, error) {
-	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, File: f}, k.options(vs.worker))
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, File: f}, k.options(vs.base))
 	if err != nil {
 		return v, videoErr(err)
 	}
@@ -175,7 +175,7 @@ func videoErr(err error) error {
 // takes the description, an in-process open checks the file still matches it (409 and the description
 // forgotten otherwise).
 func (vs *videos) open(ctx context.Context, k passKey, v pipeline.Video, f *os.File) (pipeline.Source, error) {
-	_, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, SHA256: v.SHA256, Info: &v.Info, File: f}, k.options(vs.worker))
+	_, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: k.Path, SHA256: v.SHA256, Info: &v.Info, File: f}, k.options(vs.base))
 	switch {
 	case errors.Is(err, pipeline.ErrChanged):
 		vs.forget(k.videoKey)

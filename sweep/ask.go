@@ -23,17 +23,13 @@ import (
 func (s *session) ask(ctx context.Context, it *items.Item, c *grid.Config, v *pipeline.Video, in *input) *record.Full {
 	var job *pipeline.Job
 	if in != nil {
-		job = in.job
+		job = in.Job
 	}
 	r := s.baseRecord(it, c, v, job)
 	req := s.request(it)
 	if job != nil {
-		req.Frames = in.frames
-		if in.tensor != nil {
-			req.Tensors = []llm.Tensor{*in.tensor}
-		}
-		req.Video, req.ImagesPerFrame = VideoTiming(v, job, len(in.frames)), job.Images
-		r.InputSHA256, r.Damaged = in.sha, in.damaged
+		in.Fill(req, v)
+		r.InputSHA256, r.Damaged = in.SHA256, in.Damaged
 	}
 	if p, tpl, err := llm.Render(req); err == nil {
 		b, _ := json.Marshal(p)

@@ -157,9 +157,9 @@ func (l *ladder) annotate(r *record.Full, k int, in *input, buildS, wallS float6
 	st := l.state[r.ItemID]
 	final := true
 	cs := &record.CascadeStep{Threshold: l.c.Threshold, Budgets: l.c.Budgets, Step: k + 1}
-	if in != nil && in.job != nil {
-		st.fed += in.job.Frames()
-		for _, x := range in.job.Selection.Indices {
+	if in != nil && in.Job != nil {
+		st.fed += in.Job.Frames()
+		for _, x := range in.Job.Selection.Indices {
 			st.distinct[x] = true
 		}
 		conf := 0.0 // a runtime without probabilities is never confident

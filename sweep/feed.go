@@ -5,65 +5,32 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/items"
-	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/record"
-	"github.com/framesweep/framesweep/rgb"
 )
 
-// input is one config's input as the runtime is fed it.
+// input is one config's input as the sweep holds it: the model input (Input; its Job nil for a
+// text-only pair), or, while it is in the store only, its key.
 type input struct {
-	v       *pipeline.Video // the opened video (nil: text-only)
-	job     *pipeline.Job   // nil: text-only
-	key     string          // set while the input is in the store only (a cache hit, or over the memory budget)
-	frames  []*rgb.Image    // the uint8 RGB images in tensor order (a runtime that takes frames)
-	tensor  *llm.Tensor     // the float tensor itself (a tensor runtime, llm.TensorInput)
-	sha     string          // sha256 of the frames tensor: the record's input_sha256
-	damaged []int           // frames the decoder concealed (fed under --on-damaged keep)
-	t0      time.Time       // the round's start
-	buildS  float64         // from the round's start until the input was ready
+	Input
+	v      *pipeline.Video // the opened video (nil: text-only)
+	key    string          // set while the input is in the store only (a cache hit, or over the memory budget)
+	t0     time.Time       // the round's start
+	buildS float64         // from the round's start until the input was ready
 }
 
-// memoryInput is a built input fed from the pass's memory: the frames are views of the tensor the
-// pass produced (the same bytes a store object holds), never re-read.
+// memoryInput is a built input fed from the pass's memory (NewInput).
 func memoryInput(o *pipeline.Object, v *pipeline.Video, t0 time.Time) (*input, error) {
-	j := o.Result.Job
-	in := &input{v: v, job: j, sha: o.DataSHA256, damaged: o.Result.Damaged, t0: t0}
-	if err := in.setData(j.Key, cache.Tensor{Name: "frames", DType: j.DType, Shape: j.Shape(), Data: o.Data}); err != nil {
+	mi, err := NewInput(o)
+	if err != nil {
 		return nil, err
 	}
-	in.buildS = time.Since(t0).Seconds()
-	return in, nil
-}
-
-// setData makes t the input the runtime is fed: uint8 RGB images (views of t's data), or, for a float
-// tensor (only a tensor runtime's options build one: adoptTensorInput), the tensor itself.
-func (in *input) setData(key string, t cache.Tensor) error {
-	switch t.DType {
-	case cache.U8:
-		f := &cache.File{Tensors: map[string]cache.Tensor{"frames": t}}
-		frames, err := f.Images("frames")
-		in.frames = frames
-		return err
-	case cache.F32:
-		data, err := pipeline.Float32s(t.Data)
-		if err != nil {
-			return fmt.Errorf("input %s: %w", key, err)
-		}
-		shape := make([]int64, len(t.Shape))
-		for i, d := range t.Shape {
-			shape[i] = int64(d)
-		}
-		in.tensor = &llm.Tensor{Shape: shape, Data: data}
-		return nil
-	}
-	return fmt.Errorf("input %s is %s: the runtimes take uint8 RGB frames or a float32 tensor", key, t.DType)
+	return &input{Input: *mi, v: v, t0: t0, buildS: time.Since(t0).Seconds()}, nil
 }
 
 // load reads an input that is in the store only.
@@ -76,9 +43,9 @@ func (in *input) load(ctx context.Context, store *cache.Store) error {
 		return err
 	}
 	sum := sha256.Sum256(pin.Tensor.Data)
-	in.sha = hex.EncodeToString(sum[:])
+	in.SHA256 = hex.EncodeToString(sum[:])
 	if d := pin.Meta["damaged"]; d != "" && d != "[]" {
-		_ = json.Unmarshal([]byte(d), &in.damaged) // the object's own metadata; a bad list only loses the note
+		_ = json.Unmarshal([]byte(d), &in.Damaged) // the object's own metadata; a bad list only loses the note
 	}
 	in.buildS = time.Since(in.t0).Seconds()
 	return nil
@@ -103,7 +70,7 @@ func (s *feedSink) Begin(j *pipeline.Job) (pipeline.JobWriter, error) {
 	n := j.TensorBytes()
 	if n > s.budget {
 		return (&pipeline.StoreSink{Ctx: s.ctx, Store: s.spill, Written: func(r *pipeline.Result, _ cache.Ref) error {
-			s.done(r.Job, &input{v: s.v, job: r.Job, key: r.Job.Key, t0: s.t0}, nil)
+			s.done(r.Job, &input{Input: Input{Job: r.Job}, v: s.v, key: r.Job.Key, t0: s.t0}, nil)
 			return nil
 		}}).Begin(j)
 	}
@@ -223,10 +190,10 @@ func newFeeder(ctx context.Context, stopVideo func(), s *session, g *group, vs *
 
 // input queues an input and the pairs to ask on it.
 func (f *feeder) input(in *input, asks []ask) {
-	fi := feedInput{in: in, asks: asks, load: in.key != "" && in.frames == nil && in.tensor == nil}
-	if in.job != nil {
+	fi := feedInput{in: in, asks: asks, load: in.key != "" && in.Frames == nil && in.Tensor == nil}
+	if in.Job != nil {
 		f.mu.Lock()
-		f.fed[in.job.Key] = true
+		f.fed[in.Job.Key] = true
 		if in.key != "" && f.s.scratch != "" {
 			f.spilled = append(f.spilled, in.key)
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/runs"
-	"github.com/framesweep/framesweep/sampler"
 )
 
 // Options configure a sweep. The CLI fills them from its flags and calls Check, so every rule on
@@ -208,16 +207,3 @@ func RunLibraries(all map[string]string, engine string) map[string]string {
 
 // runtimeLibraries are the libraries only one runtime engine uses.
 var runtimeLibraries = map[string]string{"llama_cpp": "llamacpp", "llama_cpp_backends": "llamacpp", "onnxruntime": "onnx"}
-
-// ParseBudgets reads --cascade's frame budgets ("16,32,64,128"); Check requires them increasing.
-func ParseBudgets(s string) ([]int, error) {
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 || n > sampler.MaxBudget {
-			return nil, optErr("--cascade %q: want increasing frame budgets such as 16,32,64,128", s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}

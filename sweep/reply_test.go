@@ -270,7 +270,7 @@ func TestSweepDecodingIdentity(t *testing.T) {
 		flag string
 	}{
 		{func(o *Options) { o.Temperature = 0 }, "--temperature 0.5 vs 0"},
-		{func(o *Options) { o.Seed = 8 }, "--seed 7 vs 8"},
+		{func(o *Options) { o.Seed = 8 }, "--llm-seed 7 vs 8"},
 		{func(o *Options) { o.MaxTokens = 3 }, "--max-tokens 32 vs 3"},
 	} {
 		oo := o

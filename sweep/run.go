@@ -102,6 +102,10 @@ func Run(ctx context.Context, stop <-chan struct{}, o Options) (*Summary, error)
 	if err := pipeline.CheckConfigs(o.Grid.Configs, o.Input); err != nil {
 		return nil, &OptionsError{Msg: err.Error()}
 	}
+	// With --worker, one pool of at most Jobs worker processes decodes every video.
+	var endWorkers func()
+	o.Input, endWorkers = o.Input.WithWorkerPool(o.Jobs)
+	defer endWorkers()
 	var steps []*grid.Config
 	if o.Cascade != nil {
 		var err error

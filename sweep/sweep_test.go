@@ -16,6 +16,7 @@ import (
 
 	"github.com/framesweep/framesweep/audit"
 	"github.com/framesweep/framesweep/cache"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/testsupport/ollamatest"
 	"github.com/framesweep/framesweep/internal/testsupport/testenv"
@@ -130,7 +131,7 @@ func TestSweepEndToEnd(t *testing.T) {
 	for _, v := range sum.PerVideo {
 		videos = append(videos, v.Video)
 	}
-	if _, err := pipeline.Extract(ctx, pipeline.ExtractOptions{Grid: o.Grid, Store: store, Jobs: 1}, videos); err != nil {
+	if _, err := extract.Run(ctx, extract.Options{Grid: o.Grid, Store: store, Jobs: 1}, videos); err != nil {
 		t.Fatal(err)
 	}
 	for k, r := range recs {
@@ -208,7 +209,7 @@ func TestSweepAfterExtractDecodesNothing(t *testing.T) {
 	for _, it := range o.Items.Items {
 		videos = append(videos, it.Video)
 	}
-	if _, err := pipeline.Extract(ctx, pipeline.ExtractOptions{Grid: o.Grid, Store: store, Jobs: 1}, dedupe(videos)); err != nil {
+	if _, err := extract.Run(ctx, extract.Options{Grid: o.Grid, Store: store, Jobs: 1}, dedupe(videos)); err != nil {
 		t.Fatal(err)
 	}
 	b := testOptions(t, filepath.Join(dir, "b"), rt, sp, testGrid)

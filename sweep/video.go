@@ -213,7 +213,7 @@ func (d *driver) fromStore(jobs []*pipeline.Job, byJob map[*pipeline.Job][]ask, 
 		switch {
 		case err == nil:
 			d.vs.InputsCached++
-			d.feed.input(&input{v: &d.v, job: j, key: j.Key, t0: t0}, byJob[j])
+			d.feed.input(&input{Input: Input{Job: j}, v: &d.v, key: j.Key, t0: t0}, byJob[j])
 		case errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrCorrupt):
 			build = append(build, j)
 		case interrupted(d.ctx, err):
@@ -288,7 +288,7 @@ func (d *driver) repair(k int) error {
 		byJob := map[*pipeline.Job][]ask{}
 		var jobs []*pipeline.Job
 		for _, fi := range redo {
-			j := fi.in.job
+			j := fi.in.Job
 			if d.rebuilt[j.Key] {
 				return &StoreError{Err: fmt.Errorf("input %s: its object is unreadable again after it was built again", j.Key)}
 			}

@@ -71,7 +71,7 @@ func selectBudgets(d *dataset.Dataset, co Options, defaultPolicy string) ([]int,
 		}
 	}
 	if best == nil {
-		return nil, "cascade skipped: no chain of ≥2 budgets of one policy and size with confidences (pass --budgets)", nil
+		return nil, "cascade skipped: no chain of ≥2 budgets of one policy and size with confidences (pass --cascade)", nil
 	}
 	sort.Slice(best, func(a, b int) bool { return *d.Configs[best[a]].Frames < *d.Configs[best[b]].Frames })
 	return best, "", nil
@@ -159,7 +159,7 @@ func givenBudgets(d *dataset.Dataset, co Options, defaultPolicy string, groups m
 			}
 			desc = append(desc, fmt.Sprintf("%q: %q", key, ids))
 		}
-		return nil, record.Errorf("", 0, "cascade", dataset.ErrBadArgs, "budgets %v match several config chains (%s): choose with --policy or --size", co.Budgets, strings.Join(desc, "; "))
+		return nil, record.Errorf("", 0, "cascade", dataset.ErrBadArgs, "budgets %v match several config chains (%s): choose with --cascade-policy or --cascade-size", co.Budgets, strings.Join(desc, "; "))
 	}
 	return fits[0], nil
 }

@@ -42,11 +42,12 @@ func Recorded(pos []string) (*AuditOptions, string, error) {
 }
 
 // Flags are the `framesweep audit` flags that give these options again, by flag name; a repeatable
-// flag (ceiling) has one value per use. Options at their zero value (no reference, no folds, any
+// flag (ceiling) has one value per use. The names are the current spellings (README "Commands"),
+// never the old ones kept as deprecated aliases. Options at their zero value (no reference, no folds, any
 // policy or size) have no flag.
 func (a AuditOptions) Flags() map[string][]string {
 	vals := map[string][]string{
-		"seed": {strconv.FormatUint(a.Seed, 10)}, "resamples": {strconv.Itoa(a.Resamples)},
+		"bootstrap-seed": {strconv.FormatUint(a.Seed, 10)}, "resamples": {strconv.Itoa(a.Resamples)},
 		"epsilon": {strconv.FormatFloat(a.Epsilon, 'g', -1, 64)}, "default-policy": {a.DefaultPolicy},
 	}
 	if len(a.Budgets) > 0 {
@@ -54,7 +55,7 @@ func (a AuditOptions) Flags() map[string][]string {
 		for _, n := range a.Budgets {
 			b = append(b, strconv.Itoa(n))
 		}
-		vals["budgets"] = []string{strings.Join(b, ",")}
+		vals["cascade"] = []string{strings.Join(b, ",")}
 	}
 	for k, v := range map[string]int{"reference": a.Reference, "folds": a.Folds} {
 		if v != 0 {
@@ -62,10 +63,10 @@ func (a AuditOptions) Flags() map[string][]string {
 		}
 	}
 	if a.Policy != "" {
-		vals["policy"] = []string{a.Policy}
+		vals["cascade-policy"] = []string{a.Policy}
 	}
 	if a.Width > 0 {
-		vals["size"] = []string{fmt.Sprintf("%dx%d", a.Width, a.Height)}
+		vals["cascade-size"] = []string{fmt.Sprintf("%dx%d", a.Width, a.Height)}
 	}
 	if a.Cluster != "" {
 		vals["cluster"] = []string{a.Cluster}

@@ -47,15 +47,15 @@ func TestInputsKeepModels(t *testing.T) {
 func TestRecordedOptions(t *testing.T) {
 	a := AuditOptions{Seed: 7, Resamples: 10, Epsilon: 0.25, DefaultPolicy: "fps", Ceilings: map[string]int{"m": 16, "n": 8},
 		Budgets: []int{8, 16}, Policy: "uniform", Width: 64, Height: 48, Reference: 16, Folds: 3, Cluster: "video-id", AllowDrop: true}
-	want := map[string][]string{"seed": {"7"}, "resamples": {"10"}, "epsilon": {"0.25"}, "default-policy": {"fps"}, "budgets": {"8,16"},
-		"policy": {"uniform"}, "size": {"64x48"}, "reference": {"16"}, "folds": {"3"}, "cluster": {"video-id"}, "allow-drop": {"true"}}
+	want := map[string][]string{"bootstrap-seed": {"7"}, "resamples": {"10"}, "epsilon": {"0.25"}, "default-policy": {"fps"}, "cascade": {"8,16"},
+		"cascade-policy": {"uniform"}, "cascade-size": {"64x48"}, "reference": {"16"}, "folds": {"3"}, "cluster": {"video-id"}, "allow-drop": {"true"}}
 	got := a.Flags()
 	ceil := got["ceiling"]
 	delete(got, "ceiling")
 	if !reflect.DeepEqual(got, want) || len(ceil) != 2 || (ceil[0] != "m=16" && ceil[1] != "m=16") {
 		t.Errorf("flags %v ceiling %v", got, ceil)
 	}
-	// Every field has its flag: ceilings are --ceiling, width and height together --size.
+	// Every field has its flag: ceilings are --ceiling, width and height together --cascade-size.
 	if n := reflect.TypeOf(a).NumField(); n != len(want)+2 {
 		t.Errorf("AuditOptions has %d fields, %d more than the flags: a recorded option has no flag", n, n-len(want)-2)
 	}

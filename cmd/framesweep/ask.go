@@ -12,14 +12,12 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/cache"
-	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/llm"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/onnx"
 	"github.com/framesweep/framesweep/llm/openai"
-	"github.com/framesweep/framesweep/pipeline"
-	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/sampler"
 	"github.com/framesweep/framesweep/sweep"
@@ -39,7 +37,7 @@ type askOutput struct {
 	Video       string    `json:"video,omitempty"`
 	Sampler     string    `json:"sampler,omitempty"`
 	Config      string    `json:"config,omitempty"`   // the grid config id these settings name
-	Geometry    string    `json:"geometry,omitempty"` // what the model sees: the preset's, or --resolution/--size
+	Geometry    string    `json:"geometry,omitempty"` // what the model sees: the preset's, --resolution/--size, or a tensor runtime's
 	Kernel      string    `json:"kernel,omitempty"`
 	Pipeline    string    `json:"pipeline,omitempty"`
 	Width       int       `json:"width,omitempty"` // each image fed
@@ -50,30 +48,6 @@ type askOutput struct {
 	TimestampsS []float64 `json:"timestamps_s"`
 }
 
-// splitOptions pulls `--options A B C …` (every argument up to the next flag) out of args, since the
-// flag package takes one value per flag. "--options=X" adds one option.
-func splitOptions(args []string) (rest, opts []string, seen bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return append(rest, args[i:]...), opts, seen
-		case a == "--options" || a == "-options":
-			seen = true
-			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				i++
-				opts = append(opts, args[i])
-			}
-		case strings.HasPrefix(a, "--options=") || strings.HasPrefix(a, "-options="):
-			seen = true
-			opts = append(opts, a[strings.Index(a, "=")+1:])
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return rest, opts, seen
-}
-
 // askArgs are ask's validated flags.
 type askArgs struct {
 	spec    string
@@ -82,18 +56,18 @@ type askArgs struct {
 	video   string // "" with --text-only
 	sampler string // preset or policy name
 	request sampler.Request
+	res     string // --resolution or --size ("": the preset's, or a tensor runtime's)
 	pipe    string
-	cfg     grid.Config      // the config the flags name
-	o       pipeline.Options // how the input is built
-	geomSet bool             // --resolution, --size or --kernel was given
+	kernel  string
+	dec     extract.Decoding
 	asJSON  bool
 }
 
 // runAsk: framesweep ask --runtime SPEC VIDEO --question Q --options "A. …" "B. …" …
 // (--preset NAME [--frames N] | --policy NAME --frames N | --text-only) [--template T] [--json]
 // The video is opened first (a bad video is reported before a bad model), then the runtime, then the
-// input is built through the engine as the runtime takes it: frames, or the tensor a tensor runtime
-// (llm.TensorInput, onnx) says how to build.
+// input is built as a sweep of that runtime feeds it (sweep.OneVideo.Build: the frames, or the tensor
+// a tensor runtime describes).
 func runAsk(args []string, stdout, stderr io.Writer) int {
 	const name = "ask"
 	a, code := parseAsk(args, stderr)
@@ -103,14 +77,17 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	out := askOutput{Runtime: a.engine, Indices: []int{}, TimestampsS: []float64{}}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var v pipeline.Video
-	var src pipeline.Source
+	var ov *sweep.OneVideo
 	if a.video != "" {
-		var err error
-		if v, src, err = pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: a.video}, a.o); err != nil {
+		o, err := a.dec.Options()
+		if err != nil {
+			return usageErr(stderr, name, "%v", err)
+		}
+		o.Kernel = a.kernel
+		if ov, err = sweep.OpenOne(ctx, a.video, o); err != nil {
 			return failErr(stderr, name, err)
 		}
-		defer src.Close()
+		defer ov.Close()
 	}
 	// llama.cpp logs through slog at INFO; keep stderr to warnings and errors.
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -122,8 +99,8 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 		return failErr(stderr, name, err)
 	}
 	defer rt.Close()
-	if src != nil {
-		if code := a.feed(ctx, rt, v, src, &out, stderr); code != exitOK {
+	if ov != nil {
+		if code := a.feed(ctx, rt, ov, &out, stderr); code != exitOK {
 			return code
 		}
 	}
@@ -157,75 +134,33 @@ func runAsk(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// feed builds the request's input through the engine (one pass over the opened video, in memory),
-// exactly as extract stores it for that config: the uint8 frames, or, for a tensor runtime, the tensor
-// built as the runtime's Input says (its geometry replaces the preset's; --resolution, --size and
-// --kernel are then bad usage). input_sha256 is the sha256 of that tensor: what the model consumes.
-func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, v pipeline.Video, src pipeline.Source, out *askOutput, stderr io.Writer) int {
+// feed builds the request's input through the sweep's input builder. A tensor runtime takes its
+// tensor at its own geometry: ask's config is built there unless --resolution/--size names one (the
+// sweep's rule then holds: another geometry, or another --kernel, is bad usage, never resized away).
+// input_sha256 is the sha256 of the tensor fed: what the model consumes.
+func (a *askArgs) feed(ctx context.Context, rt llm.Runtime, ov *sweep.OneVideo, out *askOutput, stderr io.Writer) int {
 	const name = "ask"
-	cfg, o := a.cfg, a.o
-	ti, tensor := rt.(llm.TensorInput)
-	if tensor {
-		spec := ti.Input()
-		if a.geomSet {
-			return usageErr(stderr, name, "the %s runtime takes a tensor it describes itself (geometry %s, kernel %s): --resolution, --size and --kernel do not apply", out.Runtime, spec.Geometry, spec.Kernel)
-		}
-		var err error
-		if cfg, err = grid.One(a.sampler, a.request, spec.Geometry, a.pipe); err != nil {
-			return failErr(stderr, name, err)
-		}
-		o.Kernel, o.DType, o.Norm, o.Layout = spec.Kernel, cache.DType(spec.DType), spec.Norm, spec.Layout
+	res := a.res
+	if res == "" {
+		res = sweep.TensorGeometry(rt)
 	}
-	obj, err := buildInput(ctx, v, src, cfg, o)
+	cfg, err := grid.One(a.sampler, a.request, res, a.pipe)
 	if err != nil {
-		if errors.Is(err, sampler.ErrRequest) {
-			return usageErr(stderr, name, "%v", err)
-		}
+		return usageErr(stderr, name, "%v", err)
+	}
+	in, err := ov.Build(ctx, rt, a.engine, cfg)
+	switch {
+	case errors.Is(err, sweep.ErrOptions), errors.Is(err, sampler.ErrRequest):
+		return usageErr(stderr, name, "%v", err)
+	case err != nil:
 		return failErr(stderr, name, err)
 	}
-	if tensor {
-		data, err := pipeline.Float32s(obj.Data)
-		if err != nil {
-			return failErr(stderr, name, err)
-		}
-		shape := make([]int64, 0, 5)
-		for _, d := range obj.Result.Job.Shape() {
-			shape = append(shape, int64(d))
-		}
-		a.req.Tensors = []llm.Tensor{{Shape: shape, Data: data}}
-	} else {
-		in, err := obj.Input()
-		if err != nil {
-			return failErr(stderr, name, err)
-		}
-		a.req.Frames = in.Frames
-		a.req.Video, a.req.ImagesPerFrame = sweep.VideoTiming(&v, obj.Result.Job, len(in.Frames)), obj.Result.Job.Images
-	}
-	job := obj.Result.Job
+	in.Fill(a.req, in.Video)
+	job := in.Job
 	out.Video, out.Indices, out.TimestampsS = a.video, job.Selection.Indices, job.Selection.TimestampsS
 	out.Sampler, out.Config, out.Geometry, out.Kernel, out.Pipeline = job.Selection.Name(), cfg.ID, job.Geometry, job.Spec.Kernel, job.Pipeline
-	out.Width, out.Height, out.Images, out.InputSHA256 = job.Width, job.Height, job.Images, obj.DataSHA256
+	out.Width, out.Height, out.Images, out.InputSHA256 = job.Width, job.Height, job.Images, in.SHA256
 	return exitOK
-}
-
-// buildInput builds cfg's object for v in one pass, in memory.
-func buildInput(ctx context.Context, v pipeline.Video, src pipeline.Source, cfg grid.Config, o pipeline.Options) (*pipeline.Object, error) {
-	jobs, fails, err := pipeline.PlanJobs(v, []grid.Config{cfg}, o)
-	if err != nil {
-		return nil, err
-	}
-	if len(fails) > 0 {
-		return nil, fails[0].Err
-	}
-	var obj *pipeline.Object
-	_, jerrs, err := pipeline.Run(ctx, v, src, jobs, &pipeline.MemorySink{Done: func(ob *pipeline.Object) error { obj = ob; return nil }})
-	if err != nil {
-		return nil, err
-	}
-	if len(jerrs) > 0 {
-		return nil, jerrs[0].Err
-	}
-	return obj, nil
 }
 
 // parseAsk validates ask's flags: nil and the exit status on bad usage.
@@ -239,23 +174,23 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 	policy := fs.String("policy", "", "sampling policy: "+strings.Join(policyNames(), " "))
 	frames := fs.Int("frames", 0, "frame budget (default: the preset's)")
 	sampleFPS := fs.Float64("sample-fps", 0, "sampling rate for presets/policies with an fps mode")
-	seed := fs.Uint64("seed", 0, "seed of random sampling policies and of sampling at temperature > 0")
+	samplerSeed := fs.Uint64("sampler-seed", 0, samplerSeedHelp)
+	llmSeed := fs.Int64("llm-seed", 0, llmSeedHelp)
+	deprecate(fs, "seed", "--sampler-seed and --llm-seed", "sampler-seed", "llm-seed")
 	textOnly := fs.Bool("text-only", false, "ask without frames (the VIDEO is not read)")
 	template := fs.String("template", llm.TemplateGeneric, "prompt template and answer parser: "+strings.Join(llm.TemplateIDs, " "))
 	subtitles := fs.String("subtitles", "", "subtitle text (videomme template)")
 	maxTokens := fs.Int("max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
 	temperature := fs.Float64("temperature", 0, "sampling temperature (0 = greedy)")
-	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation")
-	resolution := fs.String("resolution", "", "geometry spec of what the model sees (default: the preset's geometry, else the source size)")
+	resolution := fs.String("resolution", "", "geometry spec of what the model sees (default: the preset's geometry, a tensor runtime's, else the source size)")
 	size := fs.String("size", "", "feed every frame resized to WxH (shorthand for --resolution WxH)")
-	kernel := fs.String("kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
+	kernel := kernelFlag(fs)
 	pipe := fs.String("pipeline", cache.PipelineRaw, "raw | cached (frames through JPEG q75 first, as VLMEvalKit)")
-	stream := addStreamFlag(fs)
-	onDamaged := addOnDamagedFlag(fs)
-	asJSON := fs.Bool("json", false, "JSON output")
+	dec := addDecodeFlags(fs, dStream|dDamaged|dRotate|dWorker)
+	asJSON := addJSON(fs, false)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: framesweep ask --runtime SPEC VIDEO --question Q --options "A. …" "B. …" … (--preset NAME [--frames N] | --policy NAME --frames N | --text-only) [--resolution SPEC | --size WxH] [--kernel K] [--pipeline raw|cached] [--stream N] [--on-damaged fail|keep] [--template generic|videomme|mlvu] [--json]`)
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, `usage: framesweep ask --runtime SPEC VIDEO --question Q --options "A. …" "B. …" … (--preset NAME [--frames N] | --policy NAME --frames N | --text-only) [--resolution SPEC | --size WxH] [--kernel K] [--pipeline raw|cached] [--stream N] [--on-damaged fail|keep] [--template generic|videomme|mlvu] [--sampler-seed S] [--llm-seed S] [--json]`)
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -277,47 +212,40 @@ func parseAsk(args []string, stderr io.Writer) (*askArgs, int) {
 	case !*textOnly && len(pos) == 0:
 		return nil, usageErr(stderr, name, "VIDEO is required unless --text-only")
 	}
-	a := &askArgs{spec: *spec, asJSON: *asJSON, pipe: *pipe}
-	req := &llm.Request{Question: *question, Options: options, Template: *template, Subtitles: *subtitles,
-		MaxTokens: *maxTokens, Temperature: *temperature, Seed: int64(*seed)}
-	if err := req.Validate(); err != nil {
+	a := &askArgs{spec: *spec, asJSON: *asJSON, pipe: *pipe, kernel: *kernel, dec: dec.d}
+	a.req = &llm.Request{Question: *question, Options: options, Template: *template, Subtitles: *subtitles,
+		MaxTokens: *maxTokens, Temperature: *temperature, Seed: *llmSeed}
+	if err := a.req.Validate(); err != nil {
 		return nil, usageErr(stderr, name, "%v", err)
 	}
-	a.req = req
 	sp, err := llm.ParseSpec(*spec)
 	if err != nil {
 		return nil, usageErr(stderr, name, "--runtime: %v", err)
 	}
 	a.engine = sp.Engine
-	if !*textOnly {
-		a.video = pos[0]
-		a.sampler = *preset + *policy
-		a.request = sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *seed}
-		a.geomSet = *resolution != "" || *size != "" || *kernel != resize.DefaultKernel
-		spec, err := askResolution(*resolution, *size)
-		if err != nil {
-			return nil, usageErr(stderr, name, "%v", err)
-		}
-		if a.cfg, err = grid.One(a.sampler, a.request, spec, *pipe); err != nil {
-			return nil, usageErr(stderr, name, "%v", err)
-		}
-		a.o = pipeline.Options{Kernel: *kernel, NoAutorotate: *noRot}
-		if a.o.Stream, err = stream.get(); err != nil {
-			return nil, usageErr(stderr, name, "%v", err)
-		}
-		if a.o.OnDamaged, err = decode.ParseDamagePolicy(*onDamaged); err != nil {
-			return nil, usageErr(stderr, name, "--on-damaged: %v", err)
-		}
-		if err := a.o.Check(); err != nil {
-			return nil, usageErr(stderr, name, "%v", err)
-		}
+	if *textOnly {
+		return a, exitOK
+	}
+	a.video, a.sampler = pos[0], *preset+*policy
+	a.request = sampler.Request{Frames: *frames, SampleFPS: *sampleFPS, Seed: *samplerSeed}
+	if a.res, err = askResolution(*resolution, *size); err != nil {
+		return nil, usageErr(stderr, name, "%v", err)
+	}
+	if _, err = grid.One(a.sampler, a.request, a.res, *pipe); err != nil {
+		return nil, usageErr(stderr, name, "%v", err)
+	}
+	if err := extract.CheckKernel(a.kernel); err != nil {
+		return nil, usageErr(stderr, name, "%v", err)
+	}
+	if _, err := a.dec.Options(); err != nil {
+		return nil, usageErr(stderr, name, "%v", err)
 	}
 	return a, exitOK
 }
 
 // askResolution is what the model sees: --resolution, --size, else "" (grid.One then gives a
 // preset's configs the preset's own geometry, as a grid without resolutions does; a policy's the
-// source size); an error is bad usage.
+// source size; a tensor runtime's is its own); an error is bad usage.
 func askResolution(resolution, size string) (string, error) {
 	switch {
 	case size != "" && resolution != "":
@@ -329,4 +257,28 @@ func askResolution(resolution, size string) (string, error) {
 		return size, nil
 	}
 	return resolution, nil
+}
+
+// splitOptions pulls `--options A B C …` (every argument up to the next flag) out of args, since the
+// flag package takes one value per flag. "--options=X" adds one option.
+func splitOptions(args []string) (rest, opts []string, seen bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(rest, args[i:]...), opts, seen
+		case a == "--options" || a == "-options":
+			seen = true
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				opts = append(opts, args[i])
+			}
+		case strings.HasPrefix(a, "--options=") || strings.HasPrefix(a, "-options="):
+			seen = true
+			opts = append(opts, a[strings.Index(a, "=")+1:])
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, opts, seen
 }

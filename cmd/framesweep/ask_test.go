@@ -124,31 +124,6 @@ func TestAskONNX(t *testing.T) {
 	}
 }
 
-func TestAskErrors(t *testing.T) {
-	video := testenv.SharedVideo(t, "androidx-media/bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4")
-	missing := filepath.Join(t.TempDir(), "nope.gguf")
-	cases := []struct {
-		args []string
-		rc   int
-		want string
-	}{
-		{[]string{"ask", "--question", "q", "--text-only"}, 2, "--runtime"},
-		{[]string{"ask", "--runtime", "llamacpp:model=x", "--text-only"}, 2, "--question"},
-		{[]string{"ask", "--runtime", "llamacpp:model=x", "--question", "q", video}, 2, "--preset"},
-		{[]string{"ask", "--runtime", "nosuch:x=1", "--question", "q", "--text-only"}, 2, "unknown runtime engine"},
-		{[]string{"ask", "--runtime", "llamacpp:model=x,bogus=1", "--question", "q", "--text-only"}, 2, "bogus"},
-		{[]string{"ask", "--runtime", "llamacpp:model=x", "--question", "q", "--text-only", "--template", "nope"}, 2, "unknown template"},
-		{[]string{"ask", "--runtime", "llamacpp:model=" + missing, "--question", "q", "--text-only", "--options", "A. x"}, 1, missing},
-		{[]string{"ask", "--runtime", "llamacpp:model=" + missing, "--question", "q", "--preset", "videomme", filepath.Join(t.TempDir(), "no.mp4")}, 1, "no.mp4"},
-	}
-	for _, c := range cases {
-		rc, _, errs := askCLI(c.args...)
-		if rc != c.rc || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 && c.rc == 1 {
-			t.Errorf("%q: rc %d stderr %q (want rc %d containing %q)", c.args, rc, errs, c.rc, c.want)
-		}
-	}
-}
-
 // TestAskFeedsWhatExtractStores: ask --preset feeds the preset's sampling and geometry (what plan
 // --preset reports), --size overrides it, and the frames fed are byte for byte extract's object for
 // the same config (input_sha256 = sha256 of the object's frames tensor).

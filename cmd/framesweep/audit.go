@@ -7,16 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/framesweep/framesweep/audit"
-	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/audit/export"
 	"github.com/framesweep/framesweep/audit/report"
+	"github.com/framesweep/framesweep/internal/atomicfile"
 	"github.com/framesweep/framesweep/internal/num"
-	"github.com/framesweep/framesweep/record"
 	"github.com/framesweep/framesweep/resize/geom"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sampler"
@@ -26,7 +24,7 @@ import (
 type analysisFlags struct {
 	seed          uint64
 	folds         int
-	budgets       string
+	ladder        string
 	policy        string
 	size          string
 	reference     int
@@ -34,11 +32,15 @@ type analysisFlags struct {
 }
 
 func (a *analysisFlags) register(fs *flag.FlagSet) {
-	fs.Uint64Var(&a.seed, "seed", 1, "seed of the bootstrap resamples and the cascade folds (SplitMix64)")
+	fs.Uint64Var(&a.seed, "bootstrap-seed", 1, bootstrapSeedHelp)
+	deprecate(fs, "seed", "--bootstrap-seed", "bootstrap-seed")
 	fs.IntVar(&a.folds, "folds", 0, "cascade: choose τ on K−1 folds and score the held-out fold (K ≥ 2)")
-	fs.StringVar(&a.budgets, "budgets", "", "cascade budgets as frame counts, e.g. 16,32,64,128 (default: the longest chain found)")
-	fs.StringVar(&a.policy, "policy", "", "cascade: only configs of this sampling policy")
-	fs.StringVar(&a.size, "size", "", "cascade: only configs of this size, WxH")
+	fs.StringVar(&a.ladder, "cascade", "", "the cascade's ladder of frame budgets, e.g. 16,32,64,128 (default: the longest chain found)")
+	deprecate(fs, "budgets", "--cascade", "cascade")
+	fs.StringVar(&a.policy, "cascade-policy", "", "cascade: only configs of this sampling policy")
+	deprecate(fs, "policy", "--cascade-policy", "cascade-policy")
+	fs.StringVar(&a.size, "cascade-size", "", "cascade: only configs of this size, WxH")
+	deprecate(fs, "size", "--cascade-size", "cascade-size")
 	fs.IntVar(&a.reference, "reference", 0, "cascade: frames of the reference fixed budget (default: the largest)")
 	fs.StringVar(&a.defaultPolicy, "default-policy", "uniform", "sampling policy of the main grid (terminal ties, sampling recovery)")
 }
@@ -48,24 +50,17 @@ func (a *analysisFlags) options() (audit.Options, string) {
 	opt := audit.DefaultOptions()
 	opt.Seed, opt.DefaultPolicy = a.seed, a.defaultPolicy
 	opt.Cascade.Folds, opt.Cascade.Policy, opt.Cascade.Reference = a.folds, a.policy, a.reference
-	if a.budgets != "" {
-		for _, f := range strings.Split(a.budgets, ",") {
-			n, err := num.In(1, sampler.MaxBudget).ParseInt("--budgets", f)
-			if err != nil {
-				return opt, err.Error()
-			}
-			opt.Cascade.Budgets = append(opt.Cascade.Budgets, int(n))
+	if a.ladder != "" {
+		b, err := sampler.ParseLadder(a.ladder)
+		if err != nil {
+			return opt, "--cascade " + err.Error()
 		}
-		for i := 1; i < len(opt.Cascade.Budgets); i++ {
-			if opt.Cascade.Budgets[i] <= opt.Cascade.Budgets[i-1] {
-				return opt, "--budgets must increase"
-			}
-		}
+		opt.Cascade.Budgets = b
 	}
 	if a.size != "" {
 		wi, hi, err := geom.ParseWxH(a.size)
 		if err != nil {
-			return opt, fmt.Sprintf("--size %q is not WxH", a.size)
+			return opt, fmt.Sprintf("--cascade-size %q is not WxH", a.size)
 		}
 		opt.Cascade.Width, opt.Cascade.Height = wi, hi
 	}
@@ -130,10 +125,10 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs.Var(f.ceilings, "ceiling", "MODEL=FRAMES: configs with more frames are beyond that model's context ceiling (repeatable)")
 	fs.Var(&f.models, "models", "A,B,…: audit the records of these models only (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR|EXPORT_DIR... [--json] [--md FILE] [--html FILE] [--seed S] [--budgets 16,32,...] [--folds K]\n"+
+		fmt.Fprintln(stderr, "usage: framesweep audit RECORDS.jsonl|RUN_DIR|EXPORT_DIR... [--json] [--md FILE] [--html FILE] [--bootstrap-seed S] [--cascade 16,32,...] [--folds K]\n"+
 			"       [--ceiling MODEL=FRAMES]... [--model NAME | --models A,B,...] [--task SPLIT] [--allow-drop] [--cluster auto|item|video|video-id]\n"+
 			"       [--export DIR] [--keep-paths]")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -209,7 +204,7 @@ func printAudit(in *export.Inputs, out *audit.Output, mopt audit.ModelsOptions, 
 		if err := report.Write(&buf, out, o.format, ropt); err != nil {
 			return failErr(stderr, "audit", fmt.Errorf("%s: %w", o.path, err))
 		}
-		if err := os.WriteFile(o.path, buf.Bytes(), 0o644); err != nil {
+		if err := writeReport(o.path, buf.Bytes()); err != nil {
 			return failErr(stderr, "audit", err)
 		}
 	}
@@ -267,105 +262,11 @@ func adoptManifest(fs *flag.FlagSet, pos []string) (string, error) {
 	return "", nil
 }
 
-func runCascade(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("cascade", stderr)
-	var af analysisFlags
-	af.register(fs)
-	asJSON := fs.Bool("json", false, "print the cascade as JSON")
-	offline := fs.String("offline", "", "with an online cascade RUN: a full sweep RUN of the same items to replay the cascade on and compare with")
-	htmlOut := fs.String("html", "", "with --offline: write the comparison as a self-contained HTML report")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep cascade RUN_DIR|RECORDS.jsonl... --budgets 16,32,64,128 [--folds K] [--json]\n       framesweep cascade ONLINE_RUN [--offline FULL_RUN] [--json]")
-		fs.PrintDefaults()
+// writeReport writes a report file whole or not at all (a reader never sees half of it, and a
+// failed write leaves the previous report), readable by others.
+func writeReport(path string, b []byte) error {
+	if err := atomicfile.WritePerm(path, b, 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return flagParseStatus(err)
-	}
-	if len(pos) == 0 {
-		return usageErr(stderr, "cascade", "need a run directory or records files")
-	}
-	opt, bad := af.options()
-	if bad != "" {
-		return usageErr(stderr, "cascade", "%s", bad)
-	}
-	for _, p := range pos { // an export is read only once it is what its manifest records
-		if _, _, err := export.LoadManifest(p); err != nil {
-			return failErr(stderr, "cascade", err)
-		}
-	}
-	recs, err := runs.ReadAll(context.Background(), pos)
-	if err != nil {
-		return failErr(stderr, "cascade", err)
-	}
-	if oc, err := cascade.SummarizeOnline(recs); err != nil {
-		return failErr(stderr, "cascade", err)
-	} else if oc != nil {
-		if *htmlOut != "" && *offline == "" {
-			return usageErr(stderr, "cascade", "--html needs --offline FULL_RUN")
-		}
-		return onlineCascade(oc, recs, *offline, *htmlOut, pos, *asJSON, stdout, stderr)
-	}
-	if *offline != "" || *htmlOut != "" {
-		return usageErr(stderr, "cascade", "--offline/--html compare an online cascade RUN; %s holds a full sweep", strings.Join(pos, ","))
-	}
-	c, why, err := cascade.Offline(recs, opt.Cascade, opt.Seed, opt.DefaultPolicy)
-	if err != nil {
-		return failErr(stderr, "cascade", err)
-	}
-	if c != nil {
-		if parts := c.UnparsedBudgets(); len(parts) > 0 {
-			fmt.Fprintf(stderr, "framesweep cascade: warning: %s\n", cascade.UnparsedWarning(parts))
-		}
-	}
-	if err := cascade.Check(c, why, strings.Join(pos, ",")); err != nil {
-		return failErr(stderr, "cascade", err)
-	}
-	if *asJSON {
-		if err := writeJSON(stdout, c); err != nil {
-			return failErr(stderr, "cascade", err)
-		}
-		return exitOK
-	}
-	report.CascadeText(stdout, c)
-	return exitOK
-}
-
-// onlineCascade reports an online cascade RUN: its summary and, with offline (a full sweep of the same
-// items), the offline replay at the same threshold (cascade.CompareOnline); exit 1 when an item stops
-// elsewhere than the replay predicts.
-func onlineCascade(oc *cascade.Online, recs []record.Record, offline, htmlOut string, pos []string, asJSON bool, stdout, stderr io.Writer) int {
-	rep := &cascade.Comparison{Online: oc}
-	if offline != "" {
-		full, err := runs.ReadAll(context.Background(), []string{offline})
-		if err != nil {
-			return failErr(stderr, "cascade", err)
-		}
-		if rep, err = cascade.CompareOnline(oc, recs, full, offline); err != nil {
-			return failErr(stderr, "cascade", err)
-		}
-	}
-	if htmlOut != "" {
-		var buf bytes.Buffer
-		if err := report.CascadeHTML(&buf, rep, append(append([]string{}, pos...), offline)); err != nil {
-			return failErr(stderr, "cascade", err)
-		}
-		if err := os.WriteFile(htmlOut, buf.Bytes(), 0o644); err != nil {
-			return failErr(stderr, "cascade", err)
-		}
-	}
-	if asJSON {
-		if err := writeJSON(stdout, rep); err != nil {
-			return failErr(stderr, "cascade", err)
-		}
-	} else {
-		report.OnlineText(stdout, rep, offline)
-	}
-	if len(rep.Disagree) > 0 {
-		if !asJSON {
-			fmt.Fprintf(stderr, "framesweep cascade: %d items stop elsewhere than the offline replay predicts (first: %s)\n", len(rep.Disagree), rep.Disagree[0])
-		}
-		return exitError
-	}
-	return exitOK
+	return nil
 }

@@ -10,7 +10,7 @@ import (
 // importTo runs `framesweep import` and writes its records to dir/name.
 func importTo(t *testing.T, dir, name string, args ...string) string {
 	t.Helper()
-	rc, out, errs := runAuditCLI(append([]string{"import"}, args...)...)
+	rc, out, errs := runAuditCLI(append([]string{"ingest"}, args...)...)
 	if rc != exitOK {
 		t.Fatalf("import %v: rc %d: %s", args, rc, errs)
 	}
@@ -66,7 +66,7 @@ func TestAuditIDsThatNeverMeet(t *testing.T) {
 	if rc, out, errs := runAuditCLI("audit", l, vt); rc != exitOK || !strings.HasPrefix(out, "paired items: 6") {
 		t.Errorf("--item-id doc_id: rc %d\n%s%s", rc, out, errs)
 	}
-	if rc, _, errs := runAuditCLI("import", "vlmevalkit", vp, "--config", "f16", "--item-id", "video"); rc != exitError || !strings.Contains(errs, `no "video" column`) {
+	if rc, _, errs := runAuditCLI("ingest", "vlmevalkit", vp, "--config", "f16", "--item-id", "video"); rc != exitError || !strings.Contains(errs, `no "video" column`) {
 		t.Errorf("--item-id of a missing column: rc %d %s", rc, errs)
 	}
 }

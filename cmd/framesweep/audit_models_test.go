@@ -151,7 +151,7 @@ func TestAuditExportDemoRun(t *testing.T) {
 		}
 		return got
 	}
-	one := roundTrip("one", runs["llama"], "--seed", "5")
+	one := roundTrip("one", runs["llama"], "--bootstrap-seed", "5")
 	if !strings.Contains(string(one["bootstrap"]), `"seed": 5`) || !strings.Contains(string(one["items"]), "12") {
 		t.Errorf("one model: bootstrap %s items %s", one["bootstrap"], one["items"])
 	}
@@ -191,7 +191,7 @@ func TestImportModelFlag(t *testing.T) {
 	if file == "" {
 		t.Fatalf("no Video-MME samples file in %s", src)
 	}
-	rc, out, errs := runAuditCLI("import", "lmms-eval", file, "--config", "f16", "--frames", "16", "--model", "qwen2.5-vl-7b", "--no-check")
+	rc, out, errs := runAuditCLI("ingest", "lmms-eval", file, "--config", "f16", "--frames", "16", "--model", "qwen2.5-vl-7b", "--no-check")
 	if rc != exitOK {
 		t.Fatalf("rc %d: %s", rc, errs)
 	}
@@ -202,7 +202,7 @@ func TestImportModelFlag(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "a\nb"} {
-		if rc, _, errs := runAuditCLI("import", "lmms-eval", file, "--config", "f16", "--model", bad); rc != exitUsage || !strings.Contains(errs, "--model") {
+		if rc, _, errs := runAuditCLI("ingest", "lmms-eval", file, "--config", "f16", "--model", bad); rc != exitUsage || !strings.Contains(errs, "--model") {
 			t.Errorf("--model %q: rc %d %s", bad, rc, errs)
 		}
 	}

@@ -27,7 +27,7 @@ func demoRecordsPath(t *testing.T) string {
 func TestAuditJSONKeys(t *testing.T) {
 	dir := t.TempDir()
 	html, md := filepath.Join(dir, "r.html"), filepath.Join(dir, "r.md")
-	rc, out, errs := runAuditCLI("audit", demoRecordsPath(t), "--json", "--html", html, "--md", md, "--resamples", "100", "--seed", "7")
+	rc, out, errs := runAuditCLI("audit", demoRecordsPath(t), "--json", "--html", html, "--md", md, "--resamples", "100", "--bootstrap-seed", "7")
 	if rc != exitOK {
 		t.Fatalf("rc %d: %s", rc, errs)
 	}
@@ -73,28 +73,10 @@ func TestAuditJSONKeys(t *testing.T) {
 	}
 }
 
-func TestAuditErrorsAndUsage(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte(`{"item_id":"a","config":"x","correct":true}`+"\n"+`{"item_id":"a","config":"x"`+"\n"), 0o644)
-	rc, _, errs := runAuditCLI("audit", bad)
-	if rc != exitError || !strings.Contains(errs, "bad.jsonl:2") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-		t.Errorf("bad records: rc %d %q", rc, errs)
-	}
-	rc, _, errs = runAuditCLI("audit", filepath.Join(dir, "missing.jsonl"))
-	if rc != exitError || !strings.Contains(errs, "missing.jsonl") {
-		t.Errorf("missing file: rc %d %q", rc, errs)
-	}
-	for _, args := range [][]string{{"audit"}, {"audit", bad, "--budgets", "16,8"}, {"audit", bad, "--size", "10"}, {"cascade"}, {"import", "lmms-eval", bad},
-		{"import", "foo", bad, "--config", "x"}, {"import", "vlmevalkit", bad, "--config", "x", "--width", "10"},
-		{"import", "lmms-eval", bad, "--config", "x", "--pred-field", "a"}, {"import", "lmms-eval", bad, "--config", "x", "--rescore", "letters"},
-		{"import", "lmms-eval", bad, "--config", "x", "--correct-from", "a", "--pred-field", "p", "--answer-field", "q"},
-		{"import", "lmms-eval", bad, "--config", "x", "--rescore", "text", "--open-ended"}} {
-		if rc, _, _ := runAuditCLI(args...); rc != exitUsage {
-			t.Errorf("%v: rc %d, want %d", args, rc, exitUsage)
-		}
-	}
-	rc, _, errs = runAuditCLI("cascade", demoRecordsPath(t), "--budgets", "8,24")
+// TestCascadeUnknownBudget: a ladder the records do not hold is a handled error naming the budget
+// (the usage errors of audit and cascade are in TestUsageErrors).
+func TestCascadeUnknownBudget(t *testing.T) {
+	rc, _, errs := runAuditCLI("cascade", demoRecordsPath(t), "--cascade", "8,24")
 	if rc != exitError || !strings.Contains(errs, "24 frames") && !strings.Contains(errs, "budgets") {
 		t.Errorf("unknown budget: rc %d %q", rc, errs)
 	}
@@ -105,14 +87,14 @@ func TestCascadeCLINoCommonItems(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "disjoint.jsonl")
 	os.WriteFile(p, []byte(`{"item_id":"a","config":"f8","correct":true,"confidence":0.5,"config_meta":{"frames":8}}`+"\n"+
 		`{"item_id":"b","config":"f16","correct":true,"confidence":0.5,"config_meta":{"frames":16}}`+"\n"), 0o644)
-	rc, out, errs := runAuditCLI("cascade", p, "--budgets", "8,16")
+	rc, out, errs := runAuditCLI("cascade", p, "--cascade", "8,16")
 	if rc != exitError || out != "" || !strings.Contains(errs, "disjoint.jsonl") || !strings.Contains(errs, "no item has a record in every budget") {
 		t.Errorf("rc %d out %q err %q", rc, out, errs)
 	}
 }
 
 func TestCascadeCLI(t *testing.T) {
-	rc, out, errs := runAuditCLI("cascade", demoRecordsPath(t), "--budgets", "16,32,64,128", "--folds", "4", "--json")
+	rc, out, errs := runAuditCLI("cascade", demoRecordsPath(t), "--cascade", "16,32,64,128", "--folds", "4", "--json")
 	if rc != exitOK {
 		t.Fatalf("rc %d: %s", rc, errs)
 	}
@@ -136,7 +118,7 @@ func TestImportCLI(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "2025-01-01T00-00-00_samples_mlvu_dev.jsonl")
 	os.WriteFile(p, []byte(`{"doc_id": 3, "target": "A", "filtered_resps": "C", "mlvu_percetion_score": {"question_id": "q", "task_type": "count", "pred_answer": "C", "answer": "A"}}`+"\n"), 0o644)
-	rc, out, errs := runAuditCLI("import", "lmms-eval", p, "--config", "f16", "--frames", "16", "--width", "448", "--height", "448")
+	rc, out, errs := runAuditCLI("ingest", "lmms-eval", p, "--config", "f16", "--frames", "16", "--size", "448x448")
 	if rc != exitOK {
 		t.Fatalf("rc %d: %s", rc, errs)
 	}
@@ -149,16 +131,16 @@ func TestImportCLI(t *testing.T) {
 	tsv := filepath.Join(dir, "m_Video-MME.tsv")
 	os.WriteFile(tsv, []byte("index\tquestion\tanswer\tprediction\n1\tq\tB\tB\n"), 0o644)
 	// A prediction file carries no verdict of VLMEvalKit's: refused without --rescore text.
-	rc, _, errs = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--text-only")
+	rc, _, errs = runAuditCLI("ingest", "vlmevalkit", tsv, "--config", "text", "--text-only")
 	if rc != exitError || !strings.Contains(errs, `no "score" column`) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("prediction file: rc %d %q", rc, errs)
 	}
-	rc, out, errs = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--text-only", "--rescore", "text")
+	rc, out, errs = runAuditCLI("ingest", "vlmevalkit", tsv, "--config", "text", "--text-only", "--rescore", "text")
 	if rc != exitOK || !strings.Contains(out, `"correct":true`) || !strings.Contains(out, `"text_only":true`) || !strings.Contains(errs, "scored 1 records that carry no harness verdict") {
 		t.Errorf("vlmevalkit --rescore text: rc %d %s %s", rc, out, errs)
 	}
 	os.WriteFile(tsv, []byte("index\tquestion\tanswer\tprediction\tcandidates\n1\tq\tB\tB\t__import__('os')\n"), 0o644)
-	rc, _, errs = runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--rescore", "text")
+	rc, _, errs = runAuditCLI("ingest", "vlmevalkit", tsv, "--config", "text", "--rescore", "text")
 	if rc != exitError || !strings.Contains(errs, "m_Video-MME.tsv:2") {
 		t.Errorf("hostile candidates: rc %d %q", rc, errs)
 	}
@@ -173,7 +155,7 @@ func importFixture(name string) string {
 // results file that disagrees is a warning; the audit then shows the harness's number per config.
 func TestImportHarnessCLI(t *testing.T) {
 	lvb := importFixture("2025-03-01T10-00-00_samples_longvideobench_val_v.jsonl")
-	rc, out32, errs := runAuditCLI("import", "lmms-eval", lvb, "--config", "f32", "--frames", "32")
+	rc, out32, errs := runAuditCLI("ingest", "lmms-eval", lvb, "--config", "f32", "--frames", "32")
 	if rc != exitOK || !strings.Contains(errs, "harness aggregate lmms-eval longvideobench_val_v lvb_acc = 0.6 (60.00 points") ||
 		!strings.Contains(errs, "2025-03-01T10-00-00_results.json agrees: longvideobench_val_v lvb_acc,none = 0.6") {
 		t.Fatalf("rc %d %s", rc, errs)
@@ -184,26 +166,26 @@ func TestImportHarnessCLI(t *testing.T) {
 	p := filepath.Join(dir, "2025-03-01T10-00-00_samples_longvideobench_val_v.jsonl")
 	os.WriteFile(p, data, 0o644)
 	os.WriteFile(filepath.Join(dir, "2025-03-01T10-00-00_results.json"), []byte(`{"results": {"longvideobench_val_v": {"lvb_acc,none": 0.53333}}}`), 0o644)
-	rc, _, errs = runAuditCLI("import", "lmms-eval", p, "--config", "f32")
+	rc, _, errs = runAuditCLI("ingest", "lmms-eval", p, "--config", "f32")
 	if rc != exitOK || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "says longvideobench_val_v lvb_acc,none = 0.53333, the imported records give 0.6") {
 		t.Errorf("mismatch: rc %d %s", rc, errs)
 	}
-	if rc, _, errs = runAuditCLI("import", "lmms-eval", p, "--config", "f32", "--no-check"); rc != exitOK || strings.Contains(errs, "warning") {
+	if rc, _, errs = runAuditCLI("ingest", "lmms-eval", p, "--config", "f32", "--no-check"); rc != exitOK || strings.Contains(errs, "warning") {
 		t.Errorf("--no-check: rc %d %s", rc, errs)
 	}
 	// An unknown payload: exit 1, one line naming the file, the keys and the flags.
-	rc, _, errs = runAuditCLI("import", "lmms-eval", importFixture("2025-03-13T08-00-00_samples_mytask.jsonl"), "--config", "x")
+	rc, _, errs = runAuditCLI("ingest", "lmms-eval", importFixture("2025-03-13T08-00-00_samples_mytask.jsonl"), "--config", "x")
 	if rc != exitError || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "mytask.jsonl:1") || !strings.Contains(errs, "--correct-from my_metric.hit") {
 		t.Errorf("unknown payload: rc %d %q", rc, errs)
 	}
-	rc, _, errs = runAuditCLI("import", "lmms-eval", importFixture("2025-03-13T08-00-00_samples_mytask.jsonl"), "--config", "x", "--correct-from", "my_metric.hit")
+	rc, _, errs = runAuditCLI("ingest", "lmms-eval", importFixture("2025-03-13T08-00-00_samples_mytask.jsonl"), "--config", "x", "--correct-from", "my_metric.hit")
 	if rc != exitOK || !strings.Contains(errs, "agrees: mytask my_metric,none = 50.0, the micro accuracy of the mapped verdicts") {
 		t.Errorf("--correct-from: rc %d %s", rc, errs)
 	}
 	// MLVU twice: the harness's M-avg beside the item-level accuracy; --rescore text says what it changed.
 	mlvu := importFixture("2025-03-02T09-30-00_samples_mlvu_dev.jsonl")
-	_, m32, _ := runAuditCLI("import", "lmms-eval", mlvu, "--config", "f32", "--frames", "32")
-	rc, m64, errs := runAuditCLI("import", "lmms-eval", mlvu, "--config", "f64", "--frames", "64", "--rescore", "text")
+	_, m32, _ := runAuditCLI("ingest", "lmms-eval", mlvu, "--config", "f32", "--frames", "32")
+	rc, m64, errs := runAuditCLI("ingest", "lmms-eval", mlvu, "--config", "f64", "--frames", "64", "--rescore", "text")
 	if rc != exitOK || !strings.Contains(errs, "--rescore text changed 1 of 22 harness verdicts (1 now correct, 0 now wrong)") {
 		t.Fatalf("rescore: rc %d %s", rc, errs)
 	}
@@ -251,24 +233,24 @@ func TestImportVLMEvalKitCLI(t *testing.T) {
 	p := filepath.Join(dir, "Qwen2-VL_Video-MME_16frame_score.tsv")
 	os.WriteFile(p, []byte("index\tduration\tanswer\tprediction\tscore\n0\tshort\tA\tA\t1\n1\tshort\tB\tFailed to obtain answer via API.\t-1\n2\tlong\tC\tD\t0\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "Qwen2-VL_Video-MME_16frame_rating.json"), []byte(`{"overall": {"overall": "0.50"}}`), 0o644)
-	rc, out, errs := runAuditCLI("import", "vlmevalkit", p, "--config", "f16")
+	rc, out, errs := runAuditCLI("ingest", "vlmevalkit", p, "--config", "f16")
 	if rc != exitOK || !strings.Contains(out, `"config_meta":{"frames":16}`) || !strings.Contains(errs, "frames 16 from the file name") ||
 		!strings.Contains(errs, "leaves out 1 of 3 rows") || !strings.Contains(errs, "agrees: overall 0.50") || !strings.Contains(out, `"skip":true`) {
 		t.Errorf("rc %d\n%s\n%s", rc, out, errs)
 	}
-	rc, out, _ = runAuditCLI("import", "vlmevalkit", p, "--config", "f16", "--frames", "8")
+	rc, out, _ = runAuditCLI("ingest", "vlmevalkit", p, "--config", "f16", "--frames", "8")
 	if rc != exitOK || !strings.Contains(out, `"frames":8`) {
 		t.Errorf("--frames wins: %s", out)
 	}
 	// Without --config the budget is the config, and the split is the dataset without it.
-	rc, out, errs = runAuditCLI("import", "vlmevalkit", p)
+	rc, out, errs = runAuditCLI("ingest", "vlmevalkit", p)
 	if rc != exitOK || !strings.Contains(out, `"config":"16frame"`) || !strings.Contains(out, `"task":"Video-MME"`) || !strings.Contains(errs, "config 16frame from the file name") {
 		t.Errorf("default config: rc %d\n%s\n%s", rc, out, errs)
 	}
 	// A CSV (VLMEvalKit's EVAL_FORMAT=csv, pandas' to_csv) is read as CSV.
 	c := filepath.Join(dir, "Qwen2-VL_Video-MME_16frame_score.csv")
 	os.WriteFile(c, []byte("index,prediction,answer,score\n0,A,A,1\n1,B,A,0\n"), 0o644)
-	if rc, out, errs = runAuditCLI("import", "vlmevalkit", c, "--no-check"); rc != exitOK || strings.Count(out, "\n") != 2 {
+	if rc, out, errs = runAuditCLI("ingest", "vlmevalkit", c, "--no-check"); rc != exitOK || strings.Count(out, "\n") != 2 {
 		t.Errorf("csv: rc %d\n%s\n%s", rc, out, errs)
 	}
 }
@@ -286,14 +268,14 @@ func TestImportFramesValidated(t *testing.T) {
 		{[]string{"--frames", "1000000000000"}, `invalid value "1000000000000" for flag -frames: out of range (want 0..131072)`},
 		{[]string{"--frames", "0"}, "--text-only for none"},
 		{[]string{"--frames", "8", "--text-only"}, "--text-only with --frames 8"},
-		{[]string{"--width", "448"}, "--width and --height go together"},
-		{[]string{"--width", "0", "--height", "448"}, `flag -width: out of range (want 1..65536)`},
-		{[]string{"--width", "448", "--height", "100000"}, `flag -height: out of range (want 1..65536)`},
+		{[]string{"--size", "448"}, `--size "448": want WxH with each side 1..65536`},
+		{[]string{"--size", "0x448"}, `--size "0x448": want WxH`},
+		{[]string{"--size", "448x100000"}, `--size "448x100000": want WxH`},
 		{[]string{"--frames", "8.5"}, `invalid value "8.5" for flag -frames`},
 		{[]string{"--max-pixels", "0"}, `flag -max-pixels: out of range (want 1..4294967296)`},
 		{[]string{"--max-pixels", "100", "--text-only"}, "--max-pixels with --text-only"},
 	} {
-		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
+		rc, out, errs := runAuditCLI(append([]string{"ingest", "lmms-eval", p, "--config", "c"}, c.args...)...)
 		if rc != exitUsage || out != "" || !strings.Contains(errs, c.msg) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: rc %d out %q stderr %q, want exit 2 and one line with %q", c.args, rc, out, errs, c.msg)
 		}
@@ -306,8 +288,9 @@ func TestImportFramesValidated(t *testing.T) {
 		{[]string{"--text-only", "--frames", "0"}, `"config_meta":{"frames":0,"text_only":true}`},
 		{[]string{"--text-only"}, `"config_meta":{"text_only":true}`},
 		{[]string{"--frames", "16", "--max-pixels", "200704"}, `"config_meta":{"frames":16,"max_pixels":200704}`},
+		{[]string{"--frames", "16", "--size", "448x252"}, `"config_meta":{"frames":16,"width":448,"height":252}`},
 	} {
-		rc, out, errs := runAuditCLI(append([]string{"import", "lmms-eval", p, "--config", "c"}, c.args...)...)
+		rc, out, errs := runAuditCLI(append([]string{"ingest", "lmms-eval", p, "--config", "c"}, c.args...)...)
 		if rc != exitOK || !strings.Contains(out, c.meta) {
 			t.Errorf("%v: rc %d %s %s, want %s", c.args, rc, out, errs, c.meta)
 		}
@@ -333,7 +316,7 @@ func TestAuditBOM(t *testing.T) {
 	}
 	log := filepath.Join(t.TempDir(), "2025-01-01T00-00-00_samples_mlvu_dev.jsonl")
 	os.WriteFile(log, []byte("\xef\xbb\xbf"+`{"doc_id": 3, "target": "A", "filtered_resps": "C", "mlvu_percetion_score": {"question_id": "q", "task_type": "count", "pred_answer": "C", "answer": "A"}}`+"\n"), 0o644)
-	if rc, out, errs := runAuditCLI("import", "lmms-eval", log, "--config", "f16"); rc != exitOK || !strings.Contains(out, `"item_id":"mlvu_dev:3"`) {
+	if rc, out, errs := runAuditCLI("ingest", "lmms-eval", log, "--config", "f16"); rc != exitOK || !strings.Contains(out, `"item_id":"mlvu_dev:3"`) {
 		t.Errorf("import of a log with a BOM: rc %d %s %s", rc, out, errs)
 	}
 }

@@ -14,8 +14,9 @@ import (
 	"strings"
 
 	"github.com/framesweep/framesweep/bench"
-	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/resize/geom"
+	"github.com/framesweep/framesweep/sampler"
 )
 
 // benchMode is one `framesweep bench MODE`: setup registers the mode's own flags on fs and returns the
@@ -49,7 +50,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	run := m.setup(fs, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: framesweep bench [%s] [flags]\n\n%s: %s\n\nflags:\n", strings.Join(benchModeNames(), "|"), mode, m.summary)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -82,6 +83,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// clipsFlag is --clips DIR, where the benchmarks generate their clips (--cache before: a content
+// store in sweep and serve).
+func clipsFlag(fs *flag.FlagSet, help string) *string {
+	p := fs.String("clips", bench.CacheDir(), help)
+	deprecate(fs, "cache", "--clips", "clips")
+	return p
+}
+
 // benchUsage marks a mode's error as bad usage (exit status 2) rather than a failed run.
 type benchUsage struct{ error }
 
@@ -109,16 +118,16 @@ func setupBenchGrid(fs *flag.FlagSet, stderr io.Writer) func(context.Context) ([
 	ladder := fs.String("ladder", bench.LadderLinspace, "budget placement: linspace (round(linspace), not nested) or nested (floor(i*N/n))")
 	reps := fs.Int("reps", 1, "measured repetitions per variant (the median is reported)")
 	warmup := fs.Int("warmup", 0, "unmeasured repetitions first")
-	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clips")
+	cache := clipsFlag(fs, "directory for the generated clips")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	return func(ctx context.Context) ([]bench.Row, error) {
 		g, err := bench.ParseInts(*gops)
 		if err != nil {
 			return nil, benchUsage{fmt.Errorf("--gops: %w", err)}
 		}
-		b, err := bench.ParseInts(*budgets)
+		b, err := sampler.ParseLadder(*budgets)
 		if err != nil {
-			return nil, benchUsage{fmt.Errorf("--budgets: %w", err)}
+			return nil, benchUsage{fmt.Errorf("--budgets %w", err)}
 		}
 		if *ladder != bench.LadderLinspace && *ladder != bench.LadderNested {
 			return nil, benchUsage{fmt.Errorf("--ladder: want %s or %s, got %q", bench.LadderLinspace, bench.LadderNested, *ladder)}
@@ -141,7 +150,7 @@ func setupBenchDecode(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 	compare := fs.Int("compare", 32, "frames sampled for the --hwaccel PSNR comparison")
 	reps := fs.Int("reps", 1, "measured repetitions per variant (the median is reported)")
 	warmup := fs.Int("warmup", 0, "unmeasured repetitions first")
-	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clip")
+	cache := clipsFlag(fs, "directory for the generated clip")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	return func(ctx context.Context) ([]bench.Row, error) {
 		var ts []int
@@ -170,7 +179,7 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 	size := fs.String("size", "448x448", "output size WxH")
 	kernel := fs.String("kernel", "", "resize kernel (default: the resize package's default)")
 	threads := fs.Int("threads", 0, "decoder threads (0 = FFmpeg's default)")
-	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clip")
+	cache := clipsFlag(fs, "directory for the generated clip")
 	inWorker := fs.Bool("worker", false, "decode in a supervised worker process; this process resizes and holds the outputs")
 	return func(ctx context.Context) ([]bench.Row, error) {
 		if *frames < 1 || *threads < 0 {
@@ -180,8 +189,8 @@ func setupBenchMemory(fs *flag.FlagSet, stderr io.Writer) func(context.Context) 
 		if err != nil {
 			return nil, benchUsage{fmt.Errorf("--size %q: want WxH with each side 1..%d", *size, geom.MaxSide)}
 		}
-		if *kernel != "" && resize.CheckKernel(*kernel) != nil {
-			return nil, benchUsage{fmt.Errorf("--kernel %q: want one of %s", *kernel, strings.Join(resize.Kernels(), ", "))}
+		if err := extract.CheckKernel(*kernel); err != nil {
+			return nil, benchUsage{err}
 		}
 		return bench.Memory(ctx, bench.MemoryConfig{Video: *video, Frames: *frames, Width: w, Height: h, Kernel: *kernel,
 			Threads: *threads, CacheDir: *cache, Log: stderr, Worker: *inWorker})
@@ -224,7 +233,7 @@ func setupBenchPeers(fs *flag.FlagSet, stderr io.Writer) func(context.Context) (
 	bin := fs.String("framesweep", "", "framesweep binary that runs extract (default: this executable)")
 	python := fs.String("python", bench.DefaultPython(), "Python with numpy, Pillow, PyAV and OpenCV")
 	shared := fs.String("shared", defaultSharedVideos(), "directory of the shared real videos added by default (\"\" = none)")
-	cache := fs.String("cache", bench.CacheDir(), "directory for the generated clips")
+	cache := clipsFlag(fs, "directory for the generated clips")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	return func(ctx context.Context) ([]bench.Row, error) {
 		if *reps < 1 || *warmup < 0 {

@@ -18,33 +18,6 @@ import (
 	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
-func TestBenchUsage(t *testing.T) {
-	t.Parallel()
-	for _, args := range [][]string{
-		{"bench", "nope"},
-		{"bench", "grid", "--format", "xml"},
-		{"bench", "grid", "--gops", "x"},
-		{"bench", "grid", "--ladder", "zigzag"},
-		{"bench", "grid", "--reps", "0"},
-		{"bench", "decode", "--threads", "a"},
-		{"bench", "memory", "--size", "448"},
-		{"bench", "decode", "--threads", "2k"},
-		{"bench", "memory", "--size", "448x448junk"},
-		{"bench", "memory", "--kernel", "nope"},
-		{"bench", "grid", "extra"},
-		{"bench", "peers", "--peers", "pyav,nope"},
-		{"bench", "peers", "--reps", "0"},
-	} {
-		var out, errb bytes.Buffer
-		if code := dispatch(args, &out, &errb); code != exitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, errb.String())
-		}
-		if n := strings.Count(strings.TrimSpace(errb.String()), "\n"); n != 0 && !strings.Contains(errb.String(), "usage:") {
-			t.Errorf("%v: stderr is not one line: %q", args, errb.String())
-		}
-	}
-}
-
 // TestBenchDecodeAndMemory runs two modes on a small real video and checks their JSON rows.
 func TestBenchDecodeAndMemory(t *testing.T) {
 	t.Parallel()

@@ -42,35 +42,43 @@ var (
 var (
 	loaderRanges = map[string]num.Range{"frames": rFrames, "sample-fps": rSampleFPS, "min-frames": rFrames, "max-frames": rFrames,
 		"image-patch-size": num.In(0, 64), "min-pixels": rPixels, "max-pixels": rPixels, "total-pixels": rPixels}
-	analysisRanges = map[string]num.Range{"seed": rAnySeed, "folds": rFolds, "reference": rBudget}
+	analysisRanges = map[string]num.Range{"bootstrap-seed": rAnySeed, "folds": rFolds, "reference": rBudget}
 	benchRanges    = map[string]num.Range{"reps": rReps, "warmup": rWarmup}
-	importRanges   = map[string]num.Range{"frames": rBudget, "width": num.In(1, geom.MaxSide), "height": num.In(1, geom.MaxSide), "max-pixels": num.In(1, maxImportPixels)}
+	importRanges   = map[string]num.Range{"frames": rBudget, "max-pixels": num.In(1, maxImportPixels)}
+	workerRanges   = map[string]num.Range{"worker-memory-mb": rMiB, "worker-timeout": rTimeout}
+	decodeRanges   = with(workerRanges, map[string]num.Range{"stream": rStream})
 )
 
 var flagRanges = map[string]map[string]num.Range{
-	"probe": {"stream": rStream},
+	"probe": decodeRanges,
 	"plan": with(loaderRanges, map[string]num.Range{"total-frames": num.In(1, sampler.MaxFrames), "fps": num.Above(0, 100000),
-		"duration": rSeconds, "seed": rAnySeed, "start-s": rSeconds, "end-s": rSeconds}),
-	"frames":  with(loaderRanges, map[string]num.Range{"stream": rStream, "max-memory-mb": num.In(1, 1<<24)}),
-	"extract": {"jobs": rJobs, "stream": rStream, "worker-memory-mb": rMiB, "worker-timeout": rTimeout},
-	"serve": {"max-inflight": num.In(1, 65536), "max-bodies": num.In(1, 65536), "max-per-client": num.In(1, 65536), "max-response-mb": num.In(1, 1<<20), "max-frames": num.In(1, sampler.MaxFrames),
-		"lru-mb": rMiB, "share-window": num.Range{Lo: 0, Hi: 60, Unit: "s"}, "worker-memory-mb": rMiB, "worker-timeout": rTimeout},
-	"ask":       {"frames": rFrames, "sample-fps": rSampleFPS, "seed": rAnySeed, "max-tokens": rTokens, "temperature": rTemp, "stream": rStream},
-	"testmodel": {"seed": rAnySeed},
+		"duration": rSeconds, "sampler-seed": rAnySeed, "start-s": rSeconds, "end-s": rSeconds, "stream": rStream}),
+	"frames":  with(loaderRanges, with(decodeRanges, map[string]num.Range{"max-memory-mb": num.In(1, 1<<24)})),
+	"extract": with(decodeRanges, map[string]num.Range{"jobs": rJobs}),
+	"serve": with(workerRanges, map[string]num.Range{"max-inflight": num.In(1, 65536), "max-bodies": num.In(1, 65536), "max-per-client": num.In(1, 65536), "max-response-mb": num.In(1, 1<<20), "max-frames": num.In(1, sampler.MaxFrames),
+		"lru-mb": rMiB, "share-window": num.Range{Lo: 0, Hi: 60, Unit: "s"}}),
+	"ask": with(decodeRanges, map[string]num.Range{"frames": rFrames, "sample-fps": rSampleFPS, "sampler-seed": rAnySeed, "llm-seed": rAnySeed,
+		"max-tokens": rTokens, "temperature": rTemp}),
+	"testmodel": {"weights-seed": rAnySeed},
 	"doctor":    {"timeout": num.Range{Lo: 0, Hi: 60, LoOpen: true, Unit: "s"}},
-	"sweep": {"jobs": rJobs, "limit": num.In(0, math.MaxInt32), "max-tokens": rTokens, "temperature": rTemp, "seed": rAnySeed,
+	"sweep": with(decodeRanges, map[string]num.Range{"jobs": rJobs, "limit": num.In(0, math.MaxInt32), "max-tokens": rTokens, "temperature": rTemp, "llm-seed": rAnySeed,
 		"threshold": num.In(0, 1), "folds": rFolds, "chunk-records": rChunks, "chunk-interval": num.Range{Lo: 0, Hi: 86400, LoOpen: true, Unit: "s"},
-		"stream": rStream, "stop-grace": num.Range{Lo: 0, Hi: 3600, Unit: "s"}},
+		"stop-grace": num.Range{Lo: 0, Hi: 3600, Unit: "s"}}),
 	"merge":        {"chunk-records": rChunks},
 	"audit":        with(analysisRanges, map[string]num.Range{"resamples": num.In(0, audit.MaxResamples), "epsilon": num.In(0, 1)}),
 	"cascade":      analysisRanges,
-	"import":       importRanges,
 	"ingest":       importRanges,
 	"bench grid":   benchRanges,
 	"bench decode": with(benchRanges, map[string]num.Range{"compare": num.In(1, 100000)}),
 	"bench memory": {"frames": num.In(1, sampler.MaxBudget), "threads": rThreads},
 	"bench peers":  with(benchRanges, map[string]num.Range{"stream": rStream}),
 	"bench resize": with(benchRanges, map[string]num.Range{"workers": rThreads}),
+}
+
+// hiddenRanges are the ranges of old spellings that are flags of their own (deprecatedVar), which help
+// does not list.
+var hiddenRanges = map[string]map[string]num.Range{
+	"ingest": {"width": num.In(1, geom.MaxSide), "height": num.In(1, geom.MaxSide)},
 }
 
 // with is the union of two flag tables.
@@ -87,7 +95,11 @@ func with(a, b map[string]num.Range) map[string]num.Range {
 
 // flagRange is the range of command fs's flag name, if it has one.
 func flagRange(fs *flag.FlagSet, name string) (num.Range, bool) {
-	r, ok := flagRanges[strings.TrimPrefix(fs.Name(), "framesweep ")][name]
+	cmd := strings.TrimPrefix(fs.Name(), "framesweep ")
+	if r, ok := flagRanges[cmd][name]; ok {
+		return r, true
+	}
+	r, ok := hiddenRanges[cmd][name]
 	return r, ok
 }
 

@@ -58,18 +58,4 @@ func TestSweepCascadeCLI(t *testing.T) {
 	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "Against each fixed budget") || !strings.Contains(string(b), "f8-nested-64x48-raw") || strings.Contains(string(b), "src=\"http") || strings.Contains(string(b), "href=\"http") {
 		t.Fatalf("cascade report: %v", err)
 	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--cascade", "2,4"}, "--threshold"},
-		{[]string{"--threshold", "0.5"}, "need --cascade"},
-		{[]string{"--cascade", "2,x", "--threshold", "0.5"}, "--cascade"},
-		{[]string{"--cascade", "2,4", "--threshold", "1.5"}, "flag -threshold: out of range (want 0..1)"},
-	} {
-		rc, _, errs := runCLI(append(base(filepath.Join(dir, "x")), c.args...)...)
-		if rc != exitUsage || !strings.Contains(errs, c.want) {
-			t.Errorf("%v: rc %d %q", c.args, rc, errs)
-		}
-	}
 }

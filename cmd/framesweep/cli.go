@@ -23,13 +23,13 @@ const (
 // synopses are the usage lines of the commands that do not print their own (fs.Usage), as the
 // README's command list has them. -h and `framesweep help CMD` print the synopsis and the flags.
 var synopses = map[string]string{
-	"plan": "framesweep plan (VIDEO | --total-frames N --fps F) (--preset NAME | --policy P) [--frames N] [--sample-fps F] [--seed S] [--json]\n" +
-		"       framesweep plan --grid GRID.yaml (VIDEO | --total-frames N --fps F) [--json]\n" +
+	"plan": "framesweep plan (VIDEO | --total-frames N --fps F) (--preset NAME | --policy P) [--frames N] [--sample-fps F] [--sampler-seed S] [--json]\n" +
+		"       framesweep plan --grid GRID.yaml (VIDEO | --total-frames N --fps F) [--stream N] [--no-autorotate] [--json]\n" +
 		"       framesweep plan VIDEO --loader NAME [--frames N | --sample-fps F] [--resolution R] [--json]\n" +
 		"       framesweep plan --list [--json]",
-	"extract": "framesweep extract --grid GRID.yaml --videos PATH… --out CACHE [--pipeline raw|cached|both] [--jobs N] [--rehash] [--stream N] [--on-damaged fail|keep] [--worker]",
+	"extract": "framesweep extract --grid GRID.yaml --videos PATH… --out CACHE [--pipeline raw|cached|both] [--jobs N] [--rehash] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker] [--shard i/N|env] [-v]",
 	"verify":  "framesweep verify CACHE",
-	"version": "framesweep version",
+	"version": "framesweep version [--json]",
 }
 
 // newFlags returns a FlagSet for the command name ("probe", "bench grid") that reports errors instead
@@ -44,7 +44,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 			syn = "framesweep " + name + " [flags]"
 		}
 		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", syn)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	return fs
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -17,8 +19,10 @@ var helpFlag = regexp.MustCompile(`(?m)^  -([a-z0-9-]+) (int|uint|float|duration
 // the whole usage.
 func TestFlagErrorsEveryCommand(t *testing.T) {
 	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	for n, c := range commands {
+		if c.deprecated == "" {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	run := func(args ...string) (int, string, string) {
@@ -34,6 +38,9 @@ func TestFlagErrorsEveryCommand(t *testing.T) {
 				t.Fatalf("help %s: rc %d stdout %q stderr %q", name, rc, out, errs)
 			}
 			help := out
+			if name != "worker" && !strings.Contains(help, "  -json\n") {
+				t.Errorf("%s does not take --json:\n%s", name, help)
+			}
 			rc, out, errs = run(name, "-h")
 			if rc != exitOK || out != "" || errs != help {
 				t.Errorf("%s -h: rc %d stdout %q, stderr differs from `help %s`:\n%s", name, rc, out, name, errs)
@@ -64,7 +71,7 @@ func TestFlagErrorsEveryCommand(t *testing.T) {
 	if rc, _, errs := run("plan", "--frames", "99999999999999999999"); rc != exitUsage || !strings.Contains(errs, "-frames: out of range") {
 		t.Errorf("overflow: rc %d %q", rc, errs)
 	}
-	if rc, _, errs := run("plan", "--seed", "-1"); rc != exitUsage || !strings.Contains(errs, "-seed: want a non-negative integer") {
+	if rc, _, errs := run("plan", "--sampler-seed", "-1"); rc != exitUsage || !strings.Contains(errs, "-sampler-seed: want a non-negative integer") {
 		t.Errorf("negative seed: rc %d %q", rc, errs)
 	}
 	// Bool flags still take no argument (the wrapper keeps IsBoolFlag) and -flag=value still works.
@@ -87,18 +94,19 @@ func TestFlagErrorsEveryCommand(t *testing.T) {
 	}
 }
 
-// TestIngestIsImport: `framesweep ingest` is `framesweep import` under its own name (the same records,
-// its messages and usage naming ingest), and the top-level help tells it from `items import`.
+// TestIngestIsImport: `framesweep ingest` is the name for harness logs → records; `framesweep import`,
+// its old name, gives the same records with one deprecation line, and help lists neither it nor the
+// internal worker, and tells ingest from `items import`.
 func TestIngestIsImport(t *testing.T) {
 	f := importFixture("2025-03-02T09-30-00_samples_mlvu_dev.jsonl")
 	args := []string{f, "--config", "f16", "--frames", "16", "--no-check"}
-	rc, imp, _ := runCLI(append([]string{"import", "lmms-eval"}, args...)...)
+	rc, imp, ierrs := runCLI(append([]string{"import", "lmms-eval"}, args...)...)
 	rc2, ing, errs := runCLI(append([]string{"ingest", "lmms-eval"}, args...)...)
 	if rc != exitOK || rc2 != exitOK || imp != ing || !strings.Contains(ing, `"config":"f16"`) || !strings.HasPrefix(errs, "framesweep ingest: ") {
 		t.Errorf("import rc %d, ingest rc %d, same records %v, stderr %q", rc, rc2, imp == ing, errs)
 	}
-	if rc, _, errs := runCLI("ingest", "nope", f); rc != exitUsage || !strings.HasPrefix(errs, "framesweep ingest: unknown format") {
-		t.Errorf("ingest nope: rc %d %q", rc, errs)
+	if !strings.HasPrefix(ierrs, "framesweep: `import` is deprecated") || ierrs[strings.Index(ierrs, "\n")+1:] != errs {
+		t.Errorf("import: stderr %q, want the deprecation line then ingest's %q", ierrs, errs)
 	}
 	_, help, _ := runCLI("help")
 	lines := map[string]string{}
@@ -107,9 +115,70 @@ func TestIngestIsImport(t *testing.T) {
 			lines[f[0]] = l
 		}
 	}
-	if !strings.Contains(lines["import"], "harness logs → records") || !strings.Contains(lines["import"], "`ingest`") ||
-		!strings.Contains(lines["ingest"], "harness logs") || !strings.Contains(lines["items"], "benchmark release → the items") ||
-		!strings.Contains(lines["items"], "not `import`") {
-		t.Errorf("help does not tell the two imports apart:\n%s", help)
+	if lines["import"] != "" || lines["worker"] != "" || !strings.Contains(lines["ingest"], "harness logs → records") ||
+		!strings.Contains(lines["items"], "benchmark release → the items") {
+		t.Errorf("help lists a hidden command or does not tell the two imports apart:\n%s", help)
+	}
+	if rc, out, _ := runCLI("help", "worker"); rc != exitOK || !strings.HasPrefix(out, "usage: framesweep worker") {
+		t.Errorf("help worker: rc %d %q", rc, out)
+	}
+}
+
+// TestOldSpellings: every renamed flag's old spelling still works for one release, hidden from help:
+// the same output as the new spelling, and one deprecation line on stderr naming the new one.
+func TestOldSpellings(t *testing.T) {
+	dir := t.TempDir()
+	nasa := testdataVideo(t, "nasa_13013.mp4")
+	f := importFixture("2025-03-02T09-30-00_samples_mlvu_dev.jsonl")
+	records := filepath.Join(dir, "r.jsonl")
+	if err := os.WriteFile(records, []byte(`{"item_id":"a","config":"f8-uniform-64x48-raw","correct":true}`+"\n"+`{"item_id":"a","config":"f16-uniform-64x48-raw","correct":false}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := []string{"plan", "--total-frames", "1000", "--fps", "25", "--policy", "random", "--frames", "4", "--json"}
+	ingest := []string{"ingest", "lmms-eval", f, "--config", "f16", "--frames", "16", "--no-check"}
+	audit := []string{"audit", records, "--json", "--resamples", "10"}
+	for _, c := range []struct {
+		old, new []string
+		repl     string
+	}{
+		{append(plan, "--seed", "3"), append(plan, "--sampler-seed", "3"), "--sampler-seed"},
+		{append(ingest, "--width", "448", "--height", "252"), append(ingest, "--size", "448x252"), "--size WxH"},
+		{append(audit, "--seed", "9"), append(audit, "--bootstrap-seed", "9"), "--bootstrap-seed"},
+		{append(audit, "--budgets", "8,16"), append(audit, "--cascade", "8,16"), "--cascade"},
+		{append(audit, "--size", "64x48"), append(audit, "--cascade-size", "64x48"), "--cascade-size"},
+		{append(audit, "--policy", "uniform"), append(audit, "--cascade-policy", "uniform"), "--cascade-policy"},
+		{[]string{"items", "import", "csv", filepath.Join(dir, "none.csv"), "--out", filepath.Join(dir, "i.jsonl"), "--videos", dir},
+			[]string{"items", "import", "csv", filepath.Join(dir, "none.csv"), "--out", filepath.Join(dir, "i.jsonl"), "--video-dir", dir}, "--video-dir"},
+		{[]string{"bench", "grid", "--cache", dir, "--reps", "0"}, []string{"bench", "grid", "--clips", dir, "--reps", "0"}, "--clips"},
+		{[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "llamacpp:model=x", "--out", "o", "--seed", "x"},
+			[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "llamacpp:model=x", "--out", "o", "--llm-seed", "x"}, "--llm-seed"},
+		{[]string{"ask", "--runtime", "llamacpp:model=x", "--question", "q", "--policy", "uniform", "--frames", "2", "--seed", "-1", nasa},
+			[]string{"ask", "--runtime", "llamacpp:model=x", "--question", "q", "--policy", "uniform", "--frames", "2", "--sampler-seed", "-1", nasa}, "--sampler-seed and --llm-seed"},
+	} {
+		rc, out, errs := runCLI(c.old...)
+		rc2, out2, errs2 := runCLI(c.new...)
+		var notices, rest []string
+		for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
+			if strings.Contains(l, "is deprecated and goes in the next release: use "+c.repl) {
+				notices = append(notices, l)
+			} else if l != "" {
+				rest = append(rest, l)
+			}
+		}
+		if rc != rc2 || out != out2 || len(notices) == 0 || len(rest) != strings.Count(errs2, "\n") {
+			t.Errorf("%v: rc %d/%d, same stdout %v, stderr %q vs %q", c.old, rc, rc2, out == out2, errs, errs2)
+		}
+		if rc2 == exitOK && out == "" {
+			t.Errorf("%v: no output", c.new)
+		}
+	}
+	// Help lists the new spellings only.
+	for _, cmd := range []string{"plan", "audit", "cascade", "sweep", "ask", "ingest", "items", "testmodel"} {
+		_, help, _ := runCLI("help", cmd)
+		for _, old := range []string{"  -seed ", "  -budgets ", "  -width ", "  -height ", "  -videos "} {
+			if strings.Contains(help, old) {
+				t.Errorf("help %s lists the old %s", cmd, strings.TrimSpace(old))
+			}
+		}
 	}
 }

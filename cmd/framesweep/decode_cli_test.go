@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
@@ -56,13 +57,7 @@ func TestProbeCLI(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("--hwaccel cuda must fall back, got exit %d: %s", code, errs)
 	}
-	// Bad usage → 2; a broken file → 1 with one line naming the file.
-	if code, _, _ := runDecodeCLI("probe"); code != exitUsage {
-		t.Errorf("no VIDEO: exit %d", code)
-	}
-	if code, _, _ := runDecodeCLI("probe", v, "--hwaccel", "warp"); code != exitUsage {
-		t.Errorf("bad --hwaccel: exit %d", code)
-	}
+	// A broken file → 1 with one line naming the file (bad usage: TestUsageErrors).
 	bad := testenv.SharedVideo(t, "androidx-media/sample_audio_only.mp4")
 	code, _, errs = runDecodeCLI("probe", bad)
 	if code != exitError || !strings.Contains(errs, bad) || !strings.Contains(errs, "no video stream") || strings.Count(errs, "\n") != 1 {
@@ -78,7 +73,7 @@ func TestFramesCLI(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var res framesResult
+	var res extract.FramesResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Written) != 3 {
 		t.Fatalf("result %s (%v)", out, err)
 	}
@@ -121,11 +116,6 @@ func TestFramesCLI(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir2); len(ents) != 0 {
 		t.Errorf("past the end wrote %d files", len(ents))
-	}
-	for _, args := range [][]string{{"frames", v, "--out", dir}, {"frames", v, "--indices", "0"}, {"frames", v, "--indices", "a", "--out", dir}} {
-		if code, _, _ := runDecodeCLI(args...); code != exitUsage {
-			t.Errorf("%v: exit %d, want 2", args, code)
-		}
 	}
 	// A frame that fails mid-stream is reported by index; the others are written.
 	broken := testenv.SharedVideo(t, "decord/corrupted.mp4")
@@ -201,14 +191,9 @@ func TestProbeFramesStreamCLI(t *testing.T) {
 	if code != exitError || !strings.Contains(errs, v) || !strings.Contains(errs, "stream 1 is audio") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("--stream 1 (audio): exit %d, %q", code, errs)
 	}
-	for _, cmd := range [][]string{{"probe", v, "--stream", "-2"}, {"frames", v, "--indices", "0", "--out", t.TempDir(), "--stream", "-5"}} {
-		if code, _, _ := runDecodeCLI(cmd...); code != exitUsage {
-			t.Errorf("%v: exit %d, want 2", cmd, code)
-		}
-	}
 	dir := t.TempDir()
 	code, out, errs = runDecodeCLI("frames", v, "--indices", "0,389", "--out", dir)
-	var res framesResult
+	var res extract.FramesResult
 	if code != exitOK || json.Unmarshal([]byte(out), &res) != nil || res.StreamIndex != 3 || len(res.Written) != 2 {
 		t.Fatalf("frames (best stream): exit %d %s %s", code, out, errs)
 	}
@@ -232,7 +217,7 @@ func TestFramesOnDamagedCLI(t *testing.T) {
 	if code != exitError || !strings.Contains(errs, v) || !strings.Contains(errs, "damaged frame(s) refused: 32 ") || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("default (fail): exit %d, %q", code, errs)
 	}
-	var res framesResult
+	var res extract.FramesResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("partial result not JSON: %v\n%s", err, out)
 	}
@@ -249,9 +234,6 @@ func TestFramesOnDamagedCLI(t *testing.T) {
 	}
 	if fmt.Sprint(res.Stats.Damaged) != "[32]" || res.Stats.OnDamaged != "keep" || len(res.Written) != 3 {
 		t.Errorf("keep: stats %+v, written %v", res.Stats, res.Written)
-	}
-	if code, _, _ := runDecodeCLI("frames", v, "--indices", "31", "--out", dir, "--on-damaged", "maybe"); code != exitUsage {
-		t.Errorf("--on-damaged maybe: exit %d, want 2", code)
 	}
 }
 

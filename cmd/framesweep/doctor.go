@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"io"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 )
 
@@ -243,7 +244,7 @@ func (d *doctor) probeDevices() []doctorLine {
 }
 
 // probeNVDEC decodes each clip with --hwaccel cuda: ok when its frames came from the device; "cpu"
-// when framesweep's policy keeps that stream on the CPU (decode.SelectHW); missing otherwise, with
+// when framesweep's policy keeps that stream on the CPU (extract.ProbeNVDEC); missing otherwise, with
 // FFmpeg's reason.
 func (d *doctor) probeNVDEC() []doctorLine {
 	dir, err := os.MkdirTemp("", "framesweep-doctor-")
@@ -268,24 +269,6 @@ func (d *doctor) probeNVDEC() []doctorLine {
 }
 
 func nvdecLine(clip, path string) []doctorLine {
-	v, err := decode.Open(path, decode.Options{HWAccel: string(decode.HWCUDA), Threads: 1})
-	if err != nil {
-		return []doctorLine{{"nvdec", clip, "missing", err.Error()}}
-	}
-	defer v.Close()
-	n := 0
-	st, err := v.Read([]int{0, 1}, func(*decode.Frame) error { n++; return nil })
-	switch {
-	case err != nil:
-		return []doctorLine{{"nvdec", clip, "missing", err.Error()}}
-	case st.HWAccel == string(decode.HWCUDA):
-		return []doctorLine{{"nvdec", clip, "ok", fmt.Sprintf("%d frames decoded on the device", n)}}
-	case strings.Contains(st.HWFallback, "NVDEC cannot") || strings.Contains(st.HWFallback, "NVDEC decodes"):
-		return []doctorLine{{"nvdec", clip, "cpu", "kept on the CPU by framesweep's policy: " + st.HWFallback}}
-	}
-	why := "decoded on the CPU: " + st.HWFallback
-	if strings.Contains(st.HWFallback, "device creation failed") {
-		why += " (FFmpeg's cuda hwaccel needs the driver's libcuda.so.1 and a GPU)"
-	}
-	return []doctorLine{{"nvdec", clip, "missing", why}}
+	p := extract.ProbeNVDEC(context.Background(), path)
+	return []doctorLine{{"nvdec", clip, p.Status, p.Detail}}
 }

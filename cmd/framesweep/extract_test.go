@@ -19,6 +19,7 @@ import (
 	"github.com/framesweep/framesweep/bench"
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 	"github.com/framesweep/framesweep/resize"
@@ -44,11 +45,11 @@ func exWriteGrid(t testing.TB, text string) string {
 }
 
 // exRun runs `framesweep extract` in process and decodes its summary.
-func exRun(t testing.TB, args ...string) (int, extractSummary, string) {
+func exRun(t testing.TB, args ...string) (int, extract.Summary, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := dispatch(append([]string{"extract"}, args...), &out, &errb)
-	var sum extractSummary
+	var sum extract.Summary
 	if out.Len() > 0 {
 		if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
 			t.Fatalf("summary is not JSON: %v\n%s", err, out.String())
@@ -158,7 +159,7 @@ func TestExtractReproducible(t *testing.T) {
 	}
 	var cached, failed int
 	for _, l := range lines {
-		var m manifestLine
+		var m extract.ManifestLine
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatal(err)
 		}
@@ -487,33 +488,6 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-func TestExtractUsage(t *testing.T) {
-	grid := exWriteGrid(t, exGrid)
-	for name, args := range map[string][]string{
-		"no grid":      {"--out", "x", "--videos", "v"},
-		"no videos":    {"--grid", grid, "--out", "x"},
-		"bad pipeline": {"--grid", grid, "--out", "x", "--pipeline", "jpeg", "v"},
-		"bad kernel":   {"--grid", grid, "--out", "x", "--kernel", "nearest", "v"},
-		"bad dtype":    {"--grid", grid, "--out", "x", "--dtype", "i8", "v"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			if code, _, _ := exRun(t, args...); code != exitUsage {
-				t.Fatalf("exit %d", code)
-			}
-		})
-	}
-	// A grid that does not parse is a handled error naming the file.
-	bad := exWriteGrid(t, "frames: [oops]\n")
-	code, _, stderr := exRun(t, "--grid", bad, "--out", t.TempDir(), "--videos", "v")
-	if code != exitError || !strings.Contains(stderr, bad) {
-		t.Fatalf("exit %d %q", code, stderr)
-	}
-	var out, errb bytes.Buffer
-	if code := dispatch([]string{"verify", filepath.Join(t.TempDir(), "nope")}, &out, &errb); code != exitError {
-		t.Fatalf("verify of a missing dir: %d", code)
-	}
-}
-
 // exBenchGrid is the 6-config grid of the benchmark: 3 budgets × 2 sizes, raw pipeline.
 const exBenchGrid = "frames: [8, 16, 32]\npolicies: [uniform]\nresolutions: [\"448x448\", \"224x224\"]\npipelines: [raw]\n"
 
@@ -641,7 +615,7 @@ func TestExtractContent(t *testing.T) {
 			}
 			mb := testenv.ReadFile(t, sum.Manifest)
 			for _, line := range strings.Split(strings.TrimSpace(string(mb)), "\n") {
-				var m manifestLine
+				var m extract.ManifestLine
 				testenv.DecodeJSON(t, []byte(line), &m)
 				f, _, err := s.Load(context.Background(), m.Key)
 				if err != nil {
@@ -791,7 +765,7 @@ func TestExtractWorker(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	var sum extractSummary
+	var sum extract.Summary
 	testenv.DecodeJSON(t, stdout.Bytes(), &sum)
 	if cmd.ProcessState.ExitCode() != exitError || sum.VideosFailed != 1 || sum.ObjectsWritten != 4 || !strings.Contains(stderr.String(), bad) {
 		t.Fatalf("--worker: %v, %+v\n%s", err, sum, stderr.String())
@@ -820,7 +794,7 @@ func TestExtractGridStream(t *testing.T) {
 			t.Fatalf("%q %v: exit %d %s", c.grid, c.extra, code, e)
 		}
 		mb := testenv.ReadFile(t, sum.Manifest)
-		var m manifestLine
+		var m extract.ManifestLine
 		testenv.DecodeJSON(t, []byte(strings.SplitN(string(mb), "\n", 2)[0]), &m)
 		if m.StreamIndex == nil || *m.StreamIndex != c.stream || m.Shape[2] != c.w {
 			t.Errorf("%q %v: stream %v shape %v, want stream %d width %d", c.grid, c.extra, m.StreamIndex, m.Shape, c.stream, c.w)

@@ -8,9 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/loader"
-	"github.com/framesweep/framesweep/loader/load"
-	"github.com/framesweep/framesweep/pipeline"
 	"github.com/framesweep/framesweep/sampler"
 )
 
@@ -69,80 +68,23 @@ func (l *loaderFlags) request() (loader.Request, error) {
 	return r, loader.Check(*l.name, r)
 }
 
-// loaderFramesResult is what `frames --loader` prints: the loader's Result (its frames' positions,
-// pts and sizes, counts, rate, fallbacks, notes) and the files written.
-type loaderFramesResult struct {
-	*load.Result
-	Out string `json:"out"`
-	// Written are the frames as the loader returns them, in its order: OUT/<position>.png.
-	Written []string `json:"written"`
-	// ResizedWritten (qwen-vl-utils loaders): fetch_video's resized frames, OUT/resized/<position>.png.
-	ResizedWritten []string `json:"resized_written,omitempty"`
-	// Others are the files --out held that this run did not write, kept under --force.
-	Others []string `json:"others,omitempty"`
-}
-
 // runFramesLoader is `frames VIDEO --loader NAME …`: exactly the frames the loader's reader returns
 // (before the model's processor), through the engine's source layer, as PNGs.
-func runFramesLoader(video, dir string, force bool, l *loaderFlags, stdout, stderr io.Writer) int {
+func runFramesLoader(video string, out extract.Out, l *loaderFlags, stdout, stderr io.Writer) int {
 	const name = "frames"
 	req, err := l.request()
 	if err != nil {
 		return usageErr(stderr, name, "%v", err)
 	}
-	res, errs, err := pipeline.RunLoader(context.Background(), pipeline.VideoRef{Path: video}, *l.name, []loader.Request{req}, load.Options{})
-	if err == nil {
-		err = errs[0]
-	}
+	res, err := extract.LoaderFrames(context.Background(), video, *l.name, req, out)
 	if err != nil {
+		if res != nil && len(res.Written) > 0 {
+			_ = writeJSON(stdout, res)
+		}
 		return failErr(stderr, name, err)
 	}
-	r := res[0]
-	out := loaderFramesResult{Result: r, Out: dir, Written: []string{}}
-	d, err := openOut(dir)
-	if err != nil {
-		return failErr(stderr, name, err)
-	}
-	defer d.Close()
-	var names []string
-	for _, f := range r.Frames {
-		names = append(names, fmt.Sprintf("%06d.png", f.Position))
-		if f.Resized != nil {
-			names = append(names, fmt.Sprintf("resized/%06d.png", f.Position))
-		}
-	}
-	if err := d.claim(names, force); err != nil {
-		return failErr(stderr, name, err)
-	}
-	out.Others = d.otherPaths()
-	if r.ResizedW > 0 {
-		if err := d.mkdir("resized"); err != nil {
-			return failErr(stderr, name, err)
-		}
-	}
-	for _, f := range r.Frames {
-		file, err := d.writePNG(fmt.Sprintf("%06d.png", f.Position), f.Image)
-		if err != nil {
-			return loaderFramesFail(stdout, stderr, out, err)
-		}
-		out.Written = append(out.Written, file)
-		if f.Resized != nil {
-			if file, err = d.writePNG(fmt.Sprintf("resized/%06d.png", f.Position), f.Resized); err != nil {
-				return loaderFramesFail(stdout, stderr, out, err)
-			}
-			out.ResizedWritten = append(out.ResizedWritten, file)
-		}
-	}
-	if err := writeJSON(stdout, out); err != nil {
+	if err := writeJSON(stdout, res); err != nil {
 		return failErr(stderr, name, err)
 	}
 	return exitOK
-}
-
-// loaderFramesFail prints what was written before a write failed, then the one-line error.
-func loaderFramesFail(stdout, stderr io.Writer, out loaderFramesResult, err error) int {
-	if len(out.Written) > 0 {
-		_ = writeJSON(stdout, out)
-	}
-	return failErr(stderr, "frames", err)
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
-	"github.com/framesweep/framesweep/internal/npy"
-	"github.com/framesweep/framesweep/rgb"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/runs"
 	"github.com/framesweep/framesweep/sweep"
 )
@@ -41,11 +39,11 @@ type recordFramesResult struct {
 // recordArgs are `frames --record`'s arguments.
 type recordArgs struct {
 	run       string
-	pos       []string // ITEM CONFIG
-	dir       string   // --out
+	pos       []string    // ITEM CONFIG
+	out       extract.Out // --out, --force
 	videoRoot string
-	maxBytes  int64 // --max-memory-mb in bytes
-	force     bool
+	maxBytes  int64  // --max-memory-mb in bytes
+	records   string // --records FILE: a batch (frames_records.go)
 }
 
 // runFramesRecord: framesweep frames --record RUN ITEM CONFIG --out DIR [--video-root DIR]
@@ -67,12 +65,13 @@ func runFramesRecord(a recordArgs, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failErr(stderr, name, err)
 	}
-	j, rec := b.Object.Result.Job, b.Record
-	res := recordFramesResult{Run: a.run, ItemID: rec.ItemID, Config: rec.Config, Video: b.Video, RecordVideo: rec.Video,
-		VideoSHA256: rec.VideoSHA256, StreamIndex: *rec.StreamIndex, Indices: j.Selection.Indices, Geometry: j.Geometry, Kernel: j.Spec.Kernel,
-		Pipeline: j.Pipeline, Width: j.Width, Height: j.Height, Images: j.Images, Out: a.dir, Written: []string{},
-		InputSHA256: b.Object.DataSHA256, RecordInputSHA256: rec.InputSHA256, Match: b.Match()}
-	if err := writeRecordFrames(&res, b, a.force); err != nil {
+	rec := b.Record
+	res := newRecordResult(a.run, b, a.out.Dir)
+	files, err := extract.WriteInput(a.out, b.Object)
+	if files != nil {
+		res.Tensor, res.Written, res.Others = files.Tensor, files.Written, files.Others
+	}
+	if err != nil {
 		if len(res.Written) > 0 {
 			_ = writeJSON(stdout, res)
 		}
@@ -87,76 +86,37 @@ func runFramesRecord(a recordArgs, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// writeRecordFrames writes the rebuilt tensor as DIR/input.npy and each image as DIR/NNN-FFFFFF.png
-// (feeding position, frame index; tiles add _KK, the thumbnail last), into an --out claimed first.
-func writeRecordFrames(res *recordFramesResult, b *sweep.Rebuilt, force bool) error {
-	j := b.Object.Result.Job
-	per := 3 * j.Width * j.Height
-	if per*j.Images*j.Frames() != len(b.Object.Data) {
-		return errors.New("the rebuilt tensor is not uint8 frames")
-	}
-	h, err := npy.Header(string(j.DType), j.Shape())
-	if err != nil {
-		return err
-	}
-	name := func(p, k int) string {
-		if j.Images > 1 {
-			return fmt.Sprintf("%03d-%06d_%02d.png", p, j.Selection.Indices[p], k)
-		}
-		return fmt.Sprintf("%03d-%06d.png", p, j.Selection.Indices[p])
-	}
-	names := []string{"input.npy"}
-	for p := range j.Selection.Indices {
-		for k := range j.Images {
-			names = append(names, name(p, k))
-		}
-	}
-	d, err := openOut(res.Out)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.claim(names, force); err != nil {
-		return err
-	}
-	res.Others = d.otherPaths()
-	if res.Tensor, err = d.create("input.npy", func(w io.Writer) error {
-		if _, err := w.Write(h); err != nil {
-			return err
-		}
-		_, err := w.Write(b.Object.Data)
-		return err
-	}); err != nil {
-		return err
-	}
-	for p := range j.Selection.Indices {
-		for k := range j.Images {
-			off := (p*j.Images + k) * per
-			file, err := d.writePNG(name(p, k), &rgb.Image{W: j.Width, H: j.Height, Stride: 3 * j.Width, Pix: b.Object.Data[off : off+per]})
-			if err != nil {
-				return err
-			}
-			res.Written = append(res.Written, file)
-		}
-	}
-	return nil
+// newRecordResult is what frames --record says of b, rebuilt from run, written into out.
+func newRecordResult(run string, b *sweep.Rebuilt, out string) recordFramesResult {
+	j, rec := b.Object.Result.Job, b.Record
+	return recordFramesResult{Run: run, ItemID: rec.ItemID, Config: rec.Config, Video: b.Video, RecordVideo: rec.Video,
+		VideoSHA256: rec.VideoSHA256, StreamIndex: *rec.StreamIndex, Indices: j.Selection.Indices, Geometry: j.Geometry, Kernel: j.Spec.Kernel,
+		Pipeline: j.Pipeline, Width: j.Width, Height: j.Height, Images: j.Images, Out: out, Written: []string{},
+		InputSHA256: b.Object.DataSHA256, RecordInputSHA256: rec.InputSHA256, Match: b.Match()}
 }
 
 // framesRecordArgs checks `frames --record`'s usage: the record decides the frames, so no flag that
 // chooses them applies.
 func framesRecordArgs(a recordArgs, set map[string]bool, stdout, stderr io.Writer) int {
 	switch {
+	case set["records"] && a.records == "":
+		return usageErr(stderr, "frames", "--records: want a FILE (- for stdin)")
+	case a.run == "" && set["records"]:
+		return usageErr(stderr, "frames", "--records needs --record RUN")
 	case a.run == "":
 		return usageErr(stderr, "frames", "--video-root needs --record RUN")
-	case a.dir == "":
+	case a.out.Dir == "":
 		return usageErr(stderr, "frames", "--out DIR is required")
 	}
 	for f := range set {
 		switch f {
-		case "record", "video-root", "out", "force", "max-memory-mb":
+		case "record", "records", "video-root", "out", "force", "max-memory-mb", "json":
 		default:
 			return usageErr(stderr, "frames", "--%s does not apply with --record (the record names its frames, geometry, kernel, pipeline and stream)", f)
 		}
+	}
+	if a.records != "" {
+		return runFramesRecords(a, stdout, stderr)
 	}
 	return runFramesRecord(a, stdout, stderr)
 }

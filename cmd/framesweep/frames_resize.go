@@ -4,9 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
-	"github.com/framesweep/framesweep/resize"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/resize/geom"
 )
 
@@ -18,9 +17,8 @@ type resizeFlags struct {
 
 func addResizeFlags(fs *flag.FlagSet) *resizeFlags {
 	return &resizeFlags{
-		size: fs.String("size", "", "resize every frame to WxH (e.g. 448x448)"),
-		kernel: fs.String("kernel", resize.DefaultKernel,
-			"resize kernel: "+strings.Join(resize.Kernels(), ", ")),
+		size:   fs.String("size", "", "resize every frame to WxH (e.g. 448x448)"),
+		kernel: kernelFlag(fs),
 		preset: fs.String("preset", "", "resize with a preset's geometry (resize/geom presets, e.g. qwen2.5-vl)"),
 	}
 }
@@ -30,8 +28,8 @@ func addResizeFlags(fs *flag.FlagSet) *resizeFlags {
 // tiles followed by the thumbnail.
 func (r *resizeFlags) geometry() (geom.Geometry, string, error) {
 	kernel := *r.kernel
-	if err := resize.CheckKernel(kernel); err != nil {
-		return nil, "", fmt.Errorf("--kernel %q: want one of %s", kernel, strings.Join(resize.Kernels(), ", "))
+	if err := extract.CheckKernel(kernel); err != nil {
+		return nil, "", err
 	}
 	switch {
 	case *r.size != "" && *r.preset != "":
@@ -48,7 +46,7 @@ func (r *resizeFlags) geometry() (geom.Geometry, string, error) {
 			return nil, "", fmt.Errorf("--preset: %v", err)
 		}
 		return g, kernel, nil
-	case *r.kernel != resize.DefaultKernel:
+	case *r.kernel != "":
 		return nil, "", errors.New("--kernel needs --size or --preset")
 	}
 	return nil, kernel, nil

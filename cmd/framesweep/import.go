@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/framesweep/framesweep/ingest"
@@ -16,10 +17,10 @@ import (
 // maxImportPixels bounds --max-pixels: one frame of geom.MaxSide × geom.MaxSide.
 const maxImportPixels = geom.MaxSide * geom.MaxSide
 
-// importFlags are `framesweep import`'s flags.
+// importFlags are `framesweep ingest`'s flags.
 type importFlags struct {
 	config, policy, task, itemID, itemPrefix, correctFrom, predField, answerField, rescore string
-	model, durationBins                                                                    string
+	model, durationBins, size                                                              string
 	frames, width, height, maxPixels                                                       int
 	textOnly, openEnded, noCheck                                                           bool
 }
@@ -28,9 +29,10 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "config id of every imported record (required; VLMEvalKit: default the budget in the file name, e.g. 16frame)")
 	fs.IntVar(&f.frames, "frames", 0, fmt.Sprintf("frames fed per item under this config, 1..%d (VLMEvalKit: default from a {N}frame file name)", sampler.MaxBudget))
 	fs.BoolVar(&f.textOnly, "text-only", false, "the config fed no visual input (cost 0)")
-	fs.IntVar(&f.width, "width", 0, fmt.Sprintf("frame width in pixels, 1..%d", geom.MaxSide))
-	fs.IntVar(&f.height, "height", 0, fmt.Sprintf("frame height in pixels, 1..%d", geom.MaxSide))
-	fs.IntVar(&f.maxPixels, "max-pixels", 0, fmt.Sprintf("the config's per-frame pixel budget (Qwen max_pixels), 1..%d: without --width/--height it prices the config (frames × max-pixels)", maxImportPixels))
+	fs.StringVar(&f.size, "size", "", fmt.Sprintf("the size WxH each frame was fed at, each side 1..%d", geom.MaxSide))
+	deprecatedVar(fs, &intValue{&f.width}, "width", "--size WxH")
+	deprecatedVar(fs, &intValue{&f.height}, "height", "--size WxH")
+	fs.IntVar(&f.maxPixels, "max-pixels", 0, fmt.Sprintf("the config's per-frame pixel budget (Qwen max_pixels), 1..%d: without --size it prices the config (frames × max-pixels)", maxImportPixels))
 	fs.StringVar(&f.policy, "policy", "", "sampling policy of the config (uniform, random, …)")
 	fs.StringVar(&f.task, "task", "", "lmms-eval task or VLMEvalKit dataset name (default: from the file name)")
 	fs.StringVar(&f.itemID, "item-id", "doc", "what names an item: doc (lmms-eval <task>:<doc_id>, VLMEvalKit index), question (the benchmark's question_id), or a field (lmms-eval dotted path, e.g. doc_id) or column")
@@ -59,8 +61,12 @@ func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 	switch {
 	case f.config == "" && needConfig:
 		return "--config is required"
+	case set["size"] && (set["width"] || set["height"]):
+		return "--size and the old --width/--height exclude each other"
 	case set["width"] != set["height"]:
-		return "--width and --height go together"
+		return "--width and --height go together (give --size WxH)"
+	case set["size"] && f.parseSize() != nil:
+		return f.parseSize().Error()
 	case badBins(f.durationBins) != "":
 		return badBins(f.durationBins)
 	case set["max-pixels"] && f.textOnly:
@@ -89,6 +95,37 @@ func (f *importFlags) check(set map[string]bool, needConfig bool) string {
 	return ""
 }
 
+// parseSize reads --size into the width and height.
+func (f *importFlags) parseSize() error {
+	w, h, err := geom.ParseWxH(f.size)
+	if err != nil {
+		return fmt.Errorf("--size %q: want WxH with each side 1..%d", f.size, geom.MaxSide)
+	}
+	f.width, f.height = w, h
+	return nil
+}
+
+// intValue is an int flag's value (for the old spellings deprecatedVar registers).
+type intValue struct{ p *int }
+
+func (v *intValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v *intValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	*v.p = int(n)
+	return nil
+}
+
+func (v *intValue) Get() any { return *v.p }
+
 // options are the importer's options; haveFrames says whether the budget is known (given, or from
 // the file name).
 func (f *importFlags) options(haveFrames bool) ingest.Options {
@@ -113,29 +150,21 @@ func (f *importFlags) options(haveFrames bool) ingest.Options {
 		CorrectFrom: f.correctFrom, PredField: f.predField, AnswerField: f.answerField, Rescore: f.rescore, Model: f.model}
 }
 
-// runImport is `framesweep import`: harness logs and per-item tables → records. `framesweep ingest`
-// is the same command under a name that cannot be mistaken for `items import` (a benchmark → items).
-func runImport(args []string, stdout, stderr io.Writer) int {
-	return importAs("import", args, stdout, stderr)
-}
-
+// runIngest is `framesweep ingest`: harness logs and per-item tables → records (`framesweep import`,
+// its old name, dispatches here with a deprecation line; `items import` is a benchmark → items).
 func runIngest(args []string, stdout, stderr io.Writer) int {
-	return importAs("ingest", args, stdout, stderr)
-}
-
-// importAs runs the import under the command name name (import or ingest), which its usage and
-// messages carry.
-func importAs(name string, args []string, stdout, stderr io.Writer) int {
+	const name = "ingest"
 	fs := newFlags(name, stderr)
 	var f importFlags
 	f.register(fs)
 	var tf tableFlags
 	tf.register(fs)
+	addJSON(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, strings.ReplaceAll(tableUsage, "framesweep import", "framesweep "+name))
-		fmt.Fprintln(stderr, "usage: framesweep "+name+" lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
+		fmt.Fprintln(stderr, "usage: framesweep "+name+" lmms-eval|vlmevalkit FILE --config ID [--frames N] [--text-only] [--size WxH] [--max-pixels N] [--policy P] [--duration-bins B]\n"+
 			"       [--task T] [--item-id doc|question|FIELD] [--item-prefix P] [--correct-from FIELD | --pred-field F --answer-field F] [--rescore text] [--open-ended] [--no-check] [--model NAME]")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, strings.ReplaceAll(tableUsage, "usage: framesweep ingest", "       framesweep "+name))
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -22,7 +22,7 @@ func TestImportRefusesOverlongRecordBeforeWriting(t *testing.T) {
 	if err := os.WriteFile(tsv, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rc, out, errs := runAuditCLI("import", "vlmevalkit", tsv, "--config", "text", "--text-only", "--rescore", "text")
+	rc, out, errs := runAuditCLI("ingest", "vlmevalkit", tsv, "--config", "text", "--text-only", "--rescore", "text")
 	if rc != exitError || out != "" || !strings.Contains(errs, "m_Video-MME.tsv:302") || !strings.Contains(errs, "line too long") {
 		t.Errorf("rc %d, %d bytes on stdout, stderr %.300q", rc, len(out), errs)
 	}

@@ -25,7 +25,7 @@ func studyDir(t *testing.T) string {
 // importRecords runs `framesweep import ARGS…` and reads its records back.
 func importRecords(t *testing.T, args ...string) ([]record.Record, string) {
 	t.Helper()
-	rc, out, errs := runAuditCLI(append([]string{"import"}, args...)...)
+	rc, out, errs := runAuditCLI(append([]string{"ingest"}, args...)...)
 	if rc != exitOK {
 		t.Fatalf("import %v: rc %d: %s", args, rc, errs)
 	}
@@ -84,10 +84,10 @@ func TestImportStudyRelease(t *testing.T) {
 	}
 	w := filepath.Join(dir, "labels", "aggregated", "qwen2.5-vl-7b_V1_short_predictions_wide.csv")
 	// Ids shared by splits need the table's split; the error says how to give it.
-	if rc, _, errs := runAuditCLI("import", "table", w, "--wide", "--items", items); rc != exitError || !strings.Contains(errs, "tasks of the items file (V1_short, V2_medium): name the row's task with a task (split) column or --task") {
+	if rc, _, errs := runAuditCLI("ingest", "table", w, "--wide", "--items", items); rc != exitError || !strings.Contains(errs, "tasks of the items file (V1_short, V2_medium): name the row's task with a task (split) column or --task") {
 		t.Errorf("no --task: rc %d %s", rc, errs)
 	}
-	if rc, _, errs := runAuditCLI("import", "table", w, "--wide", "--items", items, "--task", "V1_short", "--frames", "16"); rc != exitUsage || !strings.Contains(errs, "--config-meta CONFIG=frames:N") {
+	if rc, _, errs := runAuditCLI("ingest", "table", w, "--wide", "--items", items, "--task", "V1_short", "--frames", "16"); rc != exitUsage || !strings.Contains(errs, "--config-meta CONFIG=frames:N") {
 		t.Errorf("--frames with --wide: rc %d %s", rc, errs)
 	}
 	metaFile := filepath.Join(t.TempDir(), "budgets.csv")
@@ -104,11 +104,11 @@ func TestImportStudyRelease(t *testing.T) {
 		{"--config-meta", "16f_151k=frames:16", "--config-meta", "16f_151k=frames:32"},
 		{"--config-meta", "32f_151k=frames:32", "--config-meta-file", metaFile},
 	} {
-		if rc, _, errs := runAuditCLI(append([]string{"import", "table", w, "--wide", "--items", items, "--task", "V1_short"}, args...)...); rc != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		if rc, _, errs := runAuditCLI(append([]string{"ingest", "table", w, "--wide", "--items", items, "--task", "V1_short"}, args...)...); rc != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: rc %d %q, want exit 2 and one line", args, rc, errs)
 		}
 	}
-	if rc, _, errs := runAuditCLI("import", "lmms-eval", w, "--config", "x", "--config-meta", "a=frames:8"); rc != exitUsage || !strings.Contains(errs, "--config-meta is for import table") {
+	if rc, _, errs := runAuditCLI("ingest", "lmms-eval", w, "--config", "x", "--config-meta", "a=frames:8"); rc != exitUsage || !strings.Contains(errs, "--config-meta is for ingest table") {
 		t.Errorf("--config-meta for lmms-eval: rc %d %s", rc, errs)
 	}
 }
@@ -148,7 +148,7 @@ func TestStudyFixtureMatchesOracle(t *testing.T) {
 	}
 	// The release as published: one file, four splits sharing ids, several models, imported with no
 	// flags; each (model, split) audited out of the pool with --model and --task.
-	rc, pooled, errs := runAuditCLI("import", "table", perItem)
+	rc, pooled, errs := runAuditCLI("ingest", "table", perItem)
 	if rc != exitOK {
 		t.Fatalf("import table %s: rc %d: %s", perItem, rc, errs)
 	}
@@ -206,11 +206,11 @@ func TestImportDurationBinsNames(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "t.csv")
 	os.WriteFile(p, []byte("sample_id,config,correct,duration\nq,f8,1,30\n"), 0o644)
 	for _, bins := range []string{"a:10,a:20,a", "a:10,b:20,a", ":10,b"} {
-		if rc, out, errs := runAuditCLI("import", "table", p, "--duration-bins", bins); rc != exitUsage || out != "" || !strings.Contains(errs, "--duration-bins") {
+		if rc, out, errs := runAuditCLI("ingest", "table", p, "--duration-bins", bins); rc != exitUsage || out != "" || !strings.Contains(errs, "--duration-bins") {
 			t.Errorf("--duration-bins %s: rc %d %q", bins, rc, errs)
 		}
 	}
-	if rc, _, errs := runAuditCLI("import", "table", p, "--duration-bins", "a:10,b:20,c"); rc != exitOK {
+	if rc, _, errs := runAuditCLI("ingest", "table", p, "--duration-bins", "a:10,b:20,c"); rc != exitOK {
 		t.Errorf("distinct names: rc %d %s", rc, errs)
 	}
 }

@@ -12,12 +12,12 @@ import (
 	"github.com/framesweep/framesweep/record"
 )
 
-const tableUsage = "usage: framesweep import table FILE [--wide] [--items ITEMS.jsonl] [--config ID] [--model NAME] [--map FIELD=COLUMN]... [--ignore COLUMN]...\n" +
+const tableUsage = "usage: framesweep ingest table FILE [--wide] [--items ITEMS.jsonl] [--config ID] [--model NAME] [--map FIELD=COLUMN]... [--ignore COLUMN]...\n" +
 	"       [--empty unparsed|missing] [--item-id doc|question|COLUMN] [--item-prefix P] [--task T] [--open-ended] [--duration-bins B]\n" +
 	"       [--config-meta CONFIG=frames:N[,max_pixels:N][,width:W,height:H][,text_only:true]]... [--config-meta-file TABLE]\n" +
-	"       [--frames N] [--text-only] [--width W --height H] [--max-pixels N] [--policy P]   (a table of one config, with --config)"
+	"       [--frames N] [--text-only] [--size WxH] [--max-pixels N] [--policy P]   (a table of one config, with --config)"
 
-// tableFlags are the flags of `framesweep import table` beyond the import flags.
+// tableFlags are the flags of `framesweep ingest table` beyond the import flags.
 type tableFlags struct {
 	wide           bool
 	itemsPath      string
@@ -90,7 +90,7 @@ func (t *tableFlags) configMetas() (map[string]*record.ConfigMeta, string, error
 func (t *tableFlags) onlyTable(set map[string]bool) string {
 	for _, n := range []string{"wide", "items", "empty", "map", "ignore", "config-meta", "config-meta-file"} {
 		if set[n] {
-			return fmt.Sprintf("--%s is for import table", n)
+			return fmt.Sprintf("--%s is for ingest table", n)
 		}
 	}
 	return ""
@@ -112,9 +112,9 @@ func runImportTable(name, path string, f *importFlags, t *tableFlags, set map[st
 	opt := ingest.TableOptions{Options: f.options(set["frames"]), Wide: t.wide, Map: t.columns, Ignore: t.ignoreColumns, EmptyMissing: t.empty == "missing"}
 	switch {
 	case opt.Meta != nil && t.wide:
-		return usageErr(stderr, name, "a wide table's configs are its columns: give each its budget with --config-meta CONFIG=frames:N[,max_pixels:N] (repeatable) or --config-meta-file TABLE, not --frames, --width/--height, --max-pixels, --text-only or --policy")
+		return usageErr(stderr, name, "a wide table's configs are its columns: give each its budget with --config-meta CONFIG=frames:N[,max_pixels:N] (repeatable) or --config-meta-file TABLE, not --frames, --size, --max-pixels, --text-only or --policy")
 	case opt.Meta != nil && f.config == "":
-		return usageErr(stderr, name, "--frames, --width/--height, --max-pixels, --text-only and --policy describe the one config a table names with --config; give a table's configs theirs with --config-meta CONFIG=frames:N,… (repeatable)")
+		return usageErr(stderr, name, "--frames, --size, --max-pixels, --text-only and --policy describe the one config a table names with --config; give a table's configs theirs with --config-meta CONFIG=frames:N,… (repeatable)")
 	}
 	metas, bad, err := t.configMetas()
 	switch {

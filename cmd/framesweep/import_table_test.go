@@ -138,22 +138,12 @@ func TestImportTableCLI(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "study.csv")
 	os.WriteFile(p, []byte("sample_id,config,correct,colour\nq,f8,1,red\n"), 0o644)
-	rc, out, errs := runAuditCLI("import", "table", p)
+	rc, out, errs := runAuditCLI("ingest", "table", p)
 	if rc != exitError || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, p+":1") || !strings.Contains(errs, "--ignore COLUMN") {
 		t.Errorf("unknown column: rc %d %q %q", rc, out, errs)
 	}
-	rc, out, errs = runAuditCLI("import", "table", p, "--ignore", "colour", "--model", "qwen")
+	rc, out, errs = runAuditCLI("ingest", "table", p, "--ignore", "colour", "--model", "qwen")
 	if rc != exitOK || !strings.Contains(out, `"model":"qwen"`) || !strings.Contains(errs, "1 records from") {
 		t.Errorf("--ignore: rc %d %q %q", rc, out, errs)
-	}
-	for _, args := range [][]string{
-		{"import", "lmms-eval", p, "--config", "x", "--wide"},
-		{"import", "table", p, "--rescore", "text"},
-		{"import", "table", p, "--empty", "sometimes", "--wide"},
-		{"import", "table", p, "--frames", "8"},
-	} {
-		if rc, _, errs := runAuditCLI(args...); rc != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%v: rc %d %q, want exit 2 and one line", args, rc, errs)
-		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/framesweep/framesweep/llm"
 )
 
-const itemsUsage = "usage: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]\n" +
+const itemsUsage = "usage: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --video-dir DIR --out ITEMS.jsonl [--keep-missing]\n" +
 	"       [--map FIELD=KEY]... [--ignore KEY]... [--template NAME|none] [--references MULTIREF.json] [--turns last|all] (avsd)"
 
 // keyMapFlag is --map FIELD=KEY, repeatable: the release's key (or column) of a field it names otherwise.
@@ -45,11 +45,12 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
-// runItems: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --videos DIR --out ITEMS.jsonl [--keep-missing]
+// runItems: framesweep items import (videomme|mlvu|mlvu-gen|avsd|csv) FILE --video-dir DIR --out ITEMS.jsonl [--keep-missing]
 func runItems(args []string, stdout, stderr io.Writer) int {
 	const name = "items"
 	fs := newFlags(name, stderr)
-	videos := fs.String("videos", "", "directory holding the videos (required)")
+	videos := fs.String("video-dir", "", "directory holding the videos (required)")
+	deprecate(fs, "videos", "--video-dir", "video-dir")
 	out := fs.String("out", "", "the items file to write (required)")
 	keep := fs.Bool("keep-missing", false, "keep the items of videos not found (the sweep records their pairs as errors)")
 	keys := keyMapFlag{}
@@ -59,7 +60,8 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	refs := fs.String("references", "", "avsd: the test set's multi-reference answers (test_set4DSTC7-AVSD_multiref.json)")
 	turns := fs.String("turns", items.AVSDTurnsLast, "avsd: last (each dialog's last turn, as DSTC7 scores) or all (every answered turn)")
 	template := fs.String("template", "", "prompt template of the multiple-choice items (default: the benchmark's: videomme, mlvu; none: the sweep's --template decides)")
-	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\n\nflags:\n", itemsUsage); fs.PrintDefaults() }
+	addJSON(fs, true)
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), "%s\n\nflags:\n", itemsUsage); printFlags(fs) }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
@@ -74,7 +76,7 @@ func runItems(args []string, stdout, stderr io.Writer) int {
 	case pos[0] != "videomme" && pos[0] != "mlvu" && pos[0] != "mlvu-gen" && pos[0] != "avsd" && pos[0] != "csv":
 		return usageErr(stderr, name, "format %q: want videomme, mlvu, mlvu-gen, avsd or csv", pos[0])
 	case *videos == "" || *out == "":
-		return usageErr(stderr, name, "--videos and --out are required")
+		return usageErr(stderr, name, "--video-dir and --out are required")
 	case pos[0] != "avsd" && (*refs != "" || *turns != items.AVSDTurnsLast):
 		return usageErr(stderr, name, "--references and --turns are for the avsd format")
 	case *turns != items.AVSDTurnsLast && *turns != items.AVSDTurnsAll:

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/internal/testsupport/testenv"
-	"github.com/framesweep/framesweep/pipeline"
 )
 
 // malformedBound is how long one command may take on one damaged file (the clips are ≤ 0.7 MB and
@@ -162,7 +162,7 @@ func TestMalformedVideosReplay(t *testing.T) {
 			t.Errorf("extract --worker: stray stderr line %q", l)
 		}
 	}
-	var sum pipeline.Summary
+	var sum extract.Summary
 	if err := json.Unmarshal([]byte(res.Stdout), &sum); err != nil {
 		t.Fatalf("extract --worker: bad summary: %v\n%s", err, res.Stdout)
 	}

@@ -18,7 +18,8 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the merged RUN (required): a directory or blob URL that holds no RUN yet")
 	chunk := fs.Int("chunk-records", 4096, "records per chunk object when --out is on an object store")
 	itemsPath := fs.String("items", "", "the sweep's items file, to count the pairs against (default: the one run.json names)")
-	fs.Usage = func() { fmt.Fprintln(stderr, mergeUsage); fs.PrintDefaults() }
+	addJSON(fs, true)
+	fs.Usage = func() { fmt.Fprintln(stderr, mergeUsage); printFlags(fs) }
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)

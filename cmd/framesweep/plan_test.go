@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,8 +46,8 @@ func TestPlanTotalFramesJSON(t *testing.T) {
 	if got.OutputSize != "1152x640" || got.VisualTokens != 7200 {
 		t.Fatalf("output %s tokens %d", got.OutputSize, got.VisualTokens)
 	}
-	rc, out, _ = runPlanCLI("plan", "--total-frames", "1000", "--fps", "25", "--policy", "random", "--frames", "4", "--seed", "3", "--json")
-	rc2, out2, _ := runPlanCLI("plan", "--policy", "random", "--seed", "3", "--frames", "4", "--json", "--total-frames", "1000", "--fps", "25")
+	rc, out, _ = runPlanCLI("plan", "--total-frames", "1000", "--fps", "25", "--policy", "random", "--frames", "4", "--sampler-seed", "3", "--json")
+	rc2, out2, _ := runPlanCLI("plan", "--policy", "random", "--sampler-seed", "3", "--frames", "4", "--json", "--total-frames", "1000", "--fps", "25")
 	if rc != 0 || rc2 != 0 || out != out2 || !strings.Contains(out, `"policy": "random"`) {
 		t.Fatalf("random plan not reproducible:\n%s\n%s", out, out2)
 	}
@@ -196,26 +197,28 @@ func TestPlanList(t *testing.T) {
 	}
 }
 
-// A resolution that rejects the source (qwen-vl-utils raises above aspect 200) is reported per config,
-// not silently left without an output size.
+// A resolution that rejects the source (qwen-vl-utils raises above aspect 200) is that config's error,
+// as extract reports the pair (exit 1, the JSON printed all the same), not an output size left out.
 func TestPlanGridResolutionError(t *testing.T) {
 	grid := filepath.Join(t.TempDir(), "g.yaml")
 	os.WriteFile(grid, []byte("frames: [4]\npolicies: [uniform]\nresolutions: [\"qwen2.5-vl\", \"448x448\"]\n"), 0o644)
 	rc, out, errs := runPlanCLI("plan", "--grid", grid, "--total-frames", "100", "--fps", "30", "--src-size", "4020x20", "--json")
-	if rc != 0 {
+	if rc != exitError || !strings.Contains(errs, "1 of 2 configs cannot be planned") {
 		t.Fatalf("rc %d: %s", rc, errs)
 	}
 	var g struct {
 		Configs []struct {
 			OutputSize string `json:"output_size"`
-			OutputErr  string `json:"output_error"`
+			Shape      []int  `json:"shape"`
+			Error      string `json:"error"`
 		} `json:"configs"`
+		Failed int `json:"failed"`
 	}
 	if err := json.Unmarshal([]byte(out), &g); err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Configs) != 2 || !strings.Contains(g.Configs[0].OutputErr, "aspect ratio") || g.Configs[0].OutputSize != "" ||
-		g.Configs[1].OutputSize != "448x448" || g.Configs[1].OutputErr != "" {
+	if len(g.Configs) != 2 || !strings.Contains(g.Configs[0].Error, "aspect ratio") || g.Configs[0].OutputSize != "" || g.Failed != 1 ||
+		g.Configs[1].OutputSize != "448x448" || fmt.Sprint(g.Configs[1].Shape) != "[4 448 448 3]" || g.Configs[1].Error != "" {
 		t.Fatalf("%+v", g.Configs)
 	}
 }

@@ -5,21 +5,18 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/framesweep/framesweep/decode"
-	"github.com/framesweep/framesweep/pipeline"
+	"github.com/framesweep/framesweep/extract"
 )
 
-// runProbe: framesweep probe VIDEO [--json] [--frames-detail] [--stream N] [--no-autorotate] [--hwaccel X]
+// runProbe: framesweep probe VIDEO [--json] [--frames-detail] [decode flags]
 func runProbe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("probe", stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
-	detail := fs.Bool("frames-detail", false, "add per-frame pts_s and key")
-	noRot := fs.Bool("no-autorotate", false, "do not apply the display rotation/reflection")
-	hw := fs.String("hwaccel", "", "hardware decoding: none, cuda, vaapi, auto")
-	stream := addStreamFlag(fs)
+	asJSON := addJSON(fs, false)
+	detail := fs.Bool("frames-detail", false, "add per-frame pts_s and key (JSON)")
+	dec := addDecodeFlags(fs, dStream|dRotate|dHWAccel|dWorker)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep probe VIDEO [--json] [--frames-detail] [--stream N] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto]")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "usage: framesweep probe VIDEO [--json] [--frames-detail] [--stream N] [--no-autorotate] [--hwaccel none|cuda|vaapi|auto] [--worker]")
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -28,20 +25,15 @@ func runProbe(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return usageErr(stderr, "probe", "want exactly one VIDEO, got %d arguments", len(pos))
 	}
-	if _, err := decode.ParseHWAccel(*hw); err != nil {
-		return usageErr(stderr, "probe", "%v", err)
-	}
-	streamSel, err := stream.get()
+	o, err := dec.d.Options()
 	if err != nil {
 		return usageErr(stderr, "probe", "%v", err)
 	}
-	o := pipeline.Options{NoAutorotate: *noRot, HWAccel: *hw, Stream: streamSel, FramesDetail: *detail}
-	v, src, err := pipeline.OpenSource(context.Background(), pipeline.VideoRef{Path: pos[0]}, o)
+	o.FramesDetail = *detail
+	info, err := extract.Probe(context.Background(), pos[0], o)
 	if err != nil {
 		return failErr(stderr, "probe", err)
 	}
-	src.Close()
-	info := v.Info
 	if *asJSON || *detail {
 		if err := writeJSON(stdout, info); err != nil {
 			return failErr(stderr, "probe", err)

@@ -38,7 +38,7 @@ func TestExportCarriesNoLocalPaths(t *testing.T) {
 		"v1,video_90.mov,Is it rotated?,Yes,No,A\n"+
 		"m1,missing.mp4,Is this video here?,Yes,No,B\n"))
 	itemsFile := filepath.Join(study, "items.jsonl")
-	if rc, out, errs := runCLI("items", "import", "csv", release, "--videos", videos, "--out", itemsFile, "--keep-missing"); rc != exitOK {
+	if rc, out, errs := runCLI("items", "import", "csv", release, "--video-dir", videos, "--out", itemsFile, "--keep-missing"); rc != exitOK {
 		t.Fatalf("items import: rc %d %s %s", rc, out, errs)
 	}
 	if b := string(testenv.ReadFile(t, itemsFile)); strings.Contains(b, home) || !strings.Contains(b, `"video":"videos/h265_video.mp4"`) {

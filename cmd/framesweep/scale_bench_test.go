@@ -41,7 +41,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Run("import/"+name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "x_samples_videomme.jsonl")
 			writeSamples(b, path, n)
-			measure(b, n, bin, "import", "lmms-eval", path, "--config", "f8", "--no-check")
+			measure(b, n, bin, "ingest", "lmms-eval", path, "--config", "f8", "--no-check")
 		})
 	}
 }

@@ -210,26 +210,8 @@ func TestSweepKill9ObjectStore(t *testing.T) {
 }
 
 // TestMergeCLI: three shard sweeps (the first 5 items) through the CLI merge into a RUN equal to one
-// sweep, which audits and resumes with nothing left; usage and handled errors.
+// sweep, which audits and resumes with nothing left (its usage and handled errors: TestUsageErrors).
 func TestMergeCLI(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		rc   int
-		want string
-	}{
-		{[]string{"merge"}, exitUsage, "at least one RUN"},
-		{[]string{"merge", "a"}, exitUsage, "--out"},
-		{[]string{"merge", "a", "--out", "b", "--chunk-records", "0"}, exitUsage, "flag -chunk-records: out of range"},
-		{[]string{"merge", "/nonexistent/run", "--out", t.TempDir()}, exitError, "/nonexistent/run"},
-		{[]string{"merge", t.TempDir(), "--out", t.TempDir()}, exitError, "no run.json"},
-		{[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "llamacpp:model=x", "--out", "o", "--shard", "env"}, exitUsage, "neither SLURM_ARRAY_TASK_ID"},
-		{[]string{"extract", "--grid", "g", "--out", "o", "--videos", "v", "--shard", "1/1"}, exitUsage, "--shard"},
-	} {
-		rc, _, errs := runCLI(c.args...)
-		if rc != c.rc || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-			t.Errorf("%v: rc %d, stderr %q", c.args, rc, errs)
-		}
-	}
 	if testing.Short() {
 		return
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/framesweep/framesweep/cache"
-	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/serve"
 )
 
@@ -43,12 +42,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxFrames := fs.Int("max-frames", serve.DefaultMaxFrames, "most frames (plan positions) in one object")
 	lruMB := fs.Int64("lru-mb", serve.DefaultLRUBytes>>20, "recent objects kept in memory (MiB; 0 = none)")
 	window := fs.Duration("share-window", serve.DefaultWindow, "how long a decoding pass waits for more requests of the same video (0 = none)")
-	isolate := fs.Bool("worker", false, "decode in supervised child processes (a crash or hang fails that request only)")
-	wTimeout := fs.Duration("worker-timeout", 30*time.Minute, "with --worker: deadline of each decoding process")
-	wMemMB := fs.Int64("worker-memory-mb", 8192, "with --worker: resident memory limit of each decoding process (MiB, 0 = none)")
+	dec := addDecodeFlags(fs, dWorker) // stream, rotation and damaged frames are each request's
+	addJSON(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F] [--allow-host H…] [--max-inflight N] [--max-bodies N] [--max-per-client N] [--cache CACHE]")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "usage: framesweep serve [--addr 127.0.0.1:8765] --root DIR [--root DIR…] [--token-file F] [--allow-host H…] [--max-inflight N] [--max-bodies N] [--max-per-client N] [--cache CACHE] [--worker]")
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -63,8 +61,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, name, "--max-inflight, --max-bodies and --max-per-client must be ≥ 1")
 	case *maxRespMB < 1 || *maxFrames < 1 || *lruMB < 0:
 		return usageErr(stderr, name, "--max-response-mb and --max-frames must be ≥ 1, --lru-mb ≥ 0")
-	case *window < 0 || *wTimeout < 0 || *wMemMB < 0:
-		return usageErr(stderr, name, "--share-window, --worker-timeout and --worker-memory-mb must be ≥ 0")
+	case *window < 0:
+		return usageErr(stderr, name, "--share-window must be ≥ 0")
+	}
+	o, err := dec.d.Options()
+	if err != nil {
+		return usageErr(stderr, name, "%v", err)
 	}
 	for _, h := range allowHosts {
 		if err := serve.CheckAllowHost(h); err != nil {
@@ -79,9 +81,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if *window == 0 {
 		cfg.Window = -1
 	}
-	if *isolate {
-		cfg.Worker = &worker.Limits{Timeout: *wTimeout, Memory: *wMemMB << 20}
-	}
+	cfg.Worker = o.Worker
 	if *tokenFile != "" {
 		if cfg.Token, err = readToken(*tokenFile); err != nil {
 			return failErr(stderr, name, err)

@@ -671,37 +671,9 @@ func serveMemory(t *testing.T, bin, videos string) {
 	}
 }
 
-// TestServeUsage: bad flags are usage errors (exit 2) and bad inputs one-line errors (exit 1), before
-// anything listens.
-func TestServeUsage(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty-token")
-	os.WriteFile(empty, []byte("\n"), 0o600)
-	for _, c := range []struct {
-		args []string
-		code int
-		msg  string
-	}{
-		{[]string{}, exitUsage, "--root DIR is required"},
-		{[]string{"--root", dir, "extra"}, exitUsage, "unexpected arguments"},
-		{[]string{"--root", dir, "--max-inflight", "0"}, exitUsage, "flag -max-inflight: out of range"},
-		{[]string{"--root", dir, "--lru-mb", "-1"}, exitUsage, "flag -lru-mb: out of range"},
-		{[]string{"--root", dir, "--share-window", "-1s"}, exitUsage, "flag -share-window: out of range"},
-		{[]string{"--root", dir, "--addr", "0.0.0.0:0"}, exitUsage, "not a loopback address"},
-		{[]string{"--root", dir, "--addr", ":8765"}, exitUsage, "not a loopback address"},
-		{[]string{"--root", dir, "--bogus"}, exitUsage, "flag provided but not defined"},
-		{[]string{"--root", dir, "--allow-host", "http://evil.example/"}, exitUsage, "--allow-host"},
-		{[]string{"--root", filepath.Join(dir, "missing")}, exitError, "missing"},
-		{[]string{"--root", dir, "--token-file", empty}, exitError, "the token file is empty"},
-		{[]string{"--root", dir, "--token-file", filepath.Join(dir, "nope")}, exitError, "nope"},
-		{[]string{"--root", dir, "--addr", "127.0.0.1:99999"}, exitError, "99999"},
-	} {
-		var out, errb bytes.Buffer
-		code := dispatch(append([]string{"serve"}, c.args...), &out, &errb)
-		if code != c.code || !strings.Contains(errb.String(), c.msg) || out.Len() != 0 {
-			t.Errorf("%v: exit %d (want %d), stderr %q, stdout %q", c.args, code, c.code, errb.String(), out.String())
-		}
-	}
+// TestLoopback: which --addr listens on loopback only (the usage errors of serve are in
+// TestUsageErrors).
+func TestLoopback(t *testing.T) {
 	for _, a := range []string{"127.0.0.1:0", "[::1]:8765", "localhost:1"} {
 		if !loopback(a) {
 			t.Errorf("%s: not seen as loopback", a)

@@ -17,20 +17,19 @@ import (
 
 	"github.com/framesweep/framesweep/audit/cascade"
 	"github.com/framesweep/framesweep/cache"
-	"github.com/framesweep/framesweep/decode"
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/grid"
-	"github.com/framesweep/framesweep/internal/engine/worker"
 	"github.com/framesweep/framesweep/items"
 	"github.com/framesweep/framesweep/llm"
-	"github.com/framesweep/framesweep/resize"
 	"github.com/framesweep/framesweep/runs"
+	"github.com/framesweep/framesweep/sampler"
 	"github.com/framesweep/framesweep/sweep"
 )
 
 const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl --runtime SPEC --out RUN [--resume [--retry-errors]] [--jobs N] [--video-root DIR]
                         [--cache CACHE] [--template NAME] [--limit N] [--shard i/N|env] [--log-format text|json]
-                        [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker]
-                        [--max-tokens N] [--temperature T] [--seed S] [--chunk-records N] [--chunk-interval D]
+                        [--kernel K] [--stream N] [--on-damaged fail|keep] [--no-autorotate] [--worker [--worker-timeout D] [--worker-memory-mb N]]
+                        [--max-tokens N] [--temperature T] [--llm-seed S] [--chunk-records N] [--chunk-interval D]
                         [--stop-grace D] [--cascade 16,32,64,128 (--threshold T | --threshold-from RUN [--folds K])]
                         [--strict-tokens]
   RUN: a directory, or a blob URL (s3://bucket/prefix?…, gs://…, azblob://…: records as chunk objects)`
@@ -38,22 +37,21 @@ const sweepUsage = `usage: framesweep sweep --grid GRID.yaml --items ITEMS.jsonl
 // sweepFlags are `framesweep sweep`'s flags; options turns them into sweep.Options, whose Check holds
 // the rules on their values.
 type sweepFlags struct {
-	grid, items, spec, out, cacheLoc, template, shard, logFormat, kernel string
-	videoRoot                                                            string
-	resume, retryErrors, noRot, isolate, strictTokens                    bool
-	jobs, limit, maxTokens, chunkRecords, folds                          int
-	temperature, threshold                                               float64
-	seed                                                                 int64
-	cascade, thresholdFrom                                               string
-	chunkInterval, stopGrace                                             time.Duration
-	stream                                                               streamFlag
-	onDamaged                                                            *string
+	grid, items, spec, out, cacheLoc, template, shard, logFormat string
+	videoRoot, kernel                                            *string
+	resume, retryErrors, strictTokens, asJSON                    bool
+	jobs, limit, maxTokens, chunkRecords, folds                  int
+	temperature, threshold                                       float64
+	seed                                                         int64
+	cascade, thresholdFrom                                       string
+	chunkInterval, stopGrace                                     time.Duration
+	dec                                                          *decodeFlags
 }
 
 func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.grid, "grid", "", "grid YAML (required)")
 	fs.StringVar(&f.items, "items", "", "items JSONL (required; README \"Items file\")")
-	fs.StringVar(&f.videoRoot, "video-root", "", "directory records name videos relative to (default: the items file's directory)")
+	f.videoRoot = fs.String("video-root", "", "directory records name videos relative to (default: the items file's directory)")
 	fs.StringVar(&f.spec, "runtime", "", "runtime spec: llamacpp:model=…,mmproj=… | onnx:model=… | openai:url=…,model=… (required)")
 	fs.StringVar(&f.out, "out", "", "the RUN (required): a directory (records.jsonl, run.json) or a blob URL (records/ chunks, run.json)")
 	fs.BoolVar(&f.resume, "resume", false, "continue the sweep RUN holds: recorded pairs are skipped (but those whose error is transient), a torn last line is cut")
@@ -64,15 +62,13 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.limit, "limit", 0, "the first N items only (0 = all)")
 	fs.StringVar(&f.shard, "shard", "", shardFlagHelp)
 	fs.StringVar(&f.logFormat, "log-format", "text", "log lines on stderr: text | json")
-	fs.StringVar(&f.kernel, "kernel", resize.DefaultKernel, "resize kernel: "+strings.Join(resize.Kernels(), " "))
-	f.stream = addStreamFlag(fs)
-	f.onDamaged = addOnDamagedFlag(fs)
-	fs.BoolVar(&f.noRot, "no-autorotate", false, "do not apply the display rotation")
-	fs.BoolVar(&f.isolate, "worker", false, "decode each video in a supervised child process (untrusted files)")
+	f.kernel = kernelFlag(fs)
+	f.dec = addDecodeFlags(fs, dStream|dDamaged|dRotate|dWorker)
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("generation bound (default %d)", llm.DefaultMaxTokens))
 	fs.Float64Var(&f.temperature, "temperature", 0, "sampling temperature (0 = greedy)")
-	fs.Int64Var(&f.seed, "seed", 0, "sampling seed at temperature > 0")
-	fs.StringVar(&f.cascade, "cascade", "", "budgets (e.g. 16,32,64,128): run the grid's configs as an online confidence cascade")
+	fs.Int64Var(&f.seed, "llm-seed", 0, llmSeedHelp)
+	deprecate(fs, "seed", "--llm-seed", "llm-seed")
+	fs.StringVar(&f.cascade, "cascade", "", "a ladder of frame budgets (e.g. 16,32,64,128): run the grid's configs as an online confidence cascade")
 	fs.Float64Var(&f.threshold, "threshold", -1, "cascade: escalate while the confidence (largest option probability) is below T")
 	fs.StringVar(&f.thresholdFrom, "threshold-from", "", "cascade: choose T on a previous full RUN as framesweep cascade does offline")
 	fs.IntVar(&f.folds, "folds", 0, "with --threshold-from: choose T on K−1 folds K times and take the median (K ≥ 2)")
@@ -80,6 +76,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.chunkInterval, "chunk-interval", runs.DefaultChunkInterval, "RUN on an object store: publish a chunk once its oldest record has waited this long")
 	fs.BoolVar(&f.strictTokens, "strict-tokens", false, "a pair whose visual tokens the model counted otherwise than its frames make (seen/expected outside [0.95, 1.05]; in process, unequal) becomes an error record; by default one warning per config")
 	fs.DurationVar(&f.stopGrace, "stop-grace", sweep.DefaultStopGrace, "after SIGINT/SIGTERM, how long the answers in flight may take before they are cancelled (left to --resume); 0: cancel them at once")
+	fs.BoolVar(&f.asJSON, "json", false, "accepted for uniformity: this command always prints JSON")
 }
 
 // options validates the flags into sweep options (no file is read); a usage error is returned as
@@ -107,16 +104,13 @@ func (f *sweepFlags) options(args []string) (sweep.Options, error) {
 	if o.Shard, err = parseShard(f.shard); err != nil {
 		return o, fmt.Errorf("--shard: %v", err)
 	}
-	o.Input.Kernel, o.Input.NoAutorotate = f.kernel, f.noRot
-	if o.Input.Stream, err = f.stream.get(); err != nil {
+	if o.Input, err = f.dec.d.Options(); err != nil {
 		return o, err
 	}
-	if o.Input.OnDamaged, err = decode.ParseDamagePolicy(*f.onDamaged); err != nil {
-		return o, fmt.Errorf("--on-damaged: %v", err)
+	if err := extract.CheckKernel(*f.kernel); err != nil {
+		return o, err
 	}
-	if f.isolate {
-		o.Input.Worker = &worker.Limits{Timeout: 30 * time.Minute, Memory: 8 << 30}
-	}
+	o.Input.Kernel = *f.kernel
 	if o.Spec, err = llm.ParseSpec(f.spec); err != nil {
 		return o, fmt.Errorf("--runtime: %v", err)
 	}
@@ -135,9 +129,9 @@ func (f *sweepFlags) cascadeOptions() (*runs.Cascade, error) {
 		}
 		return nil, nil
 	}
-	budgets, err := sweep.ParseBudgets(f.cascade)
+	budgets, err := sampler.ParseLadder(f.cascade)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--cascade %v", err)
 	}
 	switch {
 	case (f.threshold >= 0) == (f.thresholdFrom != ""):
@@ -155,7 +149,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	var f sweepFlags
 	fs := newFlags(name, stderr)
 	f.register(fs)
-	fs.Usage = func() { fmt.Fprintln(stderr, sweepUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintln(stderr, sweepUsage); printFlags(fs) }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)
@@ -221,7 +215,7 @@ func (f *sweepFlags) load(o *sweep.Options) error {
 	if o.Items, err = items.Read(f.items); err != nil {
 		return err
 	}
-	if o.VideoRoot = f.videoRoot; o.VideoRoot != "" {
+	if o.VideoRoot = *f.videoRoot; o.VideoRoot != "" {
 		if st, err := os.Stat(o.VideoRoot); err != nil || !st.IsDir() {
 			return fmt.Errorf("--video-root %s: not a directory", o.VideoRoot)
 		}

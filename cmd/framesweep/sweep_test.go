@@ -214,42 +214,6 @@ func TestSweepSIGINT(t *testing.T) {
 	}
 }
 
-func TestSweepUsage(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"sweep"}, "required"},
-		{[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "llamacpp:model=x", "--out", "o", "--shard", "3/2"}, "--shard"},
-		{[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "llamacpp:model=x", "--out", "o", "--log-format", "xml"}, "--log-format"},
-		{[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "nosuch:x=1", "--out", "o"}, "runtime"},
-		{[]string{"sweep", "--grid", "g", "--items", "i", "--runtime", "llamacpp:model=x", "--out", "o", "--template", "zzz"}, "template"},
-	} {
-		rc, _, errs := runCLI(c.args...)
-		if rc != exitUsage || !strings.Contains(errs, c.want) {
-			t.Errorf("%v: rc %d, stderr %q", c.args, rc, errs)
-		}
-	}
-	// A missing items file is a handled error naming it.
-	rc, _, errs := runCLI("sweep", "--grid", "../../examples/sweep-grid.yaml", "--items", "/nonexistent/items.jsonl", "--runtime", "llamacpp:model=x", "--out", t.TempDir())
-	if rc != exitError || !strings.Contains(errs, "/nonexistent/items.jsonl") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-		t.Errorf("missing items: rc %d, %q", rc, errs)
-	}
-	// An --out that holds a sweep (or records) is refused before the model is loaded: the model here
-	// does not exist, so loading it first would fail with another message.
-	held := t.TempDir()
-	testenv.WriteFile(t, filepath.Join(held, "run.json"), []byte(`{"format":"framesweep.run/1"}`))
-	stray := t.TempDir()
-	testenv.WriteFile(t, filepath.Join(stray, "records.jsonl"), []byte(`{"item_id":"a","config":"c","correct":true}`+"\n"))
-	for dir, want := range map[string]string{held: "already holds a sweep", stray: "records without run.json"} {
-		rc, _, errs = runCLI("sweep", "--grid", "../../examples/sweep-grid.yaml", "--items", "../../examples/items.jsonl",
-			"--runtime", "llamacpp:model=/nonexistent/model.gguf", "--out", dir)
-		if rc != exitError || !strings.Contains(errs, want) || strings.Contains(errs, "model.gguf") {
-			t.Errorf("existing --out %s: rc %d, %q (want %q, before the model)", dir, rc, errs, want)
-		}
-	}
-}
-
 // swMkdir makes a test directory (and its parents).
 func swMkdir(t testing.TB, dir string) {
 	t.Helper()

@@ -8,7 +8,7 @@ import (
 	"github.com/framesweep/framesweep/llm/testmodel"
 )
 
-// runTestModel: framesweep testmodel --out DIR [--arch A] [--seed N]
+// runTestModel: framesweep testmodel --out DIR [--arch A] [--weights-seed N]
 func runTestModel(args []string, stdout, stderr io.Writer) int {
 	const name = "testmodel"
 	archs := make([]string, len(testmodel.Archs))
@@ -18,13 +18,15 @@ func runTestModel(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(name, stderr)
 	out := fs.String("out", "", "output directory (required)")
 	arch := fs.String("arch", string(testmodel.ArchLlama), "model family: "+strings.Join(archs, "|"))
-	seed := fs.Uint64("seed", testmodel.DefaultSeed, "random seed (the same seed writes byte-identical files)")
+	seed := fs.Uint64("weights-seed", testmodel.DefaultSeed, "seed of the random weights (the same seed writes byte-identical files)")
+	deprecate(fs, "seed", "--weights-seed", "weights-seed")
+	addJSON(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: framesweep testmodel --out DIR [--arch %s] [--seed N]\n\n", strings.Join(archs, "|"))
+		fmt.Fprintf(stderr, "usage: framesweep testmodel --out DIR [--arch %s] [--weights-seed N]\n\n", strings.Join(archs, "|"))
 		fmt.Fprintln(stderr, "Writes a tiny random-weight text model GGUF and a matching clip mmproj of the family (llama: a llama\n"+
 			"model and an mlp projector; qwen2vl, qwen25vl, qwen3vl, internvl: that family's text architecture and\n"+
 			"projector) for tests and the demo; their answers are noise.")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

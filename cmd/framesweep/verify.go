@@ -13,6 +13,7 @@ import (
 // runVerify re-hashes every object of a cache and lists corrupt or missing ones (exit 1 when any).
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify", stderr)
+	addJSON(fs, true)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagParseStatus(err)

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"strings"
 
+	"github.com/framesweep/framesweep/extract"
 	"github.com/framesweep/framesweep/internal/version"
 	"github.com/framesweep/framesweep/llm/llamacpp"
 	"github.com/framesweep/framesweep/llm/onnx"
-	"github.com/framesweep/framesweep/pipeline"
 )
 
 // versionReport is `framesweep version --json`: the libraries this process runs with, read from
@@ -24,7 +26,7 @@ type versionReport struct {
 }
 
 func libraryVersions() map[string]string {
-	libs := pipeline.Libraries()
+	libs := extract.Libraries()
 	gv, gc := llamacpp.LinkedGGML()
 	libs["llama_cpp"] = llamacpp.Release + " (ggml " + gv + " " + gc + ")"
 	if bs, err := llamacpp.Backends(); err == nil {
@@ -34,21 +36,25 @@ func libraryVersions() map[string]string {
 		}
 		libs["llama_cpp_backends"] = strings.Join(names, ", ")
 	} else {
-		libs["llama_cpp_backends"] = "unavailable: " + pipeline.OneLine(err)
+		libs["llama_cpp_backends"] = "unavailable: " + oneLine(err)
 	}
 	if v, err := onnx.LibraryVersion(""); err == nil {
 		libs["onnxruntime"] = v
 	} else {
-		libs["onnxruntime"] = "unavailable: " + pipeline.OneLine(err)
+		libs["onnxruntime"] = "unavailable: " + oneLine(err)
 	}
 	return libs
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("version", stderr)
-	fs.Bool("json", true, "JSON output (the only form)")
-	if _, err := parseInterleaved(fs, args); err != nil {
+	asJSON := addJSON(fs, false)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return flagParseStatus(err)
+	}
+	if len(pos) > 0 {
+		return usageErr(stderr, "version", "unexpected argument %q", pos[0])
 	}
 	libs := libraryVersions()
 	// What the checks before dlopen refused, and the CUDA build device=cudaN would load (found without
@@ -70,8 +76,29 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 			"onnxruntime": version.ONNXRuntime,
 		},
 	}
-	if err := writeJSON(stdout, rep); err != nil {
-		return failErr(stderr, "version", err)
+	if *asJSON {
+		if err := writeJSON(stdout, rep); err != nil {
+			return failErr(stderr, "version", err)
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "framesweep %s (%s)\n", rep.Engine, rep.Go)
+	for _, part := range []struct {
+		title string
+		m     map[string]string
+	}{{"running with", rep.Libraries}, {"pinned", rep.Pinned}} {
+		fmt.Fprintf(stdout, "%s:\n", part.title)
+		names := make([]string, 0, len(part.m))
+		for n := range part.m {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(stdout, "  %-20s %s\n", n, part.m[n])
+		}
 	}
 	return exitOK
 }
+
+// oneLine is err's message on one line.
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }

@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path with b atomically.
-func Write(path string, b []byte) error {
+// Write replaces path with b atomically (mode 0600: run.json, an items file).
+func Write(path string, b []byte) error { return WritePerm(path, b, 0o600) }
+
+// WritePerm replaces path with b atomically, with mode perm (0644: a report others read).
+func WritePerm(path string, b []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
@@ -20,6 +23,9 @@ func Write(path string, b []byte) error {
 	tmp := f.Name()
 	if _, err = f.Write(b); err == nil {
 		err = f.Sync()
+	}
+	if err == nil && perm != 0o600 {
+		err = f.Chmod(perm)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

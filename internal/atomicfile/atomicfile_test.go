@@ -31,6 +31,22 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// TestWritePerm: a report is replaced whole with the mode asked, umask aside (0644 is readable by
+// others), over an older file of another mode.
+func TestWritePerm(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "report.html")
+	if err := Write(p, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePerm(p, []byte("<html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if b, _ := os.ReadFile(p); err != nil || string(b) != "<html>" || st.Mode().Perm()&0o044 != 0o044 || st.Mode().Perm()&0o022 != 0 {
+		t.Fatalf("%q, mode %v, %v", b, st.Mode(), err)
+	}
+}
+
 // TestWriteNew: the file is created whole with its mode; a second write to the same name fails with
 // fs.ErrExist and leaves the first file as it was; of writers racing for one name exactly one wins.
 func TestWriteNew(t *testing.T) {

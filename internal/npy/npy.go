@@ -1,6 +1,6 @@
-// Package npy writes and reads NumPy .npy files: the header of a C-order array (what `serve
-// --format npy` sends before a frames tensor) and the arrays numpy.save writes (what the bench peers
-// dump). One implementation for the server, the benchmarks and their tests.
+// Package npy writes and reads NumPy .npy files: a C-order array as one file (what `serve --format
+// npy` sends and `frames --record` writes as input.npy) and the arrays numpy.save writes (what the
+// bench peers dump). The one .npy writer and reader of the module.
 package npy
 
 import (
@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -66,6 +67,44 @@ func Header(dtype string, shape []int) ([]byte, error) {
 	b = append(b, dict...)
 	b = append(b, strings.Repeat(" ", pad)...)
 	return append(b, '\n'), nil
+}
+
+// Encode is the .npy file of a C-order array of shape whose elements are the safetensors dtype, as
+// its two parts, the header and data itself (unchanged, little-endian): their lengths are the file's
+// size before anything is sent. data must be exactly the shape's size (ErrFormat otherwise).
+func Encode(dtype string, shape []int, data []byte) ([][]byte, error) {
+	h, err := Header(dtype, shape)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(descrs[dtype].size)
+	for _, d := range shape {
+		if d < 0 || d > 0 && n > int64(len(data))/int64(d)+1 {
+			return nil, fmt.Errorf("%w: shape %v of %s does not fit %d bytes", ErrFormat, shape, dtype, len(data))
+		}
+		n *= int64(d)
+	}
+	if n != int64(len(data)) {
+		return nil, fmt.Errorf("%w: shape %v of %s needs %d bytes, the data has %d", ErrFormat, shape, dtype, n, len(data))
+	}
+	return [][]byte{h, data}, nil
+}
+
+// Write writes the .npy file of Encode to w and returns the bytes written.
+func Write(w io.Writer, dtype string, shape []int, data []byte) (int64, error) {
+	parts, err := Encode(dtype, shape, data)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, p := range parts {
+		k, err := w.Write(p)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // Array is a parsed .npy file; Data aliases the bytes it was read from.

@@ -98,3 +98,27 @@ np.save(sys.argv[2], np.arange(24, dtype=np.uint8).reshape(2, 3, 4))`, ours, the
 		t.Errorf("np.save file: %+v %v", a, err)
 	}
 }
+
+// TestWriteReadsBack: Write's file is the header and the data, and Read gives the array back; data
+// that is not the shape's size is refused before anything is written.
+func TestWriteReadsBack(t *testing.T) {
+	data := []byte{1, 2, 3, 4, 5, 6}
+	var b bytes.Buffer
+	n, err := Write(&b, "U8", []int{1, 2, 3}, data)
+	if err != nil || n != int64(b.Len()) {
+		t.Fatalf("Write: %d bytes, %v (buffer %d)", n, err, b.Len())
+	}
+	a, err := Read(b.Bytes())
+	if err != nil || !bytes.Equal(a.Data, data) || len(a.Shape) != 3 || a.Shape[2] != 3 || a.Descr != "|u1" {
+		t.Fatalf("Read: %+v %v", a, err)
+	}
+	b.Reset()
+	for _, shape := range [][]int{{7}, {2, 3, 2}, {-1, 6}} {
+		if n, err := Write(&b, "U8", shape, data); !errors.Is(err, ErrFormat) || n != 0 || b.Len() != 0 {
+			t.Errorf("shape %v of 6 bytes: %d written, %v", shape, n, err)
+		}
+	}
+	if _, err := Encode("F32", []int{2}, make([]byte, 8)); err != nil {
+		t.Errorf("2 float32s in 8 bytes: %v", err)
+	}
+}

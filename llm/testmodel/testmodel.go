@@ -9,6 +9,7 @@
 package testmodel
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/framesweep/framesweep/internal/atomicfile"
 	"github.com/framesweep/framesweep/internal/gguf"
 )
 
@@ -104,17 +106,15 @@ func Write(dir string, seed uint64) (Paths, error) {
 	return p, nil
 }
 
+// writeGGUF writes the model whole or not at all (atomicfile): a half-written GGUF would later fail
+// as a corrupt model, far from the cause, and a model a running process reads is replaced, never
+// rewritten under it. The tiny models are a few MB, so they are built in memory first.
 func writeGGUF(path string, kv gguf.KV, ts []gguf.WTensor) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("testmodel: %w", err)
+	var b bytes.Buffer
+	if err := gguf.Write(&b, kv, sortTensors(ts)); err != nil {
+		return fmt.Errorf("testmodel: write %s: %w", path, err)
 	}
-	err = gguf.Write(f, kv, sortTensors(ts))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path) // a half-written GGUF would later fail as a corrupt model, far from the cause
+	if err := atomicfile.WritePerm(path, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("testmodel: write %s: %w", path, err)
 	}
 	return nil

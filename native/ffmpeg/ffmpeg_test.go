@@ -73,7 +73,8 @@ func TestBestVideoStream(t *testing.T) {
 }
 
 // TestLogHookCountsDecoderErrors: a decoder error message (logged here through a decoder's own
-// context) moves the counter; other messages do not; the hook keeps counting at level quiet.
+// context) moves the counter; other messages, and HEVC's missing reference, do not; the hook keeps
+// counting at level quiet.
 func TestLogHookCountsDecoderErrors(t *testing.T) {
 	SetLogLevel(int(astiav.LogLevelQuiet))
 	defer SetLogLevel(int(astiav.LogLevelError))
@@ -85,8 +86,9 @@ func TestLogHookCountsDecoderErrors(t *testing.T) {
 	before := DecoderErrors()
 	astiav.Log(cc, astiav.LogLevelWarning, "a warning %s\n", "w")
 	astiav.Log(nil, astiav.LogLevelError, "an error without a context %s\n", "e")
+	astiav.Log(cc, astiav.LogLevelError, "Could not find ref with POC %s\n", "12")
 	if n := DecoderErrors(); n != before {
-		t.Fatalf("a warning / a context-free error counted: %d → %d", before, n)
+		t.Fatalf("a warning / a context-free error / HEVC's missing reference counted: %d → %d", before, n)
 	}
 	astiav.Log(cc, astiav.LogLevelError, "error while decoding MB %s\n", "1 2")
 	astiav.Log(cc, astiav.LogLevelInfo, "concealing %s errors in P frame\n", "3 DC, 3 AC, 3 MV")

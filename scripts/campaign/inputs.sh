@@ -102,10 +102,10 @@ done
 refuse "a runtime spec concurrency=10^9" 2 'concurrency=1000000000: out of range' "$bin" ask --runtime openai:url=http://127.0.0.1:1/v1,model=m,concurrency=1000000000 --question q --options "A. x" --text-only
 mkdir -p "$tmp/videos" && cp testdata/videos/video_90.mov "$tmp/videos/a.mp4"
 printf 'item_id,video,question,answer,duration_s\nq,a.mp4,Q,free,Inf\n' >"$tmp/inf.csv"
-refuse "a CSV duration_s of Inf" 1 'inf.csv:2: duration_s Inf: not finite' "$bin" items import csv "$tmp/inf.csv" --videos "$tmp/videos" --out "$tmp/items.jsonl"
+refuse "a CSV duration_s of Inf" 1 'inf.csv:2: duration_s Inf: not finite' "$bin" items import csv "$tmp/inf.csv" --video-dir "$tmp/videos" --out "$tmp/items.jsonl"
 
 echo "== importers"
-imp=("$bin" items import --videos "$tmp/videos" --out "$tmp/items.jsonl")
+imp=("$bin" items import --video-dir "$tmp/videos" --out "$tmp/items.jsonl")
 echo '{"videoID":"a","question_id":"1","question":"How many?","options":[],"answer":"A"}' >"$tmp/empty.jsonl"
 refuse "Video-MME options []" 1 '"options" is an empty list' "${imp[@]}" videomme "$tmp/empty.jsonl"
 printf 'item_id,video,question,options,answer\nq,a.mp4,Q,[],A\n' >"$tmp/empty.csv"
@@ -122,7 +122,7 @@ with open(sys.argv[1], "w") as f:
         f.write(f"{i}\tq\tB\tB\n")
     f.write("301\tq\tB\t" + "x" * (17 << 20) + "\n")
 EOF
-refuse "an audit-side record over 16 MiB" 1 'm_Video-MME.tsv:302: .*line too long' "$bin" import vlmevalkit "$tmp/m_Video-MME.tsv" --config c --text-only --rescore text
+refuse "an audit-side record over 16 MiB" 1 'm_Video-MME.tsv:302: .*line too long' "$bin" ingest vlmevalkit "$tmp/m_Video-MME.tsv" --config c --text-only --rescore text
 [ -s "$tmp/out" ] && accept "  the over-long record" "($(wc -c <"$tmp/out") bytes written before the refusal)"
 
 echo "== markdown"

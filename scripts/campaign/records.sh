@@ -115,7 +115,7 @@ mkdir -p "$tmp/videos" "$tmp/rel"
 cp testdata/videos/video_90.mov "$tmp/videos/fFjv93ACGo8.mp4"
 cp testdata/videos/video_90.mov "$tmp/videos/movie101_66.mp4"
 cp testdata/videos/video_90.mov "$tmp/outside.mp4"
-imp=("$bin" items import --videos "$tmp/videos" --out "$tmp/items.jsonl")
+imp=("$bin" items import --video-dir "$tmp/videos" --out "$tmp/items.jsonl")
 row='{"video_id":"001","duration":"short","videoID":"fFjv93ACGo8","question_id":"001-1","task_type":"Counting Problem","question":"How many?","options":["A. 1","B. 2"],"answer":"B"}'
 echo "${row/\"options\"/\"choices\"}" >"$tmp/rel/vmme.jsonl"
 refuse "Video-MME, options column named choices" 'unknown key "choices".*--map' "${imp[@]}" videomme "$tmp/rel/vmme.jsonl"

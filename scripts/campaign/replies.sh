@@ -10,7 +10,7 @@
 #   memory       8 replies of 100 MB at once: each refused past the reply cap, peak RSS bounded
 #   signal       SIGINT with 4 answers stalled in flight: no request after the signal, exit 1 soon
 #                after --stop-grace
-#   decoding     --resume with another --temperature, --seed or --max-tokens: refused naming the flag
+#   decoding     --resume with another --temperature, --llm-seed or --max-tokens: refused naming the flag
 #   concurrency  an openai spec without concurrency= has 4 requests in flight (the documented default)
 # Each case prints "held: ..." or "refused: ..." when the binary does the right thing and "ACCEPTED ..."
 # when it does not; the script exits 1 if any case is accepted. Loopback only. All of it is the short
@@ -190,7 +190,7 @@ sweep --grid "$tmp/text.yaml" --runtime "$spec" --out "$tmp/r6" --temperature 0.
   say "records carry their decoding" "held" || accept "records carry their decoding" "no"
 resume=("$bin" sweep --items "$tmp/items.jsonl" --grid "$tmp/text.yaml" --runtime "$spec" --out "$tmp/r6" --resume)
 refuse "--resume --temperature 0" '--temperature 0.5 vs 0' "${resume[@]}"
-refuse "--resume --seed 3" '--seed 0 vs 3' "${resume[@]}" --temperature 0.5 --seed 3
+refuse "--resume --llm-seed 3" '--llm-seed 0 vs 3' "${resume[@]}" --temperature 0.5 --llm-seed 3
 refuse "--resume --max-tokens 3" '--max-tokens 32 vs 3' "${resume[@]}" --temperature 0.5 --max-tokens 3
 
 echo "== concurrency: without concurrency= an openai spec keeps 4 requests in flight"

@@ -20,10 +20,19 @@ type bitReader struct {
 }
 
 // newRBSP strips emulation prevention bytes (00 00 03) from nal's payload (after its header byte).
-func newRBSP(nal []byte) *bitReader {
+func newRBSP(nal []byte) *bitReader { return newRBSPHead(nal, 1, len(nal)) }
+
+// newRBSPHead is newRBSP for a NAL unit header of hdr bytes (H.264: 1, HEVC: 2), reading at most the
+// first limit bytes of the NAL unit: a slice header's syntax ends long before its slice data, which
+// need not be copied (a read past the limit is errH264Short, as a read past the end).
+func newRBSPHead(nal []byte, hdr, limit int) *bitReader {
+	nal = nal[:min(len(nal), limit)]
+	if len(nal) < hdr {
+		return &bitReader{}
+	}
 	out := make([]byte, 0, len(nal))
 	zeros := 0
-	for _, c := range nal[1:] {
+	for _, c := range nal[hdr:] {
 		if zeros >= 2 && c == 3 {
 			zeros = 0
 			continue

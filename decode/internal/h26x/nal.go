@@ -45,15 +45,14 @@ func HEVCConfig(extradata []byte) (lenSize, maxTid int) {
 }
 
 // HEVCIsRASL reports whether the packet's first VCL NAL unit is a RASL picture (types 8, 9). lenSize is
-// the NAL length size from hvcC, or 0 for Annex-B; a packet that starts with a start code is read as
-// Annex-B whatever the box says (streams muxed from Annex-B sources sometimes are). known is false when
-// the view does not reach the first VCL NAL unit.
+// the NAL length size from hvcC, or 0 for Annex-B; a packet is framed as hevcFraming says. known is
+// false when the view does not reach the first VCL NAL unit.
 func HEVCIsRASL(pv View, lenSize int) (rasl, known bool) {
 	if len(pv.Head) < 4 && len(pv.Head) < pv.Size {
 		return false, false // too few bytes to tell a start code from a length prefix
 	}
-	if b := pv.Head; len(b) > 3 && b[0] == 0 && b[1] == 0 && (b[2] == 1 || (b[2] == 0 && b[3] == 1)) {
-		lenSize = 0
+	if lenSize, known = hevcFraming(pv, lenSize); !known {
+		return false, false
 	}
 	_, known = eachNALIn(pv, lenSize, func(nal []byte) bool {
 		if len(nal) < 2 {
@@ -66,6 +65,27 @@ func HEVCIsRASL(pv View, lenSize int) (rasl, known bool) {
 		return true
 	})
 	return rasl, known
+}
+
+// hevcFraming is the NAL length size a packet of an HEVC stream is read with: lenSize (from hvcC; 0 for
+// Annex-B), as FFmpeg's decoder reads it (ff_h2645_packet_split reads lengths first), except for a
+// packet that starts with a start code and does not read as a chain of lengths, which is Annex-B
+// (streams muxed from Annex-B sources sometimes are). A first NAL unit of 256 to 511 bytes with 4-byte
+// lengths starts 00 00 01 too: it reads as lengths. known is false when the view holds too few length
+// fields to tell.
+func hevcFraming(pv View, lenSize int) (int, bool) {
+	b := pv.Head
+	if lenSize == 0 || len(b) < 4 || b[0] != 0 || b[1] != 0 || (b[2] != 1 && (b[2] != 0 || b[3] != 1)) {
+		return lenSize, true
+	}
+	ok, known := eachNALIn(pv, lenSize, func([]byte) bool { return true })
+	switch {
+	case !known:
+		return 0, false
+	case ok:
+		return lenSize, true
+	}
+	return 0, true
 }
 
 // H264Disposable reports whether an H.264 access unit is a non-reference picture: it has at least

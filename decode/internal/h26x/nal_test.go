@@ -208,6 +208,10 @@ func TestHEVCLengthSize3(t *testing.T) {
 		{"4-byte lengths, RASL_N", avcc(nal(32), nal(8)), 4, true},
 		{"4-byte lengths, RADL_N", avcc(nal(6)), 4, false},
 		{"Annex-B despite hvcC", append([]byte{0, 0, 0, 1}, append(nal(8), 0, 0, 1, 2, 1)...), 4, true},
+		// A 4-byte length of 256..511 starts 00 00 01, as a start code does: FFmpeg reads it as a length.
+		{"300-byte RADL_N, 4-byte lengths", avcc(append([]byte{6 << 1, 1}, make([]byte, 298)...)), 4, false},
+		{"300-byte RASL_N, 4-byte lengths", avcc(append([]byte{8 << 1, 1}, make([]byte, 298)...)), 4, true},
+		{"SEI of 260 bytes, then RASL_R", avcc(append([]byte{39 << 1, 1}, make([]byte, 258)...), nal(9)), 4, true},
 		{"Annex-B, AUD first", append([]byte{0, 0, 1}, append([]byte{35 << 1, 1, 0x50}, append([]byte{0, 0, 1}, nal(9)...)...)...), 0, true},
 		{"Annex-B without a start code", nal(8), 0, false},
 		{"truncated", len3(nal(8))[:4], 3, false},

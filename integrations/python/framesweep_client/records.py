@@ -1,11 +1,13 @@
 """A sweep record's input, again: exactly the frames its model was fed, checked against the record.
 
-    from framesweep_client import Client, reproduce_record, record_request
+    from framesweep_client import Client, reproduce_record, reproduce_records, record_request
     frames, info = reproduce_record("RUN", "item-1", "f16-qwen2.5-vl-qwen2.5-vl-raw")  # the CLI
+    results = reproduce_records("RUN", records)           # many records, one CLI process
     frames, meta = Client(url).record_frames(record)                                 # a server
 
 Through the CLI (`framesweep frames --record RUN ITEM CONFIG`) any record of a framesweep sweep is
-rebuilt from its own provenance. Through `framesweep serve`, record_request() maps the record's fields
+rebuilt from its own provenance; reproduce_records gives many at once from one process
+(`framesweep frames --record RUN --records -`). Through `framesweep serve`, record_request() maps the record's fields
 to a /v1/frames request (docs/serve.md, "A record's input") and Client.record_frames() checks the
 served frames against the record's indices and input_sha256.
 """
@@ -21,7 +23,7 @@ import numpy as np
 
 from .client import FramesweepError, sha256_of
 
-__all__ = ["record_request", "reproduce_record", "check_record"]
+__all__ = ["record_request", "reproduce_record", "reproduce_records", "check_record"]
 
 
 def record_request(record, video=None):
@@ -101,6 +103,63 @@ def reproduce_record(run, item, config, out=None, binary="framesweep", video_roo
         frames = np.load(info["tensor"])
     check_record({"input_sha256": info["record_input_sha256"], "config_meta": {"indices": info["indices"]}}, frames, info["indices"])
     return frames, info
+
+
+def reproduce_records(run, records, out=None, binary="framesweep", video_root=None):
+    """`framesweep frames --record RUN --records - --out OUT`, one process for every record → a list
+    of (frames, info), one per record, in order.
+
+    records: (item, config) pairs, or record dicts (lines of RUN/records.jsonl: their item_id and
+    config are what is sent). frames: the record's rebuilt uint8 tensor (OUT/NNNNNN/input.npy, the
+    subdirectory of its position from 000001), checked against its input_sha256 and indices as
+    reproduce_record checks it; info: the record's entry in the command's JSON (status, input_sha256,
+    record_input_sha256, match, video, indices, out, tensor, written PNGs…). OUT defaults to a
+    temporary directory (removed after reading); a given OUT must be empty or hold only those
+    subdirectories. A record with no input to rebuild (text-only, a loader's frames) gives (None,
+    {"skipped": why, "item_id", "config", "text_only"}) with a RuntimeWarning, as in reproduce_record.
+    Every record is rebuilt whatever happens to the others; then FramesweepError is raised when one
+    could not be: code "mismatch" when a rebuilt input differs from its record's, else "failed" (its
+    message names each), with .results the list (None frames for those); "no_binary" (status 127)
+    when the binary is not found."""
+    binary = os.environ.get("FRAMESWEEP_BIN", binary) if binary == "framesweep" else binary
+    pairs = [(r["item_id"], r["config"]) if isinstance(r, dict) else tuple(r) for r in records]
+    if not pairs:
+        return []
+    lines = "".join(json.dumps({"item_id": i, "config": c}) + "\n" for i, c in pairs)
+    with tempfile.TemporaryDirectory(prefix="framesweep-records-") as tmp:
+        dest = os.fspath(out) if out is not None else tmp
+        cmd = [binary, "frames", "--record", os.fspath(run), "--records", "-", "--out", dest]
+        if video_root is not None:
+            cmd += ["--video-root", os.fspath(video_root)]
+        try:
+            p = subprocess.run(cmd, input=lines, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        except OSError as e:
+            raise FramesweepError(127, "no_binary", "cannot run %r (%s): put framesweep on PATH, set $FRAMESWEEP_BIN or pass binary=" % (binary, e.strerror or e)) from None
+        res = json.loads(p.stdout) if p.stdout.strip() else None
+        if res is None:
+            raise FramesweepError(p.returncode, "failed", p.stderr.strip())
+        results, bad = [], []
+        for (item, config), e in zip(pairs, res["records"]):
+            if e["status"] == "skipped":
+                text_only = _text_only(run, item, config)
+                why = ("%s/%s is a text-only record: the model saw no frames, there is no input to reproduce (skipped)" % (item, config)
+                       if text_only else e["error"] + " (skipped)")
+                warnings.warn(why, RuntimeWarning, stacklevel=2)
+                results.append((None, {"skipped": why, "item_id": item, "config": config, "text_only": text_only}))
+            elif e["status"] == "match":
+                frames = np.load(e["tensor"])
+                check_record({"input_sha256": e["record_input_sha256"], "config_meta": {"indices": e["indices"]}}, frames, e["indices"])
+                results.append((frames, e))
+            else:
+                bad.append(e)
+                results.append((None, e))
+    if bad:
+        code = "mismatch" if any(e["status"] == "mismatch" for e in bad) else "failed"
+        err = FramesweepError(200 if code == "mismatch" else p.returncode, code,
+                              "%d of %d records: %s" % (len(bad), len(pairs), "; ".join(e["error"] for e in bad)))
+        err.results = results
+        raise err
+    return results
 
 
 def _text_only(run, item, config):

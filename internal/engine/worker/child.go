@@ -24,15 +24,17 @@ var errUnknownOp = errors.New("unknown op")
 // Main is the worker side of the protocol: `framesweep worker [--rlimit-data BYTES]` reads one Request
 // from stdin, answers on stdout, logs on stderr. It returns 0 after "done", 1 after a handled "error",
 // 2 on bad usage or an unreadable request. Anything else (a signal, a Go crash exit) is a crash to the
-// parent.
+// parent. With --loop (a pooled worker, Runner.Pool) it answers one request after another until stdin
+// ends, then returns 0 (serveLoop).
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("framesweep worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // a bad flag is one line, as in every command; usage only for -h
 	rlimit := fs.Int64("rlimit-data", 0, "set RLIMIT_DATA to this many bytes before any work (0: unchanged)")
+	loop := fs.Bool("loop", false, "answer one request after another until stdin ends (a pooled worker); a request's descriptor comes over the socket at descriptor 3")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "usage: framesweep worker [--rlimit-data BYTES] < JOB.json\n\n"+
-				"internal: one supervised decode job, the request as JSON on stdin, the answer on stdout\n\nflags:\n")
+			fmt.Fprintf(stderr, "usage: framesweep worker [--rlimit-data BYTES] [--loop] < JOB.json\n\n"+
+				"internal: supervised decode jobs, each request as JSON on stdin, the answers on stdout\n\nflags:\n")
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 			return 0
@@ -55,6 +57,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	noteStart()
+	if *loop {
+		return serveLoop(stdin, stdout, stderr)
+	}
 	var req Request
 	if err := json.NewDecoder(io.LimitReader(stdin, maxRequest)).Decode(&req); err != nil {
 		fmt.Fprintf(stderr, "framesweep worker: reading the request from stdin: %v\n", err)
@@ -71,19 +77,22 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // serve runs one request and writes its terminal message.
 func serve(req *Request, w io.Writer, stderr io.Writer) int {
-	var err error
+	stats, err := runRequest(req, w)
+	return finish(w, stderr, req, stats, err)
+}
+
+// runRequest runs one request, writing its "info"/"frame" messages, and returns what "done" or "error" says.
+func runRequest(req *Request, w io.Writer) (any, error) {
 	if os.Getenv(EnvTestOps) == "1" {
 		if op, ok := testOps[req.Op]; ok {
-			err = op(req, w)
-			return finish(w, stderr, req, nil, err)
+			return nil, op(req, w)
 		}
 	}
 	op, ok := ops[req.Op]
 	if !ok {
-		return finish(w, stderr, req, nil, fmt.Errorf("worker: %w %q", errUnknownOp, req.Op))
+		return nil, fmt.Errorf("worker: %w %q", errUnknownOp, req.Op)
 	}
-	stats, err := op(req, w)
-	return finish(w, stderr, req, stats, err)
+	return op(req, w)
 }
 
 // finish writes "done" (with stats) or "error" (with the sentinel code and one-line message).
@@ -121,6 +130,18 @@ func finish(w, stderr io.Writer, req *Request, stats any, err error) int {
 
 // opFunc runs one op, writing "info"/"frame" messages to w, and returns the stats for "done".
 type opFunc func(req *Request, w io.Writer) (any, error)
+
+// retained is what the "retain" test op keeps.
+var retained [][]byte
+
+// touchBytes allocates n bytes and writes to every page, so they are resident.
+func touchBytes(n int64) []byte {
+	b := make([]byte, n)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	return b
+}
 
 // testOps misbehave on purpose so tests can prove the supervisor contains them. Reachable only with
 // FRAMESWEEP_WORKER_TESTOPS=1 in the worker's environment.
@@ -170,6 +191,17 @@ var testOps = map[string]func(req *Request, w io.Writer) error{
 			hold = append(hold, b)
 			time.Sleep(time.Millisecond)
 		}
+	},
+	// touch: touch Arg bytes, drop them and answer (a job whose peak is high and whose leftovers are not).
+	"touch": func(req *Request, _ io.Writer) error {
+		touchBytes(req.Arg)
+		return nil
+	},
+	// retain: touch Arg bytes, keep them for the process's life and answer (a job that leaves its worker
+	// big).
+	"retain": func(req *Request, _ io.Writer) error {
+		retained = append(retained, touchBytes(req.Arg))
+		return nil
 	},
 	// spawn: start a child process (in the worker's process group), report its pid, then hang; proves a
 	// kill reaches the whole group.

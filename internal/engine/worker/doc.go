@@ -8,6 +8,11 @@
 // ErrWorkerMemory, ErrProtocol, ErrStart, with the last stderr line. A handled decode error comes back as
 // a *RemoteError that still matches the decode sentinels with errors.Is.
 //
+// A Runner with Pool > 0 keeps its worker processes (`framesweep worker --loop`), each serving one job
+// after another, at most Pool at once; the deadline, the memory limit (the high-water mark reset per
+// job) and the typed errors stay per job, and a process is replaced when it dies, goes over the limit,
+// times out, is abandoned or keeps too much memory (pool.go, docs/worker.md "Pooled workers").
+//
 // # Protocol
 //
 // stdin: one JSON Request, e.g. {"op":"read","path":"v.mp4","indices":[0,5,99],"options":{"threads":1}}.
@@ -26,7 +31,8 @@
 // refused ("refused", with "refused_why") and the stats (whose "damaged" lists the damaged frames
 // under either policy). stderr: free-form logs.
 //
-// Test-only ops (hang, crash, partial, abort, alloc, spawn, linger, exit, garbage) exist for the supervisor's
-// tests and are reachable only when FRAMESWEEP_WORKER_TESTOPS=1 is in the worker's environment.
+// Test-only ops (hang, crash, partial, abort, alloc, touch, retain, spawn, linger, exit, garbage) exist for
+// the supervisor's tests and are reachable only when FRAMESWEEP_WORKER_TESTOPS=1 is in the worker's
+// environment.
 // docs/worker.md describes the protocol in full.
 package worker

@@ -11,17 +11,22 @@ import (
 	"github.com/framesweep/framesweep/decode"
 )
 
-// Request is the one JSON object the parent writes to the worker's stdin (followed by EOF).
+// Request is the one JSON object the parent writes to the worker's stdin (followed by EOF); a pooled
+// worker (--loop) reads one after another.
 type Request struct {
 	Op   string `json:"op"` // "probe" | "read" (and the test ops, see EnvTestOps)
 	Path string `json:"path,omitempty"`
 	// FD, when set, is the descriptor the parent passed (exec.Cmd.ExtraFiles: 3): the worker decodes the
 	// file it holds, /proc/self/fd/FD, and Path only names it (in errors and Info.Path). A file opened
 	// and checked by the parent is then decoded without its name being resolved again.
-	FD      int            `json:"fd,omitempty"`
-	Indices []int          `json:"indices,omitempty"`
-	Options decode.Options `json:"options"`
-	Detail  bool           `json:"detail,omitempty"` // "probe": add per-frame pts and keyframe flags
+	FD int `json:"fd,omitempty"`
+	// FDPassed (pooled workers, --loop): the file comes as a descriptor over the unix socket at
+	// descriptor 3 (SCM_RIGHTS), sent just before this request; the worker decodes it as FD above and
+	// closes it after the job.
+	FDPassed bool           `json:"fd_passed,omitempty"`
+	Indices  []int          `json:"indices,omitempty"`
+	Options  decode.Options `json:"options"`
+	Detail   bool           `json:"detail,omitempty"` // "probe": add per-frame pts and keyframe flags
 	// Size, when set, makes "read" resize every frame in the worker before sending it: the pipe then
 	// carries W×H×3 bytes per frame instead of the source size, and the parent never holds a full frame.
 	Size *Size `json:"size,omitempty"`

@@ -19,8 +19,9 @@ import (
 	"github.com/framesweep/framesweep/rgb"
 )
 
-// EnvTestOps enables the test-only ops (hang, crash, partial, abort, alloc, spawn, linger, exit, garbage) in a
-// worker when set to "1". Only tests set it; without it those ops are rejected as unknown.
+// EnvTestOps enables the test-only ops (hang, crash, partial, abort, alloc, touch, retain, spawn, linger,
+// exit, garbage) and the start log (EnvStartLog) in a worker when set to "1". Only tests set it; without
+// it those ops are rejected as unknown.
 const EnvTestOps = "FRAMESWEEP_WORKER_TESTOPS"
 
 // Limits bound one job.
@@ -45,13 +46,25 @@ type Runner struct {
 	Poll time.Duration
 	// Usage, when set, is called after every job with what the worker process used (also on failure).
 	Usage func(Usage)
+	// Pool, when > 0, makes the Runner keep up to Pool worker processes (`worker --loop`), each serving
+	// one job after another, and run at most Pool jobs at once (more wait for a free process). A process
+	// is replaced only when it dies, goes over the memory limit, a job times out, is abandoned (the
+	// caller's error or cancellation) or breaks the protocol, or it stays big after a job (pool.go).
+	// Close ends the processes. 0: every job in a fresh process that ends with it.
+	Pool int
+
+	pool    *pool // Pool > 0: the processes (made on first use)
+	mu      sync.Mutex
+	started atomic.Int64 // worker processes started
 }
 
-// Usage is what one worker process used.
+// Usage is what one worker process used for one job.
 type Usage struct {
 	Op, Path string
-	PeakRSS  int64         // bytes: the highest of the watchdog's samples and the kernel's ru_maxrss
-	Wall     time.Duration // from start to reaping
+	// PeakRSS in bytes: the highest of the watchdog's samples (VmRSS and VmHWM) and the kernel's
+	// ru_maxrss when it is the worker's own (noteExitPeak); in a pooled process, since the job began.
+	PeakRSS int64
+	Wall    time.Duration // one-shot: from start to reaping; pooled: from the request to the answer
 }
 
 // Frame is one frame received from a worker. Pix is borrowed: valid until the callback returns.
@@ -89,6 +102,9 @@ const protoGrace = time.Second
 // run executes req in a fresh worker and hands every message to handle. It returns the worker's
 // RemoteError when the op failed, an *Error when the process failed, or handle's own error.
 func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, payload []byte) error) error {
+	if r.Pool > 0 {
+		return r.runPooled(ctx, req, handle)
+	}
 	jctx, cancel := ctx, context.CancelFunc(func() {})
 	if r.Limits.Timeout > 0 {
 		jctx, cancel = context.WithTimeout(ctx, r.Limits.Timeout)
@@ -124,7 +140,8 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 		}()
 	}
 
-	terminal, remote, protoErr, handleErr := j.consume(stdout, handle)
+	r.noteStarted()
+	terminal, remote, protoErr, handleErr := j.consume(newMsgReader(stdout), handle)
 	if handleErr != nil {
 		// The consumer gave up: do not wait for the worker to finish.
 		_ = killGroup(pid)
@@ -153,11 +170,7 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 	close(stopWatch)
 	watchDone.Wait()
 
-	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			j.notePeak(ru.Maxrss << 10) // Linux reports KiB
-		}
-	}
+	j.noteExitPeak(cmd.ProcessState)
 	if r.Usage != nil {
 		r.Usage(Usage{Op: req.Op, Path: req.Path, PeakRSS: j.peakRSS.Load(), Wall: time.Since(started)})
 	}
@@ -203,8 +216,7 @@ func (r *Runner) command(ctx context.Context, req *Request, stderr io.Writer) (*
 }
 
 // consume reads messages until a terminal one or the end of the stream.
-func (j *job) consume(stdout io.Reader, handle func(*header, []byte) error) (terminal bool, remote *RemoteError, protoErr, handleErr error) {
-	mr := newMsgReader(stdout)
+func (j *job) consume(mr *msgReader, handle func(*header, []byte) error) (terminal bool, remote *RemoteError, protoErr, handleErr error) {
 	for {
 		h, payload, err := mr.next()
 		if err == io.EOF {
@@ -277,15 +289,16 @@ func (j *job) classify(jctx, parent context.Context, ps *os.ProcessState, waitEr
 	return e
 }
 
-// watch polls the worker's RSS and kills its group when it exceeds the limit.
+// watch polls the worker's RSS and kills its group when it exceeds the limit. The peak noted is the
+// high-water mark (VmHWM), which also holds a burst between two polls.
 func (j *job) watch(pid int, poll time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		rss, ok := readRSS(pid)
+		m, ok := readMem(pid)
 		if ok {
-			j.notePeak(rss)
-			if rss > j.limits.Memory {
+			j.notePeak(max(m.RSS, m.HWM))
+			if m.RSS > j.limits.Memory {
 				j.memKill.Store(true)
 				_ = killGroup(pid)
 				return
@@ -308,22 +321,62 @@ func (j *job) notePeak(v int64) {
 	}
 }
 
-// readRSS returns VmRSS of pid in bytes.
-func readRSS(pid int) (int64, bool) {
+// noteExitPeak takes the kernel's peak RSS of the ended process (ru_maxrss, KiB) when it is the
+// worker's own. Go starts a child with vfork, and at exec Linux folds the high-water mark of the memory
+// it leaves — the parent's — into the child's ru_maxrss: a value not above this process's own VmHWM
+// may be the parent's and says nothing of the worker.
+func (j *job) noteExitPeak(ps *os.ProcessState) {
+	if ps == nil {
+		return
+	}
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return
+	}
+	peak := ru.Maxrss << 10
+	if self, ok := readMem(os.Getpid()); ok && peak <= self.HWM {
+		return
+	}
+	j.notePeak(peak)
+}
+
+// mem is what /proc/PID/status says of a process's memory, in bytes.
+type mem struct {
+	RSS  int64 // VmRSS: resident now
+	HWM  int64 // VmHWM: the peak since the start or the last reset (resetPeak)
+	Anon int64 // RssAnon: resident anonymous memory (heaps, stacks: not the mapped libraries)
+}
+
+// readMem reads pid's memory figures; false when the process is gone.
+func readMem(pid int) (mem, bool) {
+	var m mem
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0, false
+		return m, false
 	}
+	got := false
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest) // "123456 kB"
-			if len(f) >= 1 {
-				kb, err := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10, err == nil
+		name, rest, found := strings.Cut(line, ":")
+		var dst *int64
+		switch name {
+		case "VmRSS":
+			dst, got = &m.RSS, found
+		case "VmHWM":
+			dst = &m.HWM
+		case "RssAnon":
+			dst = &m.Anon
+		default:
+			continue
+		}
+		if f := strings.Fields(rest); len(f) > 0 { // "123456 kB"
+			kb, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				return m, false
 			}
+			*dst = kb << 10
 		}
 	}
-	return 0, false
+	return m, got
 }
 
 // killGroup sends SIGKILL to the worker's process group (its pgid is its pid: Setpgid).
@@ -353,6 +406,13 @@ func crashLine(l string) bool {
 const tailMax = 8 << 10
 
 func newTailWriter(fwd io.Writer) *tailWriter { return &tailWriter{fwd: fwd} }
+
+// reset forgets what was kept (a pooled worker's next job starts with a clean record).
+func (t *tailWriter) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tail, t.line, t.crash = t.tail[:0], t.line[:0], ""
+}
 
 func (t *tailWriter) Write(p []byte) (int, error) {
 	t.mu.Lock()

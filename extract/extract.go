@@ -1,4 +1,4 @@
-package pipeline
+package extract
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,15 +15,16 @@ import (
 	"github.com/framesweep/framesweep/cache"
 	"github.com/framesweep/framesweep/grid"
 	"github.com/framesweep/framesweep/internal/shard"
+	"github.com/framesweep/framesweep/pipeline"
 )
 
 // Shard is one machine's part of a scaled-out extract: the videos whose content digest falls in
 // shard I of N (the same assignment as `framesweep sweep --shard`).
 type Shard = shard.Shard
 
-// ExtractOptions configure Extract.
-type ExtractOptions struct {
-	Options
+// Options configure Run.
+type Options struct {
+	pipeline.Options
 	Grid  *grid.Grid
 	Store *cache.Store
 	Jobs  int // videos in parallel (≥ 1)
@@ -38,7 +38,7 @@ type ExtractOptions struct {
 	Progress func(path string)
 }
 
-// Summary is Extract's closing report (`framesweep extract`'s JSON).
+// Summary is Run's closing report (`framesweep extract`'s JSON).
 type Summary struct {
 	Videos          int            `json:"videos"`                        // videos of this shard
 	VideosOther     int            `json:"videos_other_shards,omitempty"` // left to the other shards
@@ -126,15 +126,20 @@ type ManifestLine struct {
 	Error       string     `json:"error,omitempty"`
 }
 
-// Extract builds every (video, config, pipeline) object of the grid into the store, decoding each
+// Run builds every (video, config, pipeline) object of the grid into the store, decoding each
 // video once, up to o.Jobs videos in parallel. Manifest lines are appended (and fsynced) as objects
 // are written. A video or pair that fails is reported in the summary and the manifest and the others
 // go on; the error is for the store itself, which stops the run.
-func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, error) {
+func Run(ctx context.Context, o Options, videos []string) (*Summary, error) {
 	start := time.Now()
-	if err := CheckConfigs(o.Grid.Configs, o.Options); err != nil {
+	if err := pipeline.CheckConfigs(o.Grid.Configs, o.Options); err != nil {
 		return nil, err
 	}
+	// With --worker, one pool of at most Jobs worker processes decodes every video (not a process per
+	// job: each start costs a few tenths of a CPU-second).
+	var endWorkers func()
+	o.Options, endWorkers = o.Options.WithWorkerPool(max(o.Jobs, 1))
+	defer endWorkers()
 	run := time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + strconv.Itoa(os.Getpid())
 	man, err := o.Store.NewManifest(ctx, run)
 	if err != nil {
@@ -172,7 +177,7 @@ func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, 
 		}
 		if r.err != nil {
 			sum.VideosFailed++
-			sum.Failed = append(sum.Failed, FailedVideo{Path: r.path, Error: OneLine(r.err)})
+			sum.Failed = append(sum.Failed, FailedVideo{Path: r.path, Error: pipeline.OneLine(r.err)})
 		}
 		sum.FailedPairs = append(sum.FailedPairs, r.failed...)
 		sum.Pairs += r.pairs
@@ -199,14 +204,11 @@ func Extract(ctx context.Context, o ExtractOptions, videos []string) (*Summary, 
 	return sum, werr
 }
 
-// OneLine is err's message on one line (joined errors are separated by "; ").
-func OneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
-
 func roundS(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
 
-// videoRun is one video of an Extract.
+// videoRun is one video of a Run.
 type videoRun struct {
-	o    *ExtractOptions
+	o    *Options
 	man  *cache.Manifest
 	path string
 
@@ -220,21 +222,21 @@ type videoRun struct {
 
 func (r *videoRun) line(ctx context.Context, l ManifestLine) error {
 	if err := r.man.Append(ctx, l); err != nil {
-		return &SinkError{err}
+		return &pipeline.SinkError{Err: err}
 	}
 	return nil
 }
 
-func (r *videoRun) fail(ctx context.Context, v Video, config, pipeline string, err error) error {
+func (r *videoRun) fail(ctx context.Context, v pipeline.Video, config, pl string, err error) error {
 	r.mu.Lock()
-	r.failed = append(r.failed, FailedPair{Video: r.path, Config: config, Pipeline: pipeline, Error: OneLine(err)})
+	r.failed = append(r.failed, FailedPair{Video: r.path, Config: config, Pipeline: pl, Error: pipeline.OneLine(err)})
 	r.sum.PairsFailed++
 	r.mu.Unlock()
-	return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Config: config, Pipeline: pipeline, Error: OneLine(err)})
+	return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Config: config, Pipeline: pl, Error: pipeline.OneLine(err)})
 }
 
 // jobLines are a job's manifest lines, one per config it serves.
-func (r *videoRun) jobLines(j *Job, v Video, status string, ref cache.Ref, shape []int, psnr []*float64, damaged []int) []ManifestLine {
+func (r *videoRun) jobLines(j *pipeline.Job, v pipeline.Video, status string, ref cache.Ref, shape []int, psnr []*float64, damaged []int) []ManifestLine {
 	var out []ManifestLine
 	for _, c := range j.Configs {
 		out = append(out, ManifestLine{
@@ -255,23 +257,23 @@ func (r *videoRun) run(ctx context.Context) error {
 		// The shard key is the content digest (hashed once: the video is opened with it); a video that
 		// cannot be read is assigned by its path, so exactly one shard reports it (OpenVideo says why).
 		var key string
-		digest, key, _ = ShardKey(r.path)
+		digest, key, _ = pipeline.ShardKey(r.path)
 		if !o.Shard.Owns(key) {
 			r.other = true
 			return nil
 		}
 	}
-	v, src, err := OpenVideo(ctx, VideoRef{Path: r.path, SHA256: digest}, o.Options)
+	v, src, err := pipeline.OpenVideo(ctx, pipeline.VideoRef{Path: r.path, SHA256: digest}, o.Options)
 	r.sum = VideoSummary{Path: r.path, SHA256: v.SHA256, StreamIndex: v.Info.StreamIndex, Damaged: []int{}}
 	if err != nil {
 		r.err = err
 		if v.SHA256 == "" {
 			r.sum.Path = ""
 		}
-		return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Error: OneLine(err)})
+		return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Error: pipeline.OneLine(err)})
 	}
 	defer src.Close()
-	jobs, fails, err := PlanJobsContext(ctx, v, o.Grid.Configs, o.Options)
+	jobs, fails, err := pipeline.PlanJobsContext(ctx, v, o.Grid.Configs, o.Options)
 	if err != nil {
 		return err
 	}
@@ -289,10 +291,10 @@ func (r *videoRun) run(ctx context.Context) error {
 }
 
 // missing writes the manifest lines of the jobs whose objects the store has (skipped) and returns
-// the others, to build; a store that cannot be read stops the run (*SinkError).
-func (r *videoRun) missing(ctx context.Context, v Video, jobs []*Job) ([]*Job, error) {
+// the others, to build; a store that cannot be read stops the run (*pipeline.SinkError).
+func (r *videoRun) missing(ctx context.Context, v pipeline.Video, jobs []*pipeline.Job) ([]*pipeline.Job, error) {
 	o := r.o
-	var build []*Job
+	var build []*pipeline.Job
 	for _, j := range jobs {
 		r.pairs += len(j.Configs)
 		ref, hdr, err := o.Store.Stat(ctx, j.Key)
@@ -316,7 +318,7 @@ func (r *videoRun) missing(ctx context.Context, v Video, jobs []*Job) ([]*Job, e
 		case errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrCorrupt):
 			build = append(build, j) // missing or damaged: (re)build it
 		default:
-			return nil, &SinkError{err} // the store cannot be read: stop the run
+			return nil, &pipeline.SinkError{Err: err} // the store cannot be read: stop the run
 		}
 	}
 	return build, nil
@@ -324,9 +326,9 @@ func (r *videoRun) missing(ctx context.Context, v Video, jobs []*Job) ([]*Job, e
 
 // pass builds the jobs in one decoding pass into the store, with a manifest line per object written
 // and per pair that failed.
-func (r *videoRun) pass(ctx context.Context, v Video, src Source, build []*Job, t0 time.Time) error {
+func (r *videoRun) pass(ctx context.Context, v pipeline.Video, src pipeline.Source, build []*pipeline.Job, t0 time.Time) error {
 	o := r.o
-	sink := &StoreSink{Ctx: ctx, Store: o.Store, Written: func(res *Result, ref cache.Ref) error {
+	sink := &pipeline.StoreSink{Ctx: ctx, Store: o.Store, Written: func(res *pipeline.Result, ref cache.Ref) error {
 		r.mu.Lock()
 		r.sum.Written++
 		r.sum.Bytes += ref.Size
@@ -338,19 +340,19 @@ func (r *videoRun) pass(ctx context.Context, v Video, src Source, build []*Job, 
 		}
 		return nil
 	}}
-	st, jerrs, err := Run(ctx, v, src, build, sink)
+	st, jerrs, err := pipeline.Run(ctx, v, src, build, sink)
 	r.sum.FramesRequested, r.sum.FramesUnion, r.sum.FramesDecoded = st.Requested, st.Union, st.Decoded
 	r.sum.CodecFrames, r.sum.Seeks, r.sum.DecodeSeconds = st.CodecFrames, st.Seeks, st.DecodeSeconds
 	r.sum.PacketsSent, r.sum.PacketsMin = st.PacketsSent, st.PacketsMin
 	r.sum.Damaged = append(r.sum.Damaged, st.Damaged...)
 	r.sum.Seconds = roundS(time.Since(t0))
-	var se *SinkError
+	var se *pipeline.SinkError
 	if errors.As(err, &se) {
 		return se
 	}
 	if err == nil {
 		if merr := r.man.Flush(ctx); merr != nil {
-			return &SinkError{merr}
+			return &pipeline.SinkError{Err: merr}
 		}
 	}
 	for _, je := range jerrs {
@@ -362,7 +364,14 @@ func (r *videoRun) pass(ctx context.Context, v Video, src Source, build []*Job, 
 	}
 	if err != nil {
 		r.err = err
-		return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Error: OneLine(err)})
+		return r.line(ctx, ManifestLine{Status: "failed", Video: r.path, VideoSHA256: v.SHA256, Error: pipeline.OneLine(err)})
 	}
 	return nil
+}
+
+// StoreFailed reports whether Run's error is the store's (its output is broken: the run stopped),
+// rather than a summary's failed videos.
+func StoreFailed(err error) bool {
+	var se *pipeline.SinkError
+	return errors.As(err, &se)
 }
