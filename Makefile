@@ -74,10 +74,10 @@ test: deps
 
 test-race:
 	$(STEP) race '$(call RACE_BUILD,build) -o $(RACE_BIN) ./cmd/framesweep && \
-		FRAMESWEEP_BIN=$(CURDIR)/$(RACE_BIN) $(call RACE_BUILD,test) -vet=off -count=1 -timeout $(GO_TEST_TIMEOUT) -skip "^($(INTEGRATION))$$" ./...'
+		FRAMESWEEP_BIN=$(CURDIR)/$(RACE_BIN) FRAMESWEEP_PLAIN_BIN=$(CURDIR)/$(BIN) $(call RACE_BUILD,test) -vet=off -count=1 -timeout $(GO_TEST_TIMEOUT) -skip "^($(INTEGRATION))$$" ./...'
 test-integration:
 	$(STEP) integration 'go build -tags leakcheck -o $(LEAK_BIN) ./cmd/framesweep && \
-		FRAMESWEEP_BIN=$(CURDIR)/$(BIN) FRAMESWEEP_LEAKCHECK_BIN=$(CURDIR)/$(LEAK_BIN) \
+		FRAMESWEEP_BIN=$(CURDIR)/$(BIN) FRAMESWEEP_PLAIN_BIN=$(CURDIR)/$(BIN) FRAMESWEEP_LEAKCHECK_BIN=$(CURDIR)/$(LEAK_BIN) \
 		go test -count=1 -timeout $(GO_TEST_TIMEOUT) -run "^($(INTEGRATION))$$" ./cmd/framesweep/ ./deploy/slurm/'
 test-check:
 	$(STEP) check '$(MAKE) -s check'

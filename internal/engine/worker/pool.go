@@ -259,9 +259,7 @@ func (r *Runner) pooledJob(ctx context.Context, c *proc, req *Request, handle fu
 	stopWatch, watchDone := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(watchDone)
-		if r.Limits.Memory > 0 {
-			j.watch(c.pid, r.poll(), stopWatch)
-		}
+		j.watch(c.pid, r.poll(), stopWatch)
 	}()
 	delivered := false
 	var terminal bool

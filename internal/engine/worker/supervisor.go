@@ -128,17 +128,13 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 
 	stopWatch := make(chan struct{})
 	var watchDone sync.WaitGroup
-	if r.Limits.Memory > 0 {
-		poll := r.Poll
-		if poll <= 0 {
-			poll = 10 * time.Millisecond
-		}
-		watchDone.Add(1)
-		go func() {
-			defer watchDone.Done()
-			j.watch(pid, poll, stopWatch)
-		}()
-	}
+	// Watched with or without a limit: its samples are the job's peak RSS (ru_maxrss at exit can be
+	// the parent's, see noteExitPeak).
+	watchDone.Add(1)
+	go func() {
+		defer watchDone.Done()
+		j.watch(pid, r.poll(), stopWatch)
+	}()
 
 	r.noteStarted()
 	terminal, remote, protoErr, handleErr := j.consume(newMsgReader(stdout), handle)
@@ -289,8 +285,8 @@ func (j *job) classify(jctx, parent context.Context, ps *os.ProcessState, waitEr
 	return e
 }
 
-// watch polls the worker's RSS and kills its group when it exceeds the limit. The peak noted is the
-// high-water mark (VmHWM), which also holds a burst between two polls.
+// watch polls the worker's RSS and kills its group when it exceeds the limit (if one is set). The
+// peak noted is the high-water mark (VmHWM), which also holds a burst between two polls.
 func (j *job) watch(pid int, poll time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
@@ -298,7 +294,7 @@ func (j *job) watch(pid int, poll time.Duration, stop <-chan struct{}) {
 		m, ok := readMem(pid)
 		if ok {
 			j.notePeak(max(m.RSS, m.HWM))
-			if m.RSS > j.limits.Memory {
+			if j.limits.Memory > 0 && m.RSS > j.limits.Memory {
 				j.memKill.Store(true)
 				_ = killGroup(pid)
 				return

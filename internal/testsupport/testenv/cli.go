@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,10 +21,13 @@ import (
 // FRAMESWEEP_LEAKCHECK_BIN a -tags leakcheck build (every process exits 3 when an FFmpeg object of
 // decode is live as its command returns). Without them (a developer's `go test`) the first test that
 // asks builds the binary once per test binary, with the build settings of that test binary (-race
-// when it is race-built), into bin/test/ of the checkout.
+// when it is race-built), into bin/test/ of the checkout. FRAMESWEEP_PLAIN_BIN is the plain build in
+// every step, for the tests that measure a child's memory or time (the race runtime's shadow memory
+// triples a process's RSS).
 const (
 	BinEnv          = "FRAMESWEEP_BIN"
 	LeakcheckBinEnv = "FRAMESWEEP_LEAKCHECK_BIN"
+	PlainBinEnv     = "FRAMESWEEP_PLAIN_BIN"
 )
 
 var (
@@ -34,17 +38,24 @@ var (
 // Binary returns the framesweep binary for a subprocess test: $FRAMESWEEP_BIN, or one built once.
 func Binary(tb testing.TB) string {
 	tb.Helper()
-	return binary(tb, BinEnv, "")
+	return binary(tb, BinEnv, "", raceEnabled)
+}
+
+// PlainBinary returns a framesweep binary built without the race detector whatever the test binary
+// is: $FRAMESWEEP_PLAIN_BIN, or one built once.
+func PlainBinary(tb testing.TB) string {
+	tb.Helper()
+	return binary(tb, PlainBinEnv, "", false)
 }
 
 // LeakcheckBinary returns a -tags leakcheck framesweep binary: $FRAMESWEEP_LEAKCHECK_BIN, or one
 // built once.
 func LeakcheckBinary(tb testing.TB) string {
 	tb.Helper()
-	return binary(tb, LeakcheckBinEnv, "leakcheck")
+	return binary(tb, LeakcheckBinEnv, "leakcheck", raceEnabled)
 }
 
-func binary(tb testing.TB, env, tags string) string {
+func binary(tb testing.TB, env, tags string, race bool) string {
 	tb.Helper()
 	if b := os.Getenv(env); b != "" {
 		if _, err := os.Stat(b); err != nil {
@@ -54,14 +65,15 @@ func binary(tb testing.TB, env, tags string) string {
 	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if b, ok := built[tags]; ok {
+	key := tags + fmt.Sprint(race)
+	if b, ok := built[key]; ok {
 		return b
 	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	name := "framesweep"
 	args := []string{"build"}
-	if raceEnabled {
+	if race {
 		name += "-race"
 		args = append(args, "-race")
 	}
@@ -90,7 +102,7 @@ func binary(tb testing.TB, env, tags string) string {
 		tb.Fatal(err)
 	}
 	tb.Logf("built %s in %.1fs ($%s unset)", bin, time.Since(t0).Seconds(), env)
-	built[tags] = bin
+	built[key] = bin
 	return bin
 }
 
