@@ -70,7 +70,7 @@ TEST_STEPS := test-race test-integration test-check test-campaign test-k8s test-
 
 test: deps
 	$(STEP) build 'go build -o $(BIN) ./cmd/framesweep'
-	$(MAKE) -s -j2 --output-sync=target $(TEST_STEPS)
+	$(MAKE) -s -k -j2 --output-sync=target $(TEST_STEPS)
 
 test-race:
 	$(STEP) race '$(call RACE_BUILD,build) -o $(RACE_BIN) ./cmd/framesweep && \
