@@ -62,10 +62,11 @@ INTEGRATION := TestGPUScript|TestMalformedVideosReplay|TestExtractSIGKILL|TestSw
 
 # Every step prints its time (scripts/step.sh; the table is in the README). After the build the steps
 # run two at a time (make -j2, each step's output printed whole when it ends): the race step, the
-# longest, on one side; the others in turn beside it. The cgo C/C++ that the race, -tags, asan and fuzz
+# longest, on one side; the others in turn beside it, longest first (fuzz first: last, it ran alone
+# for six minutes after the race step in a fresh root). The cgo C/C++ that the race, -tags, asan and fuzz
 # builds compile again comes from ccache through scripts/cc-wrap.
-TEST_STEPS := test-race test-integration test-check test-campaign test-k8s test-nocloud test-noasm \
-	test-nocgo test-matprofile test-asan test-fuzz
+TEST_STEPS := test-race test-fuzz test-check test-integration test-asan test-nocgo test-campaign \
+	test-matprofile test-k8s test-nocloud test-noasm
 .PHONY: $(TEST_STEPS)
 
 test: deps
