@@ -144,36 +144,6 @@ func rotation(spacing float64) (deg float64, every int) {
 // stacked reports whether labels fit as stacked parts, one per line.
 func stacked(ls []label, spacing float64) bool { return widest(ls) <= spacing*0.92 }
 
-// axisLabels draws labels centred at xs, the first line at y: one part per line when the widest part
-// fits the spacing, else each label on one line, rotated (rotation) and hanging from its end.
-func axisLabels(s *svgB, ls []label, xs []float64, y, spacing float64) {
-	if stacked(ls, spacing) {
-		for i, l := range ls {
-			s.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cfg"><title>%s</title>`, xs[i], y, esc(l.id))
-			for k, p := range l.parts {
-				s.f(`<tspan x="%.1f" dy="%.1f">%s</tspan>`, xs[i], float64(min(k, 1))*lineH, esc(p))
-			}
-			s.f(`</text>`)
-		}
-		return
-	}
-	deg, every := rotation(spacing)
-	for i, l := range ls {
-		if i%every == 0 {
-			s.f(`<text transform="translate(%.1f %.1f) rotate(-%.0f)" text-anchor="end" class="cfg"><title>%s</title>%s</text>`, xs[i]+4, y+6, deg, esc(l.id), esc(l.text()))
-		}
-	}
-}
-
-// labelsHeight is the room axisLabels needs below y.
-func labelsHeight(ls []label, spacing float64) float64 {
-	if stacked(ls, spacing) {
-		return float64(maxParts(ls)-1)*lineH + 6
-	}
-	deg, _ := rotation(spacing)
-	return longestLine(ls)*math.Sin(deg*math.Pi/180) + 20
-}
-
 func longestLine(ls []label) float64 {
 	w := 0.0
 	for _, l := range ls {
