@@ -18,10 +18,7 @@ import (
 func TestStartScript(t *testing.T) {
 	testenv.Need(t, "ffprobe")
 	testenv.Need(t, "ldd")
-	tru, err := exec.LookPath("true")
-	if err != nil {
-		t.Skip("no true(1)")
-	}
+	tru := testenv.Need(t, "true")
 	out, err := exec.Command("bash", "start/run.sh", "--reps", "1", "--bin", tru, "--bin", "/bin/echo", "help", "x y").CombinedOutput()
 	if err != nil {
 		t.Fatalf("run.sh: %v\n%s", err, out)

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/framesweep/framesweep/internal/testsupport/testenv"
 )
 
 // TestRunpath: the binary's only run path is relative to the executable (DT_RUNPATH, searched after
@@ -253,7 +255,7 @@ func TestLdCache(t *testing.T) {
 		}
 	}
 	if ldconfig == "" {
-		t.Skip("no ldconfig to compare with")
+		testenv.Missing(t, "no ldconfig to compare with")
 	}
 	out, err := exec.Command(ldconfig, "-p").Output()
 	if err != nil {
