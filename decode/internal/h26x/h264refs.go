@@ -52,6 +52,24 @@ func NewH264Collector(extradata []byte) *H264Collector {
 	return c
 }
 
+// sizedNALs appends to out the count NAL units that start at b[i], each after its 16-bit big-endian
+// size (the entries of avcC and hvcC boxes), and returns the offset after them; ok is false when b
+// ends first (out then holds the complete ones).
+func sizedNALs(b []byte, i, count int, out [][]byte) (_ [][]byte, next int, ok bool) {
+	for k := 0; k < count; k++ {
+		if i+2 > len(b) {
+			return out, i, false
+		}
+		n := int(b[i])<<8 | int(b[i+1])
+		if i+2+n > len(b) {
+			return out, i, false
+		}
+		out = append(out, b[i+2:i+2+n])
+		i += 2 + n
+	}
+	return out, i, true
+}
+
 // extradataNALs lists the parameter set NAL units of an avcC box (ISO/IEC 14496-15 §5.3.3.1) or of
 // Annex-B extradata.
 func extradataNALs(b []byte) [][]byte {
@@ -62,16 +80,9 @@ func extradataNALs(b []byte) [][]byte {
 	}
 	i, count := 6, int(b[5]&0x1f)
 	for set := 0; set < 2; set++ {
-		for k := 0; k < count; k++ {
-			if i+2 > len(b) {
-				return out
-			}
-			n := int(b[i])<<8 | int(b[i+1])
-			if i+2+n > len(b) {
-				return out
-			}
-			out = append(out, b[i+2:i+2+n])
-			i += 2 + n
+		var ok bool
+		if out, i, ok = sizedNALs(b, i, count, out); !ok {
+			return out
 		}
 		if set == 0 {
 			if i >= len(b) {

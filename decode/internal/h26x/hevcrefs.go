@@ -86,17 +86,9 @@ func hvccNALs(b []byte) [][]byte {
 			return out
 		}
 		n := int(b[i+1])<<8 | int(b[i+2])
-		i += 3
-		for k := 0; k < n; k++ {
-			if i+2 > len(b) {
-				return out
-			}
-			size := int(b[i])<<8 | int(b[i+1])
-			if i+2+size > len(b) {
-				return out
-			}
-			out = append(out, b[i+2:i+2+size])
-			i += 2 + size
+		var ok bool
+		if out, i, ok = sizedNALs(b, i+3, n, out); !ok {
+			return out
 		}
 	}
 	return out

@@ -153,20 +153,9 @@ func (p *pool) put(c *proc) {
 // startProc starts a pooled worker process: `<exe> worker --loop`, with the rlimit backstop, in its own
 // process group, a unix socket as descriptor 3 for the files of ReadFile/ProbeFile.
 func (r *Runner) startProc() (*proc, error) {
-	exe := r.Exe
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, err
-		}
-	}
-	args := append([]string(nil), r.Args...)
-	if r.Args == nil {
-		args = []string{"worker"}
-	}
-	args = append(args, "--loop")
-	if r.Limits.Memory > 0 {
-		args = append(args, "--rlimit-data", strconv.FormatInt(backstop(r.Limits.Memory), 10))
+	exe, args, err := r.argv("--loop")
+	if err != nil {
+		return nil, err
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {

@@ -176,22 +176,33 @@ func (r *Runner) run(ctx context.Context, req *Request, handle func(h *header, p
 	return j.classify(jctx, ctx, cmd.ProcessState, waitErr, terminal, remote, protoErr)
 }
 
-// command is the worker process for req: this executable's worker command (or Exe and Args), with the
-// data rlimit backstop, the request on stdin and the video's descriptor when the request carries one.
-func (r *Runner) command(ctx context.Context, req *Request, stderr io.Writer) (*exec.Cmd, error) {
+// argv is the worker's executable and arguments: this executable's worker command (or Exe and Args),
+// then extra, then the data rlimit backstop under a memory limit.
+func (r *Runner) argv(extra ...string) (string, []string, error) {
 	exe := r.Exe
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 	}
 	args := append([]string(nil), r.Args...)
 	if r.Args == nil {
 		args = []string{"worker"}
 	}
+	args = append(args, extra...)
 	if r.Limits.Memory > 0 {
 		args = append(args, "--rlimit-data", strconv.FormatInt(backstop(r.Limits.Memory), 10))
+	}
+	return exe, args, nil
+}
+
+// command is the worker process for req: this executable's worker command (or Exe and Args), with the
+// data rlimit backstop, the request on stdin and the video's descriptor when the request carries one.
+func (r *Runner) command(ctx context.Context, req *Request, stderr io.Writer) (*exec.Cmd, error) {
+	exe, args, err := r.argv()
+	if err != nil {
+		return nil, err
 	}
 	reqJSON, err := json.Marshal(req)
 	if err != nil {
